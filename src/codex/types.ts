@@ -1,0 +1,113 @@
+/**
+ * The subset of the Codex app-server protocol (0.169) that codex-relay reads.
+ *
+ * Only the fields the relay relies on are typed; every object may carry more
+ * (Codex adds fields in minor releases) and unknown item types are allowed.
+ */
+
+/** A JSON-RPC request id as the app-server uses it. */
+export type RpcId = number | string;
+
+/** `thread.status.type` as reported by `thread/list`. */
+export type ThreadStatus = "idle" | "active" | "notLoaded";
+
+/** One thread of `thread/list` (subset). */
+export interface Thread {
+  id: string;
+  name: string | null;
+  status: ThreadStatus;
+  /** Unix seconds. */
+  updatedAt: number;
+}
+
+/** `thread/list` result (subset). */
+export interface ThreadListPage {
+  data: Thread[];
+  nextCursor: string | null;
+}
+
+/** A queued submission of `thread/queue/add` and `thread/queue/list`. */
+export interface QueuedSubmission {
+  id: string;
+  clientUserMessageId: string | null;
+}
+
+/** `thread/queue/list` result (subset). */
+export interface QueueListPage {
+  data: QueuedSubmission[];
+  nextCursor: string | null;
+}
+
+/** `agentMessage.phase`; null when the provider sent none. */
+export type AgentPhase = "commentary" | "partial_answer" | "final_answer";
+
+/** A user message item (subset; content is never read by the relay). */
+export interface UserMessageItem {
+  type: "userMessage";
+  id: string;
+  clientId: string | null;
+}
+
+/** An agent message item (subset). */
+export interface AgentMessageItem {
+  type: "agentMessage";
+  id: string;
+  text: string;
+  phase: AgentPhase | null;
+}
+
+/** Any other item type: only its type and id are looked at. */
+export interface OtherItem {
+  type: string;
+  id: string;
+}
+
+/** A thread item the relay distinguishes. */
+export type ThreadItem = UserMessageItem | AgentMessageItem | OtherItem;
+
+/** An item as stored: an object with a string `type`, otherwise unvalidated. */
+export type RawItem = { type: string } & Record<string, unknown>;
+
+/** One entry of `thread/items/list` / `thread/items/read`; the item is parsed on use. */
+export interface ItemEntry {
+  turnId: string;
+  item: RawItem;
+}
+
+/** `thread/items/list` result (subset). */
+export interface ItemsPage {
+  data: ItemEntry[];
+  nextCursor: string | null;
+}
+
+/** `turn.status`. */
+export type TurnStatus = "inProgress" | "completed" | "failed" | "interrupted";
+
+/** `turn.error` (subset). */
+export interface TurnError {
+  message: string;
+  /** A string such as `"internalServerError"`, an object such as `{httpConnectionFailed: {...}}`, or null. */
+  codexErrorInfo: unknown;
+}
+
+/** A turn summary of `thread/turns/list` (subset). */
+export interface Turn {
+  id: string;
+  status: TurnStatus;
+  error: TurnError | null;
+  /** Unix seconds, null while running (or when running in another process). */
+  completedAt: number | null;
+}
+
+/** `thread/turns/list` result (subset). */
+export interface TurnsPage {
+  data: Turn[];
+  nextCursor: string | null;
+}
+
+/** A user input element as `thread/queue/add` takes it. */
+export interface TextInput {
+  type: "text";
+  text: string;
+  text_elements: never[];
+}

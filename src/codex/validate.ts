@@ -1,0 +1,186 @@
+/**
+ * Validators for the app-server results the relay reads. They check only the
+ * fields the relay relies on, keep unknown fields and item types, and fail
+ * closed (`protocol_error`) when a relied-on field is missing or malformed.
+ * @module
+ */
+
+import { RelayError } from "../errors.ts";
+import type {
+  AgentPhase,
+  ItemEntry,
+  ItemsPage,
+  QueuedSubmission,
+  QueueListPage,
+  RawItem,
+  Thread,
+  ThreadItem,
+  ThreadListPage,
+  ThreadStatus,
+  Turn,
+  TurnError,
+  TurnsPage,
+  TurnStatus,
+} from "./types.ts";
+
+type Obj = Record<string, unknown>;
+
+function fail(what: string): never {
+  throw new RelayError("protocol_error", `Unexpected app-server result: ${what}`);
+}
+
+function obj(value: unknown, what: string): Obj {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    fail(`${what} is not an object`);
+  }
+  return value as Obj;
+}
+
+function arr(value: unknown, what: string): unknown[] {
+  if (!Array.isArray(value)) fail(`${what} is not an array`);
+  return value;
+}
+
+function str(value: unknown, what: string): string {
+  if (typeof value !== "string") fail(`${what} is not a string`);
+  return value;
+}
+
+function strOrNull(value: unknown, what: string): string | null {
+  if (value === null || value === undefined) return null;
+  return str(value, what);
+}
+
+function cursor(value: unknown, what: string): string | null {
+  return strOrNull(value, what);
+}
+
+const THREAD_STATUSES: readonly ThreadStatus[] = ["idle", "active", "notLoaded"];
+const TURN_STATUSES: readonly TurnStatus[] = ["inProgress", "completed", "failed", "interrupted"];
+const PHASES: readonly AgentPhase[] = ["commentary", "partial_answer", "final_answer"];
+
+/** Validates one thread of `thread/list`. */
+export function parseThread(value: unknown): Thread {
+  const t = obj(value, "thread");
+  const status = obj(t.status, "thread.status").type;
+  if (!THREAD_STATUSES.includes(status as ThreadStatus)) fail("thread.status.type is unknown");
+  if (typeof t.updatedAt !== "number" || !Number.isFinite(t.updatedAt)) {
+    fail("thread.updatedAt is not a number");
+  }
+  return {
+    id: str(t.id, "thread.id"),
+    name: strOrNull(t.name, "thread.name"),
+    status: status as ThreadStatus,
+    updatedAt: t.updatedAt,
+  };
+}
+
+/** Validates a `thread/list` result. */
+export function parseThreadList(value: unknown): ThreadListPage {
+  const r = obj(value, "thread/list result");
+  return {
+    data: arr(r.data, "thread/list data").map(parseThread),
+    nextCursor: cursor(r.nextCursor, "thread/list nextCursor"),
+  };
+}
+
+function parseSubmission(value: unknown): QueuedSubmission {
+  const s = obj(value, "queued submission");
+  return {
+    id: str(s.id, "queuedSubmission.id"),
+    clientUserMessageId: strOrNull(s.clientUserMessageId, "queuedSubmission.clientUserMessageId"),
+  };
+}
+
+/** Validates a `thread/queue/add` result and returns its submission. */
+export function parseQueueAdd(value: unknown): QueuedSubmission {
+  return parseSubmission(obj(value, "thread/queue/add result").queuedSubmission);
+}
+
+/** Validates a `thread/queue/list` result. */
+export function parseQueueList(value: unknown): QueueListPage {
+  const r = obj(value, "thread/queue/list result");
+  return {
+    data: arr(r.data, "thread/queue/list data").map(parseSubmission),
+    nextCursor: cursor(r.nextCursor, "thread/queue/list nextCursor"),
+  };
+}
+
+/**
+ * Validates one thread item. A user message needs a string id and a string or
+ * null `clientId`; an agent message needs string `text` and a known phase or
+ * null/absent. Other item types only need a type and an id.
+ */
+export function parseItem(value: unknown): ThreadItem {
+  const i = obj(value, "item");
+  const type = str(i.type, "item.type");
+  const id = str(i.id, "item.id");
+  if (type === "userMessage") {
+    return { type, id, clientId: strOrNull(i.clientId, "userMessage.clientId") };
+  }
+  if (type === "agentMessage") {
+    const text = str(i.text, "agentMessage.text");
+    const phase = i.phase ?? null;
+    if (phase !== null && !PHASES.includes(phase as AgentPhase)) {
+      fail("agentMessage.phase is unknown");
+    }
+    return { type, id, text, phase: phase as AgentPhase | null };
+  }
+  return { type, id };
+}
+
+/**
+ * Validates the envelope of one entry of `thread/items/list` or
+ * `thread/items/read`: its turn id and that the item is an object with a type.
+ * The item itself stays raw; callers parse ({@linkcode parseItem}) only the
+ * items they rely on, so one odd item elsewhere in a page fails nothing.
+ */
+export function parseItemEntry(value: unknown): ItemEntry {
+  const e = obj(value, "item entry");
+  const item = obj(e.item, "entry.item");
+  str(item.type, "item.type");
+  return { turnId: str(e.turnId, "entry.turnId"), item: item as RawItem };
+}
+
+/** Validates a `thread/items/list` or `thread/items/read` result. */
+export function parseItemsPage(value: unknown): ItemsPage {
+  const r = obj(value, "items result");
+  return {
+    data: arr(r.data, "items data").map(parseItemEntry),
+    nextCursor: cursor(r.nextCursor, "items nextCursor"),
+  };
+}
+
+function parseTurnError(value: unknown): TurnError | null {
+  if (value === null || value === undefined) return null;
+  const e = obj(value, "turn.error");
+  return {
+    message: typeof e.message === "string" ? e.message : "",
+    codexErrorInfo: e.codexErrorInfo ?? null,
+  };
+}
+
+/** Validates one turn summary. */
+export function parseTurn(value: unknown): Turn {
+  const t = obj(value, "turn");
+  if (!TURN_STATUSES.includes(t.status as TurnStatus)) fail("turn.status is unknown");
+  const completedAt = t.completedAt ?? null;
+  if (completedAt !== null && typeof completedAt !== "number") {
+    fail("turn.completedAt is not a number");
+  }
+  return {
+    id: str(t.id, "turn.id"),
+    status: t.status as TurnStatus,
+    error: parseTurnError(t.error),
+    completedAt: completedAt as number | null,
+  };
+}
+
+/** Validates a `thread/turns/list` result. */
+export function parseTurnsPage(value: unknown): TurnsPage {
+  const r = obj(value, "thread/turns/list result");
+  return {
+    data: arr(r.data, "turns data").map(parseTurn),
+    nextCursor: cursor(r.nextCursor, "turns nextCursor"),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Reason codes and the one error type that carries them across components.
+ * @module
+ */
+
+/** Why an operation did not produce its normal result. */
+export type ReasonCode =
+  | "thread_not_found"
+  | "legacy_history"
+  | "experimental_unavailable"
+  | "invalid_cursor"
+  | "held_elsewhere"
+  | "timeout"
+  | "output_limit"
+  | "spawn_failed"
+  | "codex_missing"
+  | "protocol_error"
+  | "busy"
+  | "cancelled"
+  | "not_allowed"
+  | "rpc_error";
+
+/** Every reason code, for schemas. */
+export const REASON_CODES: readonly ReasonCode[] = [
+  "thread_not_found",
+  "legacy_history",
+  "experimental_unavailable",
+  "invalid_cursor",
+  "held_elsewhere",
+  "timeout",
+  "output_limit",
+  "spawn_failed",
+  "codex_missing",
+  "protocol_error",
+  "busy",
+  "cancelled",
+  "not_allowed",
+  "rpc_error",
+];
+
+/** Options of a {@linkcode RelayError}. */
+export interface RelayErrorOptions {
+  /**
+   * Whether the request frame that failed had been written to the helper.
+   * `false` means the app-server certainly never saw it.
+   */
+  written?: boolean;
+  /** The JSON-RPC error code, when the app-server answered with an error. */
+  rpcCode?: number;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/** An error with a reason code the caller can act on. */
+export class RelayError extends Error {
+  /** The reason code. */
+  readonly reason: ReasonCode;
+  /** Whether the failing request frame reached the helper's stdin. */
+  readonly written: boolean;
+  /** The JSON-RPC error code, if any. */
+  readonly rpcCode?: number;
+
+  constructor(reason: ReasonCode, message: string, options: RelayErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "RelayError";
+    this.reason = reason;
+    this.written = options.written ?? false;
+    this.rpcCode = options.rpcCode;
+  }
+}
+
+/** Returns the error as a {@linkcode RelayError}, wrapping anything else as `protocol_error`. */
+export function asRelayError(error: unknown): RelayError {
+  if (error instanceof RelayError) return error;
+  return new RelayError("protocol_error", error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * Test side of the fixture app-server: a temp CODEX_HOME holding the
+ * scenario, PATH with the fixture first as `codex`, barriers (FIFOs), the
+ * request log, and a process-table check for leftover fixture processes.
+ * @module
+ */
+
+import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
+
+/** The folder holding the fixture launcher named `codex`. */
+export const FIXTURE_BIN: string = new URL("../fixtures/bin", import.meta.url).pathname;
+
+/** One line of the fixture's log. */
+export interface LogEntry {
+  pid: number;
+  event?: string;
+  dir?: "in";
+  msg?: {
+    id?: number | string;
+    method?: string;
+    params?: unknown;
+    result?: unknown;
+    error?: unknown;
+  };
+  name?: string;
+}
+
+/** A barrier in a fixture scenario, held by the test. */
+export interface Barrier {
+  /** Resolves once the fixture is waiting at the barrier. */
+  reached(): Promise<void>;
+  /** Lets the fixture go on; call after `reached()`. */
+  release(): Promise<void>;
+}
+
+/** A temp CODEX_HOME seeded with a scenario. */
+export class FixtureHome {
+  readonly home: string;
+  #barriers = new Map<string, Deno.FsFile | undefined>();
+
+  private constructor(home: string) {
+    this.home = home;
+  }
+
+  /** Makes a temp CODEX_HOME holding `scenario`. */
+  static async create(scenario: Scenario): Promise<FixtureHome> {
+    const home = await Deno.makeTempDir({ prefix: "codex-relay-fixture-" });
+    const f = new FixtureHome(home);
+    await f.write(scenario);
+    await Deno.mkdir(`${home}/barriers`);
+    return f;
+  }
+
+  /** Replaces the scenario (each new fixture process reads it at start). */
+  async write(scenario: Scenario): Promise<void> {
+    await Deno.writeTextFile(`${this.home}/fixture.json`, JSON.stringify(scenario));
+  }
+
+  /** PATH with the fixture first. */
+  get path(): string {
+    return `${FIXTURE_BIN}:${Deno.env.get("PATH") ?? ""}`;
+  }
+
+  /** The environment for a relay or owner that should find the fixture as `codex`. */
+  get env(): Record<string, string> {
+    return { PATH: this.path, HOME: Deno.env.get("HOME") ?? "/root", CODEX_HOME: this.home };
+  }
+
+  /** Makes a barrier the scenario names; create it before the fixture reaches it. */
+  async barrier(name: string): Promise<Barrier> {
+    const path = `${this.home}/barriers/${name}`;
+    const mk = await new Deno.Command("mkfifo", { args: [path] }).output();
+    if (!mk.success) throw new Error(`mkfifo failed for ${path}`);
+    this.#barriers.set(name, undefined);
+    return {
+      reached: async () => {
+        this.#barriers.set(name, await Deno.open(path, { write: true }));
+      },
+      release: async () => {
+        const file = this.#barriers.get(name);
+        if (!file) throw new Error(`barrier ${name} released before it was reached`);
+        this.#barriers.set(name, undefined);
+        await file.write(new TextEncoder().encode("go\n"));
+        file.close();
+      },
+    };
+  }
+
+  /** Every entry of the fixture log. */
+  async log(): Promise<LogEntry[]> {
+    let text = "";
+    try {
+      text = await Deno.readTextFile(`${this.home}/fixture-log.jsonl`);
+    } catch {
+      return [];
+    }
+    return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  }
+
+  /** Every request (with a method and an id) the fixture received, in order. */
+  async requests(): Promise<{ pid: number; method: string; params: unknown }[]> {
+    return (await this.log())
+      .filter((e) => e.dir === "in" && typeof e.msg?.method === "string" && e.msg.id !== undefined)
+      .map((e) => ({ pid: e.pid, method: e.msg!.method!, params: e.msg!.params }));
+  }
+
+  /** The pids of fixture processes started for this home. */
+  async spawned(): Promise<number[]> {
+    return (await this.log()).filter((e) => e.event === "spawn").map((e) => e.pid);
+  }
+
+  /** Pids of processes still alive whose command line names this home (the process table). */
+  alive(): number[] {
+    return processesMatching(this.home);
+  }
+
+  /** Removes the temp home. Closes barrier ends the test still holds. */
+  async dispose(): Promise<void> {
+    for (const file of this.#barriers.values()) file?.close();
+    await Deno.remove(this.home, { recursive: true });
+  }
+}
+
+/** Pids of live, non-zombie processes whose command line contains `needle` (`ps`). */
+export function processesMatching(needle: string): number[] {
+  const out = new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
+    .outputSync();
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = line.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/);
+    if (m && !m[2].startsWith("Z") && m[3].includes(needle) && !m[3].startsWith("ps ")) {
+      pids.push(Number(m[1]));
+    }
+  }
+  return pids;
+}
+
+// ---------------------------------------------------------------- builders
+
+let counter = 0;
+
+/** A UUIDv7-shaped id, unique in this process. */
+export function fakeId(prefix = "01a22a5b"): string {
+  const n = (++counter).toString(16).padStart(12, "0");
+  const r = crypto.randomUUID().slice(9, 23);
+  return `${prefix}-${r.slice(0, 4)}-7${r.slice(6, 9)}-8${r.slice(11, 14)}-${n}`;
+}
+
+/** A user message item (shape of the captures). */
+export function userItem(clientId: string | null, text = "hello", id = fakeId()): FixtureItem {
+  return {
+    type: "userMessage",
+    id,
+    clientId,
+    content: [{ type: "text", text, text_elements: [] }],
+  };
+}
+
+/** An agent message item (shape of the captures). */
+export function agentItem(
+  id: string,
+  text: string,
+  phase: string | null | undefined = "final_answer",
+): FixtureItem {
+  const item: FixtureItem = {
+    type: "agentMessage",
+    moderation: null,
+    id,
+    text,
+    memoryCitation: null,
+    delivery: null,
+    questions: null,
+  };
+  if (phase !== undefined) item.phase = phase;
+  return item;
+}
+
+/** A completed turn with these items. */
+export function turn(items: FixtureItem[], over: Partial<FixtureTurn> = {}): FixtureTurn {
+  return { id: fakeId(), status: "completed", error: null, items, ...over };
+}
+
+/** A stored thread. */
+export function thread(over: Partial<FixtureThread> = {}): FixtureThread {
+  return {
+    id: fakeId(),
+    name: null,
+    preview: "secret preview",
+    cwd: "/secret/workspace",
+    updatedAt: 1796006982,
+    status: "notLoaded",
+    turns: [],
+    ...over,
+  };
+}

@@ -1,0 +1,354 @@
+import assert from "assert";
+import { RelayError } from "../../src/errors.ts";
+import { ManualClock } from "../../src/owner/clock.ts";
+import { Owner, type OwnerOptions } from "../../src/owner/owner.ts";
+import { FixtureHome, thread } from "../_fixture.ts";
+import type { Scenario } from "../../fixtures/scenario.ts";
+
+const QUEUE_METHODS = new Set(["thread/list", "thread/queue/add", "thread/queue/list"]);
+
+function ownerFor(f: FixtureHome, over: Partial<OwnerOptions> = {}): Owner {
+  return new Owner({
+    allowlist: QUEUE_METHODS,
+    version: "0.0.0-test",
+    env: f.env,
+    reap: { eofGraceMs: 300, termGraceMs: 300 },
+    ...over,
+  });
+}
+
+async function withFixture(
+  scenario: Scenario,
+  fn: (f: FixtureHome) => Promise<void>,
+): Promise<void> {
+  const f = await FixtureHome.create(scenario);
+  try {
+    await fn(f);
+    assert.deepEqual(f.alive(), [], "no fixture process is left in the process table");
+  } finally {
+    await f.dispose();
+  }
+}
+
+async function rejection(p: Promise<unknown>): Promise<RelayError> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof RelayError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+const listThreads = (owner: Owner, signal?: AbortSignal) =>
+  owner.operation((s) => s.call("thread/list", { limit: 5 }), { signal });
+
+Deno.test("Owner.operation() initializes with experimentalApi, runs the RPC and reaps the helper", async () => {
+  const t = thread();
+  await withFixture({ threads: [t] }, async (f) => {
+    const owner = ownerFor(f);
+    const result = await listThreads(owner) as { data: { id: string }[] };
+    assert.deepEqual(result.data.map((x) => x.id), [t.id]);
+    const reqs = await f.requests();
+    assert.deepEqual(reqs.map((r) => r.method), ["initialize", "thread/list"]);
+    assert.deepEqual((reqs[0].params as { capabilities: unknown }).capabilities, {
+      experimentalApi: true,
+    });
+    assert.equal(owner.stats.alive, 0);
+    assert.equal((await f.log()).some((e) => e.event === "eof"), true, "stdin was closed first");
+  });
+});
+
+Deno.test("Owner.operation() runs all RPCs of one operation on one helper", async () => {
+  const t = thread();
+  await withFixture({ threads: [t] }, async (f) => {
+    const owner = ownerFor(f);
+    await owner.operation(async (s) => {
+      await s.call("thread/list", {});
+      await s.call("thread/queue/list", { threadId: t.id });
+      await s.call("thread/list", {});
+    });
+    assert.equal((await f.spawned()).length, 1);
+  });
+});
+
+Deno.test("Owner refuses a method outside the allowlist without spawning or writing", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const owner = ownerFor(f);
+    const error = await rejection(
+      owner.operation((s) => s.call("thread/items/list", { threadId: "x" })),
+    );
+    assert.equal(error.reason, "not_allowed");
+    assert.equal(error.written, false);
+    assert.deepEqual(await f.spawned(), []);
+    assert.deepEqual(await f.requests(), []);
+  });
+});
+
+Deno.test("Owner refuses a later method outside the allowlist without writing it", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const owner = ownerFor(f);
+    const error = await rejection(owner.operation(async (s) => {
+      await s.call("thread/list", {});
+      await s.call("turn/start", { threadId: "x" });
+    }));
+    assert.equal(error.reason, "not_allowed");
+    assert.deepEqual((await f.requests()).map((r) => r.method), ["initialize", "thread/list"]);
+  });
+});
+
+Deno.test("Owner accepts a frame of exactly 1 MiB", async () => {
+  await withFixture({
+    threads: [thread()],
+    faults: [{ method: "thread/list", action: { frameBytes: 1024 * 1024 } }],
+  }, async (f) => {
+    const result = await listThreads(ownerFor(f)) as { data: unknown[]; _pad: string };
+    assert.equal(result.data.length, 1);
+    assert.ok(result._pad.length > 1000);
+  });
+});
+
+Deno.test("Owner rejects a frame of 1 MiB + 1 byte with output_limit", async () => {
+  await withFixture({
+    threads: [thread()],
+    faults: [{ method: "thread/list", action: { frameBytes: 1024 * 1024 + 1 } }],
+  }, async (f) => {
+    const error = await rejection(listThreads(ownerFor(f)));
+    assert.equal(error.reason, "output_limit");
+    assert.equal(error.written, true);
+  });
+});
+
+Deno.test("Owner enforces the RPC timeout and reaps the helper", async () => {
+  await withFixture({
+    threads: [],
+    faults: [{ method: "thread/list", barrier: "seen", action: { never: true } }],
+  }, async (f) => {
+    const clock = new ManualClock();
+    const owner = ownerFor(f, { clock });
+    const seen = await f.barrier("seen");
+    const pending = listThreads(owner);
+    await seen.reached(); // The RPC is written and its timer armed.
+    await seen.release();
+    clock.advance(11_999);
+    assert.equal(owner.stats.alive, 1, "not yet timed out at 11.999 s");
+    clock.advance(1);
+    const error = await rejection(pending);
+    assert.equal(error.reason, "timeout");
+    assert.equal(error.written, true);
+    assert.equal(owner.stats.alive, 0);
+  });
+});
+
+Deno.test("Owner shares one operation deadline across RPCs", async () => {
+  const t = thread();
+  await withFixture({
+    threads: [t],
+    faults: [
+      { method: "thread/list", barrier: "first" },
+      { method: "thread/queue/list", barrier: "second" },
+    ],
+  }, async (f) => {
+    const clock = new ManualClock();
+    const owner = ownerFor(f, { clock });
+    const first = await f.barrier("first");
+    const second = await f.barrier("second");
+    const pending = owner.operation(async (s) => {
+      await s.call("thread/list", {});
+      await s.call("thread/queue/list", { threadId: t.id });
+      return "done";
+    });
+    await first.reached();
+    clock.advance(11_000); // Under the 12 s RPC timeout.
+    await first.release();
+    await second.reached();
+    clock.advance(8_999); // 19.999 s of the 20 s budget: the second RPC (9 s old) lives.
+    assert.equal(owner.stats.alive, 1);
+    clock.advance(1); // 20 s: the operation budget is spent though no RPC reached 12 s.
+    const error = await rejection(pending);
+    assert.equal(error.reason, "timeout");
+    assert.match(error.message, /20 s/);
+    await second.release().catch(() => {});
+    assert.equal(owner.stats.alive, 0);
+  });
+});
+
+Deno.test("Owner cancellation reaps the helper mid-RPC", async () => {
+  await withFixture(
+    { threads: [], faults: [{ method: "thread/list", barrier: "hold" }] },
+    async (f) => {
+      const owner = ownerFor(f);
+      const hold = await f.barrier("hold");
+      const controller = new AbortController();
+      const pending = listThreads(owner, controller.signal);
+      await hold.reached();
+      const [pid] = await f.spawned();
+      assert.deepEqual(f.alive().length > 0, true, "the helper is alive while the RPC waits");
+      controller.abort();
+      const error = await rejection(pending);
+      assert.equal(error.reason, "cancelled");
+      assert.equal(error.written, true);
+      assert.equal(f.alive().includes(pid), false, "the helper is gone from the process table");
+    },
+  );
+});
+
+Deno.test("Owner reports an app-server that exits before initialize as spawn_failed", async () => {
+  await withFixture({ threads: [], startup: { exitOnInitialize: 7 } }, async (f) => {
+    const error = await rejection(listThreads(ownerFor(f)));
+    assert.equal(error.reason, "spawn_failed");
+    assert.equal(error.written, false);
+    assert.match(error.message, /exit code 7/);
+  });
+});
+
+Deno.test("Owner reports a lost acknowledgement (exit after reading) as written protocol_error", async () => {
+  await withFixture(
+    { threads: [], faults: [{ method: "thread/list", action: { exit: 0 } }] },
+    async (f) => {
+      const error = await rejection(listThreads(ownerFor(f)));
+      assert.equal(error.reason, "protocol_error");
+      assert.equal(error.written, true);
+    },
+  );
+});
+
+Deno.test("Owner reports an exit mid-frame as protocol_error", async () => {
+  await withFixture({
+    threads: [thread()],
+    faults: [{ method: "thread/list", action: { exitMidFrame: true } }],
+  }, async (f) => {
+    const error = await rejection(listThreads(ownerFor(f)));
+    assert.equal(error.reason, "protocol_error");
+    assert.match(error.message, /exited/);
+  });
+});
+
+Deno.test("Owner fails the operation on a garbage line", async () => {
+  await withFixture(
+    { threads: [], faults: [{ method: "thread/list", action: { garbage: true } }] },
+    async (f) => {
+      const error = await rejection(listThreads(ownerFor(f)));
+      assert.equal(error.reason, "protocol_error");
+      assert.match(error.message, /not JSON/);
+    },
+  );
+});
+
+Deno.test("Owner fails the operation on a response with a wrong id", async () => {
+  await withFixture(
+    { threads: [], faults: [{ method: "thread/list", action: { wrongId: true } }] },
+    async (f) => {
+      const error = await rejection(listThreads(ownerFor(f)));
+      assert.equal(error.reason, "protocol_error");
+      assert.match(error.message, /not sent/);
+    },
+  );
+});
+
+Deno.test("Owner drains a stderr flood and keeps only the capped tail", async () => {
+  await withFixture({
+    threads: [thread()],
+    startup: { stderrFlood: 4 * 1024 * 1024 },
+    faults: [{ method: "thread/list", action: { stderrFlood: 2 * 1024 * 1024 } }],
+  }, async (f) => {
+    const result = await listThreads(ownerFor(f)) as { data: unknown[] };
+    assert.equal(result.data.length, 1);
+  });
+});
+
+Deno.test("Owner kills a helper that ignores stdin EOF and SIGTERM", async () => {
+  await withFixture({ threads: [thread()], startup: { stubborn: true } }, async (f) => {
+    const owner = ownerFor(f);
+    const result = await listThreads(owner) as { data: unknown[] };
+    assert.equal(result.data.length, 1);
+    assert.equal(owner.stats.alive, 0);
+    const events = (await f.log()).map((e) => e.event).filter(Boolean);
+    assert.ok(events.includes("sigterm-ignored"), "SIGTERM was sent and ignored before SIGKILL");
+  });
+});
+
+Deno.test("Owner maps app-server errors to reason codes", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const owner = ownerFor(f);
+    const missing = "01a00000-0000-7000-8000-000000000000";
+    const error = await rejection(
+      owner.operation((s) => s.call("thread/queue/list", { threadId: missing })),
+    );
+    assert.equal(error.reason, "thread_not_found");
+    assert.equal(error.rpcCode, -32603);
+  });
+});
+
+Deno.test("Owner reports codex_missing when codex is not on PATH", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const empty = await Deno.makeTempDir();
+    try {
+      const owner = ownerFor(f, { env: { ...f.env, PATH: empty } });
+      const error = await rejection(listThreads(owner));
+      assert.equal(error.reason, "codex_missing");
+      assert.equal(error.written, false);
+      assert.equal(owner.stats.alive, 0);
+    } finally {
+      await Deno.remove(empty, { recursive: true });
+    }
+  });
+});
+
+Deno.test("Owner reports spawn_failed when codex is not a working program", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.writeFile(`${dir}/codex`, new TextEncoder().encode("\x7fELF broken"), {
+        mode: 0o755,
+      });
+      const owner = ownerFor(f, { env: { ...f.env, PATH: dir } });
+      const error = await rejection(listThreads(owner));
+      assert.equal(error.reason, "spawn_failed");
+      assert.equal(error.written, false);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("Owner keeps at most the helper cap alive; the rest wait and then run", async () => {
+  await withFixture({
+    threads: [thread()],
+    faults: [
+      { method: "thread/list", once: "a", barrier: "a" },
+      { method: "thread/list", once: "b", barrier: "b" },
+    ],
+  }, async (f) => {
+    const owner = ownerFor(f, { limits: { helpers: 2 } });
+    const a = await f.barrier("a");
+    const b = await f.barrier("b");
+    const first = listThreads(owner);
+    const second = listThreads(owner);
+    await a.reached();
+    await b.reached();
+    const third = listThreads(owner);
+    assert.equal(owner.stats.alive, 2);
+    await a.release();
+    await b.release();
+    await Promise.all([first, second, third]);
+    assert.equal(owner.stats.peak, 2);
+    assert.equal((await f.spawned()).length, 3);
+  });
+});
+
+Deno.test("Owner.shutdown() cancels operations and reaps every helper", async () => {
+  await withFixture(
+    { threads: [], faults: [{ method: "thread/list", barrier: "hold" }] },
+    async (f) => {
+      const owner = ownerFor(f);
+      const hold = await f.barrier("hold");
+      const pending = listThreads(owner);
+      await hold.reached();
+      await owner.shutdown();
+      const error = await rejection(pending);
+      assert.equal(error.reason, "cancelled");
+      assert.equal(owner.stats.alive, 0);
+    },
+  );
+});
