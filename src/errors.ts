@@ -18,6 +18,7 @@ export type ReasonCode =
   | "busy"
   | "cancelled"
   | "not_allowed"
+  | "ambiguous_name"
   | "rpc_error";
 
 /** Every reason code, for schemas. */
@@ -35,6 +36,7 @@ export const REASON_CODES: readonly ReasonCode[] = [
   "busy",
   "cancelled",
   "not_allowed",
+  "ambiguous_name",
   "rpc_error",
 ];
 

@@ -1,0 +1,133 @@
+/**
+ * Strict flag parsing: an unknown, duplicated or malformed flag is a usage
+ * error (exit 64) before anything starts.
+ * @module
+ */
+
+import { parseArgs } from "parse-args";
+import { LOG_LEVELS, type LogLevel } from "../log.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** Options of `serve`. */
+export interface ServeFlags {
+  /** Adds `codex_read_reply` and `codex_wait_reply`. */
+  allowReplyRead: boolean;
+  /** Adds `codex_run` and `codex_interrupt`. */
+  allowTurnStart: boolean;
+  /** Auto-accepts MCP tool-call approvals of turns the relay runs (unattended use). */
+  autoApproveMcpTools: boolean;
+  /** Codex MCP server entries to disable in turns the relay runs. */
+  disableCodexMcpServers: string[];
+  /** Log level on stderr. */
+  logLevel: LogLevel;
+}
+
+/** What the command line asks for. */
+export type Command =
+  | { kind: "help"; topic?: string }
+  | { kind: "version" }
+  | { kind: "serve"; flags: ServeFlags }
+  | { kind: "doctor"; flags: ServeFlags };
+
+const COMMANDS = ["serve", "doctor"] as const;
+const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+  "allow-reply-read": { type: "boolean" },
+  "allow-turn-start": { type: "boolean" },
+  "auto-approve-mcp-tools": { type: "boolean" },
+  "disable-codex-mcp-server": { type: "string", multiple: true },
+  "log-level": { type: "string" },
+} as const;
+
+const REPEATABLE = new Set(["disable-codex-mcp-server"]);
+const SERVE_ONLY = [
+  "allow-reply-read",
+  "allow-turn-start",
+  "auto-approve-mcp-tools",
+  "disable-codex-mcp-server",
+  "log-level",
+];
+
+/** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
+export function parseCommand(args: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+  } catch (error) {
+    throw new UsageError(cleanParseError(error));
+  }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name) && !REPEATABLE.has(token.name)) {
+      throw new UsageError(`The flag --${token.name} is given more than once`);
+    }
+    seen.add(token.name);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: "help", topic: positionals[0] };
+  if (values.version) {
+    if (positionals.length > 0 || seen.size > 1) {
+      throw new UsageError("--version takes no other arguments");
+    }
+    return { kind: "version" };
+  }
+  if (positionals.length === 0) throw new UsageError("Missing command: give one of serve, doctor");
+  const [command, ...rest] = positionals;
+  if (!(COMMANDS as readonly string[]).includes(command)) {
+    throw new UsageError(`Unknown command '${command}': give one of serve, doctor`);
+  }
+  if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
+  const logLevel = values["log-level"] ?? "warn";
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const disabled = values["disable-codex-mcp-server"] ?? [];
+  for (const name of disabled) {
+    if (!MCP_SERVER_NAME.test(name)) {
+      throw new UsageError(
+        `--disable-codex-mcp-server takes a name of letters, digits, '_' and '-' (got '${name}'); other names would need quoting in Codex's config`,
+      );
+    }
+  }
+  if (command === "doctor") {
+    for (const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level"]) {
+      if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
+    }
+  }
+  const flags: ServeFlags = {
+    allowReplyRead: values["allow-reply-read"] ?? false,
+    allowTurnStart: values["allow-turn-start"] ?? false,
+    autoApproveMcpTools: values["auto-approve-mcp-tools"] ?? false,
+    disableCodexMcpServers: disabled,
+    logLevel: logLevel as LogLevel,
+  };
+  if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
+    throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");
+  }
+  if (disabled.length > 0 && !flags.allowTurnStart) {
+    throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
+  }
+  void SERVE_ONLY;
+  return { kind: command as "serve" | "doctor", flags };
+}
+
+function cleanParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = message.match(/Unknown option '([^']+)'/);
+  if (unknown) return `Unknown flag '${unknown[1]}'`;
+  const missing = message.match(/Option '([^']+?)(?: <value>)?' argument missing/);
+  if (missing) return `The flag ${missing[1].split(",").pop()!.trim()} needs a value`;
+  const noValue = message.match(/Option '([^']+)' does not take an argument/);
+  if (noValue) return `The flag ${noValue[1].split(",").pop()!.trim()} takes no value`;
+  return message.split("\n")[0].replace(/\.$/, "");
+}

@@ -1,0 +1,49 @@
+/**
+ * The CLI edge: parse, dispatch, and the one place errors become exit codes.
+ * @module
+ */
+
+import denoJson from "../../deno.json" with { type: "json" };
+import { serve } from "../host/serve.ts";
+import { parseCommand } from "./flags.ts";
+import { helpText } from "./help.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** The relay's version (from deno.json). */
+export const VERSION: string = denoJson.version;
+
+const encoder = new TextEncoder();
+
+function print(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
+}
+
+/** Runs the command line `args` and resolves with the process exit code. */
+export async function main(args: readonly string[]): Promise<number> {
+  try {
+    const command = parseCommand(args);
+    switch (command.kind) {
+      case "help":
+        print(Deno.stdout, helpText(VERSION));
+        return 0;
+      case "version":
+        print(Deno.stdout, `codex-relay ${VERSION}\n`);
+        return 0;
+      case "serve":
+        return await serve(command.flags, VERSION);
+      case "doctor":
+        throw new UsageError("doctor is not available yet", 69);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      print(Deno.stderr, `codex-relay: ${error.message}\n`);
+      if (error.code === 64) print(Deno.stderr, `\n${helpText(VERSION)}`);
+      return error.code;
+    }
+    const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    print(Deno.stderr, `codex-relay: unexpected failure: ${name}\n`);
+    return 70;
+  }
+}

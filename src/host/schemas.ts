@@ -1,0 +1,60 @@
+/**
+ * Input checks shared by tools: UUIDs, message text bounds.
+ * @module
+ */
+
+import { z } from "zod";
+import { REASON_CODES } from "../errors.ts";
+
+/** Message text bound in UTF-8 bytes. */
+export const MAX_TEXT_BYTES = 16 * 1024;
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Whether `s` is a canonical UUID (any version). */
+export function isUuid(s: string): boolean {
+  return UUID.test(s);
+}
+
+const encoder = new TextEncoder();
+
+/** The UTF-8 length of a well-formed string. */
+export function utf8Length(s: string): number {
+  return encoder.encode(s).length;
+}
+
+/** Message text: 1..16 KiB of well-formed UTF-8, no NUL. */
+export const messageText = z.string().superRefine((s, ctx) => {
+  if (s.length === 0) {
+    ctx.addIssue({ code: "custom", message: "The text is empty" });
+  } else if (!s.isWellFormed()) {
+    ctx.addIssue({
+      code: "custom",
+      message: "The text has a lone surrogate: it is not valid UTF-8",
+    });
+  } else if (s.includes("\0")) {
+    ctx.addIssue({ code: "custom", message: "The text contains a NUL character" });
+  } else if (utf8Length(s) > MAX_TEXT_BYTES) {
+    ctx.addIssue({
+      code: "custom",
+      message: `The text is ${utf8Length(s)} bytes of UTF-8; the limit is ${MAX_TEXT_BYTES}`,
+    });
+  }
+}).describe("The message, 1 to 16384 bytes of UTF-8, no NUL characters");
+
+/** A thread id (UUID) or an exact thread name. */
+export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
+  // deno-lint-ignore no-control-regex
+  if (!s.isWellFormed() || /[\u0000-\u001f\u007f]/.test(s)) {
+    ctx.addIssue({
+      code: "custom",
+      message: "The thread id or name has control or invalid characters",
+    });
+  }
+});
+
+/** A thread id (UUID only). */
+export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
+
+/** A reason code in results. */
+export const reasonSchema = z.enum(REASON_CODES as [string, ...string[]]);

@@ -1,0 +1,79 @@
+/**
+ * `serve`: the MCP server on stdio. Shuts down on stdin EOF, SIGINT or
+ * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0.
+ * @module
+ */
+
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { z } from "zod";
+import { type Logger, stderrLogger } from "../log.ts";
+import { Owner } from "../owner/owner.ts";
+import { allowedMethods, type Capabilities } from "./capabilities.ts";
+import { instructionsFor } from "./instructions.ts";
+import { buildServer } from "./server.ts";
+import type { Tool } from "./tool.ts";
+import { listThreads } from "./tools/list_threads.ts";
+import { queueMessageTool } from "./tools/queue_message.ts";
+import type { ServeFlags } from "../cli/flags.ts";
+
+/** Every tool the relay has; each registers only at its level. */
+const TOOLS = [listThreads, queueMessageTool] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
+
+/** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
+export async function serve(flags: ServeFlags, version: string): Promise<number> {
+  const log = stderrLogger(flags.logLevel);
+  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const owner = new Owner({ allowlist: allowedMethods(caps), version, log });
+  const shutdown = new AbortController();
+  const done = Promise.withResolvers<string>();
+
+  const wire = new StdioServerTransport();
+  const handle = serveStdio(
+    () =>
+      buildServer({
+        info: { name: "codex-relay", version },
+        caps,
+        owner,
+        tools: TOOLS,
+        shutdown: shutdown.signal,
+        log,
+        instructions: instructionsFor(caps),
+      }),
+    {
+      transport: wire,
+      onerror: (error) => log.warn("mcp", { error: error.message.slice(0, 200) }),
+    },
+  );
+  const entryOnClose = wire.onclose;
+  wire.onclose = () => {
+    entryOnClose?.();
+    done.resolve("stdin closed");
+  };
+  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => done.resolve(signal), log);
+  log.info("serving", { replyRead: caps.replyRead, turnStart: caps.turnStart, version });
+
+  const why = await done.promise;
+  log.info("shutting down", { why });
+  stopSignals();
+  shutdown.abort();
+  await owner.shutdown();
+  await handle.close().catch(() => {});
+  log.info("stopped", { spawned: owner.stats.spawned });
+  return 0;
+}
+
+function onSignals(signals: Deno.Signal[], fn: (signal: string) => void, log: Logger): () => void {
+  const added: [Deno.Signal, () => void][] = [];
+  for (const signal of signals) {
+    const listener = () => fn(signal);
+    try {
+      Deno.addSignalListener(signal, listener);
+      added.push([signal, listener]);
+    } catch {
+      log.debug("signal unsupported", { signal });
+    }
+  }
+  return () => {
+    for (const [signal, listener] of added) Deno.removeSignalListener(signal, listener);
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Builds the MCP server: tools registered per capability level, each call
+ * re-checking its capability, results as structured content plus one
+ * paragraph of text. Building a server has no side effects (the SDK may build
+ * one per protocol probe).
+ * @module
+ */
+
+import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import type { z } from "zod";
+import type { Logger } from "../log.ts";
+import type { Owner } from "../owner/owner.ts";
+import type { Capabilities } from "./capabilities.ts";
+import type { CallContext, Tool } from "./tool.ts";
+
+/** What the server is built from. */
+export interface ServerDeps {
+  /** Server name and version for `initialize` / `server/discover`. */
+  info: { name: string; version: string };
+  /** Capabilities in force. */
+  caps: Capabilities;
+  /** The RPC owner shared by all calls. */
+  owner: Owner;
+  /** Every tool; each registers itself only when enabled. */
+  tools: readonly Tool<z.ZodType, z.ZodType>[];
+  /** Aborted at shutdown: cancels every call. */
+  shutdown: AbortSignal;
+  /** Logger. */
+  log: Logger;
+  /** Options passed to McpServer (request state verification, round caps). */
+  serverOptions?: ConstructorParameters<typeof McpServer>[1];
+  /** Model-facing instructions. */
+  instructions: string;
+}
+
+/** Builds one McpServer instance with the enabled tools. */
+export function buildServer(deps: ServerDeps): McpServer {
+  const server = new McpServer(deps.info, {
+    ...deps.serverOptions,
+    instructions: deps.instructions,
+  });
+  for (const tool of deps.tools) {
+    if (!tool.enabled(deps.caps)) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      },
+      // deno-lint-ignore no-explicit-any
+      ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps)) as any,
+    );
+  }
+  return server;
+}
+
+async function call(
+  tool: Tool<z.ZodType, z.ZodType>,
+  args: unknown,
+  mcp: ServerContext,
+  deps: ServerDeps,
+): Promise<unknown> {
+  if (!tool.enabled(deps.caps)) {
+    return errorResult(`${tool.name} is not enabled at this capability level`);
+  }
+  const signal = AbortSignal.any([mcp.mcpReq.signal, deps.shutdown]);
+  const token = mcp.mcpReq._meta?.progressToken;
+  const ctx: CallContext = {
+    owner: deps.owner,
+    caps: deps.caps,
+    signal,
+    log: deps.log,
+    mcp,
+    progress: async (message, progress, total) => {
+      if (token === undefined || signal.aborted) return;
+      try {
+        await mcp.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, total, message },
+        });
+      } catch {
+        // The client went away; the call ends on its own.
+      }
+    },
+  };
+  const started = performance.now();
+  try {
+    const out = await tool.run(args, ctx);
+    if (isInputRequired(out)) return out.inputRequired;
+    deps.log.debug("call", {
+      tool: tool.name,
+      ms: Math.round(performance.now() - started),
+      status: (out as { status?: string }).status,
+    });
+    return { content: [{ type: "text", text: tool.render(out) }], structuredContent: out };
+  } catch (error) {
+    deps.log.error("call failed", {
+      tool: tool.name,
+      error: error instanceof Error ? error.name : "unknown",
+    });
+    return errorResult(`${tool.name} failed unexpectedly; see the server's log`);
+  }
+}
+
+function isInputRequired(out: unknown): out is { inputRequired: unknown } {
+  return typeof out === "object" && out !== null && "inputRequired" in out;
+}
+
+function errorResult(text: string): { content: { type: "text"; text: string }[]; isError: true } {
+  return { content: [{ type: "text", text }], isError: true };
+}

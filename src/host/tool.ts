@@ -1,0 +1,55 @@
+/**
+ * The shape every tool module exports, and what a tool call gets to work with.
+ * @module
+ */
+
+import type { ServerContext } from "@modelcontextprotocol/server";
+import type { z } from "zod";
+import type { Logger } from "../log.ts";
+import type { Owner } from "../owner/owner.ts";
+import type { Capabilities } from "./capabilities.ts";
+
+/** MCP tool annotations. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Everything a tool call may use. */
+export interface CallContext {
+  /** The RPC owner (the only way to reach Codex). */
+  owner: Owner;
+  /** The capabilities in force (handlers re-check theirs). */
+  caps: Capabilities;
+  /** Aborted when the client cancels the call or the server shuts down. */
+  signal: AbortSignal;
+  /** Sends a progress notification if the client asked for progress. */
+  progress(message: string, progress: number, total?: number): Promise<void>;
+  /** Logger (stderr; never message text). */
+  log: Logger;
+  /** The SDK's request context, for tools that run user-input rounds. */
+  mcp: ServerContext;
+}
+
+/** A tool: schemas, annotations, and a handler returning structured content. */
+export interface Tool<I extends z.ZodType, O extends z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: Annotations;
+  /** Whether the tool exists at these capabilities (checked at registration and per call). */
+  enabled(caps: Capabilities): boolean;
+  /** Runs the call; expected failures are results with a status and reason, not exceptions. */
+  run(input: z.output<I>, ctx: CallContext): Promise<z.output<O> | ToolInputRequired>;
+  /** One paragraph of text for clients that show text only. */
+  render(output: z.output<O>): string;
+}
+
+/** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */
+export interface ToolInputRequired {
+  inputRequired: unknown;
+}

@@ -1,0 +1,98 @@
+/**
+ * Assembles the `codex_read_reply` result from what the I/O layer observed.
+ * @module
+ */
+
+import type { ReasonCode } from "../errors.ts";
+import type { MatchOutcome } from "./match_user_item.ts";
+import type { Reply } from "./project_replies.ts";
+import type { ObservedTurnStatus } from "./turn_status.ts";
+
+/** `codex_read_reply` status. */
+export type ReadReplyStatus = "observed" | "no_match" | "ambiguous" | "unavailable";
+
+/** The `codex_read_reply` result (its `structuredContent`). */
+export interface ReadReplyResult {
+  /** What the read observed. */
+  status: ReadReplyStatus;
+  /** Why nothing could be observed; only with `unavailable`. */
+  reason?: ReasonCode;
+  /** The thread, as requested. */
+  threadId: string;
+  /** The message id, as requested. */
+  clientMessageId: string;
+  /** Only with `observed`: every final answer of the matched turn is eligible. */
+  association?: "same_turn_not_exclusive";
+  /** The matched turn (only with `observed`), else null. */
+  turn: { id: string; status: ObservedTurnStatus } | null;
+  /** Final answers; always empty unless `observed`. */
+  replies: Reply[];
+  /** More replies of the matched turn (only with `observed`). */
+  nextCursor: string | null;
+  /** Older items to search (only with `no_match`). */
+  searchCursor: string | null;
+}
+
+/** The operation could not observe anything. */
+export interface Unavailable {
+  /** Discriminant. */
+  kind: "unavailable";
+  /** Why: `thread_not_found`, `legacy_history`, `timeout`, `protocol_error`, `invalid_cursor`, ... */
+  reason: ReasonCode;
+}
+
+/** What the I/O layer hands to {@linkcode buildReadResult}. */
+export interface ReadResultInput {
+  /** The thread, as requested. */
+  threadId: string;
+  /** The message id, as requested. */
+  clientMessageId: string;
+  /** The match outcome, or why nothing could be observed. */
+  match: MatchOutcome | Unavailable;
+  /** The matched turn's status; `unverified` when absent. Used only when observed. */
+  turnStatus?: ObservedTurnStatus;
+  /** The projected replies. Used only when observed. */
+  replies?: readonly Reply[];
+  /** The encoded reply cursor. Used only when observed. */
+  nextCursor?: string | null;
+  /** The encoded search cursor. Used only with no_match. */
+  searchCursor?: string | null;
+}
+
+/**
+ * Builds the `codex_read_reply` result. Whatever the input carries, only
+ * `observed` carries replies, a turn and `nextCursor`; only `no_match` carries
+ * `searchCursor`; `ambiguous` and `unavailable` never carry text.
+ */
+export function buildReadResult(input: ReadResultInput): ReadReplyResult {
+  const base = {
+    threadId: input.threadId,
+    clientMessageId: input.clientMessageId,
+    turn: null,
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+  };
+  const match = input.match;
+  switch (match.kind) {
+    case "observed":
+      return {
+        status: "observed",
+        ...base,
+        association: "same_turn_not_exclusive",
+        turn: { id: match.turnId, status: input.turnStatus ?? "unverified" },
+        replies: (input.replies ?? []).map((r) => ({
+          itemId: r.itemId,
+          text: r.text,
+          truncated: r.truncated,
+        })),
+        nextCursor: input.nextCursor ?? null,
+      };
+    case "no_match":
+      return { status: "no_match", ...base, searchCursor: input.searchCursor ?? null };
+    case "ambiguous":
+      return { status: "ambiguous", ...base };
+    case "unavailable":
+      return { status: "unavailable", reason: match.reason, ...base };
+  }
+}

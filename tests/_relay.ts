@@ -1,0 +1,65 @@
+/**
+ * Starts the relay through its real entry point (`deno run -P mod.ts serve`,
+ * the project's default permission set) and connects an SDK v2 client.
+ * @module
+ */
+
+import {
+  connectClient,
+  type ConnectedClient,
+  type ElicitParams,
+  type McpTestProtocol,
+} from "./_mcp_client.ts";
+import type { ElicitResult } from "@modelcontextprotocol/client";
+import type { FixtureHome } from "./_fixture.ts";
+
+/** The repository root. */
+export const ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The exact command line the relay is started with (besides the serve flags). */
+export function relayArgs(flags: string[] = []): string[] {
+  return [
+    "run",
+    "-P",
+    "--quiet",
+    "--no-prompt",
+    "--config",
+    `${ROOT}/deno.json`,
+    `${ROOT}/mod.ts`,
+    "serve",
+    ...flags,
+  ];
+}
+
+/** Options of {@linkcode startRelay}. */
+export interface StartRelay {
+  /** The fixture home the relay's `codex` comes from (or a real CODEX_HOME via `env`). */
+  fixture?: FixtureHome;
+  /** Serve flags. */
+  flags?: string[];
+  /** MCP protocol revision of the client. */
+  protocol: McpTestProtocol;
+  /** Environment (default: the fixture's). */
+  env?: Record<string, string>;
+  /** Answers elicitations (declares the capability). */
+  onElicit?: (params: ElicitParams) => ElicitResult | Promise<ElicitResult>;
+}
+
+/** A relay child with a connected client. */
+export async function startRelay(options: StartRelay): Promise<ConnectedClient> {
+  const env = options.env ?? options.fixture?.env;
+  if (!env) throw new Error("startRelay needs a fixture or an env");
+  return await connectClient({
+    command: Deno.execPath(),
+    args: relayArgs(options.flags),
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    protocol: options.protocol,
+    onElicit: options.onElicit,
+    timeoutMs: 20_000,
+  });
+}
+
+/** Both protocol revisions the relay speaks. */
+export const PROTOCOLS: readonly McpTestProtocol[] = ["2026-07-28", "2025-11-25"];

@@ -1,0 +1,450 @@
+/**
+ * A mock of the OpenAI Responses API (`POST /v1/responses`, Server-Sent Events) for driving a
+ * real `codex app-server` offline.
+ *
+ * The event sequence and item shapes follow what Codex 0.169 accepted in the captures under
+ * `shared/codex-protocol/transcripts/` (01, 06, 07, 08):
+ *
+ *   response.created
+ *   → response.output_item.done   (commentary message, complete)
+ *   → response.output_item.added  (final message, empty text)
+ *   → response.output_text.delta  (one or more)
+ *   → response.output_item.done   (final message, complete)
+ *   → response.completed          (then the stream ends: Codex only reports completion on EOF)
+ *
+ * The behaviour is chosen by markers in the latest user text of the request:
+ *
+ * | marker        | reply                                                                     |
+ * |---------------|---------------------------------------------------------------------------|
+ * | (none)        | commentary `Looking at: <text>` then final answer `Echo: <text>`          |
+ * | `NOPHASE`     | one final message `Echo: <text>` without a `phase` field                  |
+ * | `LONG`        | commentary, then the final answer {@link longAnswerText} (> 16 KiB UTF-8) |
+ * | `FAIL`        | `response.failed` (turn fails, `codexErrorInfo: "other"`)                 |
+ * | `HTTP500`     | HTTP 500 (turn fails, `codexErrorInfo: "internalServerError"`)            |
+ * | `SLOW:<tag>`  | `response.created`, then holds until `release(tag)`; then the default     |
+ * | `MCP_ELICIT`  | commentary + `function_call {name, namespace: "mcp__<server>"}`; on the   |
+ * |               | follow-up request carrying the `function_call_output`, a final answer     |
+ * |               | `Tool call <call_id> returned: <output text>`                             |
+ *
+ * `SLOW:<tag>` combines with the others (e.g. `SLOW:a LONG`). Every request is kept in
+ * `requests` (parsed body + headers) for assertions.
+ *
+ * @module
+ */
+
+/** One request received by the mock. */
+export interface MockRequest {
+  /** Sequence number, 1-based, in arrival order. */
+  seq: number;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Parsed JSON body (or `null` when the body was not JSON). */
+  body: unknown;
+  /** Text of the latest user message in `body.input` ("" when none). */
+  userText: string;
+  /** What the mock decided to answer. */
+  kind: MockReplyKind;
+  /** The `response.id` used in the reply (`resp_mock_<seq>`). */
+  responseId: string;
+}
+
+/** The reply chosen for a request. */
+export type MockReplyKind =
+  | "default"
+  | "nophase"
+  | "long"
+  | "fail"
+  | "http500"
+  | "mcp_call"
+  | "mcp_answer"
+  | "not_found";
+
+/** Options for {@link startMockResponses}. */
+export interface MockResponsesOptions {
+  /** MCP server name used for `MCP_ELICIT` (namespace `mcp__<name>`). Default `elicitor`. */
+  mcpServerName?: string;
+  /** MCP tool called for `MCP_ELICIT`. Default `elicit_colour`. */
+  mcpToolName?: string;
+}
+
+/** A running mock; see {@link startMockResponses}. */
+export interface MockResponses {
+  port: number;
+  /** Base URL to put in `model_providers.<id>.base_url`, e.g. `http://127.0.0.1:1234/v1`. */
+  url: string;
+  /** Every request received, in order. */
+  requests: MockRequest[];
+  /** Opens the barrier of `SLOW:<tag>` (before or after the request arrives). */
+  release(tag: string): void;
+  /** Resolves once a request with `SLOW:<tag>` is being held by the mock. */
+  held(tag: string): Promise<MockRequest>;
+  /** Resolves with the first request (past or future) matching `pred`. */
+  waitForRequest(pred: (r: MockRequest) => boolean): Promise<MockRequest>;
+  /** Releases every barrier, ends open streams and stops the server. */
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The deterministic long final answer used for `LONG`: more than 16 KiB of UTF-8 mixing 1-byte
+ * (ASCII), 2-byte (`é`, `ß`), 3-byte (`€`, `中`) and 4-byte (`😀`, `𝄞`) characters.
+ */
+export function longAnswerText(): string {
+  const lines: string[] = [];
+  let bytes = 0;
+  for (let i = 1; bytes <= 20_000; i++) {
+    const line = `${String(i).padStart(4, "0")} ascii é ß € 中 😀 𝄞 end`;
+    lines.push(line);
+    bytes += encoder.encode(line).length + 1;
+  }
+  return lines.join("\n");
+}
+
+/** Splits a string in chunks of at most `n` code points (never splitting a surrogate pair). */
+function chunkCodePoints(text: string, n: number): string[] {
+  const cps = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < cps.length; i += n) out.push(cps.slice(i, i + n).join(""));
+  return out.length > 0 ? out : [""];
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter(isRecord)
+    .map((c) => (typeof c.text === "string" ? c.text : ""))
+    .join("\n");
+}
+
+/** Finds the index and text of the latest `role: "user"` message in a Responses `input`. */
+function latestUser(input: unknown[]): { index: number; text: string } {
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i];
+    if (isRecord(item) && item.type === "message" && item.role === "user") {
+      return { index: i, text: contentText(item.content) };
+    }
+  }
+  return { index: -1, text: "" };
+}
+
+function message(id: string | null, text: string, phase: string | null): Json {
+  const item: Json = {
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  };
+  if (id !== null) item.id = id;
+  if (phase !== null) item.phase = phase;
+  return item;
+}
+
+function sse(event: Json): Uint8Array {
+  return encoder.encode(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(v: T): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Starts the mock on 127.0.0.1 with an OS-assigned port. */
+export async function startMockResponses(
+  options: MockResponsesOptions = {},
+): Promise<MockResponses> {
+  const serverName = options.mcpServerName ?? "elicitor";
+  const toolName = options.mcpToolName ?? "elicit_colour";
+  const requests: MockRequest[] = [];
+  const barriers = new Map<string, Deferred<void>>();
+  const heldWaiters: { tag: string; d: Deferred<MockRequest> }[] = [];
+  const heldTags = new Map<string, MockRequest>();
+  const reqWaiters: { pred: (r: MockRequest) => boolean; d: Deferred<MockRequest> }[] = [];
+  const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  let seq = 0;
+  let closing = false;
+
+  const barrier = (tag: string): Deferred<void> => {
+    let b = barriers.get(tag);
+    if (!b) {
+      b = deferred<void>();
+      barriers.set(tag, b);
+    }
+    return b;
+  };
+
+  const record = (r: MockRequest): void => {
+    requests.push(r);
+    for (let i = reqWaiters.length - 1; i >= 0; i--) {
+      if (reqWaiters[i].pred(r)) {
+        reqWaiters[i].d.resolve(r);
+        reqWaiters.splice(i, 1);
+      }
+    }
+  };
+
+  const markHeld = (tag: string, r: MockRequest): void => {
+    heldTags.set(tag, r);
+    for (let i = heldWaiters.length - 1; i >= 0; i--) {
+      if (heldWaiters[i].tag === tag) {
+        heldWaiters[i].d.resolve(r);
+        heldWaiters.splice(i, 1);
+      }
+    }
+  };
+
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const raw = await req.text();
+    let body: unknown = null;
+    try {
+      body = raw.length > 0 ? JSON.parse(raw) : null;
+    } catch {
+      body = null;
+    }
+    const n = ++seq;
+    const responseId = `resp_mock_${n}`;
+    const base = { seq: n, method: req.method, path: url.pathname, headers, body, responseId };
+
+    if (req.method !== "POST" || !url.pathname.endsWith("/responses")) {
+      record({ ...base, userText: "", kind: "not_found" });
+      return new Response(JSON.stringify({ error: { message: "mock: not found" } }), {
+        status: 404,
+        headers: { "content-type": "application/json" },
+      });
+    }
+
+    const input = isRecord(body) && Array.isArray(body.input) ? body.input as unknown[] : [];
+    const user = latestUser(input);
+    const text = user.text;
+    const after = user.index >= 0 ? input.slice(user.index + 1) : [];
+    const toolOutput = after.find((i) => isRecord(i) && i.type === "function_call_output") as
+      | Json
+      | undefined;
+
+    let kind: MockReplyKind;
+    if (/\bHTTP500\b/.test(text)) kind = "http500";
+    else if (/\bFAIL\b/.test(text)) kind = "fail";
+    else if (/\bMCP_ELICIT\b/.test(text)) kind = toolOutput ? "mcp_answer" : "mcp_call";
+    else if (/\bNOPHASE\b/.test(text)) kind = "nophase";
+    else if (/\bLONG\b/.test(text)) kind = "long";
+    else kind = "default";
+    const record1: MockRequest = { ...base, userText: text, kind };
+    record(record1);
+
+    if (kind === "http500") {
+      return new Response(
+        JSON.stringify({ error: { message: "mock internal error", type: "server_error" } }),
+        { status: 500, headers: { "content-type": "application/json" } },
+      );
+    }
+
+    const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    const events: Json[] = [];
+    const item = (ev: string, it: Json, index: number): Json => ({
+      type: ev,
+      output_index: index,
+      item: it,
+    });
+    const finalMessage = (id: string, finalText: string): void => {
+      const idx = events.filter((e) => e.type === "response.output_item.done").length;
+      const added = message(id, "", "final_answer");
+      added.status = "in_progress";
+      events.push(item("response.output_item.added", added, idx));
+      for (const delta of chunkCodePoints(finalText, 2048)) {
+        events.push({
+          type: "response.output_text.delta",
+          item_id: id,
+          output_index: idx,
+          content_index: 0,
+          delta,
+        });
+      }
+      events.push(item("response.output_item.done", message(id, finalText, "final_answer"), idx));
+    };
+
+    switch (kind) {
+      case "fail":
+        events.push({
+          type: "response.failed",
+          response: {
+            id: responseId,
+            status: "failed",
+            error: { code: "server_error", message: "mock says the response failed" },
+          },
+        });
+        break;
+      case "nophase":
+        events.push(
+          item("response.output_item.done", message(`msg_${n}_np`, `Echo: ${text}`, null), 0),
+        );
+        break;
+      case "mcp_call": {
+        events.push(
+          item(
+            "response.output_item.done",
+            message(`msg_${n}_c`, "Calling the MCP tool.", "commentary"),
+            0,
+          ),
+        );
+        events.push(
+          item("response.output_item.done", {
+            type: "function_call",
+            id: `fc_${n}`,
+            call_id: `call_mcp_${n}`,
+            name: toolName,
+            namespace: `mcp__${serverName}`,
+            arguments: JSON.stringify({ question: "What is your favourite colour?" }),
+            status: "completed",
+          }, 1),
+        );
+        break;
+      }
+      case "mcp_answer": {
+        const out = toolOutput!;
+        const outText = contentText(out.output);
+        finalMessage(`msg_${n}_final`, `Tool call ${String(out.call_id)} returned: ${outText}`);
+        break;
+      }
+      case "long":
+        events.push(
+          item(
+            "response.output_item.done",
+            message(`msg_${n}_c`, `Looking at: ${text}`, "commentary"),
+            0,
+          ),
+        );
+        finalMessage(`msg_${n}_final`, longAnswerText());
+        break;
+      default:
+        events.push(
+          item(
+            "response.output_item.done",
+            message(`msg_${n}_c`, `Looking at: ${text}`, "commentary"),
+            0,
+          ),
+        );
+        finalMessage(`msg_${n}_final`, `Echo: ${text}`);
+    }
+    if (kind !== "fail") {
+      events.push({
+        type: "response.completed",
+        response: {
+          id: responseId,
+          status: "completed",
+          usage: {
+            input_tokens: 10,
+            input_tokens_details: null,
+            output_tokens: 5,
+            output_tokens_details: null,
+            total_tokens: 15,
+          },
+        },
+      });
+    }
+
+    let cancelled = false;
+    let ctl: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        ctl = controller;
+        openStreams.add(controller);
+      },
+      cancel() {
+        cancelled = true;
+        if (ctl) openStreams.delete(ctl);
+      },
+    });
+    const push = (ev: Json): boolean => {
+      if (cancelled || !ctl) return false;
+      try {
+        ctl.enqueue(sse(ev));
+        return true;
+      } catch {
+        cancelled = true;
+        return false;
+      }
+    };
+    (async () => {
+      push({ type: "response.created", response: { id: responseId, status: "in_progress" } });
+      if (slowTag !== undefined) {
+        markHeld(slowTag, record1);
+        await barrier(slowTag).promise;
+      }
+      if (!closing) { for (const ev of events) if (!push(ev)) break; }
+      if (ctl && !cancelled) {
+        openStreams.delete(ctl);
+        try {
+          ctl.close();
+        } catch {
+          // already closed by the peer
+        }
+      }
+    })();
+
+    return new Response(stream, {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  };
+
+  const ready = deferred<number>();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ port }) => ready.resolve(port),
+  }, handler);
+  const port = await ready.promise;
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    release(tag: string) {
+      barrier(tag).resolve();
+    },
+    held(tag: string) {
+      const r = heldTags.get(tag);
+      if (r) return Promise.resolve(r);
+      const d = deferred<MockRequest>();
+      heldWaiters.push({ tag, d });
+      return d.promise;
+    },
+    waitForRequest(pred) {
+      const found = requests.find(pred);
+      if (found) return Promise.resolve(found);
+      const d = deferred<MockRequest>();
+      reqWaiters.push({ pred, d });
+      return d.promise;
+    },
+    async close() {
+      closing = true;
+      for (const b of barriers.values()) b.resolve();
+      for (const c of openStreams) {
+        try {
+          c.close();
+        } catch {
+          // ignore
+        }
+      }
+      openStreams.clear();
+      await server.shutdown();
+    },
+  };
+}

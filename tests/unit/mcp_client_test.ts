@@ -1,0 +1,95 @@
+import assert from "assert";
+import { CommandClientTransport, connectClient, type McpTestProtocol } from "../_mcp_client.ts";
+
+const fixture = new URL("../fixtures_mcp/echo_server.ts", import.meta.url);
+const repoRoot = new URL("../../", import.meta.url);
+
+function echoServerArgs(): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    "--no-lock",
+    "--config",
+    new URL("deno.json", repoRoot).pathname,
+    "--allow-env=ECHO_PREFIX",
+    fixture.pathname,
+  ];
+}
+
+for (const protocol of ["2026-07-28", "2025-11-25"] as McpTestProtocol[]) {
+  Deno.test(`connectClient at ${protocol}: list + call echo, child exits 0 on close`, async () => {
+    const { client, transport, close } = await connectClient({
+      command: Deno.execPath(),
+      args: echoServerArgs(),
+      env: { ECHO_PREFIX: "relay:" },
+      cwd: repoRoot.pathname,
+      protocol,
+    });
+    let closed = false;
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), protocol);
+      assert.equal(client.getProtocolEra(), protocol === "2026-07-28" ? "modern" : "legacy");
+      assert.equal(client.getServerVersion()?.name, "echo-fixture");
+      assert.equal(client.getInstructions(), "Test fixture: call `echo`.");
+      assert.equal(typeof transport.pid, "number");
+
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ["echo"]);
+      assert.equal(tools[0].annotations?.readOnlyHint, true);
+      assert.equal(tools[0].outputSchema?.type, "object");
+
+      const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(result.structuredContent, { echoed: "relay:hi" });
+      assert.deepEqual(result.content, [{ type: "text", text: "relay:hi" }]);
+
+      const invalid = await client.callTool({ name: "echo", arguments: { text: "" } });
+      assert.equal(invalid.isError, true);
+
+      const { code, stderr } = await close();
+      closed = true;
+      assert.equal(code, 0, `server stderr:\n${stderr}`);
+      const status = await transport.exited;
+      assert.equal(status.success, true);
+      assert.equal(status.signal, null);
+    } finally {
+      if (!closed) await close();
+    }
+  });
+}
+
+Deno.test("CommandClientTransport kills a child that ignores stdin EOF", async () => {
+  const transport = new CommandClientTransport({
+    command: "sleep",
+    args: ["30"],
+    closeGraceMs: 200,
+  });
+  let closeEvents = 0;
+  transport.onclose = () => closeEvents++;
+  await transport.start();
+  const started = Date.now();
+  await transport.close();
+  await transport.close(); // idempotent
+  const status = await transport.exited;
+  assert.equal(status.success, false);
+  assert.equal(status.signal, "SIGTERM");
+  assert.ok(Date.now() - started < 5000);
+  assert.equal(closeEvents, 1);
+});
+
+Deno.test("CommandClientTransport reports a child that exits on its own", async () => {
+  const transport = new CommandClientTransport({
+    command: "sh",
+    args: ["-c", "echo oops >&2; exit 3"],
+  });
+  const closed = Promise.withResolvers<void>();
+  transport.onclose = () => closed.resolve();
+  await transport.start();
+  await closed.promise;
+  assert.equal((await transport.exited).code, 3);
+  assert.equal(transport.stderr, "oops\n");
+  await transport.close();
+  await assert.rejects(() =>
+    transport.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+  );
+});
