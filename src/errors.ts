@@ -19,6 +19,7 @@ export type ReasonCode =
   | "cancelled"
   | "not_allowed"
   | "ambiguous_name"
+  | "turn_running"
   | "rpc_error";
 
 /** Every reason code, for schemas. */
@@ -37,6 +38,7 @@ export const REASON_CODES: readonly ReasonCode[] = [
   "cancelled",
   "not_allowed",
   "ambiguous_name",
+  "turn_running",
   "rpc_error",
 ];
 

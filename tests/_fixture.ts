@@ -86,6 +86,26 @@ export class FixtureHome {
     };
   }
 
+  /**
+   * Stores an item in a stored turn, as a Codex process running the turn would
+   * (an `item.add` event in `fixture-state.jsonl`, seen by running fixture
+   * processes on their next request); an item with the same id is replaced.
+   */
+  async addItem(threadId: string, turnId: string, item: FixtureItem): Promise<void> {
+    await this.#appendState({ e: "item.add", threadId, turnId, item });
+  }
+
+  /** Updates a stored turn's fields (status, completedAt, ...) as its runner would. */
+  async updateTurn(threadId: string, turn: Omit<FixtureTurn, "items">): Promise<void> {
+    await this.#appendState({ e: "turn.upsert", threadId, turn });
+  }
+
+  async #appendState(event: Record<string, unknown>): Promise<void> {
+    await Deno.writeTextFile(`${this.home}/fixture-state.jsonl`, JSON.stringify(event) + "\n", {
+      append: true,
+    });
+  }
+
   /** Every entry of the fixture log. */
   async log(): Promise<LogEntry[]> {
     let text = "";
@@ -102,6 +122,15 @@ export class FixtureHome {
     return (await this.log())
       .filter((e) => e.dir === "in" && typeof e.msg?.method === "string" && e.msg.id !== undefined)
       .map((e) => ({ pid: e.pid, method: e.msg!.method!, params: e.msg!.params }));
+  }
+
+  /** Every answer the fixture received to its own server→client requests, in order. */
+  async answers(): Promise<
+    { pid: number; id: number | string; result?: unknown; error?: unknown }[]
+  > {
+    return (await this.log())
+      .filter((e) => e.dir === "in" && e.msg?.method === undefined && e.msg?.id !== undefined)
+      .map((e) => ({ pid: e.pid, id: e.msg!.id!, result: e.msg!.result, error: e.msg!.error }));
   }
 
   /** The pids of fixture processes started for this home. */

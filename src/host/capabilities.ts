@@ -15,6 +15,7 @@ export interface Capabilities {
 const QUEUE_METHODS = ["thread/list", "thread/queue/add", "thread/queue/list"] as const;
 const READ_METHODS = ["thread/items/list", "thread/items/read", "thread/turns/list"] as const;
 const TURN_METHODS = [
+  "config/read",
   "thread/start",
   "thread/resume",
   "thread/queue/start",

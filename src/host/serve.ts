@@ -14,16 +14,55 @@ import { buildServer } from "./server.ts";
 import type { Tool } from "./tool.ts";
 import { listThreads } from "./tools/list_threads.ts";
 import { queueMessageTool } from "./tools/queue_message.ts";
+import { readReplyTool } from "./tools/read_reply.ts";
+import { waitReplyTool } from "./tools/wait_reply.ts";
+import { runTool } from "./tools/run.ts";
+import { interruptTool } from "./tools/interrupt.ts";
+import { createRequestStateCodec } from "@modelcontextprotocol/server";
+import { ElicitationRouter } from "../elicit/router.ts";
+import type { RoundState } from "../elicit/input_rounds.ts";
+import { systemClock } from "../owner/clock.ts";
+import { TurnRegistry } from "../turn/turn_registry.ts";
+import { DEFAULT_TURN_LIMITS } from "../turn/turn_runtime.ts";
+import { readReply } from "../reply/read_reply.ts";
 import type { ServeFlags } from "../cli/flags.ts";
 
 /** Every tool the relay has; each registers only at its level. */
-const TOOLS = [listThreads, queueMessageTool] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
+const TOOLS = [
+  listThreads,
+  queueMessageTool,
+  readReplyTool,
+  waitReplyTool,
+  runTool,
+  interruptTool,
+] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
 /** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   const owner = new Owner({ allowlist: allowedMethods(caps), version, log });
+  const clock = systemClock;
+  const codec = createRequestStateCodec<RoundState>({
+    key: crypto.getRandomValues(new Uint8Array(32)),
+    ttlSeconds: 600,
+  });
+  const router = caps.turnStart
+    ? new ElicitationRouter({ clock, log, autoApproveMcpTools: flags.autoApproveMcpTools })
+    : undefined;
+  const turns = router
+    ? new TurnRegistry({
+      owner,
+      router,
+      clock,
+      log,
+      limits: DEFAULT_TURN_LIMITS,
+      disabledMcpServers: flags.disableCodexMcpServers,
+      readReplies: caps.replyRead
+        ? (session, threadId, clientMessageId) => readReply(session, { threadId, clientMessageId })
+        : undefined,
+    })
+    : undefined;
   const shutdown = new AbortController();
   const done = Promise.withResolvers<string>();
 
@@ -38,6 +77,11 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
         shutdown: shutdown.signal,
         log,
         instructions: instructionsFor(caps),
+        clock,
+        turns,
+        router,
+        mintRound: (state) => codec.mint(state),
+        serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
       }),
     {
       transport: wire,
@@ -56,6 +100,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   log.info("shutting down", { why });
   stopSignals();
   shutdown.abort();
+  await turns?.shutdown();
   await owner.shutdown();
   await handle.close().catch(() => {});
   log.info("stopped", { spawned: owner.stats.spawned });

@@ -6,12 +6,21 @@
  * @module
  */
 
-import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  McpServer,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
+import type { ElicitationRouter } from "../elicit/router.ts";
+import type { Clock } from "../owner/clock.ts";
+import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { z } from "zod";
 import type { Logger } from "../log.ts";
 import type { Owner } from "../owner/owner.ts";
 import type { Capabilities } from "./capabilities.ts";
-import type { CallContext, Tool } from "./tool.ts";
+import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -31,6 +40,14 @@ export interface ServerDeps {
   serverOptions?: ConstructorParameters<typeof McpServer>[1];
   /** Model-facing instructions. */
   instructions: string;
+  /** The time source of waits. */
+  clock: Clock;
+  /** Turn runtimes (turn-start level). */
+  turns?: TurnRegistry;
+  /** Elicitation router (turn-start level). */
+  router?: ElicitationRouter;
+  /** Seals input-round state. */
+  mintRound(state: RoundState): Promise<string>;
 }
 
 /** Builds one McpServer instance with the enabled tools. */
@@ -51,7 +68,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         annotations: tool.annotations,
       },
       // deno-lint-ignore no-explicit-any
-      ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps)) as any,
+      ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps, server)) as any,
     );
   }
   return server;
@@ -62,6 +79,7 @@ async function call(
   args: unknown,
   mcp: ServerContext,
   deps: ServerDeps,
+  server: McpServer,
 ): Promise<unknown> {
   if (!tool.enabled(deps.caps)) {
     return errorResult(`${tool.name} is not enabled at this capability level`);
@@ -74,6 +92,11 @@ async function call(
     signal,
     log: deps.log,
     mcp,
+    clock: deps.clock,
+    turns: deps.turns,
+    router: deps.router,
+    mintRound: deps.mintRound,
+    clientModes: () => clientModes(server, mcp),
     progress: async (message, progress, total) => {
       if (token === undefined || signal.aborted) return;
       try {
@@ -97,12 +120,23 @@ async function call(
     });
     return { content: [{ type: "text", text: tool.render(out) }], structuredContent: out };
   } catch (error) {
+    if (error instanceof ToolRefusal) return errorResult(error.message);
     deps.log.error("call failed", {
       tool: tool.name,
       error: error instanceof Error ? error.name : "unknown",
     });
     return errorResult(`${tool.name} failed unexpectedly; see the server's log`);
   }
+}
+
+/** The elicitation modes the calling client declared (envelope at 2026-07-28, handshake before). */
+function clientModes(server: McpServer, mcp: ServerContext): ClientModes {
+  const envelope = mcp.mcpReq.envelope as Record<string, unknown> | undefined;
+  const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ??
+    server.server.getClientCapabilities();
+  const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (!e) return { form: false, url: false };
+  return { form: e.form !== undefined || e.url === undefined, url: e.url !== undefined };
 }
 
 function isInputRequired(out: unknown): out is { inputRequired: unknown } {

@@ -8,6 +8,10 @@ import type { z } from "zod";
 import type { Logger } from "../log.ts";
 import type { Owner } from "../owner/owner.ts";
 import type { Capabilities } from "./capabilities.ts";
+import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
+import type { ElicitationRouter } from "../elicit/router.ts";
+import type { Clock } from "../owner/clock.ts";
+import type { TurnRegistry } from "../turn/turn_registry.ts";
 
 /** MCP tool annotations. */
 export interface Annotations {
@@ -31,6 +35,16 @@ export interface CallContext {
   log: Logger;
   /** The SDK's request context, for tools that run user-input rounds. */
   mcp: ServerContext;
+  /** The time source of waits. */
+  clock: Clock;
+  /** The turn runtimes (turn-start level only). */
+  turns?: TurnRegistry;
+  /** The elicitation router (turn-start level only). */
+  router?: ElicitationRouter;
+  /** Which kinds of user input the calling client declared. */
+  clientModes(): ClientModes;
+  /** Seals a round's state (HMAC, per-process key, TTL). */
+  mintRound(state: RoundState): Promise<string>;
 }
 
 /** A tool: schemas, annotations, and a handler returning structured content. */
@@ -52,4 +66,12 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */
 export interface ToolInputRequired {
   inputRequired: unknown;
+}
+
+/** Thrown by a tool to refuse a call with a clear message (an `isError` result, no stack). */
+export class ToolRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolRefusal";
+  }
 }

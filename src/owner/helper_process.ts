@@ -78,6 +78,14 @@ export class HelperProcess {
           cause: error,
         });
       }
+      if (error instanceof Deno.errors.NotCapable) {
+        // The permission set grants the `codex` found on PATH when the relay started.
+        throw new RelayError(
+          "codex_missing",
+          `'${spec.command}' was not on PATH when codex-relay started, or has moved since; restart codex-relay`,
+          { cause: error },
+        );
+      }
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       throw new RelayError("spawn_failed", `Could not start '${spec.command}': ${detail}`, {
         cause: error,

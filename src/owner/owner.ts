@@ -25,6 +25,11 @@ export interface OwnerLimits {
   rpcTimeoutMs: number;
   /** One operation, shared by all its RPCs. */
   operationMs: number;
+  /**
+   * The longest budget an operation may ask for explicitly
+   * ({@linkcode OperationOptions.budgetMs}, e.g. `codex_wait_reply`).
+   */
+  maxOperationMs: number;
   /** One frame from a helper, in bytes. */
   frameBytes: number;
   /** Helper stderr kept, in bytes. */
@@ -41,6 +46,7 @@ export interface OwnerLimits {
 export const DEFAULT_LIMITS: Readonly<OwnerLimits> = Object.freeze({
   rpcTimeoutMs: 12_000,
   operationMs: 20_000,
+  maxOperationMs: 60_000,
   frameBytes: 1024 * 1024,
   stderrBytes: 16 * 1024,
   helpers: 4,
@@ -72,7 +78,10 @@ export interface OwnerOptions {
 export interface OperationOptions {
   /** Cancels the operation and reaps its helper at once. */
   signal?: AbortSignal;
-  /** A budget below the default operation budget. */
+  /**
+   * This operation's budget instead of the default `operationMs`: lower, or
+   * higher up to `maxOperationMs` (for an operation that waits on purpose).
+   */
   budgetMs?: number;
   /** A name for logs. */
   label?: string;
@@ -167,6 +176,11 @@ export class Owner {
     return this.#limits;
   }
 
+  /** The time source of budgets (operations that wait use it for their pauses). */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
   /** The methods helpers may be sent. */
   get allowlist(): ReadonlySet<string> {
     return this.#allow;
@@ -196,7 +210,9 @@ export class Owner {
     fn: (session: Session) => Promise<T>,
     options: OperationOptions = {},
   ): Promise<T> {
-    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
+    const budget = options.budgetMs === undefined
+      ? this.#limits.operationMs
+      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
     const start = this.#clock.now();
     const deadline = new AbortController();
     const timer = this.#clock.after(budget, () =>
@@ -370,6 +386,20 @@ export class Owner {
     })();
     return live.closing;
   }
+}
+
+/**
+ * A {@linkcode Session} over a held connection, for code written against
+ * sessions (queueing, reading) that runs on a turn runtime's helper.
+ */
+export function heldSession(conn: HeldConnection, signal: AbortSignal, budgetMs: number): Session {
+  const start = performance.now();
+  return {
+    call: (method, params) => conn.call(method, params, { signal }),
+    signal,
+    remainingMs: () => Math.max(0, budgetMs - (performance.now() - start)),
+    helpersUsed: 1,
+  };
 }
 
 function busy(): RelayError {

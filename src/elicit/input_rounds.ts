@@ -1,0 +1,121 @@
+/**
+ * User-input rounds of a tool call (SDK v2 `inputRequired`): pending Codex
+ * requests become input requests keyed by their tokens, sealed in a
+ * `requestState`; the client's retry carries the answers, which go back
+ * through the router to the exact pending requests.
+ * @module
+ */
+
+import {
+  inputRequired,
+  type InputRequiredResult,
+  inputResponse,
+} from "@modelcontextprotocol/server";
+import type { AnswerOutcome, ElicitationRouter, Pending } from "./router.ts";
+
+/** Rounds one tool call may return before it hands over (clients stop after 10). */
+export const MAX_ROUNDS_PER_CALL = 9;
+
+/** What a round's sealed state carries (signed, not encrypted: no secrets). */
+export interface RoundState {
+  v: 1;
+  /** The tool whose call this round belongs to. */
+  tool: "codex_run" | "codex_wait_reply";
+  runtimeId: string;
+  threadId: string;
+  clientMessageId: string;
+  /** The tokens asked in this round. */
+  tokens: string[];
+  /** Rounds returned so far in this call, this one included. */
+  round: number;
+  waitSeconds: number;
+  /** codex_run's receipt, carried to its final result. */
+  receipt?: unknown;
+}
+
+/** What the client can be asked. */
+export interface ClientModes {
+  form: boolean;
+  url: boolean;
+}
+
+/**
+ * Splits pending requests into those the client can answer and declines the
+ * rest (the router answers Codex itself). Returns the askable ones.
+ */
+export function askable(
+  router: ElicitationRouter,
+  pending: Pending[],
+  modes: ClientModes,
+): Pending[] {
+  const ok: Pending[] = [];
+  for (const p of pending) {
+    const can = p.forward.kind === "form"
+      ? modes.form
+      : p.forward.kind === "url"
+      ? modes.url
+      : false;
+    if (can) ok.push(p);
+    else router.decline(p.token, "the client does not support this kind of user input");
+  }
+  return ok;
+}
+
+/** Builds the `inputRequired` result for `pending` (already askable) and the sealed state. */
+export function inputRound(
+  router: ElicitationRouter,
+  pending: Pending[],
+  requestState: string,
+): InputRequiredResult | undefined {
+  const requests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
+  for (const p of pending) {
+    try {
+      if (p.forward.kind === "form") {
+        requests[p.token] = inputRequired.elicit({
+          mode: "form",
+          message: p.forward.message,
+          // deno-lint-ignore no-explicit-any
+          requestedSchema: p.forward.requestedSchema as any,
+        });
+      } else if (p.forward.kind === "url") {
+        requests[p.token] = inputRequired.elicitUrl({
+          message: p.forward.message,
+          url: p.forward.url,
+        });
+      }
+    } catch {
+      router.decline(p.token, "the request cannot be expressed as an MCP elicitation");
+    }
+  }
+  if (Object.keys(requests).length === 0) return undefined;
+  return inputRequired({ inputRequests: requests, requestState });
+}
+
+/**
+ * Applies the client's answers of a retried call to the tokens its state
+ * names. A token without an answer is declined. Resolves with each outcome.
+ */
+export function applyAnswers(
+  router: ElicitationRouter,
+  state: RoundState,
+  responses: unknown,
+): AnswerOutcome[] {
+  const outcomes: AnswerOutcome[] = [];
+  for (const token of state.tokens) {
+    // deno-lint-ignore no-explicit-any
+    const view = inputResponse(responses as any, token) as {
+      kind: string;
+      action?: "accept" | "decline" | "cancel";
+      content?: Record<string, unknown>;
+    };
+    if (view.kind === "elicit" && view.action) {
+      outcomes.push(
+        router.answer(token, state.runtimeId, { action: view.action, content: view.content }),
+      );
+    } else {
+      const declined = router.decline(token, "the client's retry carried no answer");
+      outcomes.push(declined ? "declined" : "unknown_token");
+    }
+  }
+  return outcomes;
+}

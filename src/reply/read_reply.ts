@@ -1,0 +1,296 @@
+/**
+ * `codex_read_reply` as one operation on an owner {@linkcode Session}: find
+ * the user message (or verify the cursor's), read the matched turn's status,
+ * project its final answers. The projector does the judging; this module only
+ * decides which RPCs to send, in which order, and turns failures into results.
+ * @module
+ */
+
+import type { ItemEntry, UserMessageItem } from "../codex/types.ts";
+import { parseItem, parseItemsPage, parseTurnsPage } from "../codex/validate.ts";
+import { asRelayError, RelayError } from "../errors.ts";
+import type { Session } from "../owner/owner.ts";
+import {
+  decodeCursor,
+  encodeCursor,
+  type ReplyCursorData,
+  type SearchCursorData,
+} from "./cursor.ts";
+import { type MatchOutcome, matchUserItem, SEARCH_PAGE_LIMIT } from "./match_user_item.ts";
+import {
+  type ProjectionState,
+  projectReplies,
+  type Reply,
+  REPLY_BUDGET_BYTES,
+} from "./project_replies.ts";
+import { buildReadResult, type ReadReplyResult } from "./read_result.ts";
+import {
+  isTerminal,
+  type ObservedTurnStatus,
+  observedTurnStatus,
+  TURN_STATUS_WINDOW,
+} from "./turn_status.ts";
+
+/** Items per page of the matched turn (`thread/items/list {turnId}`; the app-server's maximum). */
+export const TURN_PAGE_LIMIT = 100;
+/** Pages of the matched turn read by one call; `nextCursor` continues after them. */
+export const MAX_TURN_PAGES = 20;
+
+/** What `codex_read_reply` is asked. */
+export interface ReadReplyInput {
+  /** The thread (a UUID). */
+  threadId: string;
+  /** The `clientMessageId` of the queue receipt. */
+  clientMessageId: string;
+  /** A `nextCursor` (more replies) or `searchCursor` (older items) of an earlier result. */
+  cursor?: string;
+  /** With a reply cursor: rescan the matched turn from its start (the cursor is still verified). */
+  refresh?: boolean;
+}
+
+type Start =
+  | { kind: "fresh" }
+  | { kind: "reply"; cursor: ReplyCursorData }
+  | { kind: "search"; cursor: SearchCursorData };
+
+/**
+ * Runs one `codex_read_reply` on `session` (every RPC on its one helper,
+ * within its budget) and returns the result. Never throws for what the
+ * app-server or the caller did: failures are `unavailable` results with a
+ * reason, and carry no text.
+ *
+ * RPCs, in order:
+ * - no cursor, or a search cursor: the search page `thread/items/list
+ *   {threadId, sortDirection: "desc", limit: 100, cursor?}`;
+ * - a reply cursor: `thread/items/read {threadId, turnId, itemIds: [userItemId]}`,
+ *   verified (item id, turn, `clientId`) before anything else;
+ * - when matched: `thread/turns/list {threadId, limit: 50, sortDirection: "desc",
+ *   itemsView: "notLoaded"}` (status read before the items, so a terminal
+ *   status means every item of the turn was stored), then the turn's pages
+ *   `thread/items/list {threadId, turnId, sortDirection: "asc", limit: 100,
+ *   cursor?: {type: "item", itemId}}`.
+ */
+export async function readReply(
+  session: Session,
+  input: ReadReplyInput,
+): Promise<ReadReplyResult> {
+  const scope = { threadId: input.threadId, clientMessageId: input.clientMessageId };
+  let start: Start;
+  try {
+    start = decodeStart(input);
+  } catch (error) {
+    return buildReadResult({
+      ...scope,
+      match: { kind: "unavailable", reason: asRelayError(error).reason },
+    });
+  }
+  try {
+    return await read(session, input, start);
+  } catch (error) {
+    let failure = asRelayError(error);
+    if (failure.reason === "legacy_history") failure = await tellLegacy(session, input, failure);
+    return buildReadResult({ ...scope, match: { kind: "unavailable", reason: failure.reason } });
+  }
+}
+
+/** Which kind of cursor the caller gave, if any; `invalid_cursor` when it is neither. */
+function decodeStart(input: ReadReplyInput): Start {
+  if (input.cursor === undefined) return { kind: "fresh" };
+  const scope = { threadId: input.threadId, clientMessageId: input.clientMessageId };
+  try {
+    return { kind: "reply", cursor: decodeCursor(input.cursor, { ...scope, kind: "reply" }) };
+  } catch {
+    // Not a reply cursor of this scope; maybe a search cursor.
+  }
+  return { kind: "search", cursor: decodeCursor(input.cursor, { ...scope, kind: "search" }) };
+}
+
+async function read(
+  session: Session,
+  input: ReadReplyInput,
+  start: Start,
+): Promise<ReadReplyResult> {
+  const { threadId, clientMessageId } = input;
+  const scope = { threadId, clientMessageId };
+  let match: Extract<MatchOutcome, { kind: "observed" }>;
+  let from: string | null = null;
+  if (start.kind === "reply") {
+    await verifyUserItem(session, input, start.cursor);
+    match = { kind: "observed", turnId: start.cursor.turnId, itemId: start.cursor.userItemId };
+    from = input.refresh ? null : start.cursor.lastItemId;
+  } else {
+    const appCursor = start.kind === "search" ? start.cursor.appCursor : null;
+    const page = parseItemsPage(
+      await session.call("thread/items/list", {
+        threadId,
+        sortDirection: "desc",
+        limit: SEARCH_PAGE_LIMIT,
+        ...(appCursor === null ? {} : { cursor: appCursor }),
+      }),
+    );
+    const found = matchUserItem(page.data, clientMessageId);
+    if (found.kind === "no_match") {
+      const searchCursor = page.nextCursor === null
+        ? null
+        : encodeCursor({ v: 1, kind: "search", ...scope, appCursor: page.nextCursor });
+      return buildReadResult({ ...scope, match: found, searchCursor });
+    }
+    if (found.kind === "ambiguous") return buildReadResult({ ...scope, match: found });
+    match = found;
+  }
+  const turnStatus = await turnStatusOf(session, threadId, match.turnId);
+  const projected = await projectTurn(session, threadId, match.turnId, from);
+  const more = projected.more || !isTerminal(turnStatus);
+  const nextCursor = more
+    ? encodeCursor({
+      v: 1,
+      kind: "reply",
+      ...scope,
+      userItemId: match.itemId,
+      turnId: match.turnId,
+      lastItemId: projected.lastConsumedItemId,
+    })
+    : null;
+  return buildReadResult({
+    ...scope,
+    match,
+    turnStatus,
+    replies: projected.replies,
+    nextCursor,
+  });
+}
+
+/**
+ * Re-reads the cursor's user item and checks that it is still the caller's
+ * message: the same item id, in the cursor's turn, a userMessage whose
+ * `clientId` is the request's `clientMessageId`. Anything else is
+ * `invalid_cursor`.
+ */
+async function verifyUserItem(
+  session: Session,
+  input: ReadReplyInput,
+  cursor: ReplyCursorData,
+): Promise<void> {
+  const page = parseItemsPage(
+    await session.call("thread/items/read", {
+      threadId: input.threadId,
+      turnId: cursor.turnId,
+      itemIds: [cursor.userItemId],
+    }),
+  );
+  const entry: ItemEntry | undefined = page.data.length === 1 ? page.data[0] : undefined;
+  if (
+    entry === undefined || entry.turnId !== cursor.turnId || entry.item.id !== cursor.userItemId ||
+    entry.item.type !== "userMessage" ||
+    (parseItem(entry.item) as UserMessageItem).clientId !== input.clientMessageId
+  ) {
+    throw new RelayError(
+      "invalid_cursor",
+      "The cursor's user message is no longer this thread's message with this id",
+    );
+  }
+}
+
+/**
+ * The matched turn's status among the newest 50 turn summaries, read with
+ * the cheapest items view; `summary` only if the app-server refuses that one.
+ * An answered refusal of both is `unverified`; a dead helper, a timeout or a
+ * malformed page fail the read.
+ */
+async function turnStatusOf(
+  session: Session,
+  threadId: string,
+  turnId: string,
+): Promise<ObservedTurnStatus> {
+  const params = { threadId, limit: TURN_STATUS_WINDOW, sortDirection: "desc" };
+  let raw: unknown;
+  try {
+    raw = await session.call("thread/turns/list", { ...params, itemsView: "notLoaded" });
+  } catch (error) {
+    if (!isAnsweredRefusal(error)) throw error;
+    try {
+      raw = await session.call("thread/turns/list", { ...params, itemsView: "summary" });
+    } catch (again) {
+      if (!isAnsweredRefusal(again)) throw again;
+      return "unverified";
+    }
+  }
+  return observedTurnStatus(parseTurnsPage(raw).data, turnId);
+}
+
+/** An error the app-server answered (the helper lives on) that is not about the thread itself. */
+function isAnsweredRefusal(error: unknown): boolean {
+  const e = asRelayError(error);
+  return e.rpcCode !== undefined && e.reason !== "thread_not_found" &&
+    e.reason !== "legacy_history" && e.reason !== "busy";
+}
+
+interface TurnProjection {
+  replies: Reply[];
+  lastConsumedItemId: string | null;
+  /** Whether items may follow `lastConsumedItemId` that this call did not consume. */
+  more: boolean;
+}
+
+/** Projects the matched turn's final answers from the item after `from` (or its start). */
+async function projectTurn(
+  session: Session,
+  threadId: string,
+  turnId: string,
+  from: string | null,
+): Promise<TurnProjection> {
+  let state: ProjectionState = {
+    lastConsumedItemId: from,
+    budgetLeft: REPLY_BUDGET_BYTES,
+    stopped: false,
+  };
+  const replies: Reply[] = [];
+  for (let pages = 0; pages < MAX_TURN_PAGES; pages++) {
+    const anchor = state.lastConsumedItemId;
+    const page = parseItemsPage(
+      await session.call("thread/items/list", {
+        threadId,
+        turnId,
+        sortDirection: "asc",
+        limit: TURN_PAGE_LIMIT,
+        ...(anchor === null ? {} : { cursor: { type: "item", itemId: anchor } }),
+      }),
+    );
+    const projected = projectReplies(page.data, turnId, state);
+    replies.push(...projected.replies);
+    state = projected;
+    if (state.stopped) return { replies, lastConsumedItemId: state.lastConsumedItemId, more: true };
+    if (page.nextCursor === null) {
+      return { replies, lastConsumedItemId: state.lastConsumedItemId, more: false };
+    }
+    if (state.lastConsumedItemId === anchor) {
+      throw new RelayError("protocol_error", "The app-server's page of the turn did not advance");
+    }
+  }
+  return { replies, lastConsumedItemId: state.lastConsumedItemId, more: true };
+}
+
+/**
+ * `thread/items/*` answer -32601 both for a thread in legacy history mode and
+ * for a thread that does not exist; `thread/turns/list` tells them apart (it
+ * reads legacy threads and answers "thread not loaded" for unknown ones).
+ */
+async function tellLegacy(
+  session: Session,
+  input: ReadReplyInput,
+  failure: RelayError,
+): Promise<RelayError> {
+  try {
+    await session.call("thread/turns/list", {
+      threadId: input.threadId,
+      limit: 1,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    });
+    return failure;
+  } catch (error) {
+    const e = asRelayError(error);
+    // Answered otherwise: still the legacy answer; not answered: that failure.
+    return e.reason === "thread_not_found" || e.rpcCode === undefined ? e : failure;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The recursion guard: config overrides that disable, for a thread the relay
+ * starts or resumes, every Codex MCP server entry that launches codex-relay
+ * itself, plus the ones named by `--disable-codex-mcp-server`.
+ * @module
+ */
+
+import type { Logger } from "../log.ts";
+
+/** A safe MCP server name: anything else would need quoting in Codex's config keys. */
+export const MCP_SERVER_NAME: RegExp = /^[A-Za-z0-9_-]+$/;
+
+const RELAY = /codex-relay/i;
+
+/** Names of `mcp_servers` entries (from `config/read`) whose command line runs codex-relay. */
+export function relayServerNames(config: unknown): string[] {
+  const servers = (config as { mcp_servers?: unknown } | null)?.mcp_servers;
+  if (typeof servers !== "object" || servers === null) return [];
+  const names: string[] = [];
+  for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    const commandLine = [e.command, ...(Array.isArray(e.args) ? e.args : [])].filter((x) =>
+      typeof x === "string"
+    );
+    if (e.enabled !== false && commandLine.some((part) => RELAY.test(part as string))) {
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+/**
+ * The `config` override for `thread/start` / `thread/resume`: dotted keys
+ * `mcp_servers.<name>.enabled = false`. Names that would need quoting are
+ * skipped (with a warning): a quoted key breaks Codex's config loading.
+ */
+export function guardOverrides(names: readonly string[], log: Logger): Record<string, boolean> {
+  const config: Record<string, boolean> = {};
+  for (const name of new Set(names)) {
+    if (!MCP_SERVER_NAME.test(name)) {
+      log.warn("mcp server name cannot be disabled safely", { length: name.length });
+      continue;
+    }
+    config[`mcp_servers.${name}.enabled`] = false;
+  }
+  return config;
+}
+
+/**
+ * Reads the effective Codex config (`config/read`, at `cwd` when given) and
+ * returns the overrides. A failed read still disables the named servers.
+ */
+export async function recursionOverrides(
+  call: (method: string, params: unknown) => Promise<unknown>,
+  cwd: string | undefined,
+  named: readonly string[],
+  log: Logger,
+): Promise<Record<string, boolean>> {
+  let found: string[] = [];
+  try {
+    const result = await call("config/read", cwd ? { cwd } : {}) as { config?: unknown };
+    found = relayServerNames(result?.config);
+  } catch {
+    log.warn("config/read failed; only the named MCP servers are disabled");
+  }
+  if (found.length) {
+    log.info("disabling codex-relay MCP servers in the turn", { count: found.length });
+  }
+  return guardOverrides([...found, ...named], log);
+}

@@ -1,0 +1,370 @@
+/**
+ * A turn runtime: an owned helper that holds one thread while the turn that
+ * took one message runs. It follows the turn's notifications, hands Codex's
+ * requests to the elicitation router, watches for silence (stall budget) and
+ * overall length (backstop), classifies the outcome, and releases the thread
+ * (unsubscribe, exit) when the turn ends.
+ * @module
+ */
+
+import type { RpcId, TurnError } from "../codex/types.ts";
+import { RelayError } from "../errors.ts";
+import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
+import type { Logger } from "../log.ts";
+import type { Clock, Timer } from "../owner/clock.ts";
+import type { HeldConnection } from "../owner/owner.ts";
+import { classifyFailure, type Failure, stalledFailure } from "./classify_failure.ts";
+
+/** Watchdog bounds. */
+export interface TurnLimits {
+  /** Silence after which a turn counts as stalled. */
+  stallMs: number;
+  /** Silence allowed while an MCP tool call is in flight. */
+  toolCallStallMs: number;
+  /** The longest a turn may run under the relay. */
+  backstopMs: number;
+  /** How long to wait for Codex to confirm an interrupt before reaping. */
+  interruptGraceMs: number;
+}
+
+/** Default watchdog bounds. */
+export const DEFAULT_TURN_LIMITS: Readonly<TurnLimits> = Object.freeze({
+  stallMs: 120_000,
+  toolCallStallMs: 600_000,
+  backstopMs: 30 * 60_000,
+  interruptGraceMs: 10_000,
+});
+
+/** Where the run is. */
+export type RunPhase = "queued" | "running" | "completed" | "failed" | "interrupted";
+
+/** What the runtime reports about its turn. */
+export interface RunSnapshot {
+  threadId: string;
+  clientMessageId: string;
+  turnId: string | null;
+  phase: RunPhase;
+  failure?: Failure;
+  error?: string;
+  itemsCompleted: number;
+}
+
+type Obj = Record<string, unknown>;
+
+/** A runtime following one message's turn on one held helper. */
+export class TurnRuntime implements RuntimeHandle {
+  readonly id: string = crypto.randomUUID();
+  readonly threadId: string;
+  readonly clientMessageId: string;
+  readonly #conn: HeldConnection;
+  readonly #router: ElicitationRouter;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #limits: TurnLimits;
+  #phase: RunPhase = "queued";
+  #turnId: string | null = null;
+  #currentTurnId: string | null = null;
+  #queuedSubmissionId: string | undefined;
+  #failure: Failure | undefined;
+  #error: string | undefined;
+  #itemsCompleted = 0;
+  #toolCalls = new Set<string>();
+  #waitingOnHuman = false;
+  #alive = true;
+  #stallTimer: Timer | undefined;
+  #backstop: Timer | undefined;
+  #version = 0;
+  #waiters = new Set<() => void>();
+  #progress: string[] = [];
+  #released: Promise<void> | undefined;
+  #onEnd: ((runtime: TurnRuntime) => void) | undefined;
+  #stalling = false;
+
+  constructor(
+    conn: HeldConnection,
+    threadId: string,
+    clientMessageId: string,
+    deps: { router: ElicitationRouter; clock: Clock; log: Logger; limits: TurnLimits },
+  ) {
+    this.#conn = conn;
+    this.threadId = threadId;
+    this.clientMessageId = clientMessageId;
+    this.#router = deps.router;
+    this.#clock = deps.clock;
+    this.#log = deps.log;
+    this.#limits = deps.limits;
+    conn.listen({
+      onNotification: (method, params) => this.#onNotification(method, params),
+      onServerRequest: (request) =>
+        this.#router.receive(this, request.id, request.method, request.params),
+      onActivity: () => this.#armStall(),
+    });
+    void conn.ended.then((error) => this.#onHelperEnded(error));
+  }
+
+  /** Starts the watchdog; `queuedSubmissionId` lets a paused queue be restarted. */
+  begin(queuedSubmissionId: string | undefined, onEnd: (runtime: TurnRuntime) => void): void {
+    this.#queuedSubmissionId = queuedSubmissionId;
+    this.#onEnd = onEnd;
+    this.#backstop = this.#clock.after(this.#limits.backstopMs, () => void this.#stall("backstop"));
+    this.#armStall();
+  }
+
+  /** Whether the helper is alive. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** The helper's pid. */
+  get pid(): number {
+    return this.#conn.pid;
+  }
+
+  /** The connection, for reads on the held thread. */
+  get connection(): HeldConnection {
+    return this.#conn;
+  }
+
+  /** Whether the turn has ended. */
+  get ended(): boolean {
+    return this.#phase === "completed" || this.#phase === "failed" || this.#phase === "interrupted";
+  }
+
+  /** The run as of now. */
+  snapshot(): RunSnapshot {
+    return {
+      threadId: this.threadId,
+      clientMessageId: this.clientMessageId,
+      turnId: this.#turnId,
+      phase: this.#phase,
+      failure: this.#failure,
+      error: this.#error,
+      itemsCompleted: this.#itemsCompleted,
+    };
+  }
+
+  /** Progress messages from index `from` on. */
+  progressSince(from: number): string[] {
+    return this.#progress.slice(from);
+  }
+
+  /** A counter that moves whenever something a follower cares about happens. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Resolves when `version` moves past `seen`, at `untilMs` (clock time), or on abort. */
+  waitForChange(seen: number, untilMs: number, signal: AbortSignal): Promise<void> {
+    if (this.#version !== seen || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#waiters.delete(done);
+        timer.cancel();
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = this.#clock.after(Math.max(0, untilMs - this.#clock.now()), done);
+      signal.addEventListener("abort", done, { once: true });
+      this.#waiters.add(done);
+    });
+  }
+
+  /** RuntimeHandle: wakes followers. */
+  changed(): void {
+    this.#version++;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
+  waitingOnHuman(waiting: boolean): void {
+    if (this.#waitingOnHuman === waiting) return;
+    this.#waitingOnHuman = waiting;
+    if (waiting) this.#note("Waiting on an approval or answer from you");
+    this.#armStall();
+  }
+
+  /** RuntimeHandle: answers a server request. */
+  respond(rpcId: RpcId, result: unknown): void {
+    this.#conn.respond(rpcId, result);
+  }
+
+  /** RuntimeHandle: answers a server request with an error. */
+  respondError(rpcId: RpcId, code: number, message: string): void {
+    this.#conn.respondError(rpcId, code, message);
+  }
+
+  /** Interrupts the running turn (`turn/interrupt`) and waits for it to end or the grace to pass. */
+  async interrupt(why = "interrupted"): Promise<void> {
+    if (this.ended || !this.#alive) return;
+    const turnId = this.#currentTurnId ?? this.#turnId;
+    this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
+    if (turnId) {
+      try {
+        await this.#conn.call("turn/interrupt", { threadId: this.threadId, turnId }, {
+          timeoutMs: this.#limits.interruptGraceMs,
+        });
+      } catch (error) {
+        this.#log.warn("interrupt failed", {
+          reason: error instanceof RelayError ? error.reason : "unknown",
+        });
+      }
+    }
+    const until = this.#clock.now() + this.#limits.interruptGraceMs;
+    const never = new AbortController().signal;
+    while (!this.ended && this.#alive && this.#clock.now() < until) {
+      await this.waitForChange(this.#version, until, never);
+    }
+    if (!this.ended) this.#finish("interrupted", undefined, this.#failure);
+  }
+
+  /** Releases the thread (unsubscribe) and reaps the helper. Idempotent. */
+  release(): Promise<void> {
+    this.#released ??= (async () => {
+      this.#stallTimer?.cancel();
+      this.#backstop?.cancel();
+      this.#router.declineAll(this, "the runtime is closing");
+      if (this.#alive) {
+        try {
+          await this.#conn.call("thread/unsubscribe", { threadId: this.threadId }, {
+            timeoutMs: 2000,
+          });
+        } catch {
+          // Exiting releases the thread as well.
+        }
+      }
+      this.#router.forget(this);
+      await this.#conn.close();
+      this.#alive = false;
+      this.changed();
+    })();
+    return this.#released;
+  }
+
+  #onNotification(method: string, raw: unknown): void {
+    const params = (typeof raw === "object" && raw !== null ? raw : {}) as Obj;
+    if (params.threadId !== undefined && params.threadId !== this.threadId) return;
+    switch (method) {
+      case "turn/started": {
+        const turn = params.turn as Obj | undefined;
+        this.#currentTurnId = typeof turn?.id === "string" ? turn.id : null;
+        if (this.#turnId === null) {
+          this.#note("A turn started (an earlier queued message may run first)");
+        }
+        break;
+      }
+      case "item/started":
+      case "item/completed":
+        this.#onItem(method, params);
+        break;
+      case "turn/completed":
+        this.#onTurnCompleted(params.turn as Obj | undefined);
+        break;
+      case "serverRequest/resolved":
+        this.#router.resolved(this, params.requestId);
+        break;
+    }
+  }
+
+  #onItem(method: string, params: Obj): void {
+    const item = params.item as Obj | undefined;
+    if (!item) return;
+    const turnId = typeof params.turnId === "string" ? params.turnId : this.#currentTurnId;
+    if (
+      item.type === "userMessage" && item.clientId === this.clientMessageId && this.#turnId === null
+    ) {
+      this.#turnId = turnId;
+      this.#phase = "running";
+      this.#note("Your message's turn started");
+      return;
+    }
+    if (item.type === "mcpToolCall" && typeof item.id === "string") {
+      if (method === "item/started") this.#toolCalls.add(item.id);
+      else this.#toolCalls.delete(item.id);
+      this.#armStall();
+    }
+    if (
+      method === "item/completed" && item.type !== "userMessage" && turnId !== null &&
+      turnId === this.#turnId
+    ) {
+      this.#itemsCompleted++;
+      this.#note(`Item completed: ${typeof item.type === "string" ? item.type : "item"}`);
+    }
+  }
+
+  #onTurnCompleted(turn: Obj | undefined): void {
+    const id = typeof turn?.id === "string" ? turn.id : null;
+    const status = turn?.status;
+    if (id === null || id !== this.#turnId) {
+      // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
+      this.#currentTurnId = null;
+      if (status === "interrupted" && this.#turnId === null && !this.#stalling) {
+        void this.#restartQueue();
+      }
+      return;
+    }
+    const error = turn?.error as TurnError | null | undefined;
+    if (status === "completed") this.#finish("completed");
+    else if (status === "failed") {
+      this.#finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
+    } else this.#finish("interrupted", undefined, this.#failure);
+  }
+
+  async #restartQueue(): Promise<void> {
+    try {
+      await this.#conn.call("thread/queue/start", {
+        threadId: this.threadId,
+        ...(this.#queuedSubmissionId ? { queuedSubmissionId: this.#queuedSubmissionId } : {}),
+      });
+    } catch {
+      // Already started, or nothing queued: the notifications tell.
+    }
+  }
+
+  #finish(phase: RunPhase, error?: string, failure?: Failure): void {
+    if (this.ended) return;
+    this.#phase = phase;
+    this.#error = error;
+    this.#failure = failure;
+    this.#stallTimer?.cancel();
+    this.#backstop?.cancel();
+    this.#note(`The turn ended: ${phase}`);
+    this.#log.info("turn ended", { phase, failureClass: failure?.failureClass });
+    this.#onEnd?.(this);
+  }
+
+  #onHelperEnded(error: RelayError): void {
+    this.#alive = false;
+    if (!this.ended) {
+      this.#finish("failed", `The app-server stopped during the turn (${error.reason})`, {
+        failureClass: "internal",
+        retryable: false,
+      });
+    }
+    this.#router.forget(this);
+    this.changed();
+  }
+
+  #armStall(): void {
+    this.#stallTimer?.cancel();
+    this.#stallTimer = undefined;
+    if (this.ended || !this.#alive || this.#waitingOnHuman || this.#onEnd === undefined) return;
+    const budget = this.#toolCalls.size > 0 ? this.#limits.toolCallStallMs : this.#limits.stallMs;
+    this.#stallTimer = this.#clock.after(budget, () => void this.#stall("stalled"));
+  }
+
+  async #stall(why: "stalled" | "backstop"): Promise<void> {
+    if (this.ended || this.#stalling) return;
+    this.#stalling = true;
+    this.#failure = stalledFailure(this.#itemsCompleted > 0);
+    this.#log.warn("turn stalled", { why });
+    await this.interrupt(
+      why === "stalled" ? "no activity within the stall budget" : "the turn ran past the backstop",
+    );
+    this.#finish("interrupted", undefined, this.#failure);
+  }
+
+  #note(message: string): void {
+    this.#progress.push(message);
+    this.changed();
+  }
+}

@@ -1,0 +1,823 @@
+import assert from "assert";
+import { allowedMethods } from "../../src/host/capabilities.ts";
+import { ManualClock } from "../../src/owner/clock.ts";
+import { Owner } from "../../src/owner/owner.ts";
+import { encodeCursor } from "../../src/reply/cursor.ts";
+import { readReply } from "../../src/reply/read_reply.ts";
+import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
+import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
+import { PROTOCOLS, startRelay } from "../_relay.ts";
+
+type Structured = Record<string, unknown>;
+type Client = Awaited<ReturnType<typeof startRelay>>["client"];
+type Protocol = (typeof PROTOCOLS)[number];
+
+const READ = ["--allow-reply-read"];
+const READ_METHODS = ["thread/items/list", "thread/items/read", "thread/turns/list"];
+const MISSING = "01a00000-0000-7000-8000-000000000000";
+
+async function withRelay(
+  scenario: Scenario,
+  flags: string[],
+  fn: (client: Client, f: FixtureHome) => Promise<void>,
+  protocol: Protocol = "2026-07-28",
+): Promise<void> {
+  const f = await FixtureHome.create(scenario);
+  const relay = await startRelay({ fixture: f, flags, protocol });
+  try {
+    await fn(relay.client, f);
+  } finally {
+    const { code, stderr } = await relay.close();
+    assert.equal(code, 0, `the relay exits 0 on stdin EOF: ${stderr}`);
+    assert.deepEqual(f.alive(), [], "no helper is left in the process table");
+    await f.dispose();
+  }
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ out: Structured; text: string; raw: string }> {
+  const result = await client.callTool({ name, arguments: args });
+  assert.notEqual(result.isError, true, JSON.stringify(result.content));
+  return {
+    out: result.structuredContent as Structured,
+    text: (result.content as { text: string }[])[0].text,
+    raw: JSON.stringify(result),
+  };
+}
+
+const readReply_ = (client: Client, args: Record<string, unknown>) =>
+  call(client, "codex_read_reply", args);
+const waitReply = (client: Client, args: Record<string, unknown>) =>
+  call(client, "codex_wait_reply", args);
+
+/** Requests received by the fixture process `pid`, in order. */
+async function requestsOf(f: FixtureHome, pid: number) {
+  return (await f.requests()).filter((r) => r.pid === pid);
+}
+
+/** The pid of the fixture process that reached the named barrier. */
+async function pidAt(f: FixtureHome, barrier: string): Promise<number> {
+  const hit = (await f.log()).find((e) => e.event === "barrier" && e.name === barrier);
+  assert.ok(hit, `a fixture process reached ${barrier}`);
+  return hit.pid;
+}
+
+function reasoning(id: string, text: string): FixtureItem {
+  return { type: "reasoning", id, summary: [text], content: [text] };
+}
+
+function command(id: string, output: string): FixtureItem {
+  return {
+    type: "commandExecution",
+    id,
+    command: "/bin/bash -lc 'cat notes.txt'",
+    cwd: "/secret/workspace",
+    status: "completed",
+    commandActions: [],
+    aggregatedOutput: output,
+    exitCode: 0,
+    durationMs: 1,
+  };
+}
+
+/** An agentMessage without a `phase` field (the builder's default would set one). */
+function absentPhase(id: string, text: string): FixtureItem {
+  const { phase: _, ...item } = agentItem(id, text, null);
+  return item as FixtureItem;
+}
+
+function searches(reqs: { method: string; params: unknown }[]) {
+  return reqs.filter((r) =>
+    r.method === "thread/items/list" &&
+    (r.params as { sortDirection?: string }).sortDirection === "desc"
+  );
+}
+
+function turnPages(reqs: { method: string; params: unknown }[]) {
+  return reqs.filter((r) =>
+    r.method === "thread/items/list" && typeof (r.params as { turnId?: string }).turnId === "string"
+  );
+}
+
+const LEAKS = [
+  "USER-SECRET",
+  "REASONING-SECRET",
+  "COMMENTARY-SECRET",
+  "COMMAND-SECRET",
+  "NULL-PHASE-SECRET",
+  "ABSENT-PHASE-SECRET",
+  "PARTIAL-SECRET",
+  "OTHER-TURN-ANSWER",
+  "LATER-TURN-ANSWER",
+  "secret preview",
+  "/secret/workspace",
+];
+
+function observedScenario() {
+  const matched = turn([
+    userItem("c1", "USER-SECRET text of the message"),
+    reasoning("rs_1", "REASONING-SECRET"),
+    agentItem("msg_c", "COMMENTARY-SECRET", "commentary"),
+    command("call_1", "COMMAND-SECRET output"),
+    agentItem("msg_n", "NULL-PHASE-SECRET", null),
+    absentPhase("msg_a", "ABSENT-PHASE-SECRET"),
+    agentItem("msg_p", "PARTIAL-SECRET", "partial_answer"),
+    agentItem("msg_f1", "Final answer one."),
+    agentItem("msg_f2", "Final answer two,\nwith a second line é✓𝄞."),
+  ]);
+  const t = thread({
+    turns: [
+      turn([userItem("c0", "USER-SECRET earlier"), agentItem("msg_0", "OTHER-TURN-ANSWER")]),
+      matched,
+      turn([userItem("c2", "USER-SECRET later"), agentItem("msg_2", "LATER-TURN-ANSWER")]),
+    ],
+  });
+  return { scenario: { threads: [t] } as Scenario, t, matched };
+}
+
+// ------------------------------------------------------------------ levels
+
+for (const protocol of PROTOCOLS) {
+  Deno.test(`[${protocol}] without --allow-reply-read the read tools are absent and no read method reaches codex`, async () => {
+    const { scenario, t } = observedScenario();
+    await withRelay(scenario, [], async (client, f) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((x) => x.name), ["codex_list_threads", "codex_queue_message"]);
+      for (const name of ["codex_read_reply", "codex_wait_reply"]) {
+        let refused = false;
+        try {
+          const r = await client.callTool({
+            name,
+            arguments: { threadId: t.id, clientMessageId: "c1" },
+          });
+          refused = r.isError === true;
+          assert.ok(!JSON.stringify(r).includes("Final answer"));
+        } catch {
+          refused = true; // tools/call of an unknown tool is a JSON-RPC error
+        }
+        assert.ok(refused, `${name} is refused at the default level`);
+      }
+      await call(client, "codex_list_threads", {});
+      const methods = new Set((await f.requests()).map((r) => r.method));
+      assert.deepEqual([...methods].sort(), ["initialize", "thread/list"]);
+      for (const m of READ_METHODS) assert.ok(!methods.has(m), `${m} never reaches codex`);
+    }, protocol);
+  });
+
+  Deno.test(`[${protocol}] --allow-reply-read adds codex_read_reply and codex_wait_reply, read-only`, async () => {
+    await withRelay({ threads: [] }, READ, async (client, f) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((x) => x.name), [
+        "codex_list_threads",
+        "codex_queue_message",
+        "codex_read_reply",
+        "codex_wait_reply",
+      ]);
+      for (const tool of tools.slice(2)) {
+        assert.deepEqual(tool.annotations, {
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        });
+        assert.ok(tool.outputSchema);
+        assert.match(tool.description ?? "", /same_turn_not_exclusive/);
+      }
+      assert.deepEqual(await f.spawned(), [], "tools/list spawns nothing");
+    }, protocol);
+  });
+
+  Deno.test(`[${protocol}] codex_read_reply returns exactly the final answers of the matched turn`, async () => {
+    const { scenario, t, matched } = observedScenario();
+    await withRelay(scenario, READ, async (client, f) => {
+      const { out, text, raw } = await readReply_(client, {
+        threadId: t.id,
+        clientMessageId: "c1",
+      });
+      assert.deepEqual(out, {
+        status: "observed",
+        threadId: t.id,
+        clientMessageId: "c1",
+        association: "same_turn_not_exclusive",
+        turn: { id: matched.id, status: "completed" },
+        replies: [
+          { itemId: "msg_f1", text: "Final answer one.", truncated: false },
+          {
+            itemId: "msg_f2",
+            text: "Final answer two,\nwith a second line é✓𝄞.",
+            truncated: false,
+          },
+        ],
+        nextCursor: null,
+        searchCursor: null,
+      });
+      for (const leak of LEAKS) assert.ok(!raw.includes(leak), `${leak} is not in the result`);
+      assert.match(text, /same_turn_not_exclusive/);
+      assert.match(text, /not a certified answer/);
+      assert.ok(text.includes("Final answer one."));
+      assert.ok(!text.includes("\n"), "one paragraph");
+      const [pid, ...more] = await f.spawned();
+      assert.deepEqual(more, [], "one helper per call");
+      const reqs = await requestsOf(f, pid);
+      assert.deepEqual(reqs.map((r) => [r.method, r.params]).slice(1), [
+        ["thread/items/list", { threadId: t.id, sortDirection: "desc", limit: 100 }],
+        ["thread/turns/list", {
+          threadId: t.id,
+          limit: 50,
+          sortDirection: "desc",
+          itemsView: "notLoaded",
+        }],
+        ["thread/items/list", {
+          threadId: t.id,
+          turnId: matched.id,
+          sortDirection: "asc",
+          limit: 100,
+        }],
+      ]);
+      for (const r of reqs) {
+        assert.ok(r.method === "initialize" || READ_METHODS.includes(r.method), r.method);
+      }
+    }, protocol);
+  });
+}
+
+// ------------------------------------------------------------------ search
+
+Deno.test("codex_read_reply: no_match carries a searchCursor whose continuation finds an older match", async () => {
+  const old = turn([userItem("c-old", "USER-SECRET"), agentItem("msg_old", "Old answer.")]);
+  const busy = turn([
+    userItem("c-new"),
+    ...Array.from({ length: 120 }, (_, i) => command(`call_${i}`, "COMMAND-SECRET")),
+  ]);
+  const t = thread({ turns: [old, busy] });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c-old" })).out;
+    assert.equal(first.status, "no_match");
+    assert.deepEqual(first.replies, []);
+    assert.equal(first.turn, null);
+    assert.equal(first.nextCursor, null);
+    assert.equal(typeof first.searchCursor, "string");
+
+    const other = (await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c-new",
+      cursor: first.searchCursor,
+    })).out;
+    assert.equal(other.status, "unavailable", "a search cursor of another message");
+    assert.equal(other.reason, "invalid_cursor");
+
+    const { out, raw } = await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c-old",
+      cursor: first.searchCursor,
+    });
+    assert.equal(out.status, "observed");
+    assert.deepEqual(out.turn, { id: old.id, status: "completed" });
+    assert.deepEqual(out.replies, [{ itemId: "msg_old", text: "Old answer.", truncated: false }]);
+    assert.equal(out.searchCursor, null);
+    assert.equal(out.nextCursor, null);
+    assert.ok(!raw.includes("COMMAND-SECRET") && !raw.includes("USER-SECRET"));
+
+    const pids = await f.spawned();
+    assert.equal(pids.length, 2, "the cursor of another message spawned nothing");
+    const [search] = searches(await requestsOf(f, pids[1]));
+    assert.equal(typeof (search.params as { cursor?: unknown }).cursor, "string");
+
+    const none = (await readReply_(client, { threadId: t.id, clientMessageId: "c-nowhere" })).out;
+    assert.equal(none.status, "no_match");
+    assert.equal(typeof none.searchCursor, "string");
+    const last = (await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c-nowhere",
+      cursor: none.searchCursor,
+    })).out;
+    assert.equal(last.status, "no_match");
+    assert.equal(last.searchCursor, null, "no older items");
+  });
+});
+
+Deno.test("codex_read_reply: two user items with the same clientId are ambiguous and carry no text", async () => {
+  const t = thread({
+    turns: [
+      turn([userItem("dup"), agentItem("msg_a", "ANSWER-A")]),
+      turn([userItem("dup"), agentItem("msg_b", "ANSWER-B")]),
+    ],
+  });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const { out, text, raw } = await readReply_(client, { threadId: t.id, clientMessageId: "dup" });
+    assert.deepEqual(out, {
+      status: "ambiguous",
+      threadId: t.id,
+      clientMessageId: "dup",
+      turn: null,
+      replies: [],
+      nextCursor: null,
+      searchCursor: null,
+    });
+    assert.ok(!raw.includes("ANSWER-A") && !raw.includes("ANSWER-B"));
+    assert.match(text, /Ambiguous/);
+    const reqs = await f.requests();
+    assert.deepEqual(turnPages(reqs), [], "no turn was read");
+    assert.equal(reqs.filter((r) => r.method === "thread/turns/list").length, 0);
+  });
+});
+
+// ------------------------------------------------------------------ cursors
+
+function pagedScenario() {
+  const user = userItem("c1", "USER-SECRET");
+  const other = userItem("c-other", "USER-SECRET other");
+  const matched = turn([
+    user,
+    agentItem("msg_f1", "a".repeat(8000)),
+    agentItem("msg_f2", "b".repeat(8000)),
+    agentItem("msg_f3", "c".repeat(8000)),
+    agentItem("msg_f4", "LAST"),
+  ]);
+  const otherTurn = turn([other, agentItem("msg_o", "OTHER-TURN-ANSWER")]);
+  const t = thread({ turns: [otherTurn, matched] });
+  return { scenario: { threads: [t] } as Scenario, t, matched, user, other, otherTurn };
+}
+
+Deno.test("codex_read_reply: a reply cursor re-reads the user item, then continues after the last item", async () => {
+  const { scenario, t, matched, user } = pagedScenario();
+  await withRelay(scenario, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.equal(first.status, "observed");
+    const replies = first.replies as { itemId: string; text: string; truncated: boolean }[];
+    assert.deepEqual(replies.map((r) => [r.itemId, r.text.length, r.truncated]), [
+      ["msg_f1", 8000, false],
+      ["msg_f2", 8000, false],
+      ["msg_f3", 384, true],
+    ], "16 KiB of reply text per result");
+    assert.equal(typeof first.nextCursor, "string", "more replies although the turn completed");
+
+    const { out } = await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c1",
+      cursor: first.nextCursor,
+    });
+    assert.deepEqual(out.replies, [{ itemId: "msg_f4", text: "LAST", truncated: false }]);
+    assert.deepEqual(out.turn, { id: matched.id, status: "completed" });
+    assert.equal(out.nextCursor, null);
+
+    const [, pid] = await f.spawned();
+    const reqs = (await requestsOf(f, pid)).slice(1);
+    assert.deepEqual(reqs.map((r) => r.method), [
+      "thread/items/read",
+      "thread/turns/list",
+      "thread/items/list",
+    ], "the continuation reads the user item first, and searches nothing");
+    assert.deepEqual(reqs[0].params, {
+      threadId: t.id,
+      turnId: matched.id,
+      itemIds: [user.id],
+    });
+    assert.deepEqual(reqs[2].params, {
+      threadId: t.id,
+      turnId: matched.id,
+      sortDirection: "asc",
+      limit: 100,
+      cursor: { type: "item", itemId: "msg_f3" },
+    });
+  });
+});
+
+Deno.test("codex_read_reply: a tampered cursor or one of another scope is invalid_cursor, with no text", async () => {
+  const { scenario, t, matched, user, other, otherTurn } = pagedScenario();
+  const t2 = thread();
+  scenario.threads.push(t2);
+  await withRelay(scenario, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    const cursor = first.nextCursor as string;
+    const mid = Math.floor(cursor.length / 2);
+    const flipped = cursor.slice(0, mid) + (cursor[mid] === "A" ? "B" : "A") +
+      cursor.slice(mid + 1);
+    const offline: Record<string, unknown>[] = [
+      { threadId: t.id, clientMessageId: "c1", cursor: flipped },
+      { threadId: t.id, clientMessageId: "c1", cursor: cursor + "A" },
+      { threadId: t.id, clientMessageId: "c1", cursor: "not a cursor" },
+      { threadId: t.id, clientMessageId: "c-other", cursor },
+      { threadId: t2.id, clientMessageId: "c1", cursor },
+    ];
+    for (const args of offline) {
+      const { out, raw } = await readReply_(client, args);
+      assert.equal(out.status, "unavailable", JSON.stringify(args));
+      assert.equal(out.reason, "invalid_cursor");
+      assert.deepEqual(out.replies, []);
+      assert.ok(!raw.includes("LAST") && !raw.includes("aaaa"));
+    }
+    assert.equal((await f.spawned()).length, 1, "a cursor that does not decode spawns nothing");
+
+    // Well-formed cursors of the right scope that do not name the caller's user message.
+    const forge = (userItemId: string, turnId: string) =>
+      encodeCursor({
+        v: 1,
+        kind: "reply",
+        threadId: t.id,
+        clientMessageId: "c1",
+        userItemId,
+        turnId,
+        lastItemId: null,
+      });
+    const forged = [
+      forge(other.id, matched.id), // an item of another turn
+      forge(other.id, otherTurn.id), // another message's user item
+      forge("msg_f1", matched.id), // not a user message
+      forge(user.id, otherTurn.id), // the right item, the wrong turn
+    ];
+    const before = (await f.spawned()).length;
+    for (const c of forged) {
+      const { out, raw } = await readReply_(client, {
+        threadId: t.id,
+        clientMessageId: "c1",
+        cursor: c,
+      });
+      assert.equal(out.status, "unavailable");
+      assert.equal(out.reason, "invalid_cursor");
+      assert.ok(!raw.includes("OTHER-TURN-ANSWER") && !raw.includes("aaaa"));
+    }
+    const pids = (await f.spawned()).slice(before);
+    assert.equal(pids.length, forged.length);
+    for (const pid of pids) {
+      const reqs = await requestsOf(f, pid);
+      assert.deepEqual(reqs.map((r) => r.method), ["initialize", "thread/items/read"]);
+    }
+  });
+});
+
+Deno.test("codex_read_reply: a cursor whose stored user item changed is invalid_cursor", async () => {
+  const user = userItem("c1", "USER-SECRET");
+  const running = turn([user, agentItem("msg_c", "COMMENTARY-SECRET", "commentary")], {
+    status: "inProgress",
+  });
+  const t = thread({ turns: [running] });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.equal(first.status, "observed");
+    assert.deepEqual(first.turn, { id: running.id, status: "unverified" }, "running elsewhere");
+    assert.deepEqual(first.replies, []);
+    assert.equal(typeof first.nextCursor, "string", "the turn has not ended");
+
+    user.clientId = "c-someone-else";
+    running.items.push(agentItem("msg_f", "FINAL-NOT-YOURS"));
+    await f.write({ threads: [t] });
+    const { out, raw } = await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c1",
+      cursor: first.nextCursor,
+    });
+    assert.equal(out.status, "unavailable");
+    assert.equal(out.reason, "invalid_cursor");
+    assert.ok(!raw.includes("FINAL-NOT-YOURS"));
+    const [, pid] = await f.spawned();
+    assert.deepEqual(turnPages(await requestsOf(f, pid)), [], "no item of the turn was read");
+  });
+});
+
+Deno.test("codex_read_reply: refresh rescans the matched turn and picks up an item finalized later", async () => {
+  const draft = agentItem("msg_d", "draft", null);
+  const running = turn([userItem("c1"), draft], { status: "inProgress" });
+  const t = thread({ turns: [running] });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.deepEqual(first.replies, []);
+    const cursor = first.nextCursor as string;
+
+    // The agent message is finalized in place and the turn completes.
+    draft.phase = "final_answer";
+    draft.text = "Done: the parser is fixed.";
+    running.status = "completed";
+    await f.write({ threads: [t] });
+
+    const plain = (await readReply_(client, { threadId: t.id, clientMessageId: "c1", cursor })).out;
+    assert.deepEqual(plain.replies, [], "a plain continuation starts after the consumed item");
+    assert.deepEqual(plain.turn, { id: running.id, status: "completed" });
+
+    const refreshed = (await readReply_(client, {
+      threadId: t.id,
+      clientMessageId: "c1",
+      cursor,
+      refresh: true,
+    })).out;
+    assert.deepEqual(refreshed.replies, [
+      { itemId: "msg_d", text: "Done: the parser is fixed.", truncated: false },
+    ]);
+    assert.equal(refreshed.nextCursor, null);
+
+    const pid = (await f.spawned())[2];
+    const reqs = (await requestsOf(f, pid)).slice(1);
+    assert.deepEqual(reqs.map((r) => r.method), [
+      "thread/items/read",
+      "thread/turns/list",
+      "thread/items/list",
+    ], "refresh still verifies the cursor first");
+    assert.equal("cursor" in (reqs[2].params as object), false, "from the turn's start");
+  });
+});
+
+// ------------------------------------------------------------------ bounds
+
+Deno.test("readReply(): the 20 s budget spans all RPCs of one call, and the helper is reaped", async () => {
+  const { scenario, t } = observedScenario();
+  scenario.faults = [
+    { method: "thread/items/list", nth: 1, barrier: "first" },
+    { method: "thread/turns/list", barrier: "second", action: { never: true } },
+  ];
+  const f = await FixtureHome.create(scenario);
+  try {
+    const clock = new ManualClock();
+    const owner = new Owner({
+      allowlist: allowedMethods({ replyRead: true, turnStart: false }),
+      version: "0.0.0-test",
+      env: f.env,
+      clock,
+      reap: { eofGraceMs: 300, termGraceMs: 300 },
+    });
+    const first = await f.barrier("first");
+    const second = await f.barrier("second");
+    const pending = owner.operation((s) => readReply(s, { threadId: t.id, clientMessageId: "c1" }));
+    await first.reached();
+    clock.advance(11_000); // under the 12 s RPC timeout
+    await first.release();
+    await second.reached();
+    await second.release(); // it never answers
+    clock.advance(8_999);
+    assert.equal(f.alive().length, 1, "the helper lives at 19.999 s");
+    clock.advance(1);
+    const out = await pending;
+    assert.equal(out.status, "unavailable");
+    assert.equal(out.reason, "timeout");
+    assert.deepEqual(out.replies, []);
+    assert.deepEqual(f.alive(), [], "the helper is gone from the process table");
+    assert.equal((await f.spawned()).length, 1);
+  } finally {
+    await f.dispose();
+  }
+});
+
+Deno.test("codex_read_reply reads a 1 MiB frame and reports a 1 MiB + 1 frame as output_limit", async () => {
+  const { scenario, t } = observedScenario();
+  scenario.faults = [{ method: "thread/items/list", nth: 1, action: { frameBytes: 1024 * 1024 } }];
+  await withRelay(scenario, READ, async (client, f) => {
+    const ok = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.equal(ok.status, "observed");
+    assert.equal((ok.replies as unknown[]).length, 2);
+
+    scenario.faults = [{
+      method: "thread/items/list",
+      nth: 1,
+      action: { frameBytes: 1024 * 1024 + 1 },
+    }];
+    await f.write(scenario);
+    const { out, raw } = await readReply_(client, { threadId: t.id, clientMessageId: "c1" });
+    assert.equal(out.status, "unavailable");
+    assert.equal(out.reason, "output_limit");
+    assert.ok(!raw.includes("Final answer"));
+  });
+});
+
+Deno.test("codex_read_reply tells a legacy-history thread from an unknown thread", async () => {
+  const legacy = thread({
+    historyMode: "legacy",
+    turns: [turn([userItem("c1"), agentItem("msg_1", "LEGACY-ANSWER")])],
+  });
+  await withRelay({ threads: [legacy] }, READ, async (client, f) => {
+    const a = (await readReply_(client, { threadId: legacy.id, clientMessageId: "c1" })).out;
+    assert.equal(a.status, "unavailable");
+    assert.equal(a.reason, "legacy_history");
+    const b = await readReply_(client, { threadId: MISSING, clientMessageId: "c1" });
+    assert.equal(b.out.status, "unavailable");
+    assert.equal(b.out.reason, "thread_not_found");
+    assert.match(b.text, /No Codex thread has this id/);
+    for (const pid of await f.spawned()) {
+      assert.deepEqual((await requestsOf(f, pid)).map((r) => r.method), [
+        "initialize",
+        "thread/items/list",
+        "thread/turns/list",
+      ]);
+    }
+  });
+});
+
+Deno.test("codex_read_reply and codex_wait_reply check their input at the bounds, spawning nothing for bad input", async () => {
+  const t = thread({ turns: [turn([userItem("c1"), agentItem("msg_1", "Answer.")])] });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const id200 = "x".repeat(200);
+    assert.equal(
+      (await readReply_(client, { threadId: t.id, clientMessageId: id200 })).out.status,
+      "no_match",
+    );
+    const wait55 = (await waitReply(client, {
+      threadId: t.id,
+      clientMessageId: "c1",
+      timeoutSeconds: 55,
+    })).out;
+    assert.equal(wait55.status, "observed");
+    assert.equal(wait55.timedOut, false);
+    const spawned = (await f.spawned()).length;
+    const bad: [string, Record<string, unknown>, RegExp][] = [
+      ["codex_read_reply", { threadId: t.id, clientMessageId: id200 + "x" }, /200/],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "" }, /clientMessageId/],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "a\u0007b" }, /control/],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "a\ud800" }, /control|invalid/],
+      ["codex_read_reply", { threadId: "alpha", clientMessageId: "c1" }, /UUID/],
+      [
+        "codex_read_reply",
+        { threadId: t.id, clientMessageId: "c1", extra: 1 },
+        /extra|Unrecognized/i,
+      ],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "c1", cursor: "" }, /cursor/],
+      ["codex_wait_reply", { threadId: t.id, clientMessageId: "c1", timeoutSeconds: 0 }, /timeout/],
+      [
+        "codex_wait_reply",
+        { threadId: t.id, clientMessageId: "c1", timeoutSeconds: 56 },
+        /timeout/,
+      ],
+      [
+        "codex_wait_reply",
+        { threadId: t.id, clientMessageId: "c1", refresh: true },
+        /refresh|Unrecognized/i,
+      ],
+    ];
+    for (const [name, args, message] of bad) {
+      const r = await client.callTool({ name, arguments: args });
+      assert.equal(r.isError, true, JSON.stringify(args));
+      assert.match((r.content as { text: string }[])[0].text, message);
+    }
+    assert.equal((await f.spawned()).length, spawned, "invalid input spawns nothing");
+  });
+});
+
+// ------------------------------------------------------------------ wait
+
+function runningScenario(faults: Scenario["faults"] = []) {
+  const running = turn([
+    userItem("c1", "USER-SECRET"),
+    agentItem("msg_c", "COMMENTARY-SECRET", "commentary"),
+  ], { status: "inProgress" });
+  const t = thread({ turns: [running] });
+  return { scenario: { threads: [t], faults } as Scenario, t, running };
+}
+
+for (const protocol of PROTOCOLS) {
+  Deno.test(`[${protocol}] codex_wait_reply returns on the first read after the final answer is stored, with progress`, async () => {
+    // Each read is: search page, turn statuses, turn page. Hold the search of read 2.
+    const { scenario, t, running } = runningScenario([
+      { method: "thread/items/list", nth: 3, barrier: "read2" },
+    ]);
+    await withRelay(scenario, READ, async (client, f) => {
+      const read2 = await f.barrier("read2");
+      const progress: { progress: number; message?: string }[] = [];
+      const pending = client.callTool(
+        { name: "codex_wait_reply", arguments: { threadId: t.id, clientMessageId: "c1" } },
+        { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+      );
+      await read2.reached();
+      await f.addItem(t.id, running.id, agentItem("msg_final", "The answer is 42."));
+      await read2.release();
+      const result = await pending;
+      const out = result.structuredContent as Structured;
+      assert.equal(out.status, "observed");
+      assert.deepEqual(out.replies, [
+        { itemId: "msg_final", text: "The answer is 42.", truncated: false },
+      ]);
+      assert.equal(out.timedOut, false);
+      assert.deepEqual(out.turn, { id: running.id, status: "unverified" });
+      assert.equal(typeof out.nextCursor, "string", "the turn has not ended");
+      assert.ok(!JSON.stringify(result).includes("SECRET"));
+
+      const [pid, ...others] = await f.spawned();
+      assert.deepEqual(others, [], "one helper for the whole wait");
+      const reqs = await requestsOf(f, pid);
+      assert.equal(searches(reqs).length, 2, "two reads: the one before and the one after");
+      assert.equal(turnPages(reqs).length, 2);
+
+      const ours = progress.filter((p) => p.message?.startsWith("Waiting"));
+      assert.equal(ours.length, 1, "one progress notification between the two reads");
+      assert.equal(ours[0].progress, 1);
+      assert.match(ours[0].message!, /read 1, matched, turn unverified/);
+    }, protocol);
+  });
+
+  Deno.test(`[${protocol}] cancelling codex_wait_reply reaps its helper at once; the server serves the next call`, async () => {
+    // Three reads hold the other three helper slots, so the next call needs the cancelled one's.
+    const { scenario, t } = runningScenario([
+      { method: "thread/items/list", once: "w", barrier: "w" },
+      { method: "thread/items/list", once: "h1", barrier: "h1" },
+      { method: "thread/items/list", once: "h2", barrier: "h2" },
+      { method: "thread/items/list", once: "h3", barrier: "h3" },
+    ]);
+    await withRelay(scenario, READ, async (client, f) => {
+      const w = await f.barrier("w");
+      const holds = await Promise.all(["h1", "h2", "h3"].map((n) => f.barrier(n)));
+      const controller = new AbortController();
+      const waiting = client.callTool(
+        { name: "codex_wait_reply", arguments: { threadId: t.id, clientMessageId: "c1" } },
+        { signal: controller.signal, timeout: 60_000 },
+      ).then(() => "resolved", () => "rejected");
+      await w.reached();
+      const cancelled = await pidAt(f, "w");
+      const reads = [0, 1, 2].map(() =>
+        readReply_(client, { threadId: t.id, clientMessageId: "c1" })
+      );
+      for (const h of holds) await h.reached();
+      assert.equal(f.alive().length, 4, "every helper slot is taken");
+
+      controller.abort(new Error("user cancel"));
+      assert.equal(await waiting, "rejected");
+      const next = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+      assert.equal(next.status, "observed", "the next call got the cancelled call's slot");
+      assert.ok(!f.alive().includes(cancelled), "the cancelled helper is gone");
+      assert.equal(f.alive().length, 3);
+
+      for (const h of holds) await h.release();
+      for (const r of await Promise.all(reads)) assert.equal(r.out.status, "observed");
+      const searchesOfCancelled = searches(await requestsOf(f, cancelled));
+      assert.equal(searchesOfCancelled.length, 1, "no read after the cancellation");
+    }, protocol);
+  });
+}
+
+Deno.test("codex_wait_reply stops when the matched turn ends without a final answer", async () => {
+  const { scenario, t, running } = runningScenario([
+    { method: "thread/items/list", nth: 3, barrier: "read2" },
+  ]);
+  await withRelay(scenario, READ, async (client, f) => {
+    const read2 = await f.barrier("read2");
+    const pending = waitReply(client, { threadId: t.id, clientMessageId: "c1" });
+    await read2.reached();
+    await f.updateTurn(t.id, {
+      id: running.id,
+      status: "failed",
+      error: { message: "stream disconnected", codexErrorInfo: "other" },
+      completedAt: 1796007000,
+      durationMs: 5,
+    });
+    await read2.release();
+    const { out } = await pending;
+    assert.equal(out.status, "observed");
+    assert.deepEqual(out.turn, { id: running.id, status: "failed" });
+    assert.deepEqual(out.replies, []);
+    assert.equal(out.timedOut, false);
+    assert.equal(out.nextCursor, null);
+    assert.equal(searches(await f.requests()).length, 2);
+  });
+});
+
+Deno.test("codex_wait_reply times out with timedOut true and the last status", async () => {
+  const { scenario, t, running } = runningScenario();
+  await withRelay(scenario, READ, async (client, f) => {
+    const started = performance.now();
+    const { out, text } = await waitReply(client, {
+      threadId: t.id,
+      clientMessageId: "c1",
+      timeoutSeconds: 1,
+    });
+    assert.ok(performance.now() - started >= 1000, "it waited the full second");
+    assert.equal(out.status, "observed");
+    assert.deepEqual(out.turn, { id: running.id, status: "unverified" });
+    assert.deepEqual(out.replies, []);
+    assert.equal(out.timedOut, true);
+    assert.equal(typeof out.nextCursor, "string");
+    assert.match(text, /timed out/);
+    const [pid, ...others] = await f.spawned();
+    assert.deepEqual(others, []);
+    // Reads at 0 (spawn included), +0.25 s, +0.5 s, ... and a last one at the 1 s deadline.
+    const reads = searches(await requestsOf(f, pid)).length;
+    assert.ok(reads >= 2 && reads <= 4, `${reads} reads in one second`);
+
+    const none = (await waitReply(client, {
+      threadId: t.id,
+      clientMessageId: "c-nowhere",
+      timeoutSeconds: 1,
+    })).out;
+    assert.equal(none.status, "no_match");
+    assert.equal(none.timedOut, true);
+  });
+});
+
+Deno.test("codex_wait_reply returns at once on ambiguous, unavailable and invalid cursors", async () => {
+  const t = thread({
+    turns: [turn([userItem("dup")], { status: "inProgress" }), turn([userItem("dup")])],
+  });
+  await withRelay({ threads: [t] }, READ, async (client, f) => {
+    const amb = (await waitReply(client, { threadId: t.id, clientMessageId: "dup" })).out;
+    assert.equal(amb.status, "ambiguous");
+    assert.equal(amb.timedOut, false);
+    const gone = (await waitReply(client, { threadId: MISSING, clientMessageId: "c1" })).out;
+    assert.equal(gone.status, "unavailable");
+    assert.equal(gone.reason, "thread_not_found");
+    assert.equal(gone.timedOut, false);
+    const bad = (await waitReply(client, {
+      threadId: t.id,
+      clientMessageId: "dup",
+      cursor: "nope",
+    })).out;
+    assert.equal(bad.reason, "invalid_cursor");
+    assert.equal(searches(await f.requests()).length, 2, "one read each");
+  });
+});

@@ -1,0 +1,244 @@
+import assert from "assert";
+import { ElicitationRouter } from "../../src/elicit/router.ts";
+import { allowedMethods } from "../../src/host/capabilities.ts";
+import { silentLogger } from "../../src/log.ts";
+import { ManualClock } from "../../src/owner/clock.ts";
+import { Owner } from "../../src/owner/owner.ts";
+import { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import { DEFAULT_TURN_LIMITS, type TurnRuntime } from "../../src/turn/turn_runtime.ts";
+import { agentItem, FixtureHome, thread } from "../_fixture.ts";
+import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
+
+interface Rig {
+  f: FixtureHome;
+  clock: ManualClock;
+  owner: Owner;
+  router: ElicitationRouter;
+  turns: TurnRegistry;
+  threadId: string;
+}
+
+async function rig(
+  steps: TurnStep[],
+  over: Partial<Scenario> = {},
+  named: string[] = [],
+): Promise<Rig> {
+  const t = thread({ scripts: [steps] });
+  const f = await FixtureHome.create({ threads: [t], ...over });
+  const clock = new ManualClock();
+  const owner = new Owner({
+    allowlist: allowedMethods({ replyRead: false, turnStart: true }),
+    version: "0.0.0-test",
+    env: f.env,
+    reap: { eofGraceMs: 300, termGraceMs: 300 },
+  });
+  const router = new ElicitationRouter({ clock, log: silentLogger });
+  const turns = new TurnRegistry({
+    owner,
+    router,
+    clock,
+    log: silentLogger,
+    limits: DEFAULT_TURN_LIMITS,
+    disabledMcpServers: named,
+  });
+  return { f, clock, owner, router, turns, threadId: t.id };
+}
+
+async function done(r: Rig): Promise<void> {
+  await r.turns.shutdown();
+  await r.owner.shutdown();
+  assert.deepEqual(r.f.alive(), [], "no helper is left in the process table");
+  await r.f.dispose();
+}
+
+async function untilRunning(runtime: TurnRuntime): Promise<void> {
+  const never = new AbortController().signal;
+  while (runtime.snapshot().phase === "queued") {
+    await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+  }
+}
+
+async function start(r: Rig): Promise<TurnRuntime> {
+  const started = await r.turns.startInThread(r.threadId, "go", new AbortController().signal);
+  assert.ok(started.runtime, `started: ${started.reason} ${started.message}`);
+  return started.runtime;
+}
+
+Deno.test("TurnRuntime interrupts a silent turn after the stall budget and reports stalled", async () => {
+  const r = await rig([{ barrier: "silent" }, { end: "completed" }]);
+  try {
+    const silent = await r.f.barrier("silent");
+    const runtime = await start(r);
+    await untilRunning(runtime);
+    await silent.reached();
+    r.clock.advance(DEFAULT_TURN_LIMITS.stallMs - 1);
+    assert.equal(runtime.ended, false, "not stalled before the budget");
+    r.clock.advance(1);
+    const run = await r.turns.settled(runtime);
+    assert.equal(run.snapshot.phase, "interrupted");
+    assert.deepEqual(run.snapshot.failure, { failureClass: "stalled", retryable: true });
+    const methods = (await r.f.requests()).map((q) => q.method);
+    assert.ok(methods.includes("turn/interrupt"));
+    assert.ok(methods.includes("thread/unsubscribe"), "the thread is released");
+    assert.equal(r.turns.size, 0);
+    assert.equal(r.owner.stats.alive, 0, "the runtime's helper is reaped");
+  } finally {
+    await done(r);
+  }
+});
+
+Deno.test("TurnRuntime allows a longer silence while an MCP tool call is in flight", async () => {
+  const r = await rig([]);
+  r.f.write({
+    threads: [thread({
+      id: r.threadId,
+      scripts: [[
+        {
+          notify: {
+            method: "item/started",
+            params: {
+              threadId: r.threadId,
+              item: { type: "mcpToolCall", id: "mcp_1", status: "inProgress" },
+            },
+          },
+        },
+        { barrier: "tool" },
+        { end: "completed" },
+      ]],
+    })],
+  });
+  try {
+    const tool = await r.f.barrier("tool");
+    const runtime = await start(r);
+    await untilRunning(runtime);
+    await tool.reached();
+    r.clock.advance(DEFAULT_TURN_LIMITS.stallMs * 2);
+    assert.equal(runtime.ended, false, "an in-flight MCP tool call extends the budget");
+    r.clock.advance(DEFAULT_TURN_LIMITS.toolCallStallMs);
+    const run = await r.turns.settled(runtime);
+    assert.equal(run.snapshot.failure?.failureClass, "stalled");
+  } finally {
+    await done(r);
+  }
+});
+
+Deno.test("TurnRuntime does not count time waiting on a human toward the stall budget", async () => {
+  const r = await rig([
+    {
+      request: {
+        method: "item/commandExecution/requestApproval",
+        params: {
+          itemId: "c1",
+          command: "ls",
+          cwd: "/w",
+          availableDecisions: ["accept", "decline"],
+        },
+      },
+    },
+    { item: agentItem("msg_f", "done") },
+    { end: "completed" },
+  ]);
+  try {
+    const runtime = await start(r);
+    const never = new AbortController().signal;
+    while (r.router.pendingFor(runtime).length === 0) {
+      await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+    }
+    r.clock.advance(9 * 60_000); // Far past the stall budget, short of the 10-minute deadline.
+    assert.equal(runtime.ended, false);
+    const [pending] = r.router.pendingFor(runtime);
+    assert.equal(
+      r.router.answer(pending.token, runtime.id, {
+        action: "accept",
+        content: { decision: "accept" },
+      }),
+      "answered",
+    );
+    const run = await r.turns.settled(runtime);
+    assert.equal(run.snapshot.phase, "completed");
+    assert.equal(run.snapshot.failure, undefined);
+    assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "accept" }]);
+  } finally {
+    await done(r);
+  }
+});
+
+Deno.test("TurnRuntime: the deadline answers cancel to Codex and the turn goes on", async () => {
+  const r = await rig([
+    {
+      request: {
+        method: "item/commandExecution/requestApproval",
+        params: {
+          itemId: "c1",
+          command: "ls",
+          cwd: "/w",
+          availableDecisions: ["accept", "cancel"],
+        },
+      },
+    },
+    { end: "completed" },
+  ]);
+  try {
+    const runtime = await start(r);
+    const never = new AbortController().signal;
+    while (r.router.pendingFor(runtime).length === 0) {
+      await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+    }
+    r.clock.advance(10 * 60_000);
+    await r.turns.settled(runtime);
+    assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
+  } finally {
+    await done(r);
+  }
+});
+
+Deno.test("TurnRegistry disables codex-relay MCP servers and named ones when it resumes a thread", async () => {
+  const r = await rig([{ end: "completed" }], {
+    mcpServers: {
+      relay: { command: "deno", args: ["run", "-P", "jsr:@codex-relay/cli", "serve"] },
+      other: { command: "node", args: ["server.js"] },
+      "quoted name": { command: "codex-relay", args: ["serve"] },
+    },
+  }, ["docs_search"]);
+  try {
+    const runtime = await start(r);
+    await r.turns.settled(runtime);
+    const resume = (await r.f.requests()).find((q) => q.method === "thread/resume");
+    assert.deepEqual((resume?.params as { config: unknown }).config, {
+      "mcp_servers.relay.enabled": false,
+      "mcp_servers.docs_search.enabled": false,
+    });
+  } finally {
+    await done(r);
+  }
+});
+
+Deno.test("TurnRegistry.shutdown() declines pending requests, interrupts the turn and releases the thread", async () => {
+  const r = await rig([
+    {
+      request: {
+        method: "item/commandExecution/requestApproval",
+        params: {
+          itemId: "c1",
+          command: "ls",
+          cwd: "/w",
+          availableDecisions: ["accept", "decline"],
+        },
+      },
+    },
+    { barrier: "after" },
+    { end: "completed" },
+  ]);
+  await r.f.barrier("after");
+  const runtime = await start(r);
+  const never = new AbortController().signal;
+  while (r.router.pendingFor(runtime).length === 0) {
+    await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+  }
+  await r.turns.shutdown();
+  assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "decline" }]);
+  const methods = (await r.f.requests()).map((q) => q.method);
+  assert.ok(methods.includes("turn/interrupt"));
+  assert.ok(methods.includes("thread/unsubscribe"));
+  await done(r);
+});

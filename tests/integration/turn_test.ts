@@ -1,0 +1,440 @@
+import assert from "assert";
+import type { ElicitResult } from "@modelcontextprotocol/client";
+import type { ElicitParams } from "../_mcp_client.ts";
+import { agentItem, FixtureHome, thread } from "../_fixture.ts";
+import { PROTOCOLS, startRelay } from "../_relay.ts";
+import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
+
+type Structured = Record<string, unknown>;
+
+const COMMAND_APPROVAL = {
+  method: "item/commandExecution/requestApproval",
+  params: {
+    kind: "command",
+    itemId: "call_sh_1",
+    reason: "mock wants to run it",
+    command: "/bin/bash -lc 'touch x'",
+    cwd: "/workspace",
+    commandActions: [],
+    availableDecisions: ["accept", {
+      acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "x"] },
+    }, "cancel"],
+  },
+};
+
+const FINAL = "All done: the parser is refactored.";
+
+function scenario(
+  steps: TurnStep[],
+  over: Partial<Scenario> = {},
+): { s: Scenario; threadId: string } {
+  const t = thread({ scripts: [steps] });
+  return { s: { threads: [t], ...over }, threadId: t.id };
+}
+
+async function withTurnRelay(
+  s: Scenario,
+  options: {
+    protocol: (typeof PROTOCOLS)[number];
+    flags?: string[];
+    onElicit?: (p: ElicitParams) => ElicitResult;
+  },
+  fn: (client: Awaited<ReturnType<typeof startRelay>>["client"], f: FixtureHome) => Promise<void>,
+): Promise<void> {
+  const f = await FixtureHome.create(s);
+  const relay = await startRelay({
+    fixture: f,
+    flags: options.flags ?? ["--allow-turn-start", "--allow-reply-read"],
+    protocol: options.protocol,
+    onElicit: options.onElicit,
+  });
+  try {
+    await fn(relay.client, f);
+  } finally {
+    const { code } = await relay.close();
+    assert.equal(code, 0);
+    assert.deepEqual(f.alive(), [], "no helper is left in the process table");
+    await f.dispose();
+  }
+}
+
+async function released(f: FixtureHome, threadId: string): Promise<boolean> {
+  const text = await Deno.readTextFile(`${f.home}/fixture-state.jsonl`).catch(() => "");
+  const events = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const holds = events.filter((e) => e.e === "hold" && e.threadId === threadId).length;
+  const releases = events.filter((e) => e.e === "release" && e.threadId === threadId).length;
+  return holds > 0 && holds === releases;
+}
+
+for (const protocol of PROTOCOLS) {
+  for (
+    const [answer, decision] of [["accept", "accept"], ["decline", "decline"], [
+      "cancel",
+      "cancel",
+    ]] as const
+  ) {
+    Deno.test(`[${protocol}] codex_run forwards a command approval; ${answer} reaches the exact request`, async () => {
+      const { s, threadId } = scenario([
+        { item: agentItem("msg_c", "Looking into it", "commentary") },
+        { request: COMMAND_APPROVAL },
+        { item: agentItem("msg_f", FINAL) },
+        { end: "completed" },
+      ]);
+      const asked: ElicitParams[] = [];
+      await withTurnRelay(s, {
+        protocol,
+        onElicit: (params) => {
+          asked.push(params);
+          return answer === "accept"
+            ? { action: "accept", content: { decision: "accept" } }
+            : { action: answer };
+        },
+      }, async (client, f) => {
+        const result = await client.callTool({
+          name: "codex_run",
+          arguments: { threadId, text: "please refactor", waitSeconds: 30 },
+        }, { timeout: 60_000 });
+        const out = result.structuredContent as Structured;
+        assert.equal((out.receipt as Structured).status, "queued");
+        assert.deepEqual(out.turn && (out.turn as Structured).status, "completed");
+        assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
+        assert.equal(asked.length, 1);
+        assert.match(String(asked[0].message), /touch x/);
+        const answers = await f.answers();
+        assert.equal(answers.length, 1);
+        assert.equal(answers[0].id, 0, "the fixture's first server request id");
+        assert.deepEqual(answers[0].result, { decision });
+        assert.ok(await released(f, threadId), "the thread was released");
+        const methods = (await f.requests()).map((r) => r.method);
+        assert.ok(methods.includes("thread/resume") && methods.includes("thread/unsubscribe"));
+      });
+    });
+  }
+
+  Deno.test(`[${protocol}] codex_run: a client without elicitation gets Codex's request declined`, async () => {
+    const { s, threadId } = scenario([
+      { request: COMMAND_APPROVAL },
+      { item: agentItem("msg_f", FINAL) },
+      { end: "completed" },
+    ]);
+    await withTurnRelay(s, { protocol }, async (client, f) => {
+      const out = (await client.callTool({
+        name: "codex_run",
+        arguments: { threadId, text: "go" },
+      }, { timeout: 60_000 })).structuredContent as Structured;
+      assert.equal((out.turn as Structured).status, "completed");
+      assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
+    });
+  });
+
+  Deno.test(`[${protocol}] codex_run: an answer that breaks the requested schema is refused; Codex gets decline`, async () => {
+    const { s, threadId } = scenario([
+      { request: COMMAND_APPROVAL },
+      { end: "completed" },
+    ]);
+    await withTurnRelay(s, {
+      protocol,
+      onElicit: () => ({ action: "accept", content: { decision: "format-the-disk" } }),
+    }, async (client, f) => {
+      const out = (await client.callTool({
+        name: "codex_run",
+        arguments: { threadId, text: "go" },
+      }, { timeout: 60_000 })).structuredContent as Structured;
+      assert.equal((out.turn as Structured).status, "completed");
+      assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
+    });
+  });
+}
+
+Deno.test("codex_run: a thread held by another process is held_elsewhere and the message stays queued", async () => {
+  const t = thread({ heldElsewhere: true });
+  await withTurnRelay({ threads: [t] }, { protocol: "2026-07-28" }, async (client, f) => {
+    const out = (await client.callTool({
+      name: "codex_run",
+      arguments: { threadId: t.id, text: "go" },
+    })).structuredContent as Structured;
+    assert.equal(out.reason, "held_elsewhere");
+    assert.equal((out.receipt as Structured).status, "queued");
+    assert.equal(out.turn, null);
+    const text = (await Deno.readTextFile(`${f.home}/fixture-state.jsonl`)).split("\n").filter(
+      Boolean,
+    )
+      .map((l) => JSON.parse(l));
+    assert.equal(text.filter((e) => e.e === "queue.add").length, 1);
+    assert.equal(text.filter((e) => e.e === "queue.remove").length, 0, "the message stays queued");
+  });
+});
+
+Deno.test("codex_run in a cwd starts a new thread and returns its final answer", async () => {
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ item: agentItem("msg_f", FINAL) }, { end: "completed" }]],
+  };
+  await withTurnRelay(s, { protocol: "2026-07-28" }, async (client, f) => {
+    const out = (await client.callTool({
+      name: "codex_run",
+      arguments: { cwd: "/tmp/scratch", text: "write a haiku" },
+    })).structuredContent as Structured;
+    assert.equal((out.turn as Structured).status, "completed");
+    assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
+    const start = (await f.requests()).find((r) => r.method === "thread/start");
+    assert.equal((start?.params as Structured).cwd, "/tmp/scratch");
+  });
+});
+
+Deno.test("codex_run without reply read returns no replies", async () => {
+  const { s, threadId } = scenario([{ item: agentItem("msg_f", FINAL) }, { end: "completed" }]);
+  await withTurnRelay(
+    s,
+    { protocol: "2026-07-28", flags: ["--allow-turn-start"] },
+    async (client, f) => {
+      const out = (await client.callTool({
+        name: "codex_run",
+        arguments: { threadId, text: "go" },
+      })).structuredContent as Structured;
+      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal(out.replies, undefined);
+      assert.ok(!JSON.stringify(out).includes(FINAL));
+      const methods = new Set((await f.requests()).map((r) => r.method));
+      assert.ok(!methods.has("thread/items/list") && !methods.has("thread/turns/list"));
+    },
+  );
+});
+
+Deno.test("codex_run reports a failed turn's class from codexErrorInfo", async () => {
+  const { s, threadId } = scenario([{
+    end: "failed",
+    error: {
+      message: "We're currently experiencing high demand",
+      codexErrorInfo: "serverOverloaded",
+    },
+  }]);
+  await withTurnRelay(s, { protocol: "2026-07-28" }, async (client) => {
+    const out = (await client.callTool({
+      name: "codex_run",
+      arguments: { threadId, text: "go" },
+    })).structuredContent as Structured;
+    assert.equal((out.turn as Structured).status, "failed");
+    assert.equal(out.failureClass, "capacity");
+    assert.equal(out.retryable, true);
+    assert.ok((out.retryAfterMs as number) >= 60_000);
+  });
+});
+
+Deno.test("codex_interrupt stops a running turn and releases the thread", async () => {
+  const { s, threadId } = scenario([{ barrier: "never-released" }, { end: "completed" }]);
+  await withTurnRelay(s, { protocol: "2026-07-28" }, async (client, f) => {
+    await f.barrier("never-released");
+    const run = (await client.callTool({
+      name: "codex_run",
+      arguments: { threadId, text: "go", waitSeconds: 1 },
+    })).structuredContent as Structured;
+    assert.equal((run.turn as Structured).status, "running");
+    const out = (await client.callTool({
+      name: "codex_interrupt",
+      arguments: { threadId },
+    })).structuredContent as Structured;
+    assert.equal(out.status, "interrupted");
+    assert.ok(await released(f, threadId));
+    assert.ok((await f.requests()).some((r) => r.method === "turn/interrupt"));
+    const again = (await client.callTool({ name: "codex_interrupt", arguments: { threadId } }))
+      .structuredContent as Structured;
+    assert.equal(again.status, "not_running");
+  });
+});
+
+Deno.test("codex_run refuses a replayed or tampered requestState and writes nothing more to Codex", async () => {
+  const { s, threadId } = scenario([
+    { request: COMMAND_APPROVAL },
+    { barrier: "hold-after-answer" },
+    { end: "completed" },
+  ]);
+  await withTurnRelay(
+    s,
+    { protocol: "2026-07-28", onElicit: () => ({ action: "decline" }) },
+    async (client, f) => {
+      const hold = await f.barrier("hold-after-answer");
+      const args = { threadId, text: "go", waitSeconds: 30 };
+      const first = await client.callTool({ name: "codex_run", arguments: args }, {
+        allowInputRequired: true,
+        timeout: 60_000,
+      } as never) as unknown as {
+        resultType: string;
+        inputRequests: Record<string, unknown>;
+        requestState: string;
+      };
+      assert.equal(first.resultType, "input_required");
+      const [token] = Object.keys(first.inputRequests);
+      const answer = { [token]: { action: "accept", content: { decision: "accept" } } };
+
+      const tampered = first.requestState.slice(0, -4) +
+        (first.requestState.endsWith("AAAA") ? "BBBB" : "AAAA");
+      await assert.rejects(
+        client.callTool(
+          {
+            name: "codex_run",
+            arguments: args,
+            inputResponses: answer,
+            requestState: tampered,
+          } as never,
+        ),
+        (e: Error & { code?: number }) => e.code === -32602,
+      );
+      assert.deepEqual(await f.answers(), [], "a tampered state reaches nothing");
+
+      const retry = client.callTool(
+        {
+          name: "codex_run",
+          arguments: args,
+          inputResponses: answer,
+          requestState: first.requestState,
+        } as never,
+        { timeout: 60_000 },
+      );
+      await hold.reached();
+      assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "accept" }]);
+      const replay = await client.callTool(
+        {
+          name: "codex_run",
+          arguments: args,
+          inputResponses: answer,
+          requestState: first.requestState,
+        } as never,
+      );
+      assert.equal(replay.isError, true);
+      assert.match((replay.content as { text: string }[])[0].text, /already answered/);
+      await hold.release();
+      const out = (await retry).structuredContent as Structured;
+      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal((await f.answers()).length, 1, "Codex got exactly one answer");
+    },
+  );
+});
+
+Deno.test("codex_run: two concurrent runtimes whose Codex requests share id 0 get their own answers", async () => {
+  const approval = (command: string) => ({
+    request: { method: COMMAND_APPROVAL.method, params: { ...COMMAND_APPROVAL.params, command } },
+  });
+  const a = thread({ scripts: [[approval("echo first"), { end: "completed" }]] });
+  const b = thread({ scripts: [[approval("echo second"), { end: "completed" }]] });
+  await withTurnRelay({ threads: [a, b] }, {
+    protocol: "2026-07-28",
+    onElicit: (p) =>
+      String(p.message).includes("echo first")
+        ? { action: "accept", content: { decision: "accept" } }
+        : { action: "decline" },
+  }, async (client, f) => {
+    const [ra, rb] = await Promise.all(
+      [a, b].map((t) =>
+        client.callTool({ name: "codex_run", arguments: { threadId: t.id, text: "go" } }, {
+          timeout: 60_000,
+        })
+      ),
+    );
+    for (const r of [ra, rb]) {
+      assert.equal(((r.structuredContent as Structured).turn as Structured).status, "completed");
+    }
+    const answers = await f.answers();
+    assert.equal(answers.length, 2);
+    assert.deepEqual(answers.map((x) => x.id), [0, 0], "both fixture processes used id 0");
+    const byPid = new Map<number, unknown>(answers.map((x) => [x.pid, x.result]));
+    const requests = await f.requests();
+    const resumePid = (t: { id: string }) =>
+      requests.find((q) =>
+        q.method === "thread/resume" && (q.params as Structured).threadId === t.id
+      )!.pid;
+    assert.deepEqual(byPid.get(resumePid(a)), { decision: "accept" });
+    assert.deepEqual(byPid.get(resumePid(b)), { decision: "decline" });
+  });
+});
+
+Deno.test("codex_run forwards an MCP form elicitation as is and returns the answer to Codex", async () => {
+  const schema = {
+    type: "object",
+    properties: {
+      colour: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+      sure: { type: "boolean", title: "Sure?", default: true },
+    },
+    required: ["colour"],
+  };
+  const { s, threadId } = scenario([
+    {
+      request: {
+        method: "mcpServer/elicitation/request",
+        params: {
+          serverName: "elicitor",
+          mode: "form",
+          _meta: null,
+          message: "What is your favourite colour?",
+          requestedSchema: schema,
+        },
+      },
+    },
+    { end: "completed" },
+  ]);
+  let seen: ElicitParams | undefined;
+  await withTurnRelay(s, {
+    protocol: "2025-11-25",
+    onElicit: (p) => {
+      seen = p;
+      return { action: "accept", content: { colour: "blue", sure: true } };
+    },
+  }, async (client, f) => {
+    await client.callTool({ name: "codex_run", arguments: { threadId, text: "go" } }, {
+      timeout: 60_000,
+    });
+    assert.match(String(seen?.message), /elicitor.*favourite colour/);
+    assert.deepEqual((seen as { requestedSchema?: unknown }).requestedSchema, schema);
+    assert.deepEqual((await f.answers()).map((a) => a.result), [
+      { action: "accept", content: { colour: "blue", sure: true }, _meta: null },
+    ]);
+  });
+});
+
+for (const protocol of PROTOCOLS) {
+  Deno.test(`[${protocol}] twelve approvals in one turn complete across codex_run and codex_wait_reply`, async () => {
+    const steps: TurnStep[] = [];
+    for (let i = 1; i <= 12; i++) {
+      steps.push({
+        request: {
+          method: COMMAND_APPROVAL.method,
+          params: { ...COMMAND_APPROVAL.params, command: `step ${i}` },
+        },
+      });
+    }
+    steps.push({ item: agentItem("msg_f", FINAL) }, { end: "completed" });
+    const { s, threadId } = scenario(steps);
+    const asked: string[] = [];
+    await withTurnRelay(s, {
+      protocol,
+      onElicit: (p) => {
+        asked.push(String(p.message).match(/step \d+/)![0]);
+        return { action: "accept", content: { decision: "accept" } };
+      },
+    }, async (client, f) => {
+      const run = (await client.callTool({
+        name: "codex_run",
+        arguments: { threadId, text: "go", waitSeconds: 30 },
+      }, { timeout: 60_000 })).structuredContent as Structured;
+      assert.equal((run.turn as Structured).status, "running");
+      assert.equal(
+        (run.pendingApprovals as unknown[]).length,
+        1,
+        "the 10th request waits for the next call",
+      );
+      assert.equal(asked.length, 9, "nine rounds in the first call, under the client's cap of 10");
+      const receipt = run.receipt as Structured;
+      const wait = (await client.callTool({
+        name: "codex_wait_reply",
+        arguments: { threadId, clientMessageId: receipt.clientMessageId, timeoutSeconds: 30 },
+      }, { timeout: 60_000 })).structuredContent as Structured;
+      assert.equal(wait.status, "observed");
+      assert.equal(wait.timedOut, false);
+      assert.deepEqual((wait.replies as Structured[]).map((r) => r.text), [FINAL]);
+      assert.deepEqual(asked, Array.from({ length: 12 }, (_, i) => `step ${i + 1}`));
+      const answers = await f.answers();
+      assert.deepEqual(answers.map((a) => a.id), Array.from({ length: 12 }, (_, i) => i));
+      assert.ok(answers.every((a) => (a.result as Structured).decision === "accept"));
+    });
+  });
+}

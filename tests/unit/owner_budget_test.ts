@@ -1,0 +1,49 @@
+import assert from "assert";
+import { RelayError } from "../../src/errors.ts";
+import { ManualClock } from "../../src/owner/clock.ts";
+import { Owner } from "../../src/owner/owner.ts";
+
+/** An operation that sends nothing and ends when its budget is spent. */
+function idle(owner: Owner, budgetMs?: number): { signal: AbortSignal; ended: Promise<unknown> } {
+  let signal: AbortSignal | undefined;
+  const ended = owner.operation(
+    (s) => {
+      signal = s.signal;
+      return new Promise<unknown>((resolve) =>
+        s.signal.addEventListener("abort", () => resolve(s.signal.reason), { once: true })
+      );
+    },
+    budgetMs === undefined ? {} : { budgetMs },
+  );
+  assert.ok(signal, "the operation's function runs at once");
+  return { signal, ended };
+}
+
+function ownerWith(clock: ManualClock): Owner {
+  return new Owner({ allowlist: new Set(), version: "0.0.0-test", clock, env: {} });
+}
+
+async function budgetOf(owner: Owner, clock: ManualClock, budgetMs?: number): Promise<number> {
+  const start = clock.now();
+  const op = idle(owner, budgetMs);
+  while (!op.signal.aborted) clock.advance(1);
+  const why = await op.ended;
+  assert.ok(why instanceof RelayError && why.reason === "timeout");
+  return clock.now() - start;
+}
+
+Deno.test("Owner.operation() keeps the 20 s budget unless asked otherwise", async () => {
+  const clock = new ManualClock();
+  assert.equal(await budgetOf(ownerWith(clock), clock), 20_000);
+});
+
+Deno.test("Owner.operation() grants an explicit budget up to maxOperationMs (60 s), not beyond", async () => {
+  const clock = new ManualClock();
+  const owner = ownerWith(clock);
+  assert.equal(owner.limits.maxOperationMs, 60_000);
+  assert.equal(owner.clock, clock, "operations that wait pause on the owner's clock");
+  assert.equal(await budgetOf(owner, clock, 59_000), 59_000);
+  assert.equal(await budgetOf(owner, clock, 60_000), 60_000);
+  assert.equal(await budgetOf(owner, clock, 60_001), 60_000);
+  assert.equal(await budgetOf(owner, clock, 5_000), 5_000);
+});

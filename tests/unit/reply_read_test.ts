@@ -1,0 +1,129 @@
+import assert from "assert";
+import { RelayError } from "../../src/errors.ts";
+import type { Session } from "../../src/owner/owner.ts";
+import { decodeCursor, MAX_TURN_PAGES, readReply } from "../../src/reply/mod.ts";
+
+const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
+const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
+const SCOPE = { threadId: THREAD, clientMessageId: "c1" };
+
+type Params = Record<string, unknown>;
+type Handler = (params: Params) => unknown;
+
+/** A session answering each method with a handler; records every call. */
+function scripted(handlers: Record<string, Handler>) {
+  const calls: [string, Params][] = [];
+  const session: Session = {
+    call: (method, params) => {
+      calls.push([method, params as Params]);
+      try {
+        return Promise.resolve(handlers[method](params as Params));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    signal: new AbortController().signal,
+    remainingMs: () => 20_000,
+    helpersUsed: 1,
+  };
+  return { session, calls };
+}
+
+const user = { type: "userMessage", id: "u1", clientId: "c1", content: [] };
+const entry = (item: Record<string, unknown>) => ({ turnId: TURN, item });
+const final = (id: string, text: string) => ({
+  type: "agentMessage",
+  id,
+  text,
+  phase: "final_answer",
+});
+const completed = { data: [{ id: TURN, status: "completed", completedAt: 1 }], nextCursor: null };
+
+const refused = (message: string) =>
+  new RelayError("rpc_error", message, { written: true, rpcCode: -32600 });
+
+Deno.test("readReply() falls back to the summary items view when notLoaded is refused", async () => {
+  const { session, calls } = scripted({
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(user), entry(final("m1", "hi"))], nextCursor: null }
+        : { data: [entry(user)], nextCursor: null },
+    "thread/turns/list": (p) => {
+      if (p.itemsView === "notLoaded") throw refused("Invalid request: unknown variant");
+      return completed;
+    },
+  });
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual(out.turn, { id: TURN, status: "completed" });
+  assert.deepEqual(out.replies, [{ itemId: "m1", text: "hi", truncated: false }]);
+  assert.deepEqual(
+    calls.filter(([m]) => m === "thread/turns/list").map(([, p]) => p.itemsView),
+    ["notLoaded", "summary"],
+  );
+});
+
+Deno.test("readReply() reports unverified when both item views are refused", async () => {
+  const { session } = scripted({
+    "thread/items/list": () => ({ data: [entry(user)], nextCursor: null }),
+    "thread/turns/list": () => {
+      throw refused("Invalid request: nope");
+    },
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.status, "observed");
+  assert.deepEqual(out.turn, { id: TURN, status: "unverified" });
+  assert.equal(typeof out.nextCursor, "string", "an unverified turn may still get replies");
+});
+
+Deno.test("readReply() fails closed when a page of the turn does not advance", async () => {
+  const { session } = scripted({
+    "thread/items/list": (p) =>
+      p.turnId ? { data: [], nextCursor: "more" } : { data: [entry(user)], nextCursor: null },
+    "thread/turns/list": () => completed,
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.status, "unavailable");
+  assert.equal(out.reason, "protocol_error");
+});
+
+Deno.test("readReply() reads at most MAX_TURN_PAGES pages of the turn, then hands a cursor", async () => {
+  let served = 0;
+  const { session, calls } = scripted({
+    "thread/items/list": (p) => {
+      if (!p.turnId) return { data: [entry(user)], nextCursor: null };
+      served++;
+      const filler = { type: "reasoning", id: `r${served}`, summary: [] };
+      return { data: [entry(filler)], nextCursor: "more" };
+    },
+    "thread/turns/list": () => completed,
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(served, MAX_TURN_PAGES);
+  assert.equal(out.status, "observed");
+  const cursor = decodeCursor(out.nextCursor!, { ...SCOPE, kind: "reply" });
+  assert.equal(cursor.lastItemId, `r${MAX_TURN_PAGES}`);
+  const pages = calls.filter(([m, p]) => m === "thread/items/list" && p.turnId);
+  assert.deepEqual(pages[1][1].cursor, { type: "item", itemId: "r1" }, "item anchors continue");
+});
+
+Deno.test("readReply() drops every reply when a later page is malformed", async () => {
+  const { session } = scripted({
+    "thread/items/list": (p) => {
+      if (!p.turnId) return { data: [entry(user)], nextCursor: null };
+      if (!p.cursor) return { data: [entry(user), entry(final("m1", "early"))], nextCursor: "x" };
+      return { data: [entry({ type: "agentMessage", id: "m2", text: 5 })], nextCursor: null };
+    },
+    "thread/turns/list": () => completed,
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.status, "unavailable");
+  assert.equal(out.reason, "protocol_error");
+  assert.deepEqual(out.replies, []);
+});
+
+Deno.test("readReply() refuses a cursor of neither kind before any RPC", async () => {
+  const { session, calls } = scripted({});
+  const out = await readReply(session, { ...SCOPE, cursor: "e30" });
+  assert.equal(out.reason, "invalid_cursor");
+  assert.deepEqual(calls, []);
+});
