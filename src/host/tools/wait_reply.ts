@@ -12,7 +12,6 @@ import {
   WAIT_SECONDS,
   waitForReply,
   type WaitProgress,
-  type WaitReplyResult,
 } from "../../reply/wait_reply.ts";
 import { threadId } from "../schemas.ts";
 import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
