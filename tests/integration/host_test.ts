@@ -281,3 +281,53 @@ Deno.test("the relay exits 0 with no child left when stdin closes during an oper
     await f.dispose();
   }
 });
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`the relay exits 0 with no child left on ${signal} during an operation`, async () => {
+    const s = seeded();
+    s.faults = [{ method: "thread/list", barrier: "hold" }];
+    const f = await FixtureHome.create(s);
+    const relay = await startRelay({ fixture: f, protocol: "2026-07-28" });
+    try {
+      const hold = await f.barrier("hold");
+      const pending = relay.client.callTool({ name: "codex_list_threads", arguments: {} }).catch((
+        e,
+      ) => e);
+      await hold.reached();
+      Deno.kill(relay.transport.pid!, signal);
+      const status = await relay.transport.exited;
+      assert.equal(status.code, 0);
+      assert.equal(status.signal, null);
+      await pending;
+      assert.deepEqual(f.alive(), []);
+    } finally {
+      await relay.close();
+      await f.dispose();
+    }
+  });
+}
+
+Deno.test("the relay logs to stderr without message text, even at debug level", async () => {
+  const s = seeded();
+  const f = await FixtureHome.create(s);
+  const relay = await startRelay({
+    fixture: f,
+    protocol: "2026-07-28",
+    flags: ["--log-level", "debug"],
+  });
+  const marker = "UNIQUE-MARKER-7f3a9c";
+  try {
+    const r = await relay.client.callTool({
+      name: "codex_queue_message",
+      arguments: { threadId: s.threads[0].id, text: `do the thing ${marker}` },
+    });
+    assert.equal((r.structuredContent as Structured).status, "queued");
+  } finally {
+    const { code, stderr } = await relay.close();
+    await f.dispose();
+    assert.equal(code, 0);
+    assert.match(stderr, /codex-relay debug spawn pid=\d+/);
+    assert.match(stderr, /codex-relay debug rpc method="thread\/queue\/add"/);
+    assert.ok(!stderr.includes(marker), "message text never reaches the log");
+  }
+});
