@@ -106,6 +106,8 @@ export class TurnRuntime implements RuntimeHandle {
   begin(queuedSubmissionId: string | undefined, onEnd: (runtime: TurnRuntime) => void): void {
     this.#queuedSubmissionId = queuedSubmissionId;
     this.#onEnd = onEnd;
+    // A fast turn may have ended while the runtime was still being set up.
+    if (this.ended) return onEnd(this);
     this.#backstop = this.#clock.after(this.#limits.backstopMs, () => void this.#stall("backstop"));
     this.#armStall();
   }
