@@ -27,7 +27,9 @@ export type Command =
   | { kind: "help"; topic?: string }
   | { kind: "version" }
   | { kind: "serve"; flags: ServeFlags }
-  | { kind: "doctor"; flags: ServeFlags };
+  | { kind: "doctor"; flags: ServeFlags }
+  /** `install` / `uninstall`: their own arguments, parsed by the installer. */
+  | { kind: "install"; args: string[] };
 
 const COMMANDS = ["serve", "doctor"] as const;
 const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
@@ -53,6 +55,7 @@ const SERVE_ONLY = [
 
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
+  if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
   let parsed;
   try {
     parsed = parseArgs({

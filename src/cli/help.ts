@@ -10,6 +10,9 @@ export function helpText(version: string): string {
 Usage:
   codex-relay serve [options]    Serve MCP on stdin/stdout
   codex-relay doctor [options]   Check codex, its app-server and the permission set
+  codex-relay install --client CLIENT [--scope user|project] [--allow-reply-read]
+                                 Print the entry for an MCP client and the command that
+                                 writes it (codex-relay install --help); uninstall likewise
   codex-relay --help | --version
 
 Serve options:

@@ -5,7 +5,9 @@
 
 import denoJson from "../../deno.json" with { type: "json" };
 import { serve } from "../host/serve.ts";
+import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
+import { printInstall } from "./install.ts";
 import { helpText } from "./help.ts";
 import { UsageError } from "./usage_error.ts";
 
@@ -34,7 +36,9 @@ export async function main(args: readonly string[]): Promise<number> {
       case "serve":
         return await serve(command.flags, VERSION);
       case "doctor":
-        throw new UsageError("doctor is not available yet", 69);
+        return await doctor(command.flags, VERSION);
+      case "install":
+        return await printInstall(command.args);
     }
   } catch (error) {
     if (error instanceof UsageError) {

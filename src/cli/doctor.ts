@@ -1,0 +1,300 @@
+/**
+ * `codex-relay doctor`: which `codex` the relay resolves and its version,
+ * whether its app-server answers `initialize` with the experimental API and
+ * one `thread/list`, whether CODEX_HOME has threads, which capability flags a
+ * client entry needs, and the relay's effective Deno permissions. Every
+ * problem comes with its fix; any problem makes the exit code 1.
+ * @module
+ */
+
+import { asRelayError, type ReasonCode } from "../errors.ts";
+import { parseThreadList } from "../codex/validate.ts";
+import { type Capabilities, toolNames } from "../host/capabilities.ts";
+import { silentLogger } from "../log.ts";
+import { curatedEnv } from "../owner/curated_env.ts";
+import { Owner } from "../owner/owner.ts";
+import { RELAY_PERMISSIONS } from "../permissions.ts";
+import type { ServeFlags } from "./flags.ts";
+
+/** The Codex version the relay's protocol subset was captured from. */
+export const TESTED_CODEX = "0.169.0";
+
+/** What the doctor touches outside itself. */
+export interface DoctorIo {
+  /** Writes the report (stdout). */
+  out(text: string): void;
+  /** An environment variable the relay may read, or `undefined`. */
+  env(name: string): string | undefined;
+  /** Whether a permission is granted (never prompts). */
+  granted(descriptor: Deno.PermissionDescriptor): boolean;
+  /** `Deno.build.os`. */
+  os: typeof Deno.build.os;
+}
+
+interface Finding {
+  level: "ok" | "info" | "warn" | "problem";
+  text: string;
+  fix?: string;
+}
+
+/** Runs the checks, writes the report, resolves with 0 (no problem) or 1. */
+export async function doctor(
+  flags: ServeFlags,
+  version: string,
+  io: DoctorIo = realDoctorIo(),
+): Promise<number> {
+  const sections: [string, Finding[]][] = [];
+  const codex = await checkCodex(io);
+  sections.push(["codex", codex.findings]);
+  sections.push(["app-server", codex.runs ? await checkAppServer(io, version) : []]);
+  sections.push(["permissions", checkPermissions(io, codex.missing)]);
+  sections.push(["capabilities", capabilities(flags)]);
+
+  const lines = [`codex-relay ${version} doctor`];
+  for (const [title, findings] of sections) {
+    if (findings.length === 0) continue;
+    lines.push("", title);
+    for (const f of findings) {
+      lines.push(`  ${f.level.padEnd(8)}${f.text}`);
+      if (f.fix) lines.push(`  ${"".padEnd(8)}fix: ${f.fix}`);
+    }
+  }
+  const problems = sections.flatMap(([, f]) => f).filter((f) => f.level === "problem");
+  lines.push(
+    "",
+    problems.length === 0
+      ? "No problems found."
+      : `${problems.length} problem(s) found; each has its fix above.`,
+    "",
+  );
+  io.out(lines.join("\n"));
+  return problems.length === 0 ? 0 : 1;
+}
+
+async function checkCodex(
+  io: DoctorIo,
+): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
+  const findings: Finding[] = [];
+  const resolved = resolveCodex(io);
+  if (resolved) {
+    findings.push({
+      level: "ok",
+      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
+    });
+  }
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command("codex", {
+      args: ["--version"],
+      env: curatedEnv(),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(10_000),
+    }).output();
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    const refused = error instanceof Deno.errors.NotCapable;
+    findings.push({
+      level: "problem",
+      text: missing
+        ? `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
+        : refused
+        ? "the relay may not run codex (no --allow-run=codex)"
+        : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
+      fix: missing
+        ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
+        : refused
+        ? "start the relay with its permission set: deno run -P (from a checkout), or the flags of the README's one-liner"
+        : "run codex --version in a terminal to see why",
+    });
+    return { findings, runs: false, missing };
+  }
+  const text = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) {
+    findings.push({
+      level: "problem",
+      text: `codex --version exited ${output.code}`,
+      fix: "run codex --version in a terminal to see why",
+    });
+    return { findings, runs: true, missing: false };
+  }
+  const found = text.match(/(\d+)\.(\d+)\.(\d+)/);
+  findings.push({ level: "ok", text: `codex --version: ${text.split("\n")[0].slice(0, 120)}` });
+  if (found && compareVersions(found[0], TESTED_CODEX) < 0) {
+    findings.push({
+      level: "warn",
+      text: `codex ${
+        found[0]
+      } is older than ${TESTED_CODEX}, the version the relay's protocol subset comes from`,
+      fix: "npm install -g @openai/codex@latest",
+    });
+  }
+  return { findings, runs: true, missing: false };
+}
+
+/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
+function resolveCodex(io: DoctorIo): string | null {
+  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
+  const path = io.env("PATH") ?? "";
+  const windows = io.os === "windows";
+  const sep = windows ? "\\" : "/";
+  const exts = windows
+    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
+    : [""];
+  for (const dir of path.split(windows ? ";" : ":")) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
+      if (io.granted({ name: "run", command: candidate })) return candidate;
+    }
+  }
+  return null;
+}
+
+async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const owner = new Owner({ allowlist: new Set(["thread/list"]), version, log: silentLogger });
+  const home = io.env("CODEX_HOME") ??
+    (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
+      (io.os === "windows" ? "\\.codex" : "/.codex");
+  try {
+    const page = await owner.operation(
+      async (s) => parseThreadList(await s.call("thread/list", { limit: 1 })),
+      { label: "doctor" },
+    );
+    findings.push({
+      level: "ok",
+      text: "codex app-server answered initialize (experimental API) and thread/list",
+    });
+    findings.push(
+      page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
+        level: "info",
+        text:
+          `CODEX_HOME (${home}) has no threads yet: codex_queue_message needs an existing thread (start one in Codex, or serve with --allow-turn-start so codex_run can start one)`,
+      },
+    );
+  } catch (error) {
+    const e = asRelayError(error);
+    findings.push({
+      level: "problem",
+      text: `codex app-server failed (${e.reason}): ${e.message}`,
+      fix: FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails",
+    });
+  } finally {
+    await owner.shutdown();
+  }
+  return findings;
+}
+
+const FIXES: Partial<Record<ReasonCode, string>> = {
+  codex_missing: "install Codex (npm install -g @openai/codex) and put it on the PATH",
+  spawn_failed: "check that codex is executable: run `codex app-server` in a terminal",
+  experimental_unavailable:
+    "this codex lacks the experimental app-server API the relay uses: npm install -g @openai/codex@latest",
+  timeout:
+    "codex app-server did not answer in time: run `codex app-server` in a terminal (a login or config problem shows there)",
+  protocol_error:
+    "the app-server's answer is not what the relay expects: update Codex (npm install -g @openai/codex@latest) or codex-relay",
+  output_limit: "the app-server sent an oversized frame: update Codex or codex-relay",
+  rpc_error: "run `codex app-server` in a terminal to see why it fails",
+};
+
+function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
+  const findings: Finding[] = [];
+  const exact = "start the relay with exactly its permission set: deno run -P from a checkout, " +
+    "or the flags of the README's one-liner (never -A)";
+  if (io.granted({ name: "run" })) {
+    findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
+  } else if (io.granted({ name: "run", command: "codex" })) {
+    findings.push({ level: "ok", text: "run: codex only" });
+  } else if (codexMissing) {
+    findings.push({ level: "ok", text: "run: nothing (codex was not found on PATH at start-up)" });
+  }
+  const wanted = Array.isArray(RELAY_PERMISSIONS.env) ? RELAY_PERMISSIONS.env : [];
+  if (io.granted({ name: "env" })) {
+    findings.push({
+      level: "problem",
+      text: "env: every environment variable is readable",
+      fix: exact,
+    });
+  } else {
+    const missing = wanted.filter((v) => !io.granted({ name: "env", variable: v }));
+    findings.push(
+      missing.length === 0
+        ? { level: "ok", text: `env: only the ${wanted.length} names the relay reads` }
+        : {
+          level: "problem",
+          text: `env: not readable: ${missing.join(", ")} (codex may miss its home or key)`,
+          fix: exact,
+        },
+    );
+  }
+  const home = io.env("HOME") ?? io.env("USERPROFILE");
+  const extra: string[] = [];
+  for (const name of ["read", "write", "net", "ffi", "sys"] as const) {
+    const broad = io.granted({ name } as Deno.PermissionDescriptor) ||
+      ((name === "read" || name === "write") && home !== undefined &&
+        io.granted({ name, path: home }));
+    if (broad) extra.push(name);
+  }
+  findings.push(
+    extra.length === 0
+      ? { level: "ok", text: "read, write, net, ffi, sys: none" }
+      : { level: "problem", text: `${extra.join(", ")}: granted but not needed`, fix: exact },
+  );
+  return findings;
+}
+
+function capabilities(flags: ServeFlags): Finding[] {
+  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const serve = [
+    "serve",
+    ...(caps.replyRead ? ["--allow-reply-read"] : []),
+    ...(caps.turnStart ? ["--allow-turn-start"] : []),
+  ];
+  const findings: Finding[] = [
+    { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },
+    { level: "info", text: `the client entry's arguments end with: ${serve.join(" ")}` },
+  ];
+  if (!caps.replyRead) {
+    findings.push({
+      level: "info",
+      text:
+        "to read Codex's final answers (codex_read_reply, codex_wait_reply) add --allow-reply-read (codex-relay install --client <client> --allow-reply-read)",
+    });
+  }
+  if (!caps.turnStart) {
+    findings.push({
+      level: "info",
+      text:
+        "to start turns and answer approvals (codex_run, codex_interrupt) add --allow-turn-start",
+    });
+  }
+  return findings;
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return 0;
+}
+
+/** The real doctor environment: stdout, permission queries that never prompt. */
+export function realDoctorIo(): DoctorIo {
+  const granted = (d: Deno.PermissionDescriptor) =>
+    Deno.permissions.querySync(d).state === "granted";
+  const encoder = new TextEncoder();
+  return {
+    out: (text) => {
+      const bytes = encoder.encode(text);
+      let offset = 0;
+      while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+    },
+    env: (name) => (granted({ name: "env", variable: name }) ? Deno.env.get(name) : undefined),
+    granted,
+    os: Deno.build.os,
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Strict parsing of the `install` / `uninstall` command line (the install
+ * entry and the main CLI's print-only `install`).
+ * @module
+ */
+
+import { parseArgs } from "parse-args";
+import { UsageError } from "../cli/usage_error.ts";
+import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
+
+/** What the install command line asks for. */
+export interface InstallArgs {
+  /** Add or remove the entry. */
+  action: "install" | "uninstall";
+  /** The client. */
+  client: ClientId;
+  /** Its scope. */
+  scope: Scope;
+  /** Serve flag `--allow-reply-read` in the entry. */
+  replyRead: boolean;
+  /** Serve flag `--allow-turn-start` in the entry. */
+  turnStart: boolean;
+  /** Show the change, write nothing. */
+  dryRun: boolean;
+  /** Write without asking. */
+  yes: boolean;
+  /** Replace or remove an entry `install` did not write. */
+  force: boolean;
+  /** Only print the snippet and the command that applies it. */
+  print: boolean;
+  /** Register this downloaded binary instead of the running source. */
+  binary?: string;
+  /** Register this bundle file instead of the running source. */
+  bundle?: string;
+  /** `--help`. */
+  help: boolean;
+}
+
+const OPTIONS = {
+  client: { type: "string" },
+  scope: { type: "string" },
+  "allow-reply-read": { type: "boolean" },
+  "allow-turn-start": { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
+  force: { type: "boolean" },
+  print: { type: "boolean" },
+  binary: { type: "string" },
+  bundle: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The usage text of the install entry. */
+export const INSTALL_USAGE =
+  `Usage (codex-relay install, or the install entry install.ts / jsr:@codex-relay/cli/install):
+  install --client CLIENT [options]     Register codex-relay in an MCP client's config
+  uninstall --client CLIENT [options]   Remove the entry install wrote
+
+The relay's own install only prints the entry and the command that writes it; the install
+entry, started with read/write permission on exactly that file, shows the diff and writes it.
+
+CLIENT is one of ${CLIENTS.join(", ")}.
+
+Options:
+  --scope user|project   The client's user config (default) or the current project's
+  --allow-reply-read     Serve with --allow-reply-read (final answers)
+  --allow-turn-start     Serve with --allow-turn-start (runs turns, forwards approvals)
+  --dry-run              Show the change, write nothing
+  --yes, -y              Write without asking (required when stdin is not a terminal)
+  --force                Replace or remove an entry codex-relay install did not write
+  --print                Only print the entry and the command that applies it
+  --binary PATH          Register this codex-relay binary
+  --bundle PATH          Register this codex-relay bundle (deno task bundle)
+`;
+
+/** Parses `args`; `defaultAction` applies when no action word is given. */
+export function parseInstallArgs(args: readonly string[]): InstallArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const unknown = message.match(/Unknown option '([^']+)'/);
+    throw new UsageError(unknown ? `Unknown flag '${unknown[1]}'` : message.replace(/\.$/, ""));
+  }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`The flag --${token.name} is given more than once`);
+    }
+    seen.add(token.name);
+  }
+  const { values, positionals } = parsed;
+  const help = values.help ?? false;
+  const [first, ...rest] = positionals;
+  const action = first === undefined ? "install" : first;
+  if (action !== "install" && action !== "uninstall") {
+    throw new UsageError(`Unknown command '${action}': give install or uninstall`);
+  }
+  if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
+  if (help) {
+    return {
+      action,
+      client: "claude-code",
+      scope: "user",
+      replyRead: false,
+      turnStart: false,
+      dryRun: false,
+      yes: false,
+      force: false,
+      print: false,
+      help,
+    };
+  }
+  const client = values.client;
+  if (client === undefined) {
+    throw new UsageError(`Missing --client: give one of ${CLIENTS.join(", ")}`);
+  }
+  if (!(CLIENTS as readonly string[]).includes(client)) {
+    throw new UsageError(`Unknown client '${client}': give one of ${CLIENTS.join(", ")}`);
+  }
+  const scope = values.scope ?? "user";
+  if (scope !== "user" && scope !== "project") {
+    throw new UsageError(`--scope must be user or project (got '${scope}')`);
+  }
+  if (values.binary !== undefined && values.bundle !== undefined) {
+    throw new UsageError("Give --binary or --bundle, not both");
+  }
+  if (action === "uninstall") {
+    for (const flag of ["allow-reply-read", "allow-turn-start", "binary", "bundle"]) {
+      if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
+    }
+  }
+  for (const flag of ["binary", "bundle"] as const) {
+    const path = values[flag];
+    if (path !== undefined && !/^([A-Za-z]:[\\/]|\/|\\\\)/.test(path)) {
+      throw new UsageError(`--${flag} needs an absolute path (got '${path}')`);
+    }
+  }
+  return {
+    action,
+    client: client as ClientId,
+    scope,
+    replyRead: values["allow-reply-read"] ?? false,
+    turnStart: values["allow-turn-start"] ?? false,
+    dryRun: values["dry-run"] ?? false,
+    yes: values.yes ?? false,
+    force: values.force ?? false,
+    print: values.print ?? false,
+    binary: values.binary,
+    bundle: values.bundle,
+    help,
+  };
+}
+
+/** The arguments that select the same change again (for printed commands). */
+export function passOnArgs(a: InstallArgs): string[] {
+  return [
+    "--client",
+    a.client,
+    ...(a.scope === "project" ? ["--scope", "project"] : []),
+    ...(a.replyRead ? ["--allow-reply-read"] : []),
+    ...(a.turnStart ? ["--allow-turn-start"] : []),
+    ...(a.force ? ["--force"] : []),
+  ];
+}

@@ -1,0 +1,177 @@
+/**
+ * Where each MCP client keeps its server list, and in which shape.
+ *
+ * Sources (checked 2026-11-30):
+ * - Claude Code: user scope in `~/.claude.json` (top-level `mcpServers`), project
+ *   scope in `.mcp.json` at the project root (`mcpServers`); code.claude.com/docs/en/mcp
+ *   "MCP installation scopes" (as quoted by the getmcpm/cli PR #117 and several guides).
+ *   `CLAUDE_CONFIG_DIR` moves Claude Code's config (code.claude.com/docs/en/env-vars).
+ *   Claude Code rewrites this file while it runs (anthropics/claude-code#361).
+ * - Claude Desktop: `claude_desktop_config.json` (`mcpServers`) in
+ *   `~/Library/Application Support/Claude/` (macOS), `%APPDATA%\Claude\` (Windows),
+ *   `~/.config/Claude/` (Linux builds).
+ * - Cursor: `~/.cursor/mcp.json` (global) and `.cursor/mcp.json` (project), `mcpServers`;
+ *   cursor.com/docs/mcp.
+ * - VS Code: `.vscode/mcp.json` (workspace) or `mcp.json` in the user profile folder
+ *   (`Code/User/mcp.json` under `~/Library/Application Support/`, `%APPDATA%`,
+ *   `~/.config/`), top-level `servers`, stdio entries with `type: "stdio"`;
+ *   code.visualstudio.com/docs/copilot/reference/mcp-configuration. It is JSONC.
+ * - Codex: `$CODEX_HOME/config.toml` (`CODEX_HOME` defaults to `~/.codex`), one
+ *   `[mcp_servers.<name>]` table with `command`, `args`, `env`; openai/codex docs/config.md
+ *   "MCP integration". A trusted project's `.codex/config.toml` is read too.
+ * @module
+ */
+
+import { UsageError } from "../cli/usage_error.ts";
+
+/** The clients `install` knows. */
+export const CLIENTS = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"] as const;
+
+/** A client id. */
+export type ClientId = typeof CLIENTS[number];
+
+/** Where an entry goes: the user's own config, or the project in the current folder. */
+export type Scope = "user" | "project";
+
+/** The name of the relay's entry in every client. */
+export const ENTRY_NAME = "codex-relay";
+
+/**
+ * The marker of entries `install` wrote: an environment variable in the
+ * entry. `install` replaces and `uninstall` removes only marked entries
+ * (unless `--force`).
+ */
+export const MARKER = { name: "CODEX_RELAY_MANAGED", value: "1" } as const;
+
+/** How the relay is started: the command and its arguments. */
+export interface Launcher {
+  /** The executable. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+}
+
+/** A client's config file and the shape of its entries. */
+export interface Target {
+  /** The client. */
+  client: ClientId;
+  /** Its display name. */
+  label: string;
+  /** The scope. */
+  scope: Scope;
+  /** Absolute path of the config file. */
+  path: string;
+  /** File format. */
+  format: "json" | "toml";
+  /** Key path of the object holding the servers (JSON), e.g. `["mcpServers"]`. */
+  container: string[];
+  /** The entry for a launcher, in the client's own shape. */
+  entry(launcher: Launcher): Record<string, unknown>;
+}
+
+/** What target resolution reads from the environment. */
+export interface TargetEnv {
+  /** An environment variable, or `undefined` when unset (or not readable). */
+  get(name: string): string | undefined;
+  /** `Deno.build.os`. */
+  os: typeof Deno.build.os;
+  /** The current folder (project scope). */
+  cwd: string;
+}
+
+const marked = (launcher: Launcher) => ({
+  command: launcher.command,
+  args: launcher.args,
+  env: { [MARKER.name]: MARKER.value },
+});
+
+/** The config file and entry shape of `client` at `scope`. */
+export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): Target {
+  const sep = env.os === "windows" ? "\\" : "/";
+  const join = (...parts: string[]) =>
+    parts.map((p, i) => (i === 0 ? p.replace(/[\\/]+$/, "") : p)).join(sep);
+  const home = () => {
+    const h = env.os === "windows"
+      ? env.get("USERPROFILE") ?? env.get("HOME")
+      : env.get("HOME") ?? env.get("USERPROFILE");
+    if (!h) throw new UsageError("Cannot find your home folder: HOME (USERPROFILE) is not set", 78);
+    return h;
+  };
+  const appData = () => {
+    const a = env.get("APPDATA");
+    if (!a) throw new UsageError("Cannot find your profile folder: APPDATA is not set", 78);
+    return a;
+  };
+  const xdgConfig = () => env.get("XDG_CONFIG_HOME") || join(home(), ".config");
+  const userData = (app: string) =>
+    env.os === "darwin"
+      ? join(home(), "Library", "Application Support", app)
+      : env.os === "windows"
+      ? join(appData(), app)
+      : join(xdgConfig(), app);
+  const project = (...parts: string[]) => join(env.cwd, ...parts);
+  const json = (
+    label: string,
+    path: string,
+    container: string,
+    entry: (l: Launcher) => Record<string, unknown>,
+  ): Target => ({ client, label, scope, path, format: "json", container: [container], entry });
+
+  switch (client) {
+    case "claude-code":
+      return json(
+        "Claude Code",
+        scope === "user"
+          ? join(env.get("CLAUDE_CONFIG_DIR") || home(), ".claude.json")
+          : project(".mcp.json"),
+        "mcpServers",
+        (l) => ({ type: "stdio", ...marked(l) }),
+      );
+    case "claude-desktop":
+      if (scope === "project") {
+        throw new UsageError("Claude Desktop has no project scope: use --scope user");
+      }
+      return json(
+        "Claude Desktop",
+        join(userData("Claude"), "claude_desktop_config.json"),
+        "mcpServers",
+        marked,
+      );
+    case "cursor":
+      return json(
+        "Cursor",
+        scope === "user" ? join(home(), ".cursor", "mcp.json") : project(".cursor", "mcp.json"),
+        "mcpServers",
+        marked,
+      );
+    case "vscode":
+      return json(
+        "VS Code",
+        scope === "user"
+          ? join(userData("Code"), "User", "mcp.json")
+          : project(".vscode", "mcp.json"),
+        "servers",
+        (l) => ({ type: "stdio", ...marked(l) }),
+      );
+    case "codex":
+      return {
+        client,
+        label: "Codex",
+        scope,
+        path: scope === "user"
+          ? join(env.get("CODEX_HOME") || join(home(), ".codex"), "config.toml")
+          : project(".codex", "config.toml"),
+        format: "toml",
+        container: ["mcp_servers"],
+        entry: marked,
+      };
+  }
+}
+
+/** Whether an existing entry carries the marker of entries `install` wrote. */
+export function isMarked(entry: unknown): boolean {
+  if (typeof entry !== "object" || entry === null) return false;
+  const env = (entry as { env?: unknown }).env;
+  return typeof env === "object" && env !== null &&
+    (env as Record<string, unknown>)[MARKER.name] === MARKER.value;
+}

@@ -1,0 +1,206 @@
+/**
+ * How the relay is started from a client's config, for each way it was
+ * installed (checkout, JSR, downloaded binary, bundle), and the exact
+ * commands that start it or apply an install, with their permission flags
+ * derived from deno.json.
+ * @module
+ */
+
+import { VERSION } from "../version.ts";
+import { INSTALL_PERMISSIONS, permissionFlags, RELAY_PERMISSIONS } from "../permissions.ts";
+import type { Launcher } from "./clients.ts";
+import { EXIT, InstallError } from "./install_error.ts";
+
+/** The JSR package name. */
+export const JSR_PACKAGE = "@codex-relay/cli";
+
+/** Where the relay that gets registered comes from. */
+export type Source =
+  | { kind: "checkout"; root: string }
+  | { kind: "jsr"; version: string }
+  | { kind: "binary"; path: string }
+  | { kind: "bundle"; path: string };
+
+/** The serve flags of the entry. */
+export interface ServeOptions {
+  /** `--allow-reply-read`. */
+  replyRead: boolean;
+  /** `--allow-turn-start`. */
+  turnStart: boolean;
+}
+
+/** The flags that grant the relay's permission set (`permissions.default`) without `-P`. */
+export function relayFlags(): string[] {
+  return permissionFlags(RELAY_PERMISSIONS);
+}
+
+/** The flags that grant the install entry's set (`permissions.install`) without `-P`. */
+export function installEnvFlags(): string[] {
+  return permissionFlags(INSTALL_PERMISSIONS);
+}
+
+/** The JSR specifier of the relay (pinned to `version`), optionally of a sub-export. */
+export function jsrSpecifier(version: string = VERSION, sub = ""): string {
+  return `jsr:${JSR_PACKAGE}@${version}${sub ? `/${sub}` : ""}`;
+}
+
+/** The one-liner that serves the relay from JSR with its exact permissions (README). */
+export function jsrServeCommand(): string[] {
+  return ["deno", "run", ...relayFlags(), `jsr:${JSR_PACKAGE}`, "serve"];
+}
+
+/** The command that serves a bundle file with its exact permissions. */
+export function bundleServeCommand(bundle: string): string[] {
+  return ["deno", "run", "--no-remote", "--cached-only", ...relayFlags(), bundle, "serve"];
+}
+
+/**
+ * The launcher written into a client's config. `deno` is the absolute path
+ * of the Deno that runs the installer (GUI clients often lack the shell's PATH).
+ */
+export function serveLauncher(source: Source, deno: string, options: ServeOptions): Launcher {
+  const serve = [
+    "serve",
+    ...(options.replyRead ? ["--allow-reply-read"] : []),
+    ...(options.turnStart ? ["--allow-turn-start"] : []),
+  ];
+  switch (source.kind) {
+    case "checkout":
+      return {
+        command: deno,
+        args: [
+          "run",
+          "-P",
+          "--quiet",
+          "--config",
+          joinPath(source.root, "deno.json"),
+          joinPath(source.root, "mod.ts"),
+          ...serve,
+        ],
+      };
+    case "jsr":
+      return {
+        command: deno,
+        args: ["run", "--quiet", ...relayFlags(), jsrSpecifier(source.version), ...serve],
+      };
+    case "bundle":
+      return {
+        command: deno,
+        args: [
+          "run",
+          "--quiet",
+          "--no-remote",
+          "--cached-only",
+          ...relayFlags(),
+          source.path,
+          ...serve,
+        ],
+      };
+    case "binary":
+      return { command: source.path, args: serve };
+  }
+}
+
+/** What the apply command needs to know. */
+export interface ApplyCommand {
+  /** Where the relay comes from. */
+  source: Source;
+  /** `install` or `uninstall`. */
+  action: "install" | "uninstall";
+  /** The install arguments (client, scope, flags) to pass on. */
+  args: string[];
+  /** Files the installer reads. */
+  read: string[];
+  /** Files the installer writes. */
+  write: string[];
+}
+
+/**
+ * The one command that applies an install: the install entry with read and
+ * write permission on exactly the files it touches. From a checkout it uses
+ * the `install` permission set (`-P=install`); otherwise the same set as flags.
+ */
+export function applyCommand(c: ApplyCommand): string[] {
+  const fileFlags = [`--allow-read=${fileList(c.read)}`, `--allow-write=${fileList(c.write)}`];
+  if (c.source.kind === "checkout") {
+    return [
+      "deno",
+      "run",
+      "-P=install",
+      "--config",
+      joinPath(c.source.root, "deno.json"),
+      ...fileFlags,
+      joinPath(c.source.root, "install.ts"),
+      c.action,
+      ...c.args,
+    ];
+  }
+  const version = c.source.kind === "jsr" ? c.source.version : VERSION;
+  const from = c.source.kind === "binary"
+    ? ["--binary", c.source.path]
+    : c.source.kind === "bundle"
+    ? ["--bundle", c.source.path]
+    : [];
+  return [
+    "deno",
+    "run",
+    ...installEnvFlags(),
+    ...fileFlags,
+    jsrSpecifier(version, "install"),
+    c.action,
+    ...c.args,
+    ...from,
+  ];
+}
+
+function fileList(paths: string[]): string {
+  for (const p of paths) {
+    if (p.includes(",")) {
+      throw new InstallError(
+        `The path ${p} contains a comma, which Deno's --allow-read/--allow-write flags cannot express; add the entry by hand`,
+        EXIT.config,
+      );
+    }
+  }
+  return paths.join(",");
+}
+
+function joinPath(dir: string, name: string): string {
+  const sep = dir.includes("\\") && !dir.includes("/") ? "\\" : "/";
+  return `${dir.replace(/[\\/]$/, "")}${sep}${name}`;
+}
+
+/** One shell word: quoted when needed (POSIX single quotes, or double quotes on Windows). */
+export function shellQuote(word: string, os: typeof Deno.build.os = Deno.build.os): string {
+  if (/^[A-Za-z0-9_@%+=:,./\\-]+$/.test(word)) return word;
+  if (os === "windows") return `"${word.replace(/"/g, '\\"')}"`;
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** A command line for the user's shell. */
+export function commandLine(words: readonly string[], os?: typeof Deno.build.os): string {
+  return words.map((w) => shellQuote(w, os)).join(" ");
+}
+
+/**
+ * Where the running relay came from, judged by the module URL of the caller
+ * and the executable: a compiled binary, a JSR download, a checkout, or a bundle.
+ */
+export function detectSource(moduleUrl: string, execPath: string, mainModule: string): Source {
+  const exe = execPath.split(/[\\/]/).pop()!.toLowerCase();
+  if (exe !== "deno" && exe !== "deno.exe") return { kind: "binary", path: execPath };
+  const jsr = moduleUrl.match(/^https:\/\/jsr\.io\/@codex-relay\/cli\/([^/]+)\//);
+  if (jsr) return { kind: "jsr", version: jsr[1] };
+  if (moduleUrl.startsWith("file:")) {
+    const root = moduleUrl.match(/^(file:.*)\/src\/(?:cli|install)\/[a-z_]+\.ts$/) ??
+      moduleUrl.match(/^(file:.*)\/install\.ts$/);
+    if (root) return { kind: "checkout", root: filePath(root[1]) };
+    return { kind: "bundle", path: filePath(mainModule) };
+  }
+  return { kind: "jsr", version: VERSION };
+}
+
+function filePath(url: string): string {
+  const path = decodeURIComponent(new URL(url).pathname);
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1).replace(/\//g, "\\") : path;
+}

@@ -1,0 +1,410 @@
+/**
+ * A minimal, careful edit of one `[mcp_servers.<name>]` table in a TOML file
+ * (Codex's `config.toml`): the table (and its sub-tables) is cut out or
+ * written as new text; every other byte of the file stays as it was. There is
+ * no re-serialization of the document. `smol-toml` only parses: the file
+ * before the edit (to read the entry and refuse a malformed file) and after it,
+ * to prove the edit changed exactly that entry and nothing else.
+ * @module
+ */
+
+import { parse } from "smol-toml";
+import { EXIT, InstallError } from "./install_error.ts";
+import { deepEqual } from "./deep_equal.ts";
+
+/** What a TOML config holds at `mcp_servers.<name>`. */
+export interface TomlConfig {
+  /** The entry, or `undefined` when absent. */
+  entry: unknown;
+  /** The whole parsed document. */
+  document: Record<string, unknown>;
+}
+
+/** The entry written: `command`, `args` and `env` of a stdio server. */
+export interface TomlEntry {
+  /** Executable. */
+  command: string;
+  /** Arguments. */
+  args: string[];
+  /** Environment variables for the server. */
+  env: Record<string, string>;
+}
+
+const CONTAINER = "mcp_servers";
+
+/** Parses `text` and finds `mcp_servers.<name>`. */
+export function readTomlConfig(text: string, name: string, path: string): TomlConfig {
+  let document: Record<string, unknown>;
+  try {
+    document = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    const e = error as { line?: number; column?: number; message?: string };
+    const where = e.line ? ` at line ${e.line}, column ${e.column}` : "";
+    const what = (e.message ?? String(error)).split("\n")[0].replace(
+      /^Invalid TOML document: /,
+      "",
+    );
+    throw new InstallError(
+      `${path} is not valid TOML (${what}${where}); fix or move the file, then run again. Nothing was written`,
+      EXIT.malformed,
+    );
+  }
+  const servers = document[CONTAINER];
+  if (servers !== undefined && !isTable(servers)) {
+    throw new InstallError(`"${CONTAINER}" in ${path} is not a table; nothing was written`, 65);
+  }
+  return {
+    entry: plain(servers ? (servers as Record<string, unknown>)[name] : undefined),
+    document,
+  };
+}
+
+/** Parsed TOML as ordinary objects (the parser makes prototype-less ones). */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (isTable(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+/** `text` with the `[mcp_servers.<name>]` table set to `entry` (replaced in place, or appended). */
+export function setTomlEntry(text: string, name: string, entry: TomlEntry, path: string): string {
+  const before = readTomlConfig(text, name, path);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const table = renderTable(name, entry, eol);
+  const groups = entryGroups(text, name, before, path);
+  let out: string;
+  if (groups.length === 0) {
+    const base = text === "" || text.endsWith("\n") ? text : text + eol;
+    out = base.trim() === "" ? table : base + eol + table;
+  } else {
+    out = cutGroups(text, groups.slice(1));
+    const first = groups[0];
+    out = out.slice(0, first.start) + table + out.slice(first.end);
+  }
+  verify(out, before.document, name, entry, path);
+  return out;
+}
+
+/** `text` without the `[mcp_servers.<name>]` table and its sub-tables. */
+export function removeTomlEntry(text: string, name: string, path: string): string {
+  const before = readTomlConfig(text, name, path);
+  if (before.entry === undefined) return text;
+  const groups = entryGroups(text, name, before, path);
+  const out = cutGroups(text, groups);
+  verify(out, before.document, name, undefined, path);
+  return out;
+}
+
+/** A TOML basic string for `value`. */
+export function tomlString(value: string): string {
+  return JSON.stringify(value).replace(/\u007f/g, "\\u007F");
+}
+
+function renderTable(name: string, entry: TomlEntry, eol: string): string {
+  const args = entry.args.map(tomlString);
+  const oneLine = `args = [${args.join(", ")}]`;
+  const argsText = oneLine.length <= 100
+    ? oneLine
+    : `args = [${eol}${args.map((a) => `  ${a},${eol}`).join("")}]`;
+  const env = Object.entries(entry.env).map(([k, v]) => `${tomlKey(k)} = ${tomlString(v)}`);
+  return [
+    `[${CONTAINER}.${tomlKey(name)}]`,
+    `command = ${tomlString(entry.command)}`,
+    argsText,
+    `env = { ${env.join(", ")} }`,
+  ].join(eol) + eol;
+}
+
+function tomlKey(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key);
+}
+
+/** A span of the file: one table of the entry (header through its last key/value). */
+interface Group {
+  start: number;
+  end: number;
+}
+
+/**
+ * The tables that make up `mcp_servers.<name>`: its header table and every
+ * sub-table. An entry defined another way (inline table, dotted keys) is
+ * refused: this editor only cuts and writes whole tables.
+ */
+function entryGroups(text: string, name: string, config: TomlConfig, path: string): Group[] {
+  const statements = scan(text, path);
+  const groups: Group[] = [];
+  let current: Group | null = null;
+  let foundMain = false;
+  for (const s of statements) {
+    if (s.kind === "header") {
+      current = null;
+      const keys = s.keys!;
+      if (keys.length >= 2 && keys[0] === CONTAINER && keys[1] === name) {
+        if (keys.length === 2 && !s.arrayTable) foundMain = true;
+        current = { start: s.start, end: s.end };
+        groups.push(current);
+      }
+    } else if (s.kind === "pair" && current) {
+      current.end = s.end;
+    } else if (s.kind === "comment" && current) {
+      // A comment inside the table (before a later pair) is extended over by
+      // that pair; comments after its last pair belong to what follows.
+    }
+  }
+  if (config.entry !== undefined && (!foundMain || containsOtherDefinition(statements, name))) {
+    throw new InstallError(
+      `The "${name}" entry in ${path} is written as an inline table or with dotted keys, which this installer does not edit; change or remove it by hand. Nothing was written`,
+      EXIT.refused,
+    );
+  }
+  return groups;
+}
+
+/** Whether `[mcp_servers]` (or the root) defines `<name>` with dotted keys or an inline table. */
+function containsOtherDefinition(statements: Statement[], name: string): boolean {
+  let table: string[] = [];
+  for (const s of statements) {
+    if (s.kind === "header") table = s.keys!;
+    if (s.kind !== "pair") continue;
+    const full = [...table, ...s.keys!];
+    if (full.length >= 2 && full[0] === CONTAINER && full[1] === name && table.length < 2) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** `text` with `groups` cut out, without leaving a doubled blank line. */
+function cutGroups(text: string, groups: Group[]): string {
+  let out = text;
+  for (const g of [...groups].sort((a, b) => b.start - a.start)) {
+    let before = out.slice(0, g.start);
+    const after = out.slice(g.end);
+    const blankBefore = /(^|\n)\r?\n$/.test(before);
+    const blankAfterOrEnd = after === "" || /^\r?\n/.test(after);
+    if (blankBefore && blankAfterOrEnd) before = before.replace(/\r?\n$/, "");
+    out = before + after;
+  }
+  return out;
+}
+
+/** Proves the edit: the new document is the old one with only the entry changed. */
+function verify(
+  text: string,
+  old: Record<string, unknown>,
+  name: string,
+  entry: TomlEntry | undefined,
+  path: string,
+): void {
+  let now: Record<string, unknown>;
+  try {
+    now = parse(text) as Record<string, unknown>;
+  } catch {
+    throw new InstallError(
+      `Editing ${path} would make it invalid TOML (the "${CONTAINER}" table is defined in a way this installer cannot extend); add the entry by hand. Nothing was written`,
+      EXIT.refused,
+    );
+  }
+  const expected = { ...old };
+  const servers = { ...(old[CONTAINER] as Record<string, unknown> | undefined ?? {}) };
+  if (entry) servers[name] = entry;
+  else delete servers[name];
+  expected[CONTAINER] = servers;
+  if (!deepEqual(dropEmpty(now), dropEmpty(expected))) {
+    throw new InstallError(
+      `Editing ${path} would change more than the "${name}" entry; add the entry by hand. Nothing was written`,
+      EXIT.refused,
+    );
+  }
+}
+
+function dropEmpty(doc: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...doc };
+  const servers = copy[CONTAINER];
+  if (isTable(servers) && Object.keys(servers).length === 0) delete copy[CONTAINER];
+  return copy;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    !(value instanceof Date);
+}
+
+// ------------------------------------------------------------------ scanner
+
+/** One statement of the document: a header, a key/value pair (maybe over several lines), or other. */
+interface Statement {
+  kind: "header" | "pair" | "comment" | "blank";
+  /** Offset of the statement's first line. */
+  start: number;
+  /** Offset just past the newline that ends the statement. */
+  end: number;
+  /** Header keys, or the pair's (dotted) key. */
+  keys?: string[];
+  /** `[[...]]`. */
+  arrayTable?: boolean;
+}
+
+/** Splits `text` into statements. A TOML syntax error was already ruled out by the parser. */
+function scan(text: string, path: string): Statement[] {
+  const out: Statement[] = [];
+  let i = 0;
+  const n = text.length;
+  const fail = (): never => {
+    throw new InstallError(
+      `${path} uses TOML this installer cannot edit safely near offset ${i}; add the entry by hand. Nothing was written`,
+      EXIT.refused,
+    );
+  };
+  const skipSpaces = () => {
+    while (i < n && (text[i] === " " || text[i] === "\t")) i++;
+  };
+  const toLineEnd = () => {
+    while (i < n && text[i] !== "\n") i++;
+    if (i < n) i++;
+  };
+  const readKey = (): string[] => {
+    const keys: string[] = [];
+    for (;;) {
+      skipSpaces();
+      if (text[i] === '"') {
+        const end = basicStringEnd(text, i);
+        if (end < 0) fail();
+        keys.push(decodeBasic(text.slice(i + 1, end - 1)));
+        i = end;
+      } else if (text[i] === "'") {
+        const end = text.indexOf("'", i + 1);
+        if (end < 0) fail();
+        keys.push(text.slice(i + 1, end));
+        i = end + 1;
+      } else {
+        const m = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256));
+        if (!m) fail();
+        keys.push(m![0]);
+        i += m![0].length;
+      }
+      skipSpaces();
+      if (text[i] !== ".") return keys;
+      i++;
+    }
+  };
+  while (i < n) {
+    const start = i;
+    skipSpaces();
+    const c = text[i];
+    if (c === "\n" || c === "\r" || i >= n) {
+      toLineEnd();
+      out.push({ kind: "blank", start, end: i });
+    } else if (c === "#") {
+      toLineEnd();
+      out.push({ kind: "comment", start, end: i });
+    } else if (c === "[") {
+      const arrayTable = text[i + 1] === "[";
+      i += arrayTable ? 2 : 1;
+      const keys = readKey();
+      if (text[i] !== "]" || (arrayTable && text[i + 1] !== "]")) fail();
+      i += arrayTable ? 2 : 1;
+      toLineEnd();
+      out.push({ kind: "header", start, end: i, keys, arrayTable });
+    } else {
+      const keys = readKey();
+      if (text[i] !== "=") fail();
+      i++;
+      i = valueEnd(text, i);
+      if (i < 0) fail();
+      toLineEnd();
+      out.push({ kind: "pair", start, end: i, keys });
+    }
+  }
+  return out;
+}
+
+const ESCAPES: Record<string, string> = {
+  b: "\b",
+  t: "\t",
+  n: "\n",
+  f: "\f",
+  r: "\r",
+  e: "\u001b",
+  '"': '"',
+  "\\": "\\",
+};
+
+/** The value of a basic string's content (between the quotes). */
+function decodeBasic(raw: string): string {
+  return raw.replace(/\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2}|.)/g, (_, e: string) => {
+    if (e.length > 1) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    return ESCAPES[e] ?? e;
+  });
+}
+
+/** Offset just past a basic string starting at `at` (`"`), or -1. */
+function basicStringEnd(text: string, at: number): number {
+  for (let i = at + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i + 1;
+    else if (text[i] === "\n") return -1;
+  }
+  return -1;
+}
+
+/**
+ * Offset of the end of the value that starts at `at` (on the line where the
+ * statement ends: the newline or a comment follows). Tracks strings of all
+ * four kinds and nesting of arrays and inline tables over several lines.
+ */
+function valueEnd(text: string, at: number): number {
+  let depth = 0;
+  let i = at;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i];
+    if (text.startsWith('"""', i)) {
+      i += 3;
+      for (;;) {
+        if (i >= n) return -1;
+        if (text[i] === "\\") {
+          i += 2;
+          continue;
+        }
+        if (text.startsWith('"""', i)) {
+          i += 3;
+          while (text[i] === '"') i++; // Up to two quotes may end the string's content.
+          break;
+        }
+        i++;
+      }
+      continue;
+    }
+    if (text.startsWith("'''", i)) {
+      const end = text.indexOf("'''", i + 3);
+      if (end < 0) return -1;
+      i = end + 3;
+      while (text[i] === "'") i++;
+      continue;
+    }
+    if (c === '"') {
+      const end = basicStringEnd(text, i);
+      if (end < 0) return -1;
+      i = end;
+      continue;
+    }
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return -1;
+      i = end + 1;
+      continue;
+    }
+    if (c === "#") {
+      while (i < n && text[i] !== "\n") i++;
+      continue;
+    }
+    if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") depth--;
+    else if (c === "\n" && depth === 0) return i;
+    i++;
+  }
+  return i;
+}

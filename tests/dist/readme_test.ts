@@ -1,0 +1,39 @@
+/**
+ * The README's commands are generated from deno.json, so they cannot drift:
+ * the JSR one-liner and the bundle command carry exactly the flags of
+ * `permissions.default`.
+ */
+
+import assert from "assert";
+import { bundleServeCommand, commandLine, jsrServeCommand } from "../../src/install/launch.ts";
+import { ROOT } from "../_relay.ts";
+
+const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+const lines = readme.split("\n").map((l) => l.trim());
+
+Deno.test("the README's JSR one-liner is the one generated from deno.json", () => {
+  const expected = commandLine(jsrServeCommand(), "linux");
+  assert.ok(
+    lines.includes(expected),
+    `README.md must contain this line (generated from deno.json permissions.default):\n${expected}`,
+  );
+  assert.match(
+    expected,
+    /^deno run --allow-run=codex --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
+  );
+  const stale = lines.filter((l) => l.includes("jsr:@codex-relay/cli serve") && l !== expected);
+  assert.deepEqual(stale, [], "no other (stale) form of the one-liner");
+});
+
+Deno.test("the README's bundle command is the one generated from deno.json", () => {
+  const expected = commandLine(bundleServeCommand("dist/codex-relay.js"), "linux");
+  assert.ok(lines.includes(expected), `README.md must contain this line:\n${expected}`);
+});
+
+Deno.test("the README still opens with the two newcomer commands", () => {
+  assert.ok(
+    readme.startsWith(
+      "# codex-relay\n\n```sh\ndeno task start   # start the MCP server on stdio (= deno run -P mod.ts serve)\ndeno task test    # run the tests\n```\n",
+    ),
+  );
+});

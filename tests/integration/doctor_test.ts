@@ -1,0 +1,129 @@
+/**
+ * `codex-relay doctor` as users run it (`deno run -P mod.ts doctor`, the
+ * relay's own permission set) against the fixture app-server.
+ */
+
+import assert from "assert";
+import { FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
+import { ROOT } from "../_relay.ts";
+import type { Scenario } from "../../fixtures/scenario.ts";
+
+async function doctor(
+  env: Record<string, string>,
+  options: { flags?: string[]; permissions?: string[] } = {},
+): Promise<{ code: number; out: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...(options.permissions ?? ["-P"]),
+      "--quiet",
+      "--no-prompt",
+      "--config",
+      `${ROOT}/deno.json`,
+      `${ROOT}/mod.ts`,
+      "doctor",
+      ...(options.flags ?? []),
+    ],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  return { code: out.code, out: text + new TextDecoder().decode(out.stderr) };
+}
+
+async function withFixture(
+  scenario: Scenario,
+  fn: (f: FixtureHome) => Promise<void>,
+): Promise<void> {
+  const f = await FixtureHome.create(scenario);
+  try {
+    await fn(f);
+    assert.deepEqual(f.alive(), [], "doctor leaves no helper behind");
+  } finally {
+    await f.dispose();
+  }
+}
+
+Deno.test("doctor: codex, its version, the app-server, threads and the permission set all pass (exit 0)", async () => {
+  await withFixture({ threads: [thread({ name: "alpha" })] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(out, new RegExp(`ok +codex resolves to ${FIXTURE_BIN}/codex`));
+    assert.match(out, /ok +codex --version: codex-cli 0\.169\.0/);
+    assert.match(
+      out,
+      /ok +codex app-server answered initialize \(experimental API\) and thread\/list/,
+    );
+    assert.match(out, new RegExp(`ok +CODEX_HOME \\(${f.home}\\) has threads`));
+    assert.match(out, /ok +run: codex only/);
+    assert.match(out, /ok +env: only the 13 names the relay reads/);
+    assert.match(out, /ok +read, write, net, ffi, sys: none/);
+    assert.match(out, /tools at these flags: codex_list_threads, codex_queue_message/);
+    assert.match(out, /No problems found\./);
+    const methods = (await f.requests()).map((r) => r.method);
+    assert.deepEqual(methods, ["initialize", "thread/list"], "one RPC after initialize");
+    const init = (await f.requests())[0].params as { capabilities: unknown };
+    assert.deepEqual(init.capabilities, { experimentalApi: true });
+  });
+});
+
+Deno.test("doctor: without codex on PATH it fails (exit 1) and says how to fix it", async () => {
+  await withFixture({ threads: [] }, async (f) => {
+    const { code, out } = await doctor({ ...f.env, PATH: "/nonexistent" });
+    assert.equal(code, 1, out);
+    assert.match(out, /problem +codex is not on the PATH the relay sees \(PATH=\S*\/nonexistent\)/);
+    assert.match(out, /fix: install Codex \(npm install -g @openai\/codex\)/);
+    assert.match(out, /1 problem\(s\) found/);
+    assert.deepEqual(await f.spawned(), []);
+  });
+});
+
+Deno.test("doctor: an app-server that dies on initialize is a problem with its fix", async () => {
+  await withFixture({ threads: [], startup: { exitOnInitialize: 3 } }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 1, out);
+    assert.match(out, /problem +codex app-server failed \(\w+\): /);
+    assert.match(out, /fix: /);
+  });
+});
+
+Deno.test("doctor: an empty CODEX_HOME is reported, not a problem; an old codex is a warning", async () => {
+  await withFixture({ threads: [], startup: { version: "0.150.2" } }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(out, /info +CODEX_HOME \(.*\) has no threads yet/);
+    assert.match(out, /warn +codex 0\.150\.2 is older than 0\.169\.0/);
+  });
+});
+
+Deno.test("doctor: capability flags change the tools and the entry's arguments", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const { code, out } = await doctor(f.env, {
+      flags: ["--allow-reply-read", "--allow-turn-start"],
+    });
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /tools at these flags: codex_list_threads, codex_queue_message, codex_read_reply, codex_wait_reply, codex_run, codex_interrupt/,
+    );
+    assert.match(
+      out,
+      /the client entry's arguments end with: serve --allow-reply-read --allow-turn-start/,
+    );
+  });
+});
+
+Deno.test("doctor: run with -A, every needless permission is a problem", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const { code, out } = await doctor(f.env, { permissions: ["-A"] });
+    assert.equal(code, 1, out);
+    assert.match(out, /problem +run: any program may be started/);
+    assert.match(out, /problem +env: every environment variable is readable/);
+    assert.match(out, /problem +read, write, net, ffi, sys: granted but not needed/);
+    assert.match(out, /fix: start the relay with exactly its permission set/);
+  });
+});

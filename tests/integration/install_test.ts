@@ -1,0 +1,499 @@
+/**
+ * `install` / `uninstall` on temp homes, for every client: a fresh file, a
+ * file with other servers and comments (kept byte for byte), a second run
+ * that changes nothing, `--dry-run`, a malformed file, uninstall, the
+ * refusal of foreign entries, asking, and the permission check.
+ */
+
+import assert from "assert";
+import { parse as parseToml } from "smol-toml";
+import { parse as parseJsonc } from "jsonc-parser";
+import { type InstallIo, realFs, runInstall } from "../../src/install/run.ts";
+import type { Source } from "../../src/install/launch.ts";
+import { type ClientId, MARKER } from "../../src/install/clients.ts";
+
+const SOURCE: Source = { kind: "checkout", root: "/opt/codex-relay" };
+const DENO = "/usr/bin/deno";
+const MARKED = { [MARKER.name]: MARKER.value };
+
+interface Sandbox {
+  home: string;
+  project: string;
+  io: InstallIo;
+  out(): string;
+  err(): string;
+  asked(): number;
+  dispose(): Promise<void>;
+}
+
+async function sandbox(
+  options: { tty?: boolean; answer?: boolean; granted?: boolean } = {},
+): Promise<Sandbox> {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
+  const project = `${home}/project`;
+  await Deno.mkdir(project);
+  let out = "";
+  let err = "";
+  let asked = 0;
+  const vars: Record<string, string> = { HOME: home, CODEX_HOME: `${home}/.codex` };
+  return {
+    home,
+    project,
+    io: {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      env: (name) => vars[name],
+      os: "linux",
+      cwd: project,
+      deno: DENO,
+      stdinIsTerminal: options.tty ?? false,
+      confirm: () => {
+        asked++;
+        return options.answer ?? false;
+      },
+      granted: () => options.granted ?? true,
+      fs: realFs,
+    },
+    out: () => out,
+    err: () => err,
+    asked: () => asked,
+    dispose: () => Deno.remove(home, { recursive: true }),
+  };
+}
+
+interface ClientCase {
+  client: ClientId;
+  /** The user-scope file below the home. */
+  file: string;
+  /** The project-scope file below the project, if the client has one. */
+  projectFile?: string;
+  /** An existing config with another server and comments. */
+  existing: string;
+  /** Reads the relay's entry from a file's text. */
+  entry(text: string): unknown;
+  /** The entry install writes (from a checkout, no serve flags). */
+  expected: Record<string, unknown>;
+}
+
+const ARGS = [
+  "run",
+  "-P",
+  "--quiet",
+  "--config",
+  "/opt/codex-relay/deno.json",
+  "/opt/codex-relay/mod.ts",
+  "serve",
+];
+const json = (container: string) => (text: string) =>
+  (parseJsonc(text) as Record<string, Record<string, unknown>>)[container]?.["codex-relay"];
+
+const CASES: ClientCase[] = [
+  {
+    client: "claude-code",
+    file: ".claude.json",
+    projectFile: ".mcp.json",
+    existing: `{
+  "numStartups": 12,
+  // other servers below
+  "mcpServers": {
+    "other": { "type": "stdio", "command": "other-server", "args": ["--x"] } // keep me
+  },
+  "projects": { "/p": { "allowedTools": [] } }
+}
+`,
+    entry: json("mcpServers"),
+    expected: { type: "stdio", command: DENO, args: ARGS, env: MARKED },
+  },
+  {
+    client: "claude-desktop",
+    file: ".config/Claude/claude_desktop_config.json",
+    existing: `{
+  // Claude Desktop
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"]
+    }
+  },
+  "globalShortcut": "Ctrl+Space"
+}
+`,
+    entry: json("mcpServers"),
+    expected: { command: DENO, args: ARGS, env: MARKED },
+  },
+  {
+    client: "cursor",
+    file: ".cursor/mcp.json",
+    projectFile: ".cursor/mcp.json",
+    existing: `{
+  "mcpServers": {
+    /* docs */ "docs": { "url": "https://example.invalid/mcp" },
+  },
+}
+`,
+    entry: json("mcpServers"),
+    expected: { command: DENO, args: ARGS, env: MARKED },
+  },
+  {
+    client: "vscode",
+    file: ".config/Code/User/mcp.json",
+    projectFile: ".vscode/mcp.json",
+    existing: `{
+\t// VS Code MCP servers
+\t"servers": {
+\t\t"memory": { "type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] }
+\t},
+\t"inputs": []
+}
+`,
+    entry: json("servers"),
+    expected: { type: "stdio", command: DENO, args: ARGS, env: MARKED },
+  },
+  {
+    client: "codex",
+    file: ".codex/config.toml",
+    projectFile: ".codex/config.toml",
+    existing: `model = "gpt-5.1" # my model
+
+[mcp_servers.docs]
+command = "docs-server"
+args = ["--port", "4000"]
+
+# profiles
+[profiles.fast]
+model = "o4-mini"
+`,
+    entry: (text) =>
+      (parseToml(text) as { mcp_servers?: Record<string, unknown> }).mcp_servers?.["codex-relay"],
+    expected: { command: DENO, args: ARGS, env: MARKED },
+  },
+];
+
+const dirOf = (path: string) => path.replace(/\/[^/]*$/, "");
+
+async function writeConfig(path: string, text: string): Promise<void> {
+  await Deno.mkdir(dirOf(path), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `after` is `before` with one contiguous stretch inserted (nothing else changed). */
+function isPureInsertion(before: string, after: string): boolean {
+  let p = 0;
+  while (p < before.length && before[p] === after[p]) p++;
+  return after.length > before.length && after.endsWith(before.slice(p));
+}
+
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+
+for (const c of CASES) {
+  Deno.test(`install ${c.client}: a fresh file gets the entry, no backup`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      await Deno.mkdir(dirOf(path), { recursive: true });
+      assert.equal(await runInstall(["--client", c.client, "--yes"], SOURCE, s.io), 0, s.err());
+      const text = await Deno.readTextFile(path);
+      assert.deepEqual(plain(c.entry(text)), c.expected);
+      assert.ok(!(await exists(`${path}.codex-relay.bak`)), "nothing to back up");
+      assert.ok(!(await exists(`${path}.codex-relay.tmp`)), "no temp file left");
+      assert.match(s.out(), /will create/);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  Deno.test(`install ${c.client}: other servers and comments stay byte for byte; backup; uninstall restores`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["install", "--client", c.client, "-y"], SOURCE, s.io), 0);
+      const after = await Deno.readTextFile(path);
+      assert.ok(isPureInsertion(c.existing, after), `only the entry is added:\n${after}`);
+      assert.deepEqual(plain(c.entry(after)), c.expected);
+      assert.equal(await Deno.readTextFile(`${path}.codex-relay.bak`), c.existing);
+      assert.match(s.out(), /^\+.*codex-relay/m, "the diff shows the added entry");
+
+      assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
+      assert.equal(await Deno.readTextFile(path), c.existing, "uninstall restores every byte");
+      assert.equal(await Deno.readTextFile(`${path}.codex-relay.bak`), after);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  Deno.test(`install ${c.client}: a second run changes nothing and writes nothing`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0);
+      const first = await Deno.readTextFile(path);
+      await Deno.remove(`${path}.codex-relay.bak`);
+      const mtime = (await Deno.stat(path)).mtime;
+      assert.equal(await runInstall(["--client", c.client], SOURCE, s.io), 0, "no --yes needed");
+      assert.equal(await Deno.readTextFile(path), first);
+      assert.deepEqual((await Deno.stat(path)).mtime, mtime);
+      assert.ok(!(await exists(`${path}.codex-relay.bak`)), "no write, no backup");
+      assert.match(s.out(), /already has this "codex-relay" entry; nothing to do/);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  Deno.test(`install ${c.client}: --dry-run shows the diff and writes nothing`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["--client", c.client, "--dry-run"], SOURCE, s.io), 0);
+      assert.equal(await Deno.readTextFile(path), c.existing);
+      assert.ok(!(await exists(`${path}.codex-relay.bak`)));
+      assert.match(s.out(), /^\+\+\+ /m);
+      assert.match(s.out(), /Dry run: nothing was written/);
+      assert.equal(s.asked(), 0);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  Deno.test(`install ${c.client}: a malformed file is a clear error (65), nothing written`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      const broken = c.existing.replace(/\n\}?\s*$/, "\n").replace(
+        "[profiles.fast]",
+        "[profiles.fast",
+      );
+      await writeConfig(path, broken);
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 65);
+      assert.match(
+        s.err(),
+        /is not valid (JSON|TOML) \(.* at line \d+, column \d+\).*Nothing was written/,
+      );
+      assert.equal(await Deno.readTextFile(path), broken);
+      assert.ok(!(await exists(`${path}.codex-relay.bak`)));
+      assert.ok(!(await exists(`${path}.codex-relay.tmp`)));
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  Deno.test(`uninstall ${c.client}: with no entry or no file it does nothing`, async () => {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
+      assert.ok(!(await exists(path)), "no file is created");
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
+      assert.equal(await Deno.readTextFile(path), c.existing);
+      assert.ok(!(await exists(`${path}.codex-relay.bak`)));
+      assert.match(s.out(), /no "codex-relay" entry .*nothing to do/);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  if (c.projectFile) {
+    Deno.test(`install ${c.client} --scope project: writes the project's file`, async () => {
+      const s = await sandbox();
+      try {
+        const path = `${s.project}/${c.projectFile}`;
+        await Deno.mkdir(dirOf(path), { recursive: true });
+        const args = ["--client", c.client, "--scope", "project", "--allow-reply-read", "-y"];
+        assert.equal(await runInstall(args, SOURCE, s.io), 0, s.err());
+        const expected = { ...c.expected, args: [...ARGS, "--allow-reply-read"] };
+        assert.deepEqual(plain(c.entry(await Deno.readTextFile(path))), expected);
+        assert.ok(!(await exists(`${s.home}/${c.file}`)), "the user file is untouched");
+      } finally {
+        await s.dispose();
+      }
+    });
+  }
+}
+
+Deno.test("install refuses to replace an entry it did not write; --force replaces it with a backup", async () => {
+  for (const c of [CASES[0], CASES[4]]) {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      const foreign = c.client === "codex"
+        ? `[mcp_servers.codex-relay]\ncommand = "my-own-relay"\n`
+        : `{\n  "mcpServers": {\n    "codex-relay": { "command": "my-own-relay" }\n  }\n}\n`;
+      await writeConfig(path, foreign);
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 1);
+      assert.match(s.err(), /did not write; run again with --force/);
+      assert.equal(await Deno.readTextFile(path), foreign);
+      assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 1);
+      assert.equal(await Deno.readTextFile(path), foreign);
+
+      assert.equal(await runInstall(["--client", c.client, "-y", "--force"], SOURCE, s.io), 0);
+      assert.deepEqual(plain(c.entry(await Deno.readTextFile(path))), c.expected);
+      assert.equal(await Deno.readTextFile(`${path}.codex-relay.bak`), foreign);
+    } finally {
+      await s.dispose();
+    }
+  }
+});
+
+Deno.test("install replaces its own entry when the flags change (shows the diff)", async () => {
+  const s = await sandbox();
+  try {
+    const c = CASES[2];
+    const path = `${s.home}/${c.file}`;
+    await writeConfig(path, c.existing);
+    assert.equal(await runInstall(["--client", "cursor", "-y"], SOURCE, s.io), 0);
+    const args = ["--client", "cursor", "--allow-reply-read", "--allow-turn-start", "-y"];
+    assert.equal(await runInstall(args, SOURCE, s.io), 0);
+    assert.match(s.out(), /will replace the "codex-relay" entry/);
+    assert.match(s.out(), /^\+\s+"--allow-turn-start"/m);
+    const entry = plain(c.entry(await Deno.readTextFile(path))) as { args: string[] };
+    assert.deepEqual(entry.args.slice(-3), ["serve", "--allow-reply-read", "--allow-turn-start"]);
+    assert.equal(await runInstall(["uninstall", "--client", "cursor", "-y"], SOURCE, s.io), 0);
+    assert.equal(await Deno.readTextFile(path), c.existing);
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("without --yes: a non-terminal stdin is refused, a terminal is asked first", async () => {
+  const c = CASES[3];
+  const refused = await sandbox({ tty: false });
+  try {
+    const path = `${refused.home}/${c.file}`;
+    await writeConfig(path, c.existing);
+    assert.equal(await runInstall(["--client", c.client], SOURCE, refused.io), 1);
+    assert.match(refused.err(), /stdin is not a terminal.*--yes/);
+    assert.equal(await Deno.readTextFile(path), c.existing);
+  } finally {
+    await refused.dispose();
+  }
+  for (const answer of [false, true]) {
+    const s = await sandbox({ tty: true, answer });
+    try {
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["--client", c.client], SOURCE, s.io), answer ? 0 : 1);
+      assert.equal(s.asked(), 1);
+      assert.equal((await Deno.readTextFile(path)) === c.existing, !answer);
+    } finally {
+      await s.dispose();
+    }
+  }
+});
+
+Deno.test("a missing config folder is a clear error with the fix, nothing written", async () => {
+  const s = await sandbox();
+  try {
+    assert.equal(
+      await runInstall(["--client", "cursor", "--scope", "project", "-y"], SOURCE, s.io),
+      74,
+    );
+    assert.match(s.err(), /The folder .*\/project\/\.cursor does not exist.*mkdir/);
+    assert.ok(!(await exists(`${s.project}/.cursor`)));
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("without read/write permission on the file: exit 77 and the exact command, nothing read", async () => {
+  const s = await sandbox({ granted: false });
+  try {
+    const path = `${s.home}/.codex/config.toml`;
+    await writeConfig(path, "model = 1\n");
+    assert.equal(await runInstall(["--client", "codex", "--allow-reply-read"], SOURCE, s.io), 77);
+    const expected =
+      `deno run -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
+    assert.ok(s.err().includes(expected), s.err());
+    assert.equal(s.out(), "");
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("--print (the relay's own install) prints the entry and the command, reads nothing", async () => {
+  const s = await sandbox({ granted: false });
+  try {
+    assert.equal(
+      await runInstall(["--client", "claude-desktop"], SOURCE, s.io, { printOnly: true }),
+      0,
+    );
+    const out = s.out();
+    assert.match(out, /"mcpServers": \{\n\s+"codex-relay": \{\n\s+"command": "\/usr\/bin\/deno"/);
+    assert.ok(out.includes(`--allow-read=${s.home}/.config/Claude/claude_desktop_config.json,`));
+    assert.ok(out.includes("/opt/codex-relay/install.ts install --client claude-desktop"));
+    assert.ok(!(await exists(`${s.home}/.config`)));
+    const codex = await sandbox({ granted: false });
+    try {
+      assert.equal(
+        await runInstall(["--client", "codex"], SOURCE, codex.io, { printOnly: true }),
+        0,
+      );
+      assert.match(codex.out(), /^\[mcp_servers\.codex-relay\]\ncommand = "\/usr\/bin\/deno"\n/m);
+      assert.match(
+        codex.out(),
+        /codex mcp add --env CODEX_RELAY_MANAGED=1 codex-relay -- \/usr\/bin\/deno run -P/,
+      );
+    } finally {
+      await codex.dispose();
+    }
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("--binary registers a downloaded binary as the command", async () => {
+  const s = await sandbox();
+  try {
+    await Deno.mkdir(`${s.home}/.cursor`);
+    const args = ["--client", "cursor", "--binary", "/usr/local/bin/codex-relay", "-y"];
+    assert.equal(await runInstall(args, SOURCE, s.io), 0);
+    const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+    assert.deepEqual(entry, {
+      command: "/usr/local/bin/codex-relay",
+      args: ["serve"],
+      env: MARKED,
+    });
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("install keeps the file's mode, and a symlinked config stays a link to the same file", async () => {
+  const s = await sandbox();
+  const dotfiles = await Deno.makeTempDir({ prefix: "codex-relay-dotfiles-" });
+  try {
+    const c = CASES[2];
+    const real = `${dotfiles}/mcp.json`;
+    await Deno.writeTextFile(real, c.existing, { mode: 0o600 });
+    await Deno.chmod(real, 0o600);
+    await Deno.mkdir(`${s.home}/.cursor`);
+    const link = `${s.home}/.cursor/mcp.json`;
+    await Deno.symlink(real, link);
+    assert.equal(await runInstall(["--client", "cursor", "-y"], SOURCE, s.io), 0, s.err());
+    assert.ok((await Deno.lstat(link)).isSymlink, "still a link");
+    assert.deepEqual(plain(c.entry(await Deno.readTextFile(real))), c.expected);
+    assert.equal((await Deno.stat(real)).mode! & 0o777, 0o600);
+    assert.equal((await Deno.stat(`${link}.codex-relay.bak`)).mode! & 0o777, 0o600);
+    assert.equal(await Deno.readTextFile(`${link}.codex-relay.bak`), c.existing);
+
+    const plainFile = `${s.home}/.codex/config.toml`;
+    await writeConfig(plainFile, CASES[4].existing);
+    await Deno.chmod(plainFile, 0o640);
+    assert.equal(await runInstall(["--client", "codex", "-y"], SOURCE, s.io), 0, s.err());
+    assert.equal((await Deno.stat(plainFile)).mode! & 0o777, 0o640);
+  } finally {
+    await s.dispose();
+    await Deno.remove(dotfiles, { recursive: true });
+  }
+});

@@ -1,0 +1,109 @@
+import assert from "assert";
+import {
+  CLIENTS,
+  isMarked,
+  MARKER,
+  resolveTarget,
+  type TargetEnv,
+} from "../../src/install/clients.ts";
+import { UsageError } from "../../src/cli/usage_error.ts";
+
+function env(os: TargetEnv["os"], vars: Record<string, string>, cwd = "/work/proj"): TargetEnv {
+  return { os, cwd, get: (name) => vars[name] };
+}
+
+const linux = env("linux", { HOME: "/home/me" });
+const mac = env("darwin", { HOME: "/Users/me" });
+const win = env("windows", {
+  USERPROFILE: "C:\\Users\\me",
+  APPDATA: "C:\\Users\\me\\AppData\\Roaming",
+}, "C:\\src\\proj");
+
+Deno.test("resolveTarget() finds each client's user config on Linux, macOS and Windows", () => {
+  const expected: Record<string, [string, string, string]> = {
+    "claude-code": [
+      "/home/me/.claude.json",
+      "/Users/me/.claude.json",
+      "C:\\Users\\me\\.claude.json",
+    ],
+    "claude-desktop": [
+      "/home/me/.config/Claude/claude_desktop_config.json",
+      "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+      "C:\\Users\\me\\AppData\\Roaming\\Claude\\claude_desktop_config.json",
+    ],
+    cursor: [
+      "/home/me/.cursor/mcp.json",
+      "/Users/me/.cursor/mcp.json",
+      "C:\\Users\\me\\.cursor\\mcp.json",
+    ],
+    vscode: [
+      "/home/me/.config/Code/User/mcp.json",
+      "/Users/me/Library/Application Support/Code/User/mcp.json",
+      "C:\\Users\\me\\AppData\\Roaming\\Code\\User\\mcp.json",
+    ],
+    codex: [
+      "/home/me/.codex/config.toml",
+      "/Users/me/.codex/config.toml",
+      "C:\\Users\\me\\.codex\\config.toml",
+    ],
+  };
+  for (const client of CLIENTS) {
+    const paths = [linux, mac, win].map((e) => resolveTarget(client, "user", e).path);
+    assert.deepEqual(paths, expected[client], client);
+  }
+});
+
+Deno.test("resolveTarget() honours CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME and CODEX_HOME", () => {
+  const e = env("linux", {
+    HOME: "/home/me",
+    CLAUDE_CONFIG_DIR: "/cfg/claude",
+    XDG_CONFIG_HOME: "/xdg",
+    CODEX_HOME: "/data/codex",
+  });
+  assert.equal(resolveTarget("claude-code", "user", e).path, "/cfg/claude/.claude.json");
+  assert.equal(
+    resolveTarget("claude-desktop", "user", e).path,
+    "/xdg/Claude/claude_desktop_config.json",
+  );
+  assert.equal(resolveTarget("vscode", "user", e).path, "/xdg/Code/User/mcp.json");
+  assert.equal(resolveTarget("codex", "user", e).path, "/data/codex/config.toml");
+});
+
+Deno.test("resolveTarget() puts project scope files in the current folder, in each client's shape", () => {
+  const t = (c: (typeof CLIENTS)[number]) => resolveTarget(c, "project", linux);
+  assert.equal(t("claude-code").path, "/work/proj/.mcp.json");
+  assert.equal(t("cursor").path, "/work/proj/.cursor/mcp.json");
+  assert.equal(t("vscode").path, "/work/proj/.vscode/mcp.json");
+  assert.equal(t("codex").path, "/work/proj/.codex/config.toml");
+  assert.equal(resolveTarget("vscode", "project", win).path, "C:\\src\\proj\\.vscode\\mcp.json");
+  assert.throws(
+    () => t("claude-desktop"),
+    (e: unknown) => e instanceof UsageError && /no project scope/.test(e.message),
+  );
+});
+
+Deno.test("each client's entry has its own shape and carries the marker", () => {
+  const launcher = { command: "/bin/deno", args: ["run", "x"] };
+  const env = { [MARKER.name]: MARKER.value };
+  const shape = (c: (typeof CLIENTS)[number]) => resolveTarget(c, "user", linux);
+  assert.deepEqual(shape("vscode").container, ["servers"]);
+  assert.deepEqual(shape("vscode").entry(launcher), { type: "stdio", ...launcher, env });
+  assert.deepEqual(shape("claude-code").entry(launcher), { type: "stdio", ...launcher, env });
+  assert.deepEqual(shape("claude-desktop").entry(launcher), { ...launcher, env });
+  assert.deepEqual(shape("cursor").entry(launcher), { ...launcher, env });
+  assert.equal(shape("codex").format, "toml");
+  for (const c of CLIENTS) assert.ok(isMarked(shape(c).entry(launcher)), c);
+  assert.ok(!isMarked({ command: "x" }));
+  assert.ok(!isMarked({ command: "x", env: { [MARKER.name]: "0" } }));
+});
+
+Deno.test("resolveTarget() without a home folder is a clear error", () => {
+  assert.throws(
+    () => resolveTarget("cursor", "user", env("linux", {})),
+    (e: unknown) => e instanceof UsageError && e.code === 78 && /HOME/.test(e.message),
+  );
+  assert.throws(
+    () => resolveTarget("vscode", "user", env("windows", { USERPROFILE: "C:\\u" })),
+    (e: unknown) => e instanceof UsageError && /APPDATA/.test(e.message),
+  );
+});

@@ -1,0 +1,213 @@
+import assert from "assert";
+import denoJson from "../../deno.json" with { type: "json" };
+import { parseInstallArgs, passOnArgs } from "../../src/install/args.ts";
+import {
+  applyCommand,
+  commandLine,
+  detectSource,
+  installEnvFlags,
+  relayFlags,
+  serveLauncher,
+  shellQuote,
+} from "../../src/install/launch.ts";
+import { UsageError } from "../../src/cli/usage_error.ts";
+
+const flags = { replyRead: true, turnStart: false };
+
+Deno.test("serveLauncher() starts each source with exactly the relay's permission set", () => {
+  assert.deepEqual(serveLauncher({ kind: "checkout", root: "/opt/relay" }, "/bin/deno", flags), {
+    command: "/bin/deno",
+    args: [
+      "run",
+      "-P",
+      "--quiet",
+      "--config",
+      "/opt/relay/deno.json",
+      "/opt/relay/mod.ts",
+      "serve",
+      "--allow-reply-read",
+    ],
+  });
+  assert.deepEqual(serveLauncher({ kind: "jsr", version: "1.2.3" }, "/bin/deno", flags).args, [
+    "run",
+    "--quiet",
+    ...relayFlags(),
+    "jsr:@codex-relay/cli@1.2.3",
+    "serve",
+    "--allow-reply-read",
+  ]);
+  assert.deepEqual(
+    serveLauncher({ kind: "bundle", path: "/d/relay.js" }, "/bin/deno", {
+      replyRead: false,
+      turnStart: true,
+    }).args,
+    [
+      "run",
+      "--quiet",
+      "--no-remote",
+      "--cached-only",
+      ...relayFlags(),
+      "/d/relay.js",
+      "serve",
+      "--allow-turn-start",
+    ],
+  );
+  assert.deepEqual(
+    serveLauncher({ kind: "binary", path: "/usr/local/bin/codex-relay" }, "/bin/deno", flags),
+    {
+      command: "/usr/local/bin/codex-relay",
+      args: ["serve", "--allow-reply-read"],
+    },
+  );
+});
+
+Deno.test("applyCommand() grants read/write on exactly the files, -P=install from a checkout", () => {
+  const files = {
+    read: ["/h/.cursor/mcp.json", "/h/.cursor/mcp.json.codex-relay.tmp"],
+    write: ["/h/.cursor/mcp.json", "/h/b", "/h/t"],
+  };
+  assert.deepEqual(
+    applyCommand({
+      source: { kind: "checkout", root: "/opt/r" },
+      action: "install",
+      args: ["--client", "cursor"],
+      ...files,
+    }),
+    [
+      "deno",
+      "run",
+      "-P=install",
+      "--config",
+      "/opt/r/deno.json",
+      "--allow-read=/h/.cursor/mcp.json,/h/.cursor/mcp.json.codex-relay.tmp",
+      "--allow-write=/h/.cursor/mcp.json,/h/b,/h/t",
+      "/opt/r/install.ts",
+      "install",
+      "--client",
+      "cursor",
+    ],
+  );
+  const fromBinary = applyCommand({
+    source: { kind: "binary", path: "/bin/codex-relay" },
+    action: "uninstall",
+    args: ["--client", "codex"],
+    ...files,
+  });
+  assert.deepEqual(fromBinary.slice(0, 3), ["deno", "run", ...installEnvFlags()]);
+  assert.equal(fromBinary[5], `jsr:@codex-relay/cli@${denoJson.version}/install`);
+  assert.deepEqual(fromBinary.slice(6), [
+    "uninstall",
+    "--client",
+    "codex",
+    "--binary",
+    "/bin/codex-relay",
+  ]);
+  assert.throws(
+    () =>
+      applyCommand({
+        source: { kind: "jsr", version: "1" },
+        action: "install",
+        args: [],
+        read: ["/a,b"],
+        write: [],
+      }),
+    /comma/,
+  );
+});
+
+Deno.test("detectSource() tells a binary, JSR, a checkout and a bundle apart", () => {
+  assert.deepEqual(
+    detectSource(
+      "file:///tmp/deno-compile-x/src/cli/install.ts",
+      "/usr/local/bin/codex-relay",
+      "file:///x",
+    ),
+    { kind: "binary", path: "/usr/local/bin/codex-relay" },
+  );
+  assert.deepEqual(
+    detectSource(
+      "https://jsr.io/@codex-relay/cli/0.4.0/src/cli/install.ts",
+      "/bin/deno",
+      "https://jsr.io/x",
+    ),
+    { kind: "jsr", version: "0.4.0" },
+  );
+  assert.deepEqual(
+    detectSource(
+      "file:///opt/my%20relay/src/cli/install.ts",
+      "/bin/deno",
+      "file:///opt/my%20relay/mod.ts",
+    ),
+    { kind: "checkout", root: "/opt/my relay" },
+  );
+  assert.deepEqual(
+    detectSource(
+      "file:///opt/relay/install.ts",
+      "C:\\deno\\deno.exe",
+      "file:///opt/relay/install.ts",
+    ),
+    { kind: "checkout", root: "/opt/relay" },
+  );
+  assert.deepEqual(
+    detectSource("file:///d/codex-relay.js", "/bin/deno", "file:///d/codex-relay.js"),
+    { kind: "bundle", path: "/d/codex-relay.js" },
+  );
+});
+
+Deno.test("shellQuote() quotes only what the shell would split or expand", () => {
+  assert.equal(shellQuote("--allow-env=PATH,HOME"), "--allow-env=PATH,HOME");
+  assert.equal(
+    shellQuote("/Users/me/Library/Application Support/Claude/x.json"),
+    "'/Users/me/Library/Application Support/Claude/x.json'",
+  );
+  assert.equal(shellQuote("it's", "linux"), `'it'\\''s'`);
+  assert.equal(shellQuote('{"a":1}', "linux"), `'{"a":1}'`);
+  assert.equal(shellQuote("C:\\Program Files\\x", "windows"), '"C:\\Program Files\\x"');
+  assert.equal(commandLine(["deno", "run", "a b"], "linux"), "deno run 'a b'");
+});
+
+Deno.test("parseInstallArgs() reads the install command line strictly", () => {
+  const a = parseInstallArgs([
+    "--client",
+    "vscode",
+    "--scope",
+    "project",
+    "--allow-turn-start",
+    "-y",
+  ]);
+  assert.deepEqual(
+    [a.action, a.client, a.scope, a.turnStart, a.replyRead, a.yes, a.dryRun, a.force],
+    ["install", "vscode", "project", true, false, true, false, false],
+  );
+  assert.deepEqual(passOnArgs(a), [
+    "--client",
+    "vscode",
+    "--scope",
+    "project",
+    "--allow-turn-start",
+  ]);
+  assert.equal(parseInstallArgs(["uninstall", "--client", "codex"]).action, "uninstall");
+  assert.equal(
+    parseInstallArgs(["install", "--client", "codex", "--binary", "/x/relay"]).binary,
+    "/x/relay",
+  );
+  const bad: [string[], RegExp][] = [
+    [[], /Missing --client/],
+    [["--client", "emacs"], /Unknown client 'emacs'/],
+    [["--client", "cursor", "--client", "codex"], /given more than once/],
+    [["--client", "cursor", "--scope", "global"], /--scope must be user or project/],
+    [["--client", "cursor", "--frobnicate"], /Unknown flag '--frobnicate'/],
+    [["reinstall", "--client", "cursor"], /Unknown command 'reinstall'/],
+    [["install", "extra", "--client", "cursor"], /Unexpected argument 'extra'/],
+    [["uninstall", "--client", "cursor", "--allow-reply-read"], /not an option of uninstall/],
+    [["--client", "cursor", "--binary", "relay"], /absolute path/],
+    [["--client", "cursor", "--binary", "/a", "--bundle", "/b"], /not both/],
+  ];
+  for (const [args, message] of bad) {
+    assert.throws(
+      () => parseInstallArgs(args),
+      (e: unknown) => e instanceof UsageError && e.code === 64 && message.test(e.message),
+      args.join(" "),
+    );
+  }
+});
