@@ -7,6 +7,7 @@
 import { parseArgs } from "parse-args";
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
 import { UsageError } from "./usage_error.ts";
+import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 
 /** Options of `serve`. */
 export interface ServeFlags {
@@ -32,7 +33,6 @@ export type Command =
   | { kind: "install"; args: string[] };
 
 const COMMANDS = ["serve", "doctor"] as const;
-const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
@@ -45,14 +45,6 @@ const OPTIONS = {
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
-const SERVE_ONLY = [
-  "allow-reply-read",
-  "allow-turn-start",
-  "auto-approve-mcp-tools",
-  "disable-codex-mcp-server",
-  "log-level",
-];
-
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
@@ -120,7 +112,6 @@ export function parseCommand(args: readonly string[]): Command {
   if (disabled.length > 0 && !flags.allowTurnStart) {
     throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
   }
-  void SERVE_ONLY;
   return { kind: command as "serve" | "doctor", flags };
 }
 

@@ -3,16 +3,15 @@
  * @module
  */
 
-import denoJson from "../../deno.json" with { type: "json" };
 import { serve } from "../host/serve.ts";
 import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { helpText } from "./help.ts";
 import { UsageError } from "./usage_error.ts";
+import { VERSION } from "../version.ts";
 
-/** The relay's version (from deno.json). */
-export const VERSION: string = denoJson.version;
+export { VERSION };
 
 const encoder = new TextEncoder();
 

@@ -1,0 +1,72 @@
+import assert from "assert";
+import { ROOT } from "../_relay.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+
+/** Runs the real entry point under the relay's permission set with exactly these arguments. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P", "--quiet", "--config", `${ROOT}/deno.json`, `${ROOT}/mod.ts`, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: { HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin" },
+  }).output();
+  const d = new TextDecoder();
+  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+}
+
+Deno.test("codex-relay --version prints the deno.json version", async () => {
+  const r = await cli("--version");
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout, `codex-relay ${denoJson.version}\n`);
+});
+
+Deno.test("codex-relay --help prints usage on stdout and exits 0", async () => {
+  const r = await cli("--help");
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^codex-relay \S+: an MCP server/);
+  assert.match(r.stdout, /--allow-reply-read/);
+});
+
+const USAGE_ERRORS: [string[], RegExp][] = [
+  [[], /Missing command/],
+  [["launch"], /Unknown command 'launch'/],
+  [["serve", "--bogus"], /Unknown flag '--bogus'/],
+  [
+    ["serve", "--allow-reply-read", "--allow-reply-read"],
+    /--allow-reply-read is given more than once/,
+  ],
+  [["serve", "--log-level", "loud"], /--log-level must be one of/],
+  [["serve", "--log-level"], /needs a value/],
+  [["serve", "--allow-turn-start", "--disable-codex-mcp-server", "my relay"], /letters, digits/],
+  [["serve", "--disable-codex-mcp-server", "x"], /needs --allow-turn-start/],
+  [["serve", "--auto-approve-mcp-tools"], /needs --allow-turn-start/],
+  [["serve", "extra"], /Unexpected argument 'extra'/],
+  [["--version", "serve"], /--version takes no other arguments/],
+];
+
+for (const [args, message] of USAGE_ERRORS) {
+  Deno.test(`codex-relay ${args.join(" ") || "(no arguments)"} is a usage error: exit 64, stderr only`, async () => {
+    const r = await cli(...args);
+    assert.equal(r.code, 64);
+    assert.equal(r.stdout, "", "nothing on stdout (the MCP channel)");
+    assert.match(r.stderr, message);
+    assert.match(r.stderr, /Usage:/);
+    assert.ok(!r.stderr.includes("    at "), "no stack trace");
+  });
+}
+
+Deno.test("codex-relay accepts --disable-codex-mcp-server more than once", async () => {
+  // A valid command line starts serving: close stdin at once and expect a clean exit.
+  const r = await cli(
+    "serve",
+    "--allow-turn-start",
+    "--disable-codex-mcp-server",
+    "a",
+    "--disable-codex-mcp-server",
+    "b_2",
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "");
+});
