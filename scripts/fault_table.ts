@@ -1,0 +1,13 @@
+/**
+ * Prints the README's fault table (between its fault-table markers) from the
+ * fault matrix's expectation table, `tests/reliability/fault_table.ts`.
+ * Run: `deno run scripts/fault_table.ts`.
+ * @module
+ */
+
+import { faultTableMarkdown, README_MARKERS } from "../tests/reliability/fault_table.ts";
+
+if (import.meta.main) {
+  // deno-lint-ignore no-console
+  console.log([README_MARKERS.start, "", faultTableMarkdown(), "", README_MARKERS.end].join("\n"));
+}

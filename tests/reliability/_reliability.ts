@@ -1,0 +1,283 @@
+/**
+ * Shared pieces of the reliability suite (fault matrix, hostile input, load):
+ * a seeded scenario full of text no tool may return, tool arguments, a relay
+ * whose whole stderr is kept, the relay's own helper count (from its debug
+ * log), the process table, RSS, and the fixture's queue store.
+ * @module
+ */
+
+import assert from "assert";
+import { Client } from "@modelcontextprotocol/client";
+import { CommandClientTransport, type McpTestProtocol } from "../_mcp_client.ts";
+import { agentItem, type FixtureHome, thread, turn, userItem } from "../_fixture.ts";
+import { relayArgs, ROOT } from "../_relay.ts";
+import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
+
+/** Text stored in Codex that no tool at any level may return (previews, cwd, user text, commentary). */
+export const SECRETS = {
+  preview: "SECRET-PREVIEW-7f3a",
+  cwd: "/SECRET-CWD-91c2/workspace",
+  userText: "SECRET-USER-TEXT-4b8e",
+  commentary: "SECRET-COMMENTARY-c05d",
+  otherFinal: "SECRET-OTHER-SCOPE-FINAL-2e6f",
+} as const;
+
+/** The final answer the read tools may return for {@linkcode READ_CLIENT_ID}. */
+export const OWN_FINAL = "own final answer 5a1c";
+/** The clientMessageId of the readable message. */
+export const READ_CLIENT_ID = "rel-read-0001";
+/** The clientMessageId of another message in the same thread (another scope). */
+export const OTHER_CLIENT_ID = "rel-read-0002";
+
+/** The seeded threads of the suite. */
+export interface Seeded {
+  scenario: Scenario;
+  /** A thread with two messages: {@linkcode READ_CLIENT_ID} and {@linkcode OTHER_CLIENT_ID}. */
+  main: FixtureThread;
+  /** A uniquely named thread. */
+  named: FixtureThread;
+}
+
+/** A scenario whose threads hold every kind of text the tools must not leak. */
+export function seeded(): Seeded {
+  const main = thread({
+    name: "reliability main",
+    preview: SECRETS.preview,
+    cwd: SECRETS.cwd,
+    updatedAt: 1796006990,
+    turns: [
+      turn([
+        userItem(READ_CLIENT_ID, SECRETS.userText),
+        agentItem("msg_rel_c1", SECRETS.commentary, "commentary"),
+        agentItem("msg_rel_f1", OWN_FINAL),
+      ]),
+      turn([
+        userItem(OTHER_CLIENT_ID, SECRETS.userText),
+        agentItem("msg_rel_f2", SECRETS.otherFinal),
+      ]),
+    ],
+  });
+  const named = thread({
+    name: "reliability named",
+    preview: SECRETS.preview,
+    cwd: SECRETS.cwd,
+    updatedAt: 1796006980,
+  });
+  const filler = Array.from(
+    { length: 3 },
+    (_, i) => thread({ preview: SECRETS.preview, cwd: SECRETS.cwd, updatedAt: 1796006900 - i }),
+  );
+  return { scenario: { threads: [main, named, ...filler] }, main, named };
+}
+
+/** The secrets found in `value` (serialized), for assertions. */
+export function leakedSecrets(
+  value: unknown,
+  secrets: readonly string[] = Object.values(SECRETS),
+): string[] {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return secrets.filter((s) => text.includes(s));
+}
+
+/** A tools/call result as the SDK client returns it. */
+export interface CallResult {
+  isError?: boolean;
+  content?: unknown;
+  structuredContent?: Record<string, unknown>;
+}
+
+/** The text of a result's first text block. */
+export function resultText(result: CallResult): string {
+  const content = result.content as { type?: string; text?: string }[] | undefined;
+  return content?.find((c) => c.type === "text")?.text ?? "";
+}
+
+/** A relay child whose whole stderr is kept (up to `stderrLimit`) and whose pid is known. */
+export interface RelayProcess {
+  client: Client;
+  transport: CommandClientTransport;
+  pid: number;
+  /** Closes the client and the relay; the exit code and stderr. */
+  close(): Promise<{ code: number; stderr: string }>;
+}
+
+/** Options of {@linkcode startRelayProcess}. */
+export interface RelayProcessOptions {
+  env: Record<string, string>;
+  flags?: string[];
+  protocol?: McpTestProtocol;
+  /** Characters of stderr kept (default 8 MiB). */
+  stderrLimit?: number;
+  /** Executable that runs Deno (default `Deno.execPath()`). */
+  deno?: string;
+}
+
+/** Starts `mod.ts serve` under its own permission set and connects an SDK v2 client. */
+export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
+  const transport = new CommandClientTransport({
+    command: options.deno ?? Deno.execPath(),
+    args: relayArgs(options.flags ?? []),
+    env: options.env,
+    clearEnv: true,
+    cwd: ROOT,
+    stderrLimit: options.stderrLimit ?? 8 * 1024 * 1024,
+  });
+  const protocol = options.protocol ?? "2026-07-28";
+  const client = new Client(
+    { name: "codex-relay-reliability", version: "0.0.0" },
+    {
+      capabilities: {},
+      versionNegotiation: protocol === "2026-07-28"
+        ? { mode: { pin: "2026-07-28" } }
+        : { mode: "legacy" },
+    },
+  );
+  const close = async () => {
+    await client.close().catch(() => {});
+    await transport.close();
+    const status = await transport.exited;
+    return { code: status.code, stderr: transport.stderr };
+  };
+  try {
+    await client.connect(transport, { timeout: 20_000 });
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
+  return { client, transport, pid: transport.pid!, close };
+}
+
+/** Calls a tool with a long enough client-side timeout. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallResult> {
+  return await client.callTool({ name, arguments: args }, { timeout: 60_000 }) as CallResult;
+}
+
+/** The tool names the relay registers. */
+export async function registeredTools(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name);
+}
+
+/**
+ * Helpers alive over time according to the relay's debug log (`spawn pid=N`
+ * and `reaped pid=N` lines, written in the order they happen): the most alive
+ * at once, and how many were spawned and reaped.
+ */
+export function helpersFromLog(stderr: string): { peak: number; spawned: number; reaped: number } {
+  const alive = new Set<string>();
+  let peak = 0;
+  let spawned = 0;
+  let reaped = 0;
+  for (const line of stderr.split("\n")) {
+    const m = line.match(/^codex-relay debug (spawn|reaped) pid=(\d+)/);
+    if (!m) continue;
+    if (m[1] === "spawn") {
+      spawned++;
+      alive.add(m[2]);
+      peak = Math.max(peak, alive.size);
+    } else {
+      reaped++;
+      alive.delete(m[2]);
+    }
+  }
+  return { peak, spawned, reaped };
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`, read with `ps` (async). */
+export async function countProcesses(needle: string): Promise<number> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "stat=,args="], stdout: "piped" })
+    .output();
+  let n = 0;
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = line.trim().match(/^(\S+)\s+(.*)$/);
+    if (m && !m[1].startsWith("Z") && m[2].includes(needle) && !m[2].startsWith("ps ")) n++;
+  }
+  return n;
+}
+
+/** Resident set size of `pid` in KiB (`ps -o rss=`, i.e. VmRSS). */
+export async function rssKiB(pid: number): Promise<number> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "rss=", "-p", String(pid)],
+    stdout: "piped",
+  })
+    .output();
+  const kib = Number(new TextDecoder().decode(out.stdout).trim());
+  assert.ok(Number.isFinite(kib) && kib > 0, `no RSS for pid ${pid}`);
+  return kib;
+}
+
+/**
+ * Samples the process table (and the relay's RSS) back to back until `done`
+ * settles: the most matching processes seen at once and the highest RSS.
+ */
+export async function sampleWhile(
+  done: Promise<unknown>,
+  needle: string,
+  rssPid?: number,
+): Promise<{ peakProcesses: number; peakRssKiB: number; samples: number }> {
+  let finished = false;
+  const settled = done.then(() => (finished = true), () => (finished = true));
+  let peakProcesses = 0;
+  let peakRssKiB = 0;
+  let samples = 0;
+  while (!finished) {
+    const [n, rss] = await Promise.all([
+      countProcesses(needle),
+      rssPid === undefined ? Promise.resolve(0) : rssKiB(rssPid).catch(() => 0),
+    ]);
+    peakProcesses = Math.max(peakProcesses, n);
+    peakRssKiB = Math.max(peakRssKiB, rss);
+    samples++;
+  }
+  await settled;
+  return { peakProcesses, peakRssKiB, samples };
+}
+
+/** How many times the fixture store holds each clientUserMessageId (queue adds, any thread). */
+export async function storedMessages(f: FixtureHome): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let text = "";
+  try {
+    text = await Deno.readTextFile(`${f.home}/fixture-state.jsonl`);
+  } catch {
+    return counts;
+  }
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    const ev = JSON.parse(line) as { e: string; submission?: { clientUserMessageId?: string } };
+    const id = ev.e === "queue.add" ? ev.submission?.clientUserMessageId : undefined;
+    if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Checks that receipts tell the truth against the fixture's store: `queued`
+ * means stored exactly once, `not_sent` means not stored, `unknown` at most
+ * once; and no message was sent to the app-server twice.
+ */
+export async function assertReceiptsTruthful(
+  f: FixtureHome,
+  receipts: readonly Record<string, unknown>[],
+): Promise<void> {
+  const stored = await storedMessages(f);
+  const sent = new Map<string, number>();
+  for (const r of await f.requests()) {
+    if (r.method !== "thread/queue/add") continue;
+    const id = (r.params as { clientUserMessageId?: string }).clientUserMessageId ?? "";
+    sent.set(id, (sent.get(id) ?? 0) + 1);
+  }
+  for (const r of receipts) {
+    const id = String(r.clientMessageId);
+    const n = stored.get(id) ?? 0;
+    const label = `${r.status}/${r.reason ?? "-"} receipt ${id}`;
+    if (r.status === "queued") assert.equal(n, 1, `${label}: stored ${n} times`);
+    else if (r.status === "not_sent") assert.equal(n, 0, `${label}: stored ${n} times`);
+    else assert.ok(r.status === "unknown" && n <= 1, `${label}: stored ${n} times`);
+    assert.ok((sent.get(id) ?? 0) <= 1, `${label}: sent ${sent.get(id)} times`);
+  }
+}

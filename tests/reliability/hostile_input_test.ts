@@ -1,0 +1,686 @@
+/**
+ * Hostile input through one relay process (`mod.ts serve --allow-reply-read`):
+ * property tests over every tool's arguments (types, sizes, Unicode, NUL, lone
+ * surrogates, huge numbers, unknown fields) and over read cursors (real ones
+ * of another scope, forged, mutated, random), plus malformed MCP frames on the
+ * relay's stdin. The relay must never crash, never return text outside the
+ * caller's scope, and always answer clearly: `isError` with a message for
+ * invalid input (and nothing spawned), a status result otherwise.
+ */
+
+import assert from "assert";
+import fc from "fast-check";
+import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
+import { relayArgs, ROOT } from "../_relay.ts";
+import { encodeCursor } from "../../src/reply/cursor.ts";
+import {
+  type CallResult,
+  callTool,
+  leakedSecrets,
+  READ_CLIENT_ID,
+  registeredTools,
+  type RelayProcess,
+  resultText,
+  SECRETS,
+  seeded,
+  startRelayProcess,
+} from "./_reliability.ts";
+
+/** Runs per property: bounded so the file stays fast. */
+const RUNS = { queue: 250, list: 200, read: 150, wait: 100, cursor: 200 } as const;
+
+const SCOPE_A = "hostile-scope-a";
+const SCOPE_B = "hostile-scope-b";
+const MARK_A = "SCOPE-A-FINAL";
+const MARK_B = "SCOPE-B-FINAL";
+const UNKNOWN_THREAD = "01a00000-0000-7000-8000-0000000000ff";
+
+// ------------------------------------------------------------- the scenario
+
+function hostileScenario() {
+  const s = seeded();
+  const finals = (mark: string) =>
+    [1, 2, 3].map((i) => agentItem(`msg_${mark}_${i}`, `${mark} ${i} ${"é".repeat(3500)}`));
+  const userA = userItem(SCOPE_A, SECRETS.userText);
+  const userB = userItem(SCOPE_B, SECRETS.userText);
+  const turnA = turn([
+    userA,
+    agentItem("msg_a_c", SECRETS.commentary, "commentary"),
+    ...finals(MARK_A),
+  ]);
+  const turnB = turn([userB, ...finals(MARK_B)]);
+  // Newer than both messages and longer than one search page (100 items).
+  const filler = turn(
+    Array.from(
+      { length: 110 },
+      (_, i) => agentItem(`msg_fill_${i}`, SECRETS.commentary, "commentary"),
+    ),
+  );
+  const big = thread({
+    name: "hostile big",
+    preview: SECRETS.preview,
+    cwd: SECRETS.cwd,
+    updatedAt: 1796006995,
+    turns: [turnA, turnB, filler],
+  });
+  return {
+    s,
+    big,
+    ids: { turnA: turnA.id, turnB: turnB.id, userA: userA.id, userB: userB.id },
+    scenario: { threads: [...s.scenario.threads, big] },
+  };
+}
+
+// ------------------------------------------------------------- oracles
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const utf8 = (s: string) => new TextEncoder().encode(s).length;
+/** zod counts string lengths in code points. */
+const chars = (s: string) => [...s].length;
+const isStr = (v: unknown): v is string => typeof v === "string";
+const isInt = (v: unknown, min: number, max: number) =>
+  typeof v === "number" && Number.isInteger(v) && v >= min && v <= max;
+
+/** What each tool accepts, field by field (the published input contract). */
+const VALID: Record<string, Record<string, { required: boolean; ok: (v: unknown) => boolean }>> = {
+  codex_list_threads: {
+    limit: { required: false, ok: (v) => isInt(v, 1, 50) },
+    cursor: { required: false, ok: (v) => isStr(v) && chars(v) >= 1 && chars(v) <= 4096 },
+  },
+  codex_queue_message: {
+    threadId: {
+      required: true,
+      ok: (v) =>
+        // deno-lint-ignore no-control-regex
+        isStr(v) && chars(v) >= 1 && chars(v) <= 256 && v.isWellFormed() && !/[\u0000-\u001f\u007f]/
+          .test(v),
+    },
+    text: {
+      required: true,
+      ok: (v) =>
+        isStr(v) && v.length > 0 && v.isWellFormed() && !v.includes("\0") && utf8(v) <= 16384,
+    },
+  },
+  codex_read_reply: {
+    threadId: { required: true, ok: (v) => isStr(v) && UUID.test(v) },
+    clientMessageId: {
+      required: true,
+      ok: (v) =>
+        isStr(v) && chars(v) >= 1 && chars(v) <= 200 && v.isWellFormed() && !/\p{Cc}/u.test(v),
+    },
+    cursor: { required: false, ok: (v) => isStr(v) && chars(v) >= 1 && chars(v) <= 8192 },
+    refresh: { required: false, ok: (v) => typeof v === "boolean" },
+  },
+};
+VALID.codex_wait_reply = {
+  threadId: VALID.codex_read_reply.threadId,
+  clientMessageId: VALID.codex_read_reply.clientMessageId,
+  cursor: VALID.codex_read_reply.cursor,
+  timeoutSeconds: { required: false, ok: (v) => isInt(v, 1, 55) },
+};
+
+/**
+ * Whether the tool must accept `args`. An own `__proto__` key is not an
+ * unknown field: the SDK drops it from the parsed request before any tool sees
+ * the arguments (checked through the relay: `{"__proto__": {"cursor": 7}}`
+ * lists threads as `{}` does).
+ */
+function isValid(tool: string, args: Record<string, unknown>): boolean {
+  const fields = VALID[tool];
+  const present = (key: string) => Object.hasOwn(args, key) && key !== "__proto__";
+  for (const key of Object.keys(args)) {
+    if (present(key) && !Object.hasOwn(fields, key)) return false;
+  }
+  return Object.entries(fields).every(([key, f]) =>
+    present(key) && args[key] !== undefined ? f.ok(args[key]) : !f.required
+  );
+}
+
+// ------------------------------------------------------------- arbitraries
+
+const nasty = fc.constantFrom(
+  "",
+  " ",
+  "\0",
+  "a\0b",
+  "\ud800",
+  "x\udc00y",
+  "\udbff\udfff",
+  "\u202e\u200b\ufeff",
+  "\u0007\u001b[31m",
+  "\u007f",
+  "line\nbreak",
+  "😀".repeat(4096),
+  "😀".repeat(4097),
+  "é".repeat(8192),
+  "é".repeat(8192) + "x",
+  "a".repeat(16384),
+  "a".repeat(16385),
+  "a".repeat(257),
+  "c".repeat(200),
+  "c".repeat(201),
+  "c".repeat(4096),
+  "c".repeat(4097),
+  "c".repeat(8192),
+  "c".repeat(8193),
+  "😀".repeat(2048),
+  "__proto__",
+  "constructor",
+  "../../etc/passwd",
+  "$(touch /tmp/pwned)",
+  UNKNOWN_THREAD,
+);
+const hostileString = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.string({
+    unit: fc.constantFrom("\0", "\ud800", "\udfff", "\u0085", "é", "😀", "\u{10ffff}", "a", "\n"),
+    maxLength: 24,
+  }),
+  nasty,
+  fc.integer({ min: 16380, max: 16390 }).map((n) => "b".repeat(n)),
+  fc.uuid(),
+);
+const hugeNumber = fc.oneof(
+  fc.constantFrom(
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    -0,
+    0,
+    0.5,
+    2 ** 53,
+    1e21,
+    5e-324,
+    -1,
+  ),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer({ min: -1000, max: 1000 }),
+);
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileString },
+  { weight: 2, arbitrary: hugeNumber },
+  { weight: 1, arbitrary: fc.boolean() },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }) },
+  {
+    weight: 1,
+    arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), {
+      maxKeys: 3,
+    }),
+  },
+);
+
+/** A field: absent, valid, or hostile. */
+function field(valid: fc.Arbitrary<unknown>, hostile: fc.Arbitrary<unknown> = anyValue) {
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: valid },
+    { weight: 2, arbitrary: hostile },
+  );
+}
+
+/** An argument object over `fields`, sometimes with unknown keys. */
+function argsOf(
+  fields: Record<string, fc.Arbitrary<unknown>>,
+): fc.Arbitrary<Record<string, unknown>> {
+  const known = Object.keys(fields);
+  const extra = fc.oneof(
+    { weight: 5, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("__proto__", "constructor", "_meta"))
+          .filter((k) => !known.includes(k)),
+        anyValue,
+        { minKeys: 1, maxKeys: 2 },
+      ),
+    },
+  );
+  return fc.tuple(fc.record(fields), extra).map(([f, e]) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(f)) if (v !== undefined) out[k] = v;
+    for (const [k, v] of Object.entries(e)) {
+      Object.defineProperty(out, k, {
+        value: v,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    }
+    return out;
+  });
+}
+
+// ------------------------------------------------------------- checks
+
+let relay: RelayProcess;
+let f: FixtureHome;
+
+/** Calls `tool` and checks the answer against the contract; returns the structured content. */
+async function hostileCall(
+  tool: string,
+  args: Record<string, unknown>,
+  forbidden: readonly string[],
+): Promise<Record<string, unknown> | undefined> {
+  const spawnedBefore = (await f.spawned()).length;
+  let result: CallResult;
+  try {
+    result = await callTool(relay.client, tool, args);
+  } catch (error) {
+    throw new Error(`${tool} threw for ${JSON.stringify(args).slice(0, 300)}: ${error}`);
+  }
+  const text = resultText(result);
+  const label = `${tool}(${JSON.stringify(args).slice(0, 300)}) → ${text.slice(0, 300)}`;
+  assert.ok(text.length > 0, `${label}: a message`);
+  assert.deepEqual(leakedSecrets(result, forbidden), [], `${label}: text outside the scope`);
+  if (!isValid(tool, args)) {
+    assert.equal(result.isError, true, `${label}: invalid input is an error`);
+    assert.equal(
+      (await f.spawned()).length,
+      spawnedBefore,
+      `${label}: invalid input spawns nothing`,
+    );
+    return undefined;
+  }
+  assert.notEqual(result.isError, true, `${label}: valid input is not an error`);
+  const out = result.structuredContent;
+  assert.ok(out && typeof out.status === "string", `${label}: a status`);
+  return out;
+}
+
+const ALL_SECRETS = Object.values(SECRETS);
+
+// ------------------------------------------------------------- tests
+
+const h = hostileScenario();
+const known = h.s;
+
+Deno.test({
+  name: "hostile input: tool arguments and cursors never crash the relay or leak out of scope",
+  async fn(t) {
+    f = await FixtureHome.create(h.scenario);
+    relay = await startRelayProcess({ env: f.env, flags: ["--allow-reply-read"] });
+    try {
+      const tools = await registeredTools(relay.client);
+      assert.deepEqual(tools.sort(), Object.keys(VALID).sort(), "every registered tool is covered");
+
+      await t.step(`codex_queue_message: ${RUNS.queue} hostile argument sets`, async () => {
+        const refs = [
+          known.main.id,
+          known.named.id,
+          "reliability named",
+          UNKNOWN_THREAD,
+          "no such name",
+        ];
+        const arb = argsOf({
+          threadId: field(fc.constantFrom(...refs)),
+          text: field(fc.string({ unit: "grapheme", minLength: 1, maxLength: 64 })),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_queue_message", args, ALL_SECRETS);
+            if (!out) return;
+            assert.ok(["queued", "not_sent", "unknown"].includes(String(out.status)));
+            if (out.status !== "queued") assert.equal(typeof out.reason, "string");
+            const resolvable = [known.main.id, known.named.id, "reliability named"];
+            if (!resolvable.includes(args.threadId as string)) {
+              assert.equal(out.status, "not_sent", "an unknown thread stores nothing");
+            }
+          }),
+          { numRuns: RUNS.queue },
+        );
+      });
+
+      await t.step(`codex_list_threads: ${RUNS.list} hostile argument sets`, async () => {
+        const arb = argsOf({
+          limit: field(fc.integer({ min: 1, max: 50 })),
+          cursor: field(fc.string({ minLength: 1, maxLength: 40 })),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_list_threads", args, ALL_SECRETS);
+            if (!out) return;
+            if (args.cursor === undefined) assert.equal(out.status, "ok");
+            else assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+          }),
+          { numRuns: RUNS.list },
+        );
+      });
+
+      await t.step(`codex_read_reply: ${RUNS.read} hostile argument sets`, async () => {
+        const arb = argsOf({
+          threadId: field(fc.constantFrom(known.main.id, h.big.id, UNKNOWN_THREAD)),
+          clientMessageId: field(fc.constantFrom(READ_CLIENT_ID, SCOPE_A, "not-a-message")),
+          cursor: field(fc.string({ minLength: 1, maxLength: 40 })),
+          refresh: field(fc.boolean()),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_read_reply", args, [...ALL_SECRETS, MARK_B]);
+            if (!out) return;
+            assert.ok(
+              ["observed", "no_match", "ambiguous", "unavailable"].includes(String(out.status)),
+            );
+            if (args.cursor !== undefined) {
+              assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+            }
+          }),
+          { numRuns: RUNS.read },
+        );
+      });
+
+      await t.step(`codex_wait_reply: ${RUNS.wait} hostile argument sets`, async () => {
+        // Valid combinations all settle at once (observed, or unavailable), so no call waits.
+        const invalidId = anyValue.filter((v) => !VALID.codex_wait_reply.clientMessageId.ok(v));
+        const invalidSeconds = anyValue.filter((v) => !VALID.codex_wait_reply.timeoutSeconds.ok(v));
+        const arb = argsOf({
+          threadId: field(fc.constantFrom(known.main.id, UNKNOWN_THREAD)),
+          clientMessageId: field(fc.constant(READ_CLIENT_ID), invalidId),
+          cursor: field(fc.string({ minLength: 1, maxLength: 40 })),
+          timeoutSeconds: field(fc.constant(1), invalidSeconds),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_wait_reply", args, ALL_SECRETS);
+            if (!out) return;
+            assert.equal(out.timedOut, false, "a settled wait did not time out");
+          }),
+          { numRuns: RUNS.wait },
+        );
+      });
+
+      await t.step(
+        `read cursors: ${RUNS.cursor} cursors of other scopes, forged, mutated or random`,
+        async () => {
+          const read = (scope: string, cursor?: string) =>
+            callTool(relay.client, "codex_read_reply", {
+              threadId: h.big.id,
+              clientMessageId: scope,
+              ...(cursor === undefined ? {} : { cursor }),
+            }).then((r) => r.structuredContent as Record<string, unknown>);
+          const cursors: Record<string, { search: string; reply: string }> = {};
+          for (const [scope, mark] of [[SCOPE_A, MARK_A], [SCOPE_B, MARK_B]]) {
+            const first = await read(scope);
+            assert.equal(first.status, "no_match", "the message is older than one search page");
+            const found = await read(scope, first.searchCursor as string);
+            assert.equal(found.status, "observed");
+            const texts = found.replies as { text: string; truncated: boolean }[];
+            assert.ok(texts.length > 0 && texts.every((r) => r.text.startsWith(mark)));
+            assert.equal(typeof found.nextCursor, "string", "more replies than one page holds");
+            cursors[scope] = {
+              search: first.searchCursor as string,
+              reply: found.nextCursor as string,
+            };
+          }
+          const forge = (data: Record<string, unknown>) =>
+            encodeCursor(
+              { v: 1, threadId: h.big.id, ...data } as Parameters<typeof encodeCursor>[0],
+            );
+          const appCursor = (offset: number) =>
+            JSON.stringify({
+              requestedThreadId: h.big.id,
+              rolloutOrdinal: offset,
+              scope: { kind: "itemsDesc" },
+            });
+          const forged = [SCOPE_A, SCOPE_B].flatMap((scope) => {
+            const [other, otherUser, ownUser, ownTurn] = scope === SCOPE_A
+              ? [h.ids.turnB, h.ids.userB, h.ids.userA, h.ids.turnA]
+              : [h.ids.turnA, h.ids.userA, h.ids.userB, h.ids.turnB];
+            const reply = { kind: "reply", clientMessageId: scope };
+            return [
+              forge({ ...reply, userItemId: otherUser, turnId: other, lastItemId: null }),
+              forge({ ...reply, userItemId: ownUser, turnId: other, lastItemId: null }),
+              forge({ ...reply, userItemId: otherUser, turnId: ownTurn, lastItemId: null }),
+              forge({
+                ...reply,
+                userItemId: ownUser,
+                turnId: ownTurn,
+                lastItemId: `msg_${scope === SCOPE_A ? MARK_B : MARK_A}_1`,
+              }),
+              forge({ kind: "search", clientMessageId: scope, appCursor: appCursor(103) }),
+              forge({ kind: "search", clientMessageId: scope, appCursor: "garbage" }),
+            ];
+          });
+          const real = [
+            cursors[SCOPE_A].search,
+            cursors[SCOPE_A].reply,
+            cursors[SCOPE_B].search,
+            cursors[SCOPE_B].reply,
+          ];
+          const pool = [...real, ...forged];
+          const mutated = fc.tuple(
+            fc.constantFrom(...pool),
+            fc.nat(),
+            fc.string({ maxLength: 3 }),
+            fc.nat(3),
+          ).map(
+            ([c, at, s, how]) => {
+              const i = at % (c.length + 1);
+              if (how === 0) return c.slice(0, i) + s + c.slice(i + 1);
+              if (how === 1) return c.slice(0, i) || c.slice(1);
+              if (how === 2) return c + s;
+              return s + c;
+            },
+          );
+          const cursorArb = fc.oneof(
+            { weight: 4, arbitrary: fc.constantFrom(...pool) },
+            { weight: 3, arbitrary: mutated },
+            { weight: 1, arbitrary: hostileString },
+            { weight: 1, arbitrary: fc.base64String({ maxLength: 200 }) },
+          );
+          await fc.assert(
+            fc.asyncProperty(
+              fc.constantFrom(SCOPE_A, SCOPE_B),
+              cursorArb,
+              fc.option(fc.boolean(), { nil: undefined }),
+              async (scope, cursor, refresh) => {
+                const args: Record<string, unknown> = {
+                  threadId: h.big.id,
+                  clientMessageId: scope,
+                  cursor,
+                };
+                if (refresh !== undefined) args.refresh = refresh;
+                const otherMark = scope === SCOPE_A ? MARK_B : MARK_A;
+                const out = await hostileCall("codex_read_reply", args, [
+                  ...ALL_SECRETS,
+                  otherMark,
+                ]);
+                if (!out) return;
+                const otherScope = scope === SCOPE_A ? SCOPE_B : SCOPE_A;
+                if (cursor === cursors[otherScope].search || cursor === cursors[otherScope].reply) {
+                  assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+                }
+                if (forged.includes(cursor) && out.status === "observed") {
+                  const mark = scope === SCOPE_A ? MARK_A : MARK_B;
+                  for (const r of out.replies as { text: string }[]) {
+                    assert.ok(r.text.startsWith(mark));
+                  }
+                }
+              },
+            ),
+            { numRuns: RUNS.cursor },
+          );
+        },
+      );
+    } finally {
+      const { code, stderr } = await relay.close();
+      const left = f.alive();
+      await f.dispose();
+      assert.equal(code, 0, `the relay exits 0 after all of it:\n${stderr.slice(-2000)}`);
+      assert.deepEqual(left, [], "no helper is left");
+      assert.deepEqual(
+        leakedSecrets(stderr, [...ALL_SECRETS, MARK_A, MARK_B]),
+        [],
+        "nothing stored reaches the log",
+      );
+    }
+  },
+});
+
+// ------------------------------------------------------------- raw frames
+
+/** Line-delimited stdout of the relay with waiters by JSON-RPC id. */
+class RawRelay {
+  readonly child: Deno.ChildProcess;
+  readonly lines: string[] = [];
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #waiters: { id: unknown; resolve: (m: Record<string, unknown>) => void }[] = [];
+  readonly #pumps: Promise<unknown>[];
+  stderr = "";
+
+  constructor(env: Record<string, string>) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: relayArgs(["--allow-reply-read"]),
+      env,
+      clearEnv: true,
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.child.stdin.getWriter();
+    this.#pumps = [this.#read(), this.#readStderr()];
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    for await (const chunk of this.child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        this.lines.push(line);
+        const m = JSON.parse(line) as Record<string, unknown>; // stdout carries JSON only
+        const i = this.#waiters.findIndex((w) => w.id === m.id);
+        if (i !== -1) this.#waiters.splice(i, 1)[0].resolve(m);
+      }
+    }
+  }
+
+  async #readStderr(): Promise<void> {
+    for await (const chunk of this.child.stderr.pipeThrough(new TextDecoderStream())) {
+      this.stderr += chunk;
+    }
+  }
+
+  async write(line: string): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(line + "\n"));
+  }
+
+  /** Sends a request and resolves with its response. */
+  request(id: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+    const answered = new Promise<Record<string, unknown>>((resolve) =>
+      this.#waiters.push({ id, resolve })
+    );
+    return this.write(JSON.stringify({ jsonrpc: "2.0", id, method, params })).then(() => answered);
+  }
+
+  async close(): Promise<Deno.CommandStatus> {
+    await this.#writer.close();
+    const status = await this.child.status;
+    await Promise.all(this.#pumps);
+    return status;
+  }
+}
+
+const FRAME_MARK = "HOSTILE-FRAME-TEXT-77ab";
+
+const MALFORMED: string[] = [
+  "",
+  "garbage",
+  `${FRAME_MARK} not json`,
+  "{",
+  "}",
+  "[]",
+  "[1,2,3]",
+  "null",
+  "42",
+  '"a string"',
+  "true",
+  "\u0000\u0001\u0002",
+  "\ud800",
+  '{"jsonrpc":"2.0"}',
+  '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+  '{"jsonrpc":"2.0","id":1e308,"method":"tools/list"}',
+  '{"jsonrpc":"2.0","id":-1e308,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":{"nested":true},"method":"ping"}',
+  '{"jsonrpc":"2.0","id":[1],"method":"ping"}',
+  '{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+  `{"jsonrpc":"2.0","id":"${"i".repeat(100_000)}","method":"ping"}`,
+  '{"jsonrpc":"2.0","id":7,"method":42}',
+  '{"jsonrpc":"2.0","id":7,"method":null}',
+  '{"jsonrpc":"2.0","id":8,"method":"tools/call"}',
+  '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"nope"}',
+  '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":42}}',
+  '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"codex_list_threads","arguments":[]}}',
+  `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"codex_queue_message","arguments":{"threadId":7,"text":"${FRAME_MARK}"}}}`,
+  `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"codex_queue_message","arguments":{"threadId":"x","text":"${FRAME_MARK}"`,
+  '{"jsonrpc":"2.0","id":14,"method":"no/such/method","params":{}}',
+  '{"jsonrpc":"2.0","id":15,"result":{"unsolicited":true}}',
+  '{"jsonrpc":"2.0","id":16,"error":{"code":-1,"message":"unsolicited"}}',
+  '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}',
+  '{"jsonrpc":"2.0","method":"notifications/initialized","params":7}',
+  '{"jsonrpc":"2.0","id":17,"method":"initialize","params":{"protocolVersion":42}}',
+  '{"__proto__":{"polluted":true},"jsonrpc":"2.0","id":18,"method":"ping"}',
+];
+
+Deno.test("hostile input: malformed MCP frames on stdin do not kill the relay", async () => {
+  const f = await FixtureHome.create(seeded().scenario);
+  const raw = new RawRelay(f.env);
+  try {
+    const random = fc.sample(
+      fc.oneof(
+        fc.string({ unit: "binary", maxLength: 80 }),
+        fc.json({ maxDepth: 3 }),
+        fc.jsonValue({ maxDepth: 2 }).map((v) =>
+          JSON.stringify({ jsonrpc: "2.0", id: v, method: v })
+        ),
+        fc.record({
+          jsonrpc: fc.constant("2.0"),
+          id: fc.integer(),
+          method: fc.string({ maxLength: 20 }),
+          params: fc.jsonValue({ maxDepth: 2 }),
+        })
+          .map((v) => JSON.stringify(v)),
+      ),
+      { numRuns: 150, seed: 8 },
+    ).map((l) => l.replaceAll("\n", " "));
+    for (const line of [...MALFORMED, ...random]) await raw.write(line);
+    const init = await raw.request("init", "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "0" },
+    });
+    assert.ok(init.result, `initialize answered: ${JSON.stringify(init).slice(0, 300)}`);
+    await raw.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    for (const line of [...MALFORMED, ...random.slice(0, 50)]) await raw.write(line);
+    const listed = await raw.request("after", "tools/call", {
+      name: "codex_list_threads",
+      arguments: { limit: 5 },
+    });
+    const out = (listed.result as { structuredContent?: { status?: string } }).structuredContent;
+    assert.equal(out?.status, "ok", "a normal call still works on the same process");
+    await raw.write("x".repeat(2 * 1024 * 1024)); // One 2 MiB line of garbage.
+    const again = await raw.request("after-huge", "tools/call", {
+      name: "codex_queue_message",
+      arguments: { threadId: "reliability named", text: "still here" },
+    });
+    const receipt = (again.result as { structuredContent?: { status?: string } }).structuredContent;
+    assert.equal(receipt?.status, "queued");
+    for (const line of raw.lines) {
+      const m = JSON.parse(line);
+      assert.equal(m.jsonrpc, "2.0", `stdout carries JSON-RPC only: ${line.slice(0, 200)}`);
+    }
+  } finally {
+    const status = await raw.close();
+    const left = f.alive();
+    await f.dispose();
+    assert.equal(status.code, 0, `the relay exits 0 on stdin EOF:\n${raw.stderr.slice(-2000)}`);
+    assert.deepEqual(left, []);
+    assert.ok(!raw.stderr.includes(FRAME_MARK), "text in malformed frames never reaches the log");
+  }
+});
