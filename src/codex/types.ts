@@ -9,7 +9,7 @@
 export type RpcId = number | string;
 
 /** `thread.status.type` as reported by `thread/list`. */
-export type ThreadStatus = "idle" | "active" | "notLoaded";
+export type ThreadStatus = "idle" | "active" | "notLoaded" | "systemError";
 
 /** One thread of `thread/list` (subset). */
 export interface Thread {

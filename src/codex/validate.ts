@@ -55,7 +55,7 @@ function cursor(value: unknown, what: string): string | null {
   return strOrNull(value, what);
 }
 
-const THREAD_STATUSES: readonly ThreadStatus[] = ["idle", "active", "notLoaded"];
+const THREAD_STATUSES: readonly ThreadStatus[] = ["idle", "active", "notLoaded", "systemError"];
 const TURN_STATUSES: readonly TurnStatus[] = ["inProgress", "completed", "failed", "interrupted"];
 const PHASES: readonly AgentPhase[] = ["commentary", "partial_answer", "final_answer"];
 

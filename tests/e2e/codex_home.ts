@@ -127,6 +127,27 @@ export function resolveCodexBin(): string | null {
   return resolveCodexBinInfo()?.path ?? null;
 }
 
+/**
+ * The codex binary for an e2e test file, or null when none is installed. When null, prints a
+ * visible `SKIPPED: ...` line (the file's tests are then registered as ignored), unless env
+ * `CODEX_E2E_REQUIRED=1` (set by `.ci/run`): then it registers a failing test instead, so a run
+ * where codex is missing can never pass as if the e2e suite had run.
+ */
+export function codexForTests(file: string): CodexBinInfo | null {
+  const info = resolveCodexBinInfo();
+  if (info) return info;
+  const why = "codex not installed (set CODEX_BIN, or install it into .codex-npm/)";
+  if (Deno.env.get("CODEX_E2E_REQUIRED") === "1") {
+    Deno.test(`${file}: codex is required (CODEX_E2E_REQUIRED=1)`, () => {
+      throw new Error(`${why}; the e2e suite cannot run`);
+    });
+  } else {
+    // deno-lint-ignore no-console
+    console.error(`SKIPPED: ${why} — ${file} runs no test`);
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // CODEX_HOME
 // ---------------------------------------------------------------------------------------------
@@ -158,6 +179,8 @@ export interface CodexHomeOptions {
   extraToml?: string;
   /** Parent directory of the temp root (default: the system temp dir). */
   parentDir?: string;
+  /** Extra arguments for the elicitation MCP server's command line (it ignores them). */
+  extraMcpArgs?: string[];
 }
 
 /** A temp root for one app-server environment. */
@@ -266,8 +289,17 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
 
   let mcp: { command: string; args: string[]; env: Record<string, string> } | undefined;
   if (opts.elicitMcp) {
+    // The command line names only paths under the temp root (symlinks to Deno, the server and the
+    // repo's deno.json), so it does not depend on where the repository is checked out: a
+    // checkout path containing "codex-relay" would otherwise make the relay's recursion guard
+    // disable this server.
+    const bin = `${root}/mcp`;
+    await Deno.mkdir(bin);
+    await Deno.symlink(Deno.execPath(), `${bin}/deno`);
+    await Deno.symlink(`${E2E_DIR}elicit_mcp_server.ts`, `${bin}/elicit_mcp_server.ts`);
+    await Deno.symlink(`${REPO_ROOT}/deno.json`, `${bin}/deno.json`);
     mcp = {
-      command: Deno.execPath(),
+      command: `${bin}/deno`,
       args: [
         "run",
         "--quiet",
@@ -275,11 +307,12 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
         "--no-lock",
         // The server imports bare specifiers through the repo's deno.json import map.
         "--config",
-        `${REPO_ROOT}/deno.json`,
+        `${bin}/deno.json`,
         `--allow-write=${mcpLog}`,
-        `${E2E_DIR}elicit_mcp_server.ts`,
+        `${bin}/elicit_mcp_server.ts`,
         `--log=${mcpLog}`,
         `--tag=${root}`,
+        ...(opts.extraMcpArgs ?? []),
       ],
       env: { DENO_DIR: await denoDir(), NO_COLOR: "1" },
     };

@@ -11,25 +11,18 @@
 import assert from "node:assert/strict";
 import {
   AppServer,
+  codexForTests,
   type CodexHome,
   type CodexHomeOptions,
   createCodexHome,
   listAllItems,
   processesTagged,
-  resolveCodexBinInfo,
   RpcError,
   type ServerRequestHandler,
 } from "./codex_home.ts";
 import { longAnswerText, type MockResponses, startMockResponses } from "./mock_responses.ts";
 
-const BIN = resolveCodexBinInfo();
-if (!BIN) {
-  // deno-lint-ignore no-console
-  console.error(
-    "SKIPPED: codex not installed (set CODEX_BIN, or install it into .codex-npm/) — " +
-      "tests/e2e/harness_test.ts runs no test",
-  );
-}
+const BIN = codexForTests("tests/e2e/harness_test.ts");
 const ignore = BIN === null;
 
 type Rec = Record<string, unknown>;

@@ -18,6 +18,8 @@
  * |---------------|---------------------------------------------------------------------------|
  * | (none)        | commentary `Looking at: <text>` then final answer `Echo: <text>`          |
  * | `NOPHASE`     | one final message `Echo: <text>` without a `phase` field                  |
+ * | `NOECHO`      | commentary `Looking at: <text>` then final answer {@link noEchoAnswer}    |
+ * |               | (the final answer does not repeat the user text)                          |
  * | `LONG`        | commentary, then the final answer {@link longAnswerText} (> 16 KiB UTF-8) |
  * | `FAIL`        | `response.failed` (turn fails, `codexErrorInfo: "other"`)                 |
  * | `HTTP500`     | HTTP 500 (turn fails, `codexErrorInfo: "internalServerError"`)            |
@@ -26,8 +28,9 @@
  * |               | follow-up request carrying the `function_call_output`, a final answer     |
  * |               | `Tool call <call_id> returned: <output text>`                             |
  *
- * `SLOW:<tag>` combines with the others (e.g. `SLOW:a LONG`). Every request is kept in
- * `requests` (parsed body + headers) for assertions.
+ * `SLOW:<tag>` combines with the others (e.g. `SLOW:a LONG`). `MORE` adds a second final answer
+ * {@link secondAnswer} (id `msg_<seq>_final2`) after the first one of the default, `NOECHO` and
+ * `LONG` replies. Every request is kept in `requests` (parsed body + headers) for assertions.
  *
  * @module
  */
@@ -53,6 +56,7 @@ export interface MockRequest {
 export type MockReplyKind =
   | "default"
   | "nophase"
+  | "noecho"
   | "long"
   | "fail"
   | "http500"
@@ -89,7 +93,9 @@ const encoder = new TextEncoder();
 
 /**
  * The deterministic long final answer used for `LONG`: more than 16 KiB of UTF-8 mixing 1-byte
- * (ASCII), 2-byte (`é`, `ß`), 3-byte (`€`, `中`) and 4-byte (`😀`, `𝄞`) characters.
+ * (ASCII), 2-byte (`é`, `ß`), 3-byte (`€`, `中`) and 4-byte (`😀`, `𝄞`) characters. Its 16-byte
+ * first line places byte 16384 inside a `😀` (bytes 16382..16385), so a cut at 16 KiB that is
+ * not on a character boundary would split a surrogate pair.
  */
 export function longAnswerText(): string {
   const lines: string[] = [];
@@ -99,7 +105,17 @@ export function longAnswerText(): string {
     lines.push(line);
     bytes += encoder.encode(line).length + 1;
   }
-  return lines.join("\n");
+  return `The long answer\n${lines.join("\n")}`;
+}
+
+/** The final answer of a `NOECHO` request with sequence number `seq` (see {@link MockRequest.seq}). */
+export function noEchoAnswer(seq: number): string {
+  return `Final answer ${seq}: done, without repeating the question.`;
+}
+
+/** The second final answer a `MORE` request with sequence number `seq` gets. */
+export function secondAnswer(seq: number): string {
+  return `Second final answer ${seq}.`;
 }
 
 /** Splits a string in chunks of at most `n` code points (never splitting a surrogate pair). */
@@ -243,6 +259,7 @@ export async function startMockResponses(
     else if (/\bFAIL\b/.test(text)) kind = "fail";
     else if (/\bMCP_ELICIT\b/.test(text)) kind = toolOutput ? "mcp_answer" : "mcp_call";
     else if (/\bNOPHASE\b/.test(text)) kind = "nophase";
+    else if (/\bNOECHO\b/.test(text)) kind = "noecho";
     else if (/\bLONG\b/.test(text)) kind = "long";
     else kind = "default";
     const record1: MockRequest = { ...base, userText: text, kind };
@@ -256,6 +273,7 @@ export async function startMockResponses(
     }
 
     const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    const more = /\bMORE\b/.test(text);
     const events: Json[] = [];
     const item = (ev: string, it: Json, index: number): Json => ({
       type: ev,
@@ -277,6 +295,10 @@ export async function startMockResponses(
         });
       }
       events.push(item("response.output_item.done", message(id, finalText, "final_answer"), idx));
+    };
+    const finals = (first: string): void => {
+      finalMessage(`msg_${n}_final`, first);
+      if (more) finalMessage(`msg_${n}_final2`, secondAnswer(n));
     };
 
     switch (kind) {
@@ -330,7 +352,17 @@ export async function startMockResponses(
             0,
           ),
         );
-        finalMessage(`msg_${n}_final`, longAnswerText());
+        finals(longAnswerText());
+        break;
+      case "noecho":
+        events.push(
+          item(
+            "response.output_item.done",
+            message(`msg_${n}_c`, `Looking at: ${text}`, "commentary"),
+            0,
+          ),
+        );
+        finals(noEchoAnswer(n));
         break;
       default:
         events.push(
@@ -340,7 +372,7 @@ export async function startMockResponses(
             0,
           ),
         );
-        finalMessage(`msg_${n}_final`, `Echo: ${text}`);
+        finals(`Echo: ${text}`);
     }
     if (kind !== "fail") {
       events.push({

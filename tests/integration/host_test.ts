@@ -331,3 +331,18 @@ Deno.test("the relay logs to stderr without message text, even at debug level", 
     assert.ok(!stderr.includes(marker), "message text never reaches the log");
   }
 });
+
+Deno.test("codex_list_threads reports a thread in systemError instead of failing the page", async () => {
+  const s = seeded();
+  s.threads[1].status = "systemError";
+  await withRelay("2026-07-28", s, [], async (client) => {
+    const out = (await client.callTool({ name: "codex_list_threads", arguments: {} }))
+      .structuredContent as Structured;
+    assert.equal(out.status, "ok");
+    assert.deepEqual((out.threads as Structured[]).map((t) => t.status), [
+      "notLoaded",
+      "systemError",
+      "notLoaded",
+    ]);
+  });
+});

@@ -20,7 +20,7 @@ const input = z.strictObject({
 const threadSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
-  status: z.enum(["idle", "active", "notLoaded"]),
+  status: z.enum(["idle", "active", "notLoaded", "systemError"]),
   updatedAt: z.string().describe("ISO 8601 time of the thread's last update"),
 });
 
@@ -39,7 +39,7 @@ export const listThreads: Tool<typeof input, typeof output> = {
   name: "codex_list_threads",
   title: "List Codex threads",
   description:
-    "Lists the local Codex threads, most recently updated first: id, name, status (idle, active, notLoaded) and last update time. Returns no conversation content. Page with `cursor` = the previous `nextCursor`. Use a thread's id (or its exact name) with codex_queue_message.",
+    "Lists the local Codex threads, most recently updated first: id, name, status (idle, active, notLoaded, or systemError when Codex could not load it) and last update time. Returns no conversation content. Page with `cursor` = the previous `nextCursor`. Use a thread's id (or its exact name) with codex_queue_message.",
   inputSchema: input,
   outputSchema: output,
   annotations: {

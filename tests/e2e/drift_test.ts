@@ -1,0 +1,723 @@
+/**
+ * Protocol drift check: generates the JSON schema of the installed Codex
+ * (`codex app-server generate-json-schema --experimental`) and checks that every method and
+ * field the relay relies on still exists with the type its validators expect.
+ *
+ * {@link RELIED_ON} is the one table: what `src/codex/validate.ts` reads (and what the reply
+ * reader, the turn runtime and the elicitation router read per DESIGN.md), and samples of the
+ * params and answers the relay sends. Two directions are checked:
+ *
+ * - `send` rows: the sample validates against the schema, and every field in it is declared
+ *   (a renamed field would otherwise be silently ignored; a new required field fails it).
+ * - `read` rows: the field exists; every type the schema allows there is one the validator
+ *   accepts; a field the validator requires is required and not nullable; every enum value the
+ *   relay relies on still exists, and no value exists that the validator would reject (a new
+ *   value would fail closed), apart from those listed in `tolerated`.
+ *
+ * Without a codex binary the check is reported as ignored and a SKIPPED line is printed.
+ */
+import assert from "node:assert/strict";
+import { codexForTests } from "./codex_home.ts";
+import { type Schema, SchemaDoc } from "./schema_check.ts";
+
+const BIN = codexForTests("tests/e2e/drift_test.ts");
+
+/** Where a row looks. */
+type Where =
+  | { request: string } // params of a client→server request
+  | { result: string } // its result
+  | { serverRequest: string } // params of a server→client request
+  | { answer: string } // the client's answer to it
+  | { notification: string }; // params of a notification
+
+/** JSON types as a validator accepts them; `number` also accepts `integer`. */
+type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null" | "any";
+
+/** A field the relay reads. */
+interface ReadRow {
+  at: Where;
+  path: string;
+  types: JsonType[];
+  /** The validator fails without it (then it must be required and not nullable). */
+  required?: boolean;
+  /** The values the relay knows; all must exist, and no other may. */
+  enum?: string[];
+  /** Values in the schema the relay does not know but tolerates (documented exceptions). */
+  tolerated?: string[];
+  /**
+   * Names the relay looks for in an open union (unknown ones are fine): each must still be an
+   * enum value or an object key of some alternative.
+   */
+  names?: string[];
+}
+
+/** A value the relay sends. */
+interface SendRow {
+  at: Where;
+  sample: Record<string, unknown>;
+}
+
+/** A value the relay reads at one place and sends back unchanged at another. */
+interface SameAsRow {
+  at: Where;
+  path: string;
+  /** Where it is sent: the schemas there must be identical. */
+  sameAs: { at: Where; path: string };
+}
+
+const T = "019ac5a8-0000-7000-8000-000000000001"; // a thread id
+const U = "019ac5a8-0000-7000-8000-000000000002"; // a turn id
+const C = "0b5f6a4e-7c1d-4e0a-9a51-4c2f8d0e6b31"; // a clientMessageId
+const STR: JsonType[] = ["string"];
+const STR_NULL: JsonType[] = ["string", "null"];
+const NUM: JsonType[] = ["number"];
+const NUM_NULL: JsonType[] = ["number", "null"];
+const OBJ: JsonType[] = ["object"];
+const ARR: JsonType[] = ["array"];
+const ANY: JsonType[] = ["any"];
+const TURN_STATUSES = ["inProgress", "completed", "failed", "interrupted"];
+const PHASES = ["commentary", "partial_answer", "final_answer"];
+
+const HTTP_FAILURES = [
+  "httpConnectionFailed",
+  "responseStreamConnectionFailed",
+  "responseStreamDisconnected",
+  "responseTooManyFailedAttempts",
+];
+const ITEM = "data[].item";
+const USER = `${ITEM}<userMessage>`;
+const AGENT = `${ITEM}<agentMessage>`;
+
+/**
+ * Everything the relay relies on. Sources: `src/codex/validate.ts` (parseThreadList,
+ * parseQueueAdd, parseQueueList, parseItem, parseItemsPage, parseTurnsPage, parseTurn), the
+ * params sent by `src/owner/owner.ts` (initialize), `src/host/tools/` (list, queue),
+ * `src/reply/read_reply.ts` (items, turns), `src/turn/` (config/read, thread start/resume, queue
+ * start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes, and DESIGN.md.
+ * Update it with the code: a field the relay starts to rely on belongs here.
+ */
+export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
+  // --- every helper: the handshake (owner.ts)
+  {
+    at: { request: "initialize" },
+    sample: {
+      clientInfo: { name: "codex_relay", title: "codex-relay", version: "0.1.0" },
+      capabilities: { experimentalApi: true },
+    },
+  },
+  // --- queue level: thread/list (list_threads.ts, name lookup in queue_message.ts)
+  { at: { request: "thread/list" }, sample: { limit: 100, cursor: "opaque" } },
+  { at: { result: "thread/list" }, path: "data", types: ARR, required: true },
+  { at: { result: "thread/list" }, path: "data[].id", types: STR, required: true },
+  { at: { result: "thread/list" }, path: "data[].name", types: STR_NULL },
+  {
+    at: { result: "thread/list" },
+    path: "data[].status.type",
+    types: STR,
+    required: true,
+    enum: ["idle", "active", "notLoaded", "systemError"],
+  },
+  { at: { result: "thread/list" }, path: "data[].updatedAt", types: NUM, required: true },
+  { at: { result: "thread/list" }, path: "nextCursor", types: STR_NULL },
+  // --- queue level: thread/queue/add, thread/queue/list (queue_message.ts)
+  {
+    at: { request: "thread/queue/add" },
+    sample: {
+      threadId: T,
+      clientUserMessageId: C,
+      input: [{ type: "text", text: "hello", text_elements: [] }],
+    },
+  },
+  { at: { result: "thread/queue/add" }, path: "queuedSubmission", types: OBJ, required: true },
+  { at: { result: "thread/queue/add" }, path: "queuedSubmission.id", types: STR, required: true },
+  {
+    at: { result: "thread/queue/add" },
+    path: "queuedSubmission.clientUserMessageId",
+    types: STR_NULL,
+  },
+  { at: { request: "thread/queue/list" }, sample: { threadId: T, cursor: "opaque" } },
+  { at: { result: "thread/queue/list" }, path: "data", types: ARR, required: true },
+  { at: { result: "thread/queue/list" }, path: "data[].id", types: STR, required: true },
+  { at: { result: "thread/queue/list" }, path: "data[].clientUserMessageId", types: STR_NULL },
+  { at: { result: "thread/queue/list" }, path: "nextCursor", types: STR_NULL },
+  // --- reply read: thread/items/list (string cursor or item anchor), thread/items/read
+  {
+    at: { request: "thread/items/list" },
+    sample: { threadId: T, limit: 100, sortDirection: "desc" },
+  },
+  {
+    at: { request: "thread/items/list" },
+    sample: { threadId: T, cursor: "opaque", limit: 100, sortDirection: "desc" },
+  },
+  {
+    at: { request: "thread/items/list" },
+    sample: { threadId: T, turnId: U, limit: 100, sortDirection: "asc" },
+  },
+  {
+    at: { request: "thread/items/list" },
+    sample: {
+      threadId: T,
+      turnId: U,
+      cursor: { type: "item", itemId: "msg_1_final" },
+      limit: 100,
+      sortDirection: "asc",
+    },
+  },
+  { at: { result: "thread/items/list" }, path: "data", types: ARR, required: true },
+  { at: { result: "thread/items/list" }, path: "data[].turnId", types: STR, required: true },
+  { at: { result: "thread/items/list" }, path: ITEM, types: OBJ, required: true },
+  { at: { result: "thread/items/list" }, path: `${ITEM}.type`, types: STR, required: true },
+  { at: { result: "thread/items/list" }, path: `${USER}.id`, types: STR, required: true },
+  { at: { result: "thread/items/list" }, path: `${USER}.clientId`, types: STR_NULL },
+  { at: { result: "thread/items/list" }, path: `${AGENT}.id`, types: STR, required: true },
+  { at: { result: "thread/items/list" }, path: `${AGENT}.text`, types: STR, required: true },
+  {
+    at: { result: "thread/items/list" },
+    path: `${AGENT}.phase`,
+    types: STR_NULL,
+    enum: PHASES,
+  },
+  { at: { result: "thread/items/list" }, path: "nextCursor", types: STR_NULL },
+  {
+    at: { request: "thread/items/read" },
+    sample: { threadId: T, turnId: U, itemIds: ["019ac5a8-0000-7000-8000-00000000000a"] },
+  },
+  { at: { result: "thread/items/read" }, path: "data", types: ARR, required: true },
+  { at: { result: "thread/items/read" }, path: "data[].turnId", types: STR, required: true },
+  { at: { result: "thread/items/read" }, path: `${USER}.id`, types: STR, required: true },
+  { at: { result: "thread/items/read" }, path: `${USER}.clientId`, types: STR_NULL },
+  { at: { result: "thread/items/read" }, path: `${AGENT}.text`, types: STR, required: true },
+  { at: { result: "thread/items/read" }, path: `${AGENT}.phase`, types: STR_NULL, enum: PHASES },
+  // --- reply read: thread/turns/list (turn status from summaries without items)
+  {
+    at: { request: "thread/turns/list" },
+    sample: { threadId: T, limit: 50, sortDirection: "desc", itemsView: "notLoaded" },
+  },
+  {
+    at: { request: "thread/turns/list" },
+    sample: { threadId: T, limit: 50, sortDirection: "desc", itemsView: "summary" },
+  },
+  {
+    at: { request: "thread/turns/list" },
+    sample: { threadId: T, limit: 1, sortDirection: "desc", itemsView: "notLoaded" },
+  },
+  { at: { result: "thread/turns/list" }, path: "data", types: ARR, required: true },
+  { at: { result: "thread/turns/list" }, path: "data[].id", types: STR, required: true },
+  {
+    at: { result: "thread/turns/list" },
+    path: "data[].status",
+    types: STR,
+    required: true,
+    enum: TURN_STATUSES,
+  },
+  { at: { result: "thread/turns/list" }, path: "data[].error", types: ["object", "null"] },
+  { at: { result: "thread/turns/list" }, path: "data[].error.message", types: STR },
+  { at: { result: "thread/turns/list" }, path: "data[].error.codexErrorInfo", types: ANY },
+  { at: { result: "thread/turns/list" }, path: "data[].completedAt", types: NUM_NULL },
+  { at: { result: "thread/turns/list" }, path: "nextCursor", types: STR_NULL },
+  // --- turn start (codex_run, codex_interrupt)
+  // The recursion guard (src/turn/recursion_guard.ts) reads `config.mcp_servers`, which the
+  // schema leaves undeclared (Config has additionalProperties); relay_e2e_test.ts checks it live.
+  { at: { request: "config/read" }, sample: { cwd: "/work/project" } },
+  { at: { request: "config/read" }, sample: {} },
+  { at: { result: "config/read" }, path: "config", types: OBJ, required: true },
+  {
+    at: { request: "thread/start" },
+    sample: { cwd: "/work/project", config: { "mcp_servers.codex-relay.enabled": false } },
+  },
+  { at: { result: "thread/start" }, path: "thread.id", types: STR, required: true },
+  {
+    at: { request: "thread/resume" },
+    sample: {
+      threadId: T,
+      excludeTurns: true,
+      config: { "mcp_servers.codex-relay.enabled": false },
+    },
+  },
+  { at: { result: "thread/resume" }, path: "thread.id", types: STR, required: true },
+  { at: { request: "thread/queue/start" }, sample: { threadId: T, queuedSubmissionId: "q-1" } },
+  { at: { result: "thread/queue/start" }, path: "turn.id", types: STR, required: true },
+  {
+    at: { result: "thread/queue/start" },
+    path: "turn.status",
+    types: STR,
+    required: true,
+    enum: TURN_STATUSES,
+  },
+  { at: { request: "turn/interrupt" }, sample: { threadId: T, turnId: U } },
+  { at: { request: "thread/unsubscribe" }, sample: { threadId: T } },
+  // --- elicitation router: server→client requests and the answers written back
+  ...["threadId", "serverName"].map((f): ReadRow => ({
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: f,
+    types: STR,
+    required: true,
+  })),
+  { at: { serverRequest: "mcpServer/elicitation/request" }, path: "turnId", types: STR_NULL },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "mode",
+    types: STR,
+    required: true,
+    enum: ["form", "url", "openai/form", "openaiForm"],
+    // Not forwarded: the router answers it `decline` (DESIGN.md lists form, url, openai form).
+    tolerated: ["openai/userVerification"],
+  },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "<form>.message",
+    types: STR,
+    required: true,
+  },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "<form>.requestedSchema",
+    types: OBJ,
+    required: true,
+  },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "<url>.url",
+    types: STR,
+    required: true,
+  },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "<url>.elicitationId",
+    types: STR,
+    required: true,
+  },
+  { at: { serverRequest: "mcpServer/elicitation/request" }, path: "<form>._meta", types: ANY },
+  // The answers src/elicit/mappings.ts writes (forms, url, tool-call approvals, refusals).
+  ...[
+    { action: "accept", content: { colour: "blue", sure: true }, _meta: null },
+    { action: "accept", content: null, _meta: null },
+    { action: "accept", content: null, _meta: { persist: "session" } },
+    { action: "decline", content: null, _meta: null },
+    { action: "cancel", content: null, _meta: null },
+  ].map((sample): SendRow => ({ at: { answer: "mcpServer/elicitation/request" }, sample })),
+  ...[
+    "item/commandExecution/requestApproval",
+    "item/fileChange/requestApproval",
+    "item/permissions/requestApproval",
+    "item/tool/requestUserInput",
+  ].flatMap((m) =>
+    ["threadId", "turnId", "itemId"].map((f): ReadRow => ({
+      at: { serverRequest: m },
+      path: f,
+      types: STR,
+      required: true,
+    }))
+  ),
+  ...["command", "cwd", "reason"].map((f): ReadRow => ({
+    at: { serverRequest: "item/commandExecution/requestApproval" },
+    path: f,
+    types: STR_NULL,
+  })),
+  {
+    at: { serverRequest: "item/commandExecution/requestApproval" },
+    path: "availableDecisions",
+    types: ["array", "null"],
+  },
+  {
+    at: { serverRequest: "item/commandExecution/requestApproval" },
+    path: "availableDecisions[]",
+    types: ["string", "object"],
+  },
+  {
+    // Offered decisions are passed back verbatim as the answer.
+    at: { serverRequest: "item/commandExecution/requestApproval" },
+    path: "availableDecisions[]",
+    sameAs: { at: { answer: "item/commandExecution/requestApproval" }, path: "decision" },
+  },
+  ...[
+    "accept",
+    "acceptForSession",
+    "decline",
+    "cancel",
+    { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["ls", "-la"] } },
+    { applyNetworkPolicyAmendment: { network_policy_amendment: { action: "allow", host: "a" } } },
+  ].map((decision): SendRow => ({
+    at: { answer: "item/commandExecution/requestApproval" },
+    sample: { decision },
+  })),
+  ...["reason", "grantRoot"].map((f): ReadRow => ({
+    at: { serverRequest: "item/fileChange/requestApproval" },
+    path: f,
+    types: STR_NULL,
+  })),
+  ...["accept", "acceptForSession", "decline", "cancel"].map((decision): SendRow => ({
+    at: { answer: "item/fileChange/requestApproval" },
+    sample: { decision },
+  })),
+  {
+    at: { serverRequest: "item/permissions/requestApproval" },
+    path: "permissions",
+    types: OBJ,
+    required: true,
+  },
+  { at: { serverRequest: "item/permissions/requestApproval" }, path: "reason", types: STR_NULL },
+  {
+    // A grant passes the requested profile back as the granted one.
+    at: { serverRequest: "item/permissions/requestApproval" },
+    path: "permissions",
+    sameAs: { at: { answer: "item/permissions/requestApproval" }, path: "permissions" },
+  },
+  ...[
+    { permissions: {}, scope: "turn" },
+    { permissions: { network: null, fileSystem: null }, scope: "session" },
+  ].map((sample): SendRow => ({ at: { answer: "item/permissions/requestApproval" }, sample })),
+  {
+    at: { serverRequest: "item/tool/requestUserInput" },
+    path: "questions",
+    types: ARR,
+    required: true,
+  },
+  ...["id", "header", "question"].map((f): ReadRow => ({
+    at: { serverRequest: "item/tool/requestUserInput" },
+    path: `questions[].${f}`,
+    types: STR,
+    required: true,
+  })),
+  {
+    at: { serverRequest: "item/tool/requestUserInput" },
+    path: "questions[].isOther",
+    types: ["boolean", "null"],
+  },
+  {
+    at: { serverRequest: "item/tool/requestUserInput" },
+    path: "questions[].options",
+    types: ["array", "null"],
+  },
+  {
+    at: { serverRequest: "item/tool/requestUserInput" },
+    path: "questions[].options[].label",
+    types: STR,
+    required: true,
+  },
+  ...[{ answers: { q1: { answers: ["yes"] } } }, { answers: {} }].map((sample): SendRow => ({
+    at: { answer: "item/tool/requestUserInput" },
+    sample,
+  })),
+  // --- turn runtime: notifications
+  {
+    at: { notification: "serverRequest/resolved" },
+    path: "requestId",
+    types: ["string", "integer"],
+    required: true,
+  },
+  { at: { notification: "serverRequest/resolved" }, path: "threadId", types: STR, required: true },
+  ...["turn/started", "turn/completed"].flatMap((m): ReadRow[] => [
+    { at: { notification: m }, path: "threadId", types: STR, required: true },
+    { at: { notification: m }, path: "turn.id", types: STR, required: true },
+    {
+      at: { notification: m },
+      path: "turn.status",
+      types: STR,
+      required: true,
+      enum: TURN_STATUSES,
+    },
+  ]),
+  { at: { notification: "turn/completed" }, path: "turn.error", types: ["object", "null"] },
+  { at: { notification: "turn/completed" }, path: "turn.error.message", types: STR },
+  {
+    // src/turn/classify_failure.ts: failure classes by name.
+    at: { notification: "turn/completed" },
+    path: "turn.error.codexErrorInfo",
+    types: ANY,
+    names: [
+      ...["serverOverloaded", "rateLimitExceeded", "usageLimitExceeded", "flexUnavailable"],
+      ...["policyCapacityUnavailable", "unauthorized", "badRequest", "contextWindowExceeded"],
+      ...["sessionBudgetExceeded", "modelNotFound", "cyberPolicy", "misalignmentPolicyViolation"],
+      ...["tooManyDenials", "inferenceHookDenied", "internalServerError", "threadRollbackFailed"],
+      ...["sandboxError", "activeTurnNotSteerable", ...HTTP_FAILURES],
+    ],
+  },
+  ...HTTP_FAILURES.map((name): ReadRow => ({
+    at: { notification: "turn/completed" },
+    path: `turn.error.codexErrorInfo.${name}.httpStatusCode`,
+    types: NUM_NULL,
+  })),
+  { at: { notification: "turn/completed" }, path: "turn.completedAt", types: NUM_NULL },
+  ...["item/started", "item/completed"].flatMap((m): ReadRow[] => [
+    { at: { notification: m }, path: "threadId", types: STR, required: true },
+    { at: { notification: m }, path: "turnId", types: STR, required: true },
+    { at: { notification: m }, path: "item.type", types: STR, required: true },
+    { at: { notification: m }, path: "item.id", types: STR, required: true },
+    { at: { notification: m }, path: "item<userMessage>.clientId", types: STR_NULL },
+    { at: { notification: m }, path: "item<mcpToolCall>.id", types: STR, required: true },
+  ]),
+  {
+    at: { notification: "item/completed" },
+    path: "item<agentMessage>.phase",
+    types: STR_NULL,
+    enum: PHASES,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+function label(at: Where): string {
+  const [k, v] = Object.entries(at)[0];
+  return `${k} ${v}`;
+}
+
+/** The schema of a place, or an error text when Codex no longer has it. */
+function locate(doc: SchemaDoc, at: Where): Schema | string {
+  const defs = doc.root.definitions as Obj;
+  const union = (name: string): Obj[] => ((defs[name] as Obj)?.oneOf ?? []) as Obj[];
+  const paramsRef = (name: string, method: string): string | null => {
+    for (const e of union(name)) {
+      const props = e.properties as Obj | undefined;
+      const m = (props?.method as Obj | undefined)?.enum as string[] | undefined;
+      if (m?.[0] === method) return ((props!.params as Obj | undefined)?.$ref as string) ?? null;
+    }
+    return null;
+  };
+  const [kind, method] = Object.entries(at)[0] as [keyof Where, string];
+  const source = kind === "request" || kind === "result"
+    ? "ClientRequest"
+    : kind === "notification"
+    ? "ServerNotification"
+    : "ServerRequest";
+  const ref = paramsRef(source, method);
+  if (!ref) return `${method} is not in ${source}`;
+  let target = ref;
+  if (kind === "result" || kind === "answer") {
+    if (!ref.endsWith("Params")) return `cannot derive the result type of ${method} from ${ref}`;
+    target = `${ref.slice(0, -"Params".length)}Response`;
+  }
+  try {
+    return doc.pointer(target);
+  } catch {
+    return `${target} (for ${method}) is missing`;
+  }
+}
+
+/** Every problem of the table against `doc` (empty when Codex still has all of it). */
+export function driftProblems(doc: SchemaDoc, rows = RELIED_ON): string[] {
+  const problems: string[] = [];
+  for (const row of rows) {
+    const schema = locate(doc, row.at);
+    const where = label(row.at);
+    if (typeof schema === "string") {
+      problems.push(`${where}: ${schema}`);
+      continue;
+    }
+    if ("sample" in row) {
+      for (const e of doc.validate(schema, row.sample)) problems.push(`${where}: sent ${e}`);
+      continue;
+    }
+    const r = doc.resolve(schema, row.path);
+    const at = `${where} ${row.path}`;
+    if ("sameAs" in row) {
+      const target = locate(doc, row.sameAs.at);
+      const into = typeof target === "string" ? null : doc.resolve(target, row.sameAs.path);
+      const to = `${label(row.sameAs.at)} ${row.sameAs.path}`;
+      if (!r || !into) problems.push(`${at} → ${to}: missing`);
+      else if (shape(doc, r.alts) !== shape(doc, into.alts)) {
+        problems.push(`${at} → ${to}: the types differ, so it cannot be passed back unchanged`);
+      }
+      continue;
+    }
+    if (!r) {
+      problems.push(`${at}: missing`);
+      continue;
+    }
+    if (!row.types.includes("any")) {
+      for (const t of r.types) {
+        const ok = row.types.includes(t as JsonType) ||
+          (t === "integer" && row.types.includes("number"));
+        if (!ok) problems.push(`${at}: the schema allows ${t}, the relay expects ${row.types}`);
+      }
+    }
+    for (const name of row.names ?? []) {
+      const known = r.alts.some((alt) =>
+        typeof alt === "object" &&
+        ((Array.isArray(alt.enum) && alt.enum.includes(name)) ||
+          (typeof alt.properties === "object" && alt.properties !== null &&
+            name in alt.properties))
+      );
+      if (!known) problems.push(`${at}: ${name} no longer exists`);
+    }
+    if (row.required && !r.required) problems.push(`${at}: no longer required`);
+    if (row.required && r.types.has("null")) problems.push(`${at}: may be null`);
+    if (row.enum) {
+      if (!r.enumValues) {
+        problems.push(`${at}: no longer an enum`);
+        continue;
+      }
+      for (const v of row.enum) {
+        if (!r.enumValues.includes(v)) problems.push(`${at}: value ${v} no longer exists`);
+      }
+      for (const v of r.enumValues) {
+        if (!row.enum.includes(v as string) && !row.tolerated?.includes(v as string)) {
+          problems.push(`${at}: new value ${JSON.stringify(v)} the relay would reject`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** A canonical text of schema alternatives ($refs followed, descriptions and titles dropped). */
+function shape(doc: SchemaDoc, alts: Schema[]): string {
+  const seen = new Set<string>();
+  const canon = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(canon);
+    if (typeof node !== "object" || node === null) return node;
+    const o = node as Obj;
+    if (typeof o.$ref === "string") {
+      if (seen.has(o.$ref)) return { $ref: o.$ref };
+      seen.add(o.$ref);
+      const out = canon(doc.deref(o as Schema));
+      seen.delete(o.$ref);
+      return out;
+    }
+    return Object.fromEntries(
+      Object.keys(o).filter((k) =>
+        !["description", "title", "default", "additionalProperties"]
+          .includes(k)
+      ).sort().map((k) => [k, canon(o[k])]),
+    );
+  };
+  return JSON.stringify(alts.map(canon));
+}
+
+/** Generates the schema bundle of the installed Codex and loads it. */
+async function generateSchema(bin: string): Promise<SchemaDoc> {
+  const root = await Deno.makeTempDir({ prefix: "codex-drift-" });
+  try {
+    const out = await new Deno.Command(bin, {
+      args: ["app-server", "generate-json-schema", "--experimental", "--out", `${root}/schema`],
+      env: { HOME: root, CODEX_HOME: root, PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, `generate-json-schema failed: ${new TextDecoder().decode(out.stderr)}`);
+    const text = await Deno.readTextFile(`${root}/schema/codex_app_server_protocol.schemas.json`);
+    return new SchemaDoc(JSON.parse(text));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+let generated: Promise<SchemaDoc> | null = null;
+function schema(): Promise<SchemaDoc> {
+  return generated ??= generateSchema(BIN!.path);
+}
+
+Deno.test({
+  name: "drift: every method and field the relay relies on exists in the installed Codex schema",
+  ignore: BIN === null,
+  async fn() {
+    const doc = await schema();
+    const problems = driftProblems(doc);
+    assert.deepEqual(problems, [], `protocol drift:\n${problems.join("\n")}`);
+  },
+});
+
+/** A deep copy of the generated schema, changed by `edit`. */
+async function mutated(edit: (defs: Obj) => void): Promise<SchemaDoc> {
+  const copy = structuredClone((await schema()).root);
+  edit(copy.definitions as Obj);
+  return new SchemaDoc(copy);
+}
+
+function v2(defs: Obj, name: string): Obj {
+  return (defs.v2 as Obj)[name] as Obj;
+}
+
+function userMessageVariant(defs: Obj): Obj {
+  return (v2(defs, "ThreadItem").oneOf as Obj[]).find((b) =>
+    ((b.properties as Obj).type as Obj).enum instanceof Array &&
+    (((b.properties as Obj).type as Obj).enum as string[])[0] === "userMessage"
+  )!;
+}
+
+Deno.test({
+  name:
+    "drift: the check reports removed, renamed and retyped fields, new required params and enum values, and a changed pass-back type",
+  ignore: BIN === null,
+  async fn() {
+    const removed = await mutated((defs) => {
+      delete (userMessageVariant(defs).properties as Obj).clientId;
+    });
+    assert.ok(
+      driftProblems(removed).includes(
+        `result thread/items/list ${USER}.clientId: missing`,
+      ),
+      driftProblems(removed).join("\n"),
+    );
+
+    const newStatus = await mutated((defs) => {
+      (v2(defs, "TurnStatus").enum as string[]).push("paused");
+    });
+    assert.ok(
+      driftProblems(newStatus).includes(
+        `result thread/turns/list data[].status: new value "paused" the relay would reject`,
+      ),
+    );
+
+    const newRequired = await mutated((defs) => {
+      const p = v2(defs, "ThreadQueueAddParams");
+      (p.properties as Obj).priority = { type: "integer" };
+      (p.required as string[]).push("priority");
+    });
+    assert.ok(
+      driftProblems(newRequired).some((p) =>
+        p.startsWith("request thread/queue/add: sent $: required field priority is missing")
+      ),
+    );
+
+    const renamed = await mutated((defs) => {
+      const props = v2(defs, "ThreadTurnsListParams").properties as Obj;
+      props.view = props.itemsView;
+      delete props.itemsView;
+    });
+    assert.ok(
+      driftProblems(renamed).some((p) =>
+        p === "request thread/turns/list: sent $: field itemsView is not declared by the schema"
+      ),
+      driftProblems(renamed).join("\n"),
+    );
+
+    const retyped = await mutated((defs) => {
+      (v2(defs, "Thread").properties as Obj).updatedAt = { type: "string" };
+    });
+    assert.ok(
+      driftProblems(retyped).includes(
+        "result thread/list data[].updatedAt: the schema allows string, the relay expects number",
+      ),
+    );
+
+    const widened = await mutated((defs) => {
+      (v2(defs, "RequestPermissionProfile").properties as Obj).camera = { type: "boolean" };
+    });
+    assert.ok(
+      driftProblems(widened).includes(
+        "serverRequest item/permissions/requestApproval permissions → answer " +
+          "item/permissions/requestApproval permissions: the types differ, so it cannot be " +
+          "passed back unchanged",
+      ),
+      driftProblems(widened).join("\n"),
+    );
+
+    const gone = await mutated((defs) => {
+      const u = defs.ServerRequest as Obj;
+      u.oneOf = (u.oneOf as Obj[]).filter((e) =>
+        ((e.properties as Obj).method as Obj).enum instanceof Array &&
+        (((e.properties as Obj).method as Obj).enum as string[])[0] !==
+          "item/tool/requestUserInput"
+      );
+    });
+    assert.ok(
+      driftProblems(gone).includes(
+        "serverRequest item/tool/requestUserInput: item/tool/requestUserInput is not in ServerRequest",
+      ),
+    );
+  },
+});
