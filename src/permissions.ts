@@ -61,14 +61,10 @@ export const RELAY_PERMISSIONS: PermissionSet = sets.default;
 /** The install entry's set (`permissions.install`); file access comes from flags. */
 export const INSTALL_PERMISSIONS: PermissionSet = sets.install;
 
-/**
- * The `--allow-*`, `--deny-*` and `--ignore-*` flags that grant what `set`
- * grants. Relative paths of file kinds are made absolute against
- * `configDir` (Deno resolves them against the config file's folder).
- */
-export function permissionFlags(set: PermissionSet, configDir?: string): string[] {
-  if (set.all === true) return ["--allow-all"];
-  const flags: string[] = [];
+/** Every `(kind, mode, grant)` a set gives, in a fixed order; `false` grants are left out. */
+function* grants(
+  set: PermissionSet,
+): Generator<[(typeof PERMISSION_KINDS)[number], "allow" | "deny" | "ignore", true | string[]]> {
   for (const kind of PERMISSION_KINDS) {
     const value = set[kind];
     if (value === undefined) continue;
@@ -77,17 +73,29 @@ export function permissionFlags(set: PermissionSet, configDir?: string): string[
       : { allow: value as boolean | string[] };
     for (const mode of ["allow", "deny", "ignore"] as const) {
       const part = parts[mode];
-      if (part === undefined || part === false) continue;
-      if (part === true) {
-        flags.push(`--${mode}-${kind}`);
-        continue;
-      }
-      if (part.length === 0) continue;
-      const items = PATH_KINDS.has(kind) && configDir
-        ? part.map((p) => absolutePath(p, configDir))
-        : part;
-      flags.push(`--${mode}-${kind}=${items.join(",")}`);
+      if (part !== undefined && part !== false) yield [kind, mode, part];
     }
+  }
+}
+
+/**
+ * The `--allow-*`, `--deny-*` and `--ignore-*` flags that grant what `set`
+ * grants. Relative paths of file kinds are made absolute against
+ * `configDir` (Deno resolves them against the config file's folder).
+ */
+export function permissionFlags(set: PermissionSet, configDir?: string): string[] {
+  if (set.all === true) return ["--allow-all"];
+  const flags: string[] = [];
+  for (const [kind, mode, part] of grants(set)) {
+    if (part === true) {
+      flags.push(`--${mode}-${kind}`);
+      continue;
+    }
+    if (part.length === 0) continue;
+    const items = PATH_KINDS.has(kind) && configDir
+      ? part.map((p) => absolutePath(p, configDir))
+      : part;
+    flags.push(`--${mode}-${kind}=${items.join(",")}`);
   }
   return flags;
 }
@@ -120,24 +128,14 @@ export function permissionSetOfFlags(flags: readonly string[]): PermissionSet {
 export function normalizePermissionSet(set: PermissionSet, configDir?: string): PermissionSet {
   if (set.all === true) return { all: true };
   const out: Record<string, Record<string, true | string[]>> = {};
-  for (const kind of PERMISSION_KINDS) {
-    const value = set[kind];
-    if (value === undefined) continue;
-    const parts = typeof value === "object" && !Array.isArray(value)
-      ? value
-      : { allow: value as boolean | string[] };
-    for (const mode of ["allow", "deny", "ignore"] as const) {
-      const part = parts[mode];
-      if (part === undefined || part === false || (Array.isArray(part) && part.length === 0)) {
-        continue;
-      }
-      out[kind] ??= {};
-      out[kind][mode] = part === true
-        ? true
-        : PATH_KINDS.has(kind) && configDir
-        ? part.map((p) => absolutePath(p, configDir))
-        : [...part];
-    }
+  for (const [kind, mode, part] of grants(set)) {
+    if (Array.isArray(part) && part.length === 0) continue;
+    out[kind] ??= {};
+    out[kind][mode] = part === true
+      ? true
+      : PATH_KINDS.has(kind) && configDir
+      ? part.map((p) => absolutePath(p, configDir))
+      : [...part];
   }
   return out as PermissionSet;
 }

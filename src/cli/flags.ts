@@ -4,9 +4,9 @@
  * @module
  */
 
-import { parseArgs } from "parse-args";
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
 import { UsageError } from "./usage_error.ts";
+import { parseStrict } from "./parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 
 /** Options of `serve`. */
@@ -48,27 +48,7 @@ const REPEATABLE = new Set(["disable-codex-mcp-server"]);
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    throw new UsageError(cleanParseError(error));
-  }
-  const seen = new Set<string>();
-  for (const token of parsed.tokens ?? []) {
-    if (token.kind !== "option") continue;
-    if (seen.has(token.name) && !REPEATABLE.has(token.name)) {
-      throw new UsageError(`The flag --${token.name} is given more than once`);
-    }
-    seen.add(token.name);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals, seen } = parseStrict(args, OPTIONS, REPEATABLE);
   if (values.help) return { kind: "help", topic: positionals[0] };
   if (values.version) {
     if (positionals.length > 0 || seen.size > 1) {
@@ -113,15 +93,4 @@ export function parseCommand(args: readonly string[]): Command {
     throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
   }
   return { kind: command as "serve" | "doctor", flags };
-}
-
-function cleanParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const unknown = message.match(/Unknown option '([^']+)'/);
-  if (unknown) return `Unknown flag '${unknown[1]}'`;
-  const missing = message.match(/Option '([^']+?)(?: <value>)?' argument missing/);
-  if (missing) return `The flag ${missing[1].split(",").pop()!.trim()} needs a value`;
-  const noValue = message.match(/Option '([^']+)' does not take an argument/);
-  if (noValue) return `The flag ${noValue[1].split(",").pop()!.trim()} takes no value`;
-  return message.split("\n")[0].replace(/\.$/, "");
 }

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { parseArgs } from "parse-args";
 import { UsageError } from "../cli/usage_error.ts";
+import { parseStrict } from "../cli/parse_strict.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
 
 /** What the install command line asks for. */
@@ -75,29 +75,7 @@ Options:
 
 /** Parses `args`; `defaultAction` applies when no action word is given. */
 export function parseInstallArgs(args: readonly string[]): InstallArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    const unknown = message.match(/Unknown option '([^']+)'/);
-    throw new UsageError(unknown ? `Unknown flag '${unknown[1]}'` : message.replace(/\.$/, ""));
-  }
-  const seen = new Set<string>();
-  for (const token of parsed.tokens ?? []) {
-    if (token.kind !== "option") continue;
-    if (seen.has(token.name)) {
-      throw new UsageError(`The flag --${token.name} is given more than once`);
-    }
-    seen.add(token.name);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals, seen } = parseStrict(args, OPTIONS);
   const help = values.help ?? false;
   const [first, ...rest] = positionals;
   const action = first === undefined ? "install" : first;
