@@ -3,7 +3,7 @@
  * real `codex app-server` offline.
  *
  * The event sequence and item shapes follow what Codex 0.169 accepted in the captures under
- * `shared/codex-protocol/transcripts/` (01, 06, 07, 08):
+ * `shared/codex-protocol/transcripts/` (01, 06, 07, 08, 09):
  *
  *   response.created
  *   → response.output_item.done   (commentary message, complete)
@@ -27,10 +27,16 @@
  * | `MCP_ELICIT`  | commentary + `function_call {name, namespace: "mcp__<server>"}`; on the   |
  * |               | follow-up request carrying the `function_call_output`, a final answer     |
  * |               | `Tool call <call_id> returned: <output text>`                             |
+ * | `SHELL:<cmd>` | commentary + `function_call` of `exec_command` with arguments `{cmd,      |
+ * |               | sandbox_permissions: "require_escalated", justification}` (call id        |
+ * |               | `call_sh_<seq>`; under `on-request` Codex asks the client to approve it,  |
+ * |               | as in capture 09); on the follow-up request carrying the                  |
+ * |               | `function_call_output`, `Tool call <call_id> returned: <output text>`     |
  *
- * `SLOW:<tag>` combines with the others (e.g. `SLOW:a LONG`). `MORE` adds a second final answer
- * {@link secondAnswer} (id `msg_<seq>_final2`) after the first one of the default, `NOECHO` and
- * `LONG` replies. Every request is kept in `requests` (parsed body + headers) for assertions.
+ * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
+ * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
+ * `SLOW:a LONG`). `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
+ * after the first one of the default, `NOECHO` and `LONG` replies. Every request is kept in `requests` (parsed body + headers) for assertions.
  *
  * @module
  */
@@ -62,6 +68,8 @@ export type MockReplyKind =
   | "http500"
   | "mcp_call"
   | "mcp_answer"
+  | "shell_call"
+  | "shell_answer"
   | "not_found";
 
 /** Options for {@link startMockResponses}. */
@@ -112,6 +120,9 @@ export function longAnswerText(): string {
 export function noEchoAnswer(seq: number): string {
   return `Final answer ${seq}: done, without repeating the question.`;
 }
+
+/** The `justification` the mock gives for a `SHELL:` command (Codex shows it as the `reason`). */
+export const SHELL_JUSTIFICATION = "mock wants to run it";
 
 /** The second final answer a `MORE` request with sequence number `seq` gets. */
 export function secondAnswer(seq: number): string {
@@ -249,18 +260,22 @@ export async function startMockResponses(
     const input = isRecord(body) && Array.isArray(body.input) ? body.input as unknown[] : [];
     const user = latestUser(input);
     const text = user.text;
+    // `SHELL:<command>`: the command is the rest of the text; markers are read only before it.
+    const shell = /\bSHELL:[ \t]*(.*)$/s.exec(text);
+    const markers = shell ? text.slice(0, shell.index) : text;
     const after = user.index >= 0 ? input.slice(user.index + 1) : [];
     const toolOutput = after.find((i) => isRecord(i) && i.type === "function_call_output") as
       | Json
       | undefined;
 
     let kind: MockReplyKind;
-    if (/\bHTTP500\b/.test(text)) kind = "http500";
-    else if (/\bFAIL\b/.test(text)) kind = "fail";
-    else if (/\bMCP_ELICIT\b/.test(text)) kind = toolOutput ? "mcp_answer" : "mcp_call";
-    else if (/\bNOPHASE\b/.test(text)) kind = "nophase";
-    else if (/\bNOECHO\b/.test(text)) kind = "noecho";
-    else if (/\bLONG\b/.test(text)) kind = "long";
+    if (/\bHTTP500\b/.test(markers)) kind = "http500";
+    else if (/\bFAIL\b/.test(markers)) kind = "fail";
+    else if (shell) kind = toolOutput ? "shell_answer" : "shell_call";
+    else if (/\bMCP_ELICIT\b/.test(markers)) kind = toolOutput ? "mcp_answer" : "mcp_call";
+    else if (/\bNOPHASE\b/.test(markers)) kind = "nophase";
+    else if (/\bNOECHO\b/.test(markers)) kind = "noecho";
+    else if (/\bLONG\b/.test(markers)) kind = "long";
     else kind = "default";
     const record1: MockRequest = { ...base, userText: text, kind };
     record(record1);
@@ -272,8 +287,8 @@ export async function startMockResponses(
       );
     }
 
-    const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(text)?.[1];
-    const more = /\bMORE\b/.test(text);
+    const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(markers)?.[1];
+    const more = /\bMORE\b/.test(markers);
     const events: Json[] = [];
     const item = (ev: string, it: Json, index: number): Json => ({
       type: ev,
@@ -338,6 +353,31 @@ export async function startMockResponses(
         );
         break;
       }
+      case "shell_call": {
+        events.push(
+          item(
+            "response.output_item.done",
+            message(`msg_${n}_c`, "Running a command.", "commentary"),
+            0,
+          ),
+        );
+        events.push(
+          item("response.output_item.done", {
+            type: "function_call",
+            id: `fc_${n}`,
+            call_id: `call_sh_${n}`,
+            name: "exec_command",
+            arguments: JSON.stringify({
+              cmd: shell![1].trim(),
+              sandbox_permissions: "require_escalated",
+              justification: SHELL_JUSTIFICATION,
+            }),
+            status: "completed",
+          }, 1),
+        );
+        break;
+      }
+      case "shell_answer":
       case "mcp_answer": {
         const out = toolOutput!;
         const outText = contentText(out.output);

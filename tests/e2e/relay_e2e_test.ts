@@ -18,15 +18,19 @@
  * waits tell when Codex has done something.
  *
  * The codex_run tests run their steps only when the relay lists `codex_run` (`--allow-turn-start`);
- * otherwise the steps are reported as ignored with a SKIPPED line.
+ * otherwise the steps are reported as ignored with a SKIPPED line. The command-approval tests
+ * (`approval_policy = "on-request"`, mock `SHELL:`) also read the exact frames between the relay and
+ * its helpers: their `bin/codex` is a `tee` wrapper around the real binary (world option `tap`).
  */
 import assert from "node:assert/strict";
 import {
+  type ApprovalSetting,
   AppServer,
   codexForTests,
   type CodexHome,
   createCodexHome,
   denoDir,
+  listAllItems,
   processesTagged,
 } from "./codex_home.ts";
 import {
@@ -34,6 +38,7 @@ import {
   type MockResponses,
   noEchoAnswer,
   secondAnswer,
+  SHELL_JUSTIFICATION,
   startMockResponses,
 } from "./mock_responses.ts";
 import { PROTOCOLS, startRelay } from "../_relay.ts";
@@ -65,18 +70,32 @@ interface World {
   ): Promise<ConnectedClient>;
 }
 
+/**
+ * Runs `fn` in a fresh world. `tap`: the relay's `codex` is a shell script that records what each
+ * helper reads and writes in `<root>/frames/<pid>.in` / `.out` (see {@link tappedFrames}).
+ */
 async function withWorld(
-  opts: { elicitMcp?: boolean; extraMcpArgs?: string[] },
+  opts: { elicitMcp?: boolean; extraMcpArgs?: string[]; approval?: ApprovalSetting; tap?: boolean },
   fn: (w: World) => Promise<void>,
 ): Promise<void> {
   const mock = await startMockResponses();
   let home: CodexHome | undefined;
   const env: Record<string, string> = {};
+  const { tap, ...homeOpts } = opts;
   try {
-    home = await createCodexHome({ ...opts, mockUrl: mock.url });
+    home = await createCodexHome({ ...homeOpts, mockUrl: mock.url });
     const binDir = `${home.root}/bin`;
     await Deno.mkdir(binDir);
-    await Deno.symlink(BIN!.path, `${binDir}/codex`);
+    if (tap) {
+      const frames = `${home.root}/frames`;
+      await Deno.mkdir(frames);
+      // sh waits for the whole pipeline: when the relay closes stdin, tee, codex and tee end, then sh.
+      await Deno.writeTextFile(
+        `${binDir}/codex`,
+        `#!/bin/sh\ntee "${frames}/$$.in" | "${BIN!.path}" "$@" | tee "${frames}/$$.out"\n`,
+        { mode: 0o755 },
+      );
+    } else await Deno.symlink(BIN!.path, `${binDir}/codex`);
     Object.assign(env, {
       PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
       HOME: home.home,
@@ -846,3 +865,213 @@ Deno.test({
       });
     }),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Command approval (approval_policy "on-request"), as a new user tries it: codex_run in a scratch
+// directory, the mock's `SHELL:` asks for an escalated command, and Codex asks the client.
+// ---------------------------------------------------------------------------------------------
+
+/** One line a tapped helper read (`in`, from the relay) or wrote (`out`, to the relay). */
+interface TappedFrame {
+  pid: number;
+  dir: "in" | "out";
+  msg: Rec;
+}
+
+/** Every frame the tapped helpers of this world exchanged with the relay (world option `tap`). */
+async function tappedFrames(home: CodexHome): Promise<TappedFrame[]> {
+  const frames: TappedFrame[] = [];
+  for await (const entry of Deno.readDir(`${home.root}/frames`)) {
+    const [pid, dir] = entry.name.split(".");
+    const text = await Deno.readTextFile(`${home.root}/frames/${entry.name}`);
+    for (const line of text.split("\n")) {
+      if (line.trim()) {
+        frames.push({ pid: Number(pid), dir: dir as "in" | "out", msg: JSON.parse(line) });
+      }
+    }
+  }
+  return frames;
+}
+
+/** The command approval Codex sent in `threadId`, and the one answer the relay wrote back. */
+async function approvalExchange(
+  home: CodexHome,
+  threadId: string,
+): Promise<{ request: Rec; answer: Rec }> {
+  const frames = await tappedFrames(home);
+  const asks = frames.filter((f) =>
+    f.dir === "out" && f.msg.method === "item/commandExecution/requestApproval" &&
+    (f.msg.params as Rec).threadId === threadId
+  );
+  assert.equal(asks.length, 1, "Codex asked once");
+  const [ask] = asks;
+  const answers = frames.filter((f) =>
+    f.pid === ask.pid && f.dir === "in" && !("method" in f.msg) && f.msg.id === ask.msg.id
+  );
+  assert.equal(answers.length, 1, "the relay answered the request exactly once");
+  return { request: ask.msg, answer: answers[0].msg };
+}
+
+const APPROVED = "approved-by-relay-e2e";
+/** What exec_command returns to the model when the user declines (capture 09). */
+const REJECTED =
+  `exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }`;
+
+/** Checks that the approval Codex sent has the shape of capture 09, for `command` in `scratch`. */
+function assertApprovalShape(request: Rec, scratch: string, command: string): void {
+  const params = request.params as Rec;
+  assert.deepEqual(Object.keys(params).sort(), [
+    "availableDecisions",
+    "command",
+    "commandActions",
+    "cwd",
+    "environmentId",
+    "itemId",
+    "kind",
+    "proposedExecpolicyAmendment",
+    "reason",
+    "startedAtMs",
+    "threadId",
+    "turnId",
+  ]);
+  assert.equal(params.command, `/bin/bash -lc '${command}'`);
+  assert.equal(params.cwd, scratch);
+  assert.equal(params.reason, SHELL_JUSTIFICATION);
+  const available = params.availableDecisions as unknown[];
+  assert.deepEqual([available[0], Object.keys(available[1] as Rec), available[2]], [
+    "accept",
+    ["acceptWithExecpolicyAmendment"],
+    "cancel",
+  ]);
+}
+
+/** The form the relay shows for a command approval. */
+function assertApprovalForm(asked: ElicitParams, scratch: string, command: string): void {
+  assert.equal(asked.mode ?? "form", "form");
+  assert.equal(
+    asked.message,
+    `Codex asks to run a command (reason: ${SHELL_JUSTIFICATION}).\nCommand: /bin/bash -lc '${command}'\nIn: ${scratch}`,
+  );
+  const schema = (asked as { requestedSchema: { properties: Rec; required: string[] } })
+    .requestedSchema;
+  assert.deepEqual(Object.keys(schema.properties), ["decision"]);
+  assert.deepEqual(schema.required, ["decision"]);
+  const choices = (schema.properties.decision as { oneOf: { const: string }[] }).oneOf;
+  assert.deepEqual(choices.map((c) => c.const), [
+    "accept",
+    "acceptWithExecpolicyAmendment",
+    "cancel",
+  ]);
+}
+
+/** Checks a `SHELL:` turn that Codex declined: the model got the rejection, nothing ran. */
+async function assertDeclined(
+  w: World,
+  out: Rec,
+  text: string,
+  marker: string,
+): Promise<void> {
+  assert.equal((out.turn as Rec).status, "completed", JSON.stringify(out));
+  const [ask, answer] = w.mock.requests.filter((r) => r.userText === text);
+  assert.deepEqual([ask.kind, answer.kind], ["shell_call", "shell_answer"]);
+  assert.deepEqual(out.replies, [{
+    itemId: `msg_${answer.seq}_final`,
+    text: `Tool call call_sh_${ask.seq} returned: ${REJECTED}`,
+    truncated: false,
+  }]);
+  const exchange = await approvalExchange(w.home, String(out.threadId));
+  assert.deepEqual(exchange.answer.result, { decision: "decline" });
+  assert.equal(
+    await Deno.stat(marker).then(() => true, () => false),
+    false,
+    "the declined command did not run",
+  );
+}
+
+for (const protocol of PROTOCOLS) {
+  Deno.test({
+    name:
+      `e2e relay [${protocol}]: codex_run in a scratch dir forwards a command approval and Codex acts on the answer`,
+    ignore,
+    fn: (t) =>
+      withWorld({ approval: "on-request", tap: true }, async (w) => {
+        const asked: ElicitParams[] = [];
+        let answer: ElicitResult = { action: "accept", content: { decision: "accept" } };
+        const relay = await w.relay(RUN, {
+          protocol,
+          onElicit: (p) => {
+            asked.push(p);
+            return answer;
+          },
+        });
+        await whenRunAvailable(t, relay, {
+          name: "accept: the command runs and the final answer carries its output",
+          fn: async () => {
+            const scratch = await Deno.makeTempDir({ dir: w.home.root, prefix: "scratch-" });
+            const command = `echo ${APPROVED}`;
+            const text = `SHELL: ${command}`;
+            const { result, out } = await run(relay, { cwd: scratch, text, waitSeconds: 30 });
+            assert.equal((out.receipt as Rec).status, "queued", JSON.stringify(out));
+            assert.equal((out.turn as Rec).status, "completed", JSON.stringify(out));
+
+            assert.equal(asked.length, 1, "one approval reached the client");
+            assertApprovalForm(asked[0], scratch, command);
+            const exchange = await approvalExchange(w.home, String(out.threadId));
+            assertApprovalShape(exchange.request, scratch, command);
+            assert.deepEqual(exchange.answer.result, { decision: "accept" });
+
+            const [ask, followUp] = w.mock.requests.filter((r) => r.userText === text);
+            assert.deepEqual([ask.kind, followUp.kind], ["shell_call", "shell_answer"]);
+            const replies = out.replies as { itemId: string; text: string; truncated: boolean }[];
+            assert.equal(replies.length, 1, JSON.stringify(replies));
+            assert.equal(replies[0].itemId, `msg_${followUp.seq}_final`);
+            assert.match(
+              replies[0].text,
+              new RegExp(
+                `^Tool call call_sh_${ask.seq} returned: .*Process exited with code 0\\n.*Output:\\n${APPROVED}\\n$`,
+                "s",
+              ),
+            );
+            assertNoLeak(result, ["Running a command", text]);
+
+            // Codex stored the command as run, in the scratch directory.
+            const d = await w.driver();
+            const items = await listAllItems(d, String(out.threadId));
+            const runs = items.map((i) => i.item).filter((i) => i.type === "commandExecution");
+            assert.deepEqual(
+              runs.map((i) => [i.id, i.status, i.cwd, i.exitCode, i.aggregatedOutput]),
+              [[`call_sh_${ask.seq}`, "completed", scratch, 0, `${APPROVED}\n`]],
+            );
+            await d.close();
+          },
+        });
+        await whenRunAvailable(t, relay, {
+          name: "decline: the command does not run and the turn still completes",
+          fn: async () => {
+            answer = { action: "decline" };
+            const scratch = await Deno.makeTempDir({ dir: w.home.root, prefix: "scratch-" });
+            const marker = `${scratch}/ran-although-declined`;
+            const command = `touch ${marker}`;
+            const text = `SHELL: ${command}`;
+            const { out } = await run(relay, { cwd: scratch, text, waitSeconds: 30 });
+            assert.equal(asked.length, 2, "the second approval reached the client");
+            assertApprovalForm(asked[1], scratch, command);
+            await assertDeclined(w, out, text, marker);
+          },
+        });
+        // A client that declares no elicitation capability cannot be asked.
+        const mute = await w.relay(RUN, { protocol });
+        await whenRunAvailable(t, mute, {
+          name: "no elicitation capability: the relay declines by itself and the turn completes",
+          fn: async () => {
+            const scratch = await Deno.makeTempDir({ dir: w.home.root, prefix: "scratch-" });
+            const marker = `${scratch}/ran-without-a-client`;
+            const text = `SHELL: touch ${marker}`;
+            const { out } = await run(mute, { cwd: scratch, text, waitSeconds: 30 });
+            assert.equal(asked.length, 2, "nothing reached the other client");
+            await assertDeclined(w, out, text, marker);
+          },
+        });
+      }),
+  });
+}
