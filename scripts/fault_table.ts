@@ -1,6 +1,7 @@
 /**
- * Prints the README's fault table (between its fault-table markers) from the
- * fault matrix's expectation table, `tests/reliability/fault_table.ts`.
+ * Prints the README's fault tables (between its fault-table markers: the
+ * queue and reply-read tools, then the turn-start tools) from the fault
+ * matrix's expectation table, `tests/reliability/fault_table.ts`.
  * Run: `deno run scripts/fault_table.ts`.
  * @module
  */

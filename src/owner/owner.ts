@@ -119,6 +119,8 @@ export interface HeldConnection {
   respondError(id: number | string, code: number, message: string): void;
   /** Resolves with the error once the helper is gone. */
   readonly ended: Promise<RelayError>;
+  /** The error that ended the connection, once it has ended (nothing more can be sent). */
+  readonly failure: RelayError | undefined;
   /** The helper's pid. */
   readonly pid: number;
   /** Reaps the helper and frees its slot. Idempotent. */
@@ -279,18 +281,35 @@ export class Owner {
 
   /**
    * Opens a helper connection held beyond one operation (a turn runtime). It
-   * takes a helper slot until closed. Spawn and initialize share `budgetMs`.
+   * takes a helper slot until closed. Waiting for a free slot, spawn and
+   * initialize share `budgetMs`: when no slot frees up in time it fails `busy`,
+   * as an operation does.
    */
   async hold(options: { signal?: AbortSignal; budgetMs?: number } = {}): Promise<HeldConnection> {
     const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
     const start = this.#clock.now();
-    const signal = anySignal([options.signal, this.#shutdown.signal]);
-    const live = await this.#open(signal, () => Math.max(0, budget - (this.#clock.now() - start)));
+    const deadline = new AbortController();
+    const timer = this.#clock.after(budget, () =>
+      deadline.abort(
+        new RelayError("timeout", `No helper was ready within ${Math.round(budget / 1000)} s`, {
+          written: true,
+        }),
+      ));
+    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    let live: Live;
+    try {
+      live = await this.#open(signal, () => Math.max(0, budget - (this.#clock.now() - start)));
+    } finally {
+      timer.cancel();
+    }
     const onShutdown = () => void this.#close(live);
     this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
     return {
       pid: live.helper.pid,
       ended: live.connection.ended,
+      get failure() {
+        return live.connection.failure;
+      },
       listen: (listeners) => live.connection.listen(listeners),
       respond: (id, result) => live.connection.respond(id, result),
       respondError: (id, code, message) => live.connection.respondError(id, code, message),
@@ -390,14 +409,34 @@ export class Owner {
 
 /**
  * A {@linkcode Session} over a held connection, for code written against
- * sessions (queueing, reading) that runs on a turn runtime's helper.
+ * sessions (queueing, reading) that runs on a turn runtime's helper. Its RPCs
+ * share `budgetMs` (on `clock`), as an operation's do: each gets what is left
+ * (at most one RPC timeout), and none is sent once it is spent.
  */
-export function heldSession(conn: HeldConnection, signal: AbortSignal, budgetMs: number): Session {
-  const start = performance.now();
+export function heldSession(
+  conn: HeldConnection,
+  signal: AbortSignal,
+  budgetMs: number,
+  clock: Clock = systemClock,
+): Session {
+  const start = clock.now();
+  const remainingMs = () => Math.max(0, budgetMs - (clock.now() - start));
   return {
-    call: (method, params) => conn.call(method, params, { signal }),
+    call: (method, params) => {
+      const timeoutMs = remainingMs();
+      if (timeoutMs <= 0) {
+        return Promise.reject(
+          new RelayError(
+            "timeout",
+            `The operation did not finish within ${Math.round(budgetMs / 1000)} s`,
+            { written: false },
+          ),
+        );
+      }
+      return conn.call(method, params, { signal, timeoutMs });
+    },
     signal,
-    remainingMs: () => Math.max(0, budgetMs - (performance.now() - start)),
+    remainingMs,
     helpersUsed: 1,
   };
 }

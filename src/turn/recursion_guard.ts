@@ -5,6 +5,7 @@
  * @module
  */
 
+import { asRelayError, RelayError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 
 /** A safe MCP server name: anything else would need quoting in Codex's config keys. */
@@ -49,7 +50,9 @@ export function guardOverrides(names: readonly string[], log: Logger): Record<st
 
 /**
  * Reads the effective Codex config (`config/read`, at `cwd` when given) and
- * returns the overrides. A failed read still disables the named servers.
+ * returns the overrides. Fails closed: when the config cannot be read, the
+ * relay cannot tell whether a turn would start codex-relay inside Codex, so
+ * it throws (a `RelayError` with the read's reason) and no turn is started.
  */
 export async function recursionOverrides(
   call: (method: string, params: unknown) => Promise<unknown>,
@@ -57,12 +60,21 @@ export async function recursionOverrides(
   named: readonly string[],
   log: Logger,
 ): Promise<Record<string, boolean>> {
-  let found: string[] = [];
+  let found: string[];
   try {
     const result = await call("config/read", cwd ? { cwd } : {}) as { config?: unknown };
-    found = relayServerNames(result?.config);
-  } catch {
-    log.warn("config/read failed; only the named MCP servers are disabled");
+    if (typeof result?.config !== "object" || result.config === null) {
+      throw new RelayError("protocol_error", "config/read returned no config object");
+    }
+    found = relayServerNames(result.config);
+  } catch (error) {
+    const e = asRelayError(error);
+    log.warn("config/read failed; no turn is started", { reason: e.reason });
+    throw new RelayError(
+      e.reason,
+      `Codex's config could not be read, so codex-relay cannot disable its own MCP server entries for the turn (recursion guard): ${e.message}`,
+      { written: false, rpcCode: e.rpcCode, cause: error },
+    );
   }
   if (found.length) {
     log.info("disabling codex-relay MCP servers in the turn", { count: found.length });

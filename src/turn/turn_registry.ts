@@ -10,7 +10,7 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../owner/clock.ts";
 import { type HeldConnection, heldSession, type Owner, type Session } from "../owner/owner.ts";
-import { queueMessage, type Receipt } from "../host/tools/queue_message.ts";
+import { findQueued, queueMessage, type Receipt } from "../host/tools/queue_message.ts";
 import { recursionOverrides } from "./recursion_guard.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
@@ -98,7 +98,7 @@ export class TurnRegistry {
 
   /** Queues `text` into the thread, resumes it in a new runtime and starts the message. */
   startInThread(threadId: string, text: string, signal: AbortSignal): Promise<StartResult> {
-    return this.#start(signal, async (conn, session, log) => {
+    return this.#start(signal, threadId, async (conn, session, log) => {
       if (this.#active.has(threadId)) return { reason: "turn_running" as const };
       const config = await recursionOverrides(
         session.call,
@@ -110,10 +110,16 @@ export class TurnRegistry {
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = this.#runtimeFor(conn, threadId, receipt.clientMessageId);
       try {
-        await conn.call("thread/resume", { threadId, excludeTurns: true, config });
+        await session.call("thread/resume", { threadId, excludeTurns: true, config });
       } catch (error) {
         const e = asRelayError(error);
-        return { receipt, reason: e.reason, message: e.message, runtime, failed: true };
+        // Answered with an error: the thread was not loaded and the message stays queued.
+        // Otherwise Codex may have loaded the thread and started the message (it starts
+        // queued messages on resume) before the connection failed.
+        const message = e.written && e.rpcCode === undefined
+          ? `${e.message}. Codex may have loaded the thread and started the message anyway`
+          : e.message;
+        return { receipt, reason: e.reason, message, runtime, failed: true };
       }
       await this.#startQueued(conn, runtime, receipt);
       return { receipt, runtime };
@@ -122,14 +128,14 @@ export class TurnRegistry {
 
   /** Starts a new thread in `cwd` in a new runtime and runs `text` there. */
   startInCwd(cwd: string, text: string, signal: AbortSignal): Promise<StartResult> {
-    return this.#start(signal, async (conn, session, log) => {
+    return this.#start(signal, "", async (conn, session, log) => {
       const config = await recursionOverrides(
         session.call,
         cwd,
         this.#deps.disabledMcpServers,
         log,
       );
-      const started = await conn.call("thread/start", { cwd, config }) as {
+      const started = await session.call("thread/start", { cwd, config }) as {
         thread?: { id?: unknown };
       };
       const threadId = started?.thread?.id;
@@ -165,24 +171,36 @@ export class TurnRegistry {
 
   async #start(
     signal: AbortSignal,
+    threadId: string,
     body: (conn: HeldConnection, session: Session, log: Logger) => Promise<
       Partial<StartResult> & { failed?: boolean }
     >,
   ): Promise<StartResult> {
     const placeholder = (reason: RelayError["reason"], message: string): StartResult => ({
-      receipt: { status: "not_sent", reason, message, clientMessageId: "", threadId: "" },
+      receipt: { status: "not_sent", reason, message, clientMessageId: "", threadId },
       reason,
       message,
     });
     if (this.#closing) return placeholder("cancelled", "codex-relay is shutting down");
+    // One budget for the whole start: waiting for a helper, spawning it, and every RPC.
+    const clock = this.#deps.clock;
+    const begun = clock.now();
     let conn: HeldConnection;
     try {
       conn = await this.#deps.owner.hold({ signal, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      return placeholder(e.reason, e.message);
+      const helpers = this.#deps.owner.limits.helpers;
+      return placeholder(
+        e.reason,
+        e.reason === "busy"
+          ? `All ${helpers} helpers stayed in use for ${
+            START_BUDGET_MS / 1000
+          } s (each turn codex-relay runs holds one until it ends)`
+          : e.message,
+      );
     }
-    const session = heldSession(conn, signal, START_BUDGET_MS);
+    const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
     let outcome;
     try {
       outcome = await body(conn, session, this.#deps.log);
@@ -190,12 +208,21 @@ export class TurnRegistry {
       const e = asRelayError(error);
       outcome = { reason: e.reason, message: e.message, failed: true };
     }
-    const { runtime, failed, reason } = outcome;
+    const { runtime, failed } = outcome;
+    let reason = outcome.reason;
     if (!runtime || failed || reason) {
       if (runtime) this.#drop(runtime);
+      const broken = conn.failure !== undefined;
       await conn.close();
-      const receipt = outcome.receipt ??
+      let receipt = outcome.receipt ??
         placeholder(reason ?? "protocol_error", outcome.message ?? "").receipt;
+      if (receipt.status === "unknown" && broken) {
+        // The helper failed before the relay could look the message up: look on a fresh one,
+        // as codex_queue_message does. The message is never sent again.
+        reason ??= receipt.reason as RelayError["reason"] | undefined;
+        outcome.message ??= receipt.message;
+        receipt = await this.#confirm(receipt, signal, session.remainingMs());
+      }
       const message = reason === "turn_running"
         ? "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt"
         : reason === "held_elsewhere"
@@ -204,6 +231,27 @@ export class TurnRegistry {
       return { receipt, reason, message };
     }
     return { receipt: outcome.receipt!, runtime };
+  }
+
+  /** Looks an `unknown` receipt's message up in the thread's queue on a fresh helper. */
+  async #confirm(receipt: Receipt, signal: AbortSignal, budgetMs: number): Promise<Receipt> {
+    if (receipt.reason === "cancelled" || signal.aborted || budgetMs <= 0) return receipt;
+    try {
+      const id = await this.#deps.owner.operation(
+        (s) => findQueued(s, receipt.threadId, receipt.clientMessageId),
+        { signal, budgetMs, label: "confirm" },
+      );
+      if (!id) return receipt;
+      return {
+        status: "queued",
+        clientMessageId: receipt.clientMessageId,
+        threadId: receipt.threadId,
+        queuedSubmissionId: id,
+        confirmedBy: "queue_list",
+      };
+    } catch {
+      return receipt; // The check failed too: the outcome stays unknown.
+    }
   }
 
   #runtimeFor(conn: HeldConnection, threadId: string, clientMessageId: string): TurnRuntime {
@@ -246,6 +294,7 @@ export class TurnRegistry {
           runtime.connection,
           new AbortController().signal,
           START_BUDGET_MS,
+          this.#deps.clock,
         );
         run.replies = await this.#deps.readReplies(
           session,

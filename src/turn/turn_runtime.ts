@@ -195,28 +195,41 @@ export class TurnRuntime implements RuntimeHandle {
     this.#conn.respondError(rpcId, code, message);
   }
 
-  /** Interrupts the running turn (`turn/interrupt`) and waits for it to end or the grace to pass. */
+  /**
+   * Interrupts the running turn (`turn/interrupt`) and waits for it to end,
+   * within one grace period in all. When Codex refuses or does not confirm,
+   * the turn counts as interrupted: releasing the runtime reaps its helper,
+   * which ends the turn.
+   */
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
     const turnId = this.#currentTurnId ?? this.#turnId;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
+    const until = this.#clock.now() + this.#limits.interruptGraceMs;
+    let unconfirmed: string | undefined;
     if (turnId) {
       try {
         await this.#conn.call("turn/interrupt", { threadId: this.threadId, turnId }, {
           timeoutMs: this.#limits.interruptGraceMs,
         });
+        // Accepted: Codex reports the end with turn/completed.
+        const never = new AbortController().signal;
+        while (!this.ended && this.#alive && this.#clock.now() < until) {
+          await this.waitForChange(this.#version, until, never);
+        }
+        if (!this.ended && this.#alive) {
+          unconfirmed =
+            "Codex accepted the interrupt but did not report the turn's end in time; codex-relay ended the turn by closing its app-server";
+        }
       } catch (error) {
-        this.#log.warn("interrupt failed", {
-          reason: error instanceof RelayError ? error.reason : "unknown",
-        });
+        // Refused, unanswered or the helper failed: no turn/completed is coming.
+        const reason = error instanceof RelayError ? error.reason : "unknown";
+        this.#log.warn("interrupt failed", { reason });
+        unconfirmed =
+          `Codex did not confirm the interrupt (${reason}); codex-relay ended the turn by closing its app-server`;
       }
     }
-    const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    const never = new AbortController().signal;
-    while (!this.ended && this.#alive && this.#clock.now() < until) {
-      await this.waitForChange(this.#version, until, never);
-    }
-    if (!this.ended) this.#finish("interrupted", undefined, this.#failure);
+    if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
   }
 
   /** Releases the thread (unsubscribe) and reaps the helper. Idempotent. */
@@ -337,10 +350,14 @@ export class TurnRuntime implements RuntimeHandle {
   #onHelperEnded(error: RelayError): void {
     this.#alive = false;
     if (!this.ended) {
-      this.#finish("failed", `The app-server stopped during the turn (${error.reason})`, {
-        failureClass: "internal",
-        retryable: false,
-      });
+      this.#finish(
+        "failed",
+        `The connection to the app-server ended during the turn (${error.reason}): ${error.message}`,
+        {
+          failureClass: "internal",
+          retryable: false,
+        },
+      );
     }
     this.#router.forget(this);
     this.changed();

@@ -7,8 +7,8 @@
  */
 
 import assert from "assert";
-import { Client } from "@modelcontextprotocol/client";
-import { CommandClientTransport, type McpTestProtocol } from "../_mcp_client.ts";
+import { Client, type ElicitResult } from "@modelcontextprotocol/client";
+import { CommandClientTransport, type ElicitParams, type McpTestProtocol } from "../_mcp_client.ts";
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../_fixture.ts";
 import { relayArgs, ROOT } from "../_relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
@@ -110,6 +110,11 @@ export interface RelayProcessOptions {
   stderrLimit?: number;
   /** Executable that runs Deno (default `Deno.execPath()`). */
   deno?: string;
+  /**
+   * Answers elicitations (declares the capability): the client then fulfils
+   * `input_required` rounds itself, unless a call asks for manual mode.
+   */
+  onElicit?: (params: ElicitParams) => ElicitResult | Promise<ElicitResult>;
 }
 
 /** Starts `mod.ts serve` under its own permission set and connects an SDK v2 client. */
@@ -126,12 +131,16 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
   const client = new Client(
     { name: "codex-relay-reliability", version: "0.0.0" },
     {
-      capabilities: {},
+      capabilities: options.onElicit ? { elicitation: {} } : {},
       versionNegotiation: protocol === "2026-07-28"
         ? { mode: { pin: "2026-07-28" } }
         : { mode: "legacy" },
     },
   );
+  const onElicit = options.onElicit;
+  if (onElicit) {
+    client.setRequestHandler("elicitation/create", (request) => onElicit(request.params));
+  }
   const close = async () => {
     await client.close().catch(() => {});
     await transport.close();
@@ -154,6 +163,93 @@ export async function callTool(
   args: Record<string, unknown>,
 ): Promise<CallResult> {
   return await client.callTool({ name, arguments: args }, { timeout: 60_000 }) as CallResult;
+}
+
+/** An `input_required` result of a call in manual mode. */
+export interface InputRequired {
+  resultType: "input_required";
+  inputRequests: Record<string, unknown>;
+  requestState: string;
+}
+
+/**
+ * Calls a tool in manual mode: an `input_required` round comes back to the
+ * caller instead of being fulfilled by the client.
+ */
+export async function callToolManual(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallResult | InputRequired> {
+  // `client.request`, not `callTool`: once `tools/list` cached the output schemas, `callTool`
+  // validates an `input_required` round as a final result and throws (SDK 2.4.0).
+  return await client.request(
+    { method: "tools/call", params: { name, arguments: args } },
+    { allowInputRequired: true, timeout: 60_000 } as never,
+  ) as unknown as CallResult | InputRequired;
+}
+
+/** Whether a manual-mode result is an `input_required` round. */
+export function isInputRequired(result: CallResult | InputRequired): result is InputRequired {
+  return (result as InputRequired).resultType === "input_required";
+}
+
+/**
+ * Retries a call with answers and a request state (the SDK's params type
+ * lacks the retry fields). Rejects with the JSON-RPC error when the server
+ * refuses the state.
+ */
+export async function retryTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  inputResponses: unknown,
+  requestState: unknown,
+): Promise<CallResult | InputRequired> {
+  return await client.request(
+    {
+      method: "tools/call",
+      params: { name, arguments: args, inputResponses, requestState },
+    } as never,
+    { allowInputRequired: true, timeout: 60_000 } as never,
+  ) as unknown as CallResult | InputRequired;
+}
+
+/**
+ * Hold and release events of the fixture store per thread: a thread every
+ * holder released has as many of each (a process that dies releases too).
+ */
+export async function holdsAndReleases(
+  f: FixtureHome,
+): Promise<Map<string, { holds: number; releases: number }>> {
+  const out = new Map<string, { holds: number; releases: number }>();
+  let text = "";
+  try {
+    text = await Deno.readTextFile(`${f.home}/fixture-state.jsonl`);
+  } catch {
+    return out;
+  }
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    const ev = JSON.parse(line) as { e: string; threadId?: string };
+    if ((ev.e !== "hold" && ev.e !== "release") || !ev.threadId) continue;
+    const n = out.get(ev.threadId) ?? { holds: 0, releases: 0 };
+    if (ev.e === "hold") n.holds++;
+    else n.releases++;
+    out.set(ev.threadId, n);
+  }
+  return out;
+}
+
+/** Asserts that every thread the fixture holds was released as often as it was held. */
+export async function assertThreadsReleased(f: FixtureHome, label = ""): Promise<void> {
+  for (const [threadId, n] of await holdsAndReleases(f)) {
+    assert.equal(
+      n.releases,
+      n.holds,
+      `${label}thread ${threadId} held ${n.holds}, released ${n.releases}`,
+    );
+  }
 }
 
 /** The tool names the relay registers. */

@@ -7,12 +7,19 @@
  * checked against what the fixture really stored. "Never answers" runs
  * through the owner with a manual clock for every tool, and through the
  * relay (12 s, overlapping the rest) for `codex_list_threads`.
+ *
+ * At the turn-start level (`--allow-turn-start --allow-reply-read`), one
+ * relay per step of `codex_run` (config/read, thread/queue/add,
+ * thread/resume, thread/queue/start) and one for `codex_interrupt`
+ * (turn/interrupt of a running turn) take every fault at once; after each,
+ * the same thread runs a turn to its end on a clean fixture and is released
+ * (the fixture's holds and releases balance).
  */
 
 import assert from "assert";
 import type { ServerContext } from "@modelcontextprotocol/server";
-import { FIXTURE_BIN, FixtureHome } from "../_fixture.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
+import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
+import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.ts";
 import { silentLogger } from "../../src/log.ts";
 import { ManualClock } from "../../src/owner/clock.ts";
 import { Owner } from "../../src/owner/owner.ts";
@@ -28,28 +35,43 @@ import {
   FAULT_CASES,
   type FaultCase,
   faultTableMarkdown,
+  type InterruptSeen,
   MATRIX_TOOLS,
   type MatrixTool,
   README_MARKERS,
   requestFaults,
+  RUN_SITES,
+  type RunSeen,
+  type RunSite,
   type Seen,
-  tableRows,
+  tablesOf,
 } from "./fault_table.ts";
 import {
   assertReceiptsTruthful,
+  assertThreadsReleased,
   type CallResult,
   callTool,
+  callToolManual,
   helpersFromLog,
+  holdsAndReleases,
+  isInputRequired,
   leakedSecrets,
   OWN_FINAL,
   READ_CLIENT_ID,
   registeredTools,
   type RelayProcess,
   resultText,
+  SECRETS,
   type Seeded,
   seeded,
   startRelayProcess,
 } from "./_reliability.ts";
+import { ElicitationRouter } from "../../src/elicit/router.ts";
+import { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
+import { runTool } from "../../src/host/tools/run.ts";
+import { interruptTool } from "../../src/host/tools/interrupt.ts";
+import { readReply } from "../../src/reply/read_reply.ts";
 import { ROOT } from "../_relay.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
@@ -175,13 +197,16 @@ async function closeRig(rig: Rig): Promise<void> {
   await assertReceiptsTruthful(rig.f, rig.receipts);
 }
 
+/** Every tool with columns in the matrix, at any level. */
+const COVERED: readonly string[] = [...MATRIX_TOOLS, "codex_run", "codex_interrupt"];
+
 async function rig(s: Seeded, env: (f: FixtureHome) => Record<string, string>): Promise<Rig> {
   const f = await FixtureHome.create(s.scenario);
   const relay = await startRelayProcess({ env: env(f), flags: FLAGS });
   const registered = await registeredTools(relay.client);
   for (const name of registered) {
     assert.ok(
-      (MATRIX_TOOLS as readonly string[]).includes(name),
+      COVERED.includes(name),
       `${name} has no column in tests/reliability/fault_table.ts: add its expectations`,
     );
   }
@@ -368,10 +393,390 @@ Deno.test("the README's fault table is the matrix's expectation table", async ()
   const start = readme.indexOf(README_MARKERS.start);
   const end = readme.indexOf(README_MARKERS.end);
   assert.ok(start !== -1 && end > start, "README.md has the fault table markers");
-  const shown = tableRows(readme.slice(start + README_MARKERS.start.length, end));
+  const shown = tablesOf(readme.slice(start + README_MARKERS.start.length, end));
   assert.deepEqual(
     shown,
-    tableRows(faultTableMarkdown()),
+    tablesOf(faultTableMarkdown()),
     "README.md's fault table is stale: replace it with the output of `deno run scripts/fault_table.ts`",
   );
+});
+
+// ------------------------------------------------------------- turn start
+
+const TURN_FLAGS = ["--allow-turn-start", "--allow-reply-read", "--log-level", "debug"];
+const TURN_FINAL = "turn final answer 3c9d";
+/** A command approval as Codex 0.169 asks it (capture 09). */
+const APPROVAL: TurnStep = {
+  request: {
+    method: "item/commandExecution/requestApproval",
+    params: {
+      itemId: "call_rel_1",
+      reason: "the matrix asks",
+      command: "/bin/true",
+      cwd: "/workspace",
+      commandActions: [],
+      availableDecisions: ["accept", "decline", "cancel"],
+    },
+  },
+};
+const RUN_OK: RunSeen = {
+  receipt: { status: "queued", confirmedBy: "acknowledgement" },
+  turn: "completed",
+};
+
+/** Where a turn-start fault is put: a step of codex_run, or turn/interrupt of a running turn. */
+type TurnSite = RunSite | "turn/interrupt";
+const TURN_SITES: readonly TurnSite[] = [...RUN_SITES, "turn/interrupt"];
+
+/** One thread per row: no row sees what an earlier one left. */
+function turnThreads(site: TurnSite): Map<string, FixtureThread> {
+  // Where the fault must hit a running turn, the turn waits on an approval meanwhile.
+  const waits = site === "thread/queue/start" || site === "turn/interrupt";
+  const steps: TurnStep[] = [
+    ...(waits ? [APPROVAL] : []),
+    { item: agentItem("msg_turn_final", TURN_FINAL) },
+    { end: "completed" },
+  ];
+  return new Map(
+    FAULT_CASES.map((c) => [
+      c.id,
+      thread({
+        name: `turn ${c.id}`,
+        preview: SECRETS.preview,
+        cwd: SECRETS.cwd,
+        scripts: [steps],
+      }),
+    ]),
+  );
+}
+
+interface TurnRig {
+  site: TurnSite;
+  relay: RelayProcess;
+  f: FixtureHome;
+  threads: Map<string, FixtureThread>;
+  base: Scenario;
+  receipts: Record<string, unknown>[];
+}
+
+async function turnRig(
+  site: TurnSite,
+  env: (f: FixtureHome) => Record<string, string> = (f) => f.env,
+): Promise<TurnRig> {
+  const threads = turnThreads(site);
+  const base: Scenario = { threads: [...threads.values()] };
+  const f = await FixtureHome.create(base);
+  const relay = await startRelayProcess({
+    env: env(f),
+    flags: TURN_FLAGS,
+    onElicit: () => ({ action: "accept", content: { decision: "accept" } }),
+  });
+  const registered = await registeredTools(relay.client);
+  for (const name of registered) {
+    assert.ok(COVERED.includes(name), `${name} has no column in tests/reliability/fault_table.ts`);
+  }
+  assert.ok(registered.includes("codex_run") && registered.includes("codex_interrupt"));
+  return { site, relay, f, threads, base, receipts: [] };
+}
+
+/** Checks a codex_run result against `seen`; keeps its receipt for the truthfulness check. */
+function assertRun(
+  rig: TurnRig,
+  result: CallResult,
+  seen: RunSeen,
+  label: string,
+): Record<string, unknown> {
+  assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
+  const out = result.structuredContent;
+  assert.ok(out, `${label}: structured content`);
+  const text = resultText(result);
+  const got = `${label}: got ${JSON.stringify({ ...out, message: undefined })} / ${text}`;
+  const receipt = out.receipt as Record<string, unknown>;
+  assert.equal(receipt.status, seen.receipt.status, got);
+  assert.equal(receipt.reason, seen.receipt.reason, got);
+  if (seen.receipt.confirmedBy) assert.equal(receipt.confirmedBy, seen.receipt.confirmedBy, got);
+  assert.equal((out.turn as { status: string } | null)?.status ?? null, seen.turn, got);
+  assert.equal(out.reason, seen.reason, got);
+  assert.equal(out.failureClass, seen.failureClass, got);
+  if (seen.reason) assert.ok(text.includes(seen.reason), `${label}: the text names the reason`);
+  if (seen.failureClass) {
+    assert.ok(text.includes(seen.failureClass), `${label}: the text names the failure class`);
+    assert.equal(out.retryable, false, got);
+  }
+  const replies = (out.replies as { text: string }[] | undefined)?.map((r) => r.text);
+  if (seen.turn === "completed") assert.deepEqual(replies, [TURN_FINAL], got);
+  assert.deepEqual(leakedSecrets(out), [], `${label}: nothing outside the caller's scope`);
+  assert.deepEqual(leakedSecrets(text), [], `${label}: nothing outside the caller's scope`);
+  rig.receipts.push(receipt);
+  return out;
+}
+
+function assertInterrupt(result: CallResult, seen: InterruptSeen, label: string): void {
+  assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
+  const out = result.structuredContent;
+  assert.ok(out, `${label}: structured content`);
+  const text = resultText(result);
+  const got = `${label}: got ${JSON.stringify(out)} / ${text}`;
+  assert.equal(out.status, seen.status, got);
+  if (seen.turn) assert.equal((out.turn as { status: string }).status, seen.turn, got);
+  assert.equal(out.failureClass, seen.failureClass, got);
+  if (seen.failureClass) assert.ok(text.includes(seen.failureClass), got);
+  assert.deepEqual(leakedSecrets(out), [], `${label}: nothing outside the caller's scope`);
+}
+
+/**
+ * One row at one site: the faulted call(s), no process left, then the same
+ * thread runs a turn to its end on a clean fixture and is released.
+ */
+async function turnCase(rig: TurnRig, c: FaultCase): Promise<void> {
+  const t = rig.threads.get(c.id)!;
+  const label = `${c.id}/${rig.site}`;
+  const token = `${c.id}-turn`;
+  const provoke = c.provoke;
+  await rig.f.write(
+    provoke.kind === "request"
+      ? { ...rig.base, faults: [{ method: rig.site, once: token, action: provoke.action }] }
+      : provoke.kind === "startup"
+      ? { ...rig.base, startup: provoke.startup }
+      : rig.base,
+  );
+  const args = () => ({ threadId: t.id, text: `${TEXT_MARK} ${++calls}`, waitSeconds: 30 });
+  const client = rig.relay.client;
+  if (rig.site !== "turn/interrupt") {
+    assertRun(
+      rig,
+      await callTool(client, "codex_run", args()),
+      c.turnStart.codex_run[rig.site],
+      label,
+    );
+  } else {
+    const seen = c.turnStart.codex_interrupt;
+    const first = await callToolManual(client, "codex_run", args());
+    if (seen.status === "not_running") {
+      assert.ok(!isInputRequired(first), `${label}: no turn can start`);
+      assertRun(rig, first, c.turnStart.codex_run["config/read"], `${label} (codex_run)`);
+    } else {
+      assert.ok(isInputRequired(first), `${label}: the turn runs, waiting on its approval`);
+    }
+    const spawned = (await rig.f.spawned()).length;
+    const asked = performance.now();
+    assertInterrupt(await callTool(client, "codex_interrupt", { threadId: t.id }), seen, label);
+    // Codex answered or failed at once: nothing is left to wait out the grace for.
+    const tookMs = Math.round(performance.now() - asked);
+    assert.ok(tookMs < DEFAULT_TURN_LIMITS.interruptGraceMs / 2, `${label}: took ${tookMs} ms`);
+    assert.equal(
+      (await rig.f.spawned()).length,
+      spawned,
+      `${label}: codex_interrupt spawns nothing`,
+    );
+  }
+  if (provoke.kind === "request") {
+    assert.ok(await exists(`${rig.f.home}/once/${token}`), `${label}: the fault hit`);
+  }
+  if (provoke.kind === "startup" && provoke.startup.stubborn) {
+    const ignored = (await rig.f.log()).filter((e) => e.event === "sigterm-ignored");
+    assert.ok(ignored.length > 0, `${label}: SIGTERM was sent, ignored, then SIGKILL`);
+  }
+  assert.deepEqual(rig.f.alive(), [], `${label}: no process is left`);
+  await rig.f.write(rig.base);
+  assertRun(rig, await callTool(client, "codex_run", args()), RUN_OK, `${label}, then codex_run`);
+  assert.deepEqual(rig.f.alive(), [], `${label}, then codex_run: no process is left`);
+  const held = (await holdsAndReleases(rig.f)).get(t.id);
+  assert.ok(
+    held && held.holds > 0 && held.holds === held.releases,
+    `${label}: the thread was released (${JSON.stringify(held)})`,
+  );
+}
+
+async function closeTurnRig(rig: TurnRig): Promise<void> {
+  const { code, stderr } = await rig.relay.close();
+  assert.equal(code, 0, `${rig.site}: the relay exits 0 on stdin EOF`);
+  assert.deepEqual(rig.f.alive(), [], `${rig.site}: no process is left after shutdown`);
+  assert.ok(!stderr.includes(TEXT_MARK), "message text never reaches the relay's log");
+  assert.ok(!stderr.includes(TURN_FINAL), "reply text never reaches the relay's log");
+  assert.deepEqual(leakedSecrets(stderr), [], "stored text never reaches the relay's log");
+  const helpers = helpersFromLog(stderr);
+  assert.equal(helpers.spawned, helpers.reaped, `${rig.site}: every helper spawned was reaped`);
+  assert.ok(helpers.peak <= 4, `${rig.site}: at most 4 helpers at once (saw ${helpers.peak})`);
+  await assertReceiptsTruthful(rig.f, rig.receipts);
+  await assertThreadsReleased(rig.f, `${rig.site}: `);
+}
+
+Deno.test("fault matrix (turn start): every fault at each step of codex_run and at codex_interrupt gives a clear status and reason, leaves no process, releases the thread, and the server serves on", async (t) => {
+  const dirs: string[] = [];
+  const tempDir = async () => {
+    const d = await Deno.makeTempDir({ prefix: "codex-relay-path-" });
+    dirs.push(d);
+    return d;
+  };
+  const notProgramDir = await tempDir();
+  await Deno.writeFile(`${notProgramDir}/codex`, new TextEncoder().encode("\x7fELF broken"), {
+    mode: 0o755,
+  });
+  const missingDir = await tempDir();
+  const install = (dir: string) =>
+    Deno.writeTextFile(`${dir}/codex`, `#!/bin/sh\nexec '${FIXTURE_BIN}/codex' "$@"\n`, {
+      mode: 0o755,
+    });
+  const sites = await Promise.all(TURN_SITES.map((site) => turnRig(site)));
+  const notProgram = await turnRig("config/read", (f) => ({
+    ...f.env,
+    PATH: `${notProgramDir}:${f.path}`,
+  }));
+  const missing = await turnRig("config/read", (f) => ({ ...f.env, PATH: missingDir }));
+  const rigs = [...sites, notProgram, missing];
+  let closing: PromiseSettledResult<void>[] = [];
+  try {
+    for (const c of FAULT_CASES) {
+      if (c.provoke.kind !== "request" && c.provoke.kind !== "startup") continue;
+      if (c.id === "never_answers") continue; // Owner with a manual clock, below.
+      // The sites have their own relay and fixture home: they run at once.
+      await t.step(`${c.id}: ${c.fault}`, async () => {
+        const results = await Promise.allSettled(sites.map((rig) => turnCase(rig, c)));
+        for (const r of results) if (r.status === "rejected") throw r.reason;
+      });
+    }
+
+    for (
+      const [c, rig, fixed] of [
+        [FAULT_CASES.find((x) => x.id === "not_a_program")!, notProgram, RUN_OK],
+        [FAULT_CASES.find((x) => x.id === "missing")!, missing, undefined],
+      ] as const
+    ) {
+      await t.step(`${c.id}: ${c.fault}`, async () => {
+        const run = c.turnStart.codex_run;
+        for (const site of RUN_SITES) {
+          assert.deepEqual(run[site], run["config/read"], "the fault comes before any step");
+        }
+        const threadId = rig.threads.get(c.id)!.id;
+        const args = () => ({ threadId, text: `${TEXT_MARK} ${++calls}` });
+        const client = rig.relay.client;
+        assertRun(rig, await callTool(client, "codex_run", args()), run["config/read"], c.id);
+        assertInterrupt(
+          await callTool(client, "codex_interrupt", { threadId }),
+          c.turnStart.codex_interrupt,
+          c.id,
+        );
+        await install(c.id === "missing" ? missingDir : notProgramDir);
+        assertRun(
+          rig,
+          await callTool(client, "codex_run", args()),
+          fixed ?? run["config/read"],
+          `${c.id}, ${fixed ? "fixed" : "installed"}, then codex_run`,
+        );
+        assert.deepEqual(rig.f.alive(), [], `${c.id}: no process is left`);
+        if (!fixed) assert.deepEqual(await rig.f.spawned(), [], "nothing was ever started");
+      });
+    }
+  } finally {
+    closing = await Promise.allSettled(rigs.map(closeTurnRig));
+    for (const r of rigs) await r.f.dispose();
+    for (const d of dirs) await Deno.remove(d, { recursive: true });
+  }
+  for (const c of closing) if (c.status === "rejected") throw c.reason;
+});
+
+Deno.test("fault matrix (turn start): a helper that never answers, at each step of codex_run and at turn/interrupt (owner, manual clock)", async () => {
+  const c = FAULT_CASES.find((x) => x.id === "never_answers")!;
+  const caps: Capabilities = { replyRead: true, turnStart: true };
+  for (const site of TURN_SITES) {
+    const t = turnThreads(site).get(c.id)!;
+    const barrier = `never-${site.replaceAll("/", "-")}`;
+    const f = await FixtureHome.create({
+      threads: [t],
+      faults: [{ method: site, once: "never", action: { never: true }, barrier }],
+    });
+    const seen = await f.barrier(barrier);
+    const clock = new ManualClock();
+    const owner = new Owner({
+      allowlist: allowedMethods(caps),
+      version: "0.0.0-test",
+      env: f.env,
+      clock,
+      reap: { eofGraceMs: 300, termGraceMs: 300 },
+    });
+    const router = new ElicitationRouter({ clock, log: silentLogger });
+    const turns = new TurnRegistry({
+      owner,
+      router,
+      clock,
+      log: silentLogger,
+      limits: DEFAULT_TURN_LIMITS,
+      disabledMcpServers: [],
+      readReplies: (session, threadId, clientMessageId) =>
+        readReply(session, { threadId, clientMessageId }),
+    });
+    // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
+    const ctx = {
+      owner,
+      caps,
+      clock,
+      turns,
+      router,
+      signal: new AbortController().signal,
+      progress: () => Promise.resolve(),
+      log: silentLogger,
+      mcp: { mcpReq: { requestState: () => undefined } } as unknown as ServerContext,
+      clientModes: () => ({ form: false, url: false }),
+      mintRound: () => Promise.reject(new Error("no input rounds here")),
+    } as unknown as CallContext;
+    const label = `never_answers/${site} (owner)`;
+    try {
+      let pending: Promise<unknown>;
+      let deadline: number;
+      if (site === "turn/interrupt") {
+        const started = await turns.startInThread(t.id, "never", ctx.signal);
+        const runtime = started.runtime!;
+        assert.ok(runtime, `${label}: the turn started`);
+        const never = new AbortController().signal;
+        while (router.pendingFor(runtime).length === 0) {
+          await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+        }
+        pending = interruptTool.run({ threadId: t.id }, ctx);
+        deadline = DEFAULT_TURN_LIMITS.interruptGraceMs;
+      } else {
+        pending = runTool.run(
+          runTool.inputSchema.parse({ threadId: t.id, text: "never", waitSeconds: 30 }),
+          ctx,
+        );
+        deadline = 12_000;
+      }
+      let settled = false;
+      void pending.then(() => (settled = true), () => (settled = true));
+      await seen.reached(); // The request is written and its timer armed.
+      await seen.release();
+      clock.advance(deadline - 1);
+      await f.requests(); // A round of I/O: a timeout that had fired would be handled by now.
+      assert.equal(settled, false, `${label}: not timed out before ${deadline} ms`);
+      clock.advance(1);
+      const out = await pending as Record<string, unknown>;
+      if (site === "turn/interrupt") {
+        const text = interruptTool.render(out as never);
+        assertInterrupt(
+          { structuredContent: out, content: [{ type: "text", text }] },
+          c.turnStart.codex_interrupt,
+          label,
+        );
+        assert.match(text, /did not confirm/, `${label}: the text says why`);
+      } else {
+        const text = runTool.render(out as never);
+        const rig = { receipts: [] as Record<string, unknown>[] } as unknown as TurnRig;
+        assertRun(
+          rig,
+          { structuredContent: out, content: [{ type: "text", text }] },
+          c.turnStart.codex_run[site],
+          label,
+        );
+        await assertReceiptsTruthful(f, rig.receipts);
+      }
+      assert.equal(turns.size, 0, `${label}: no runtime is left`);
+      assert.equal(owner.stats.alive, 0, `${label}: every helper was reaped`);
+      assert.deepEqual(f.alive(), [], `${label}: no process is left`);
+      await assertThreadsReleased(f, `${label}: `);
+    } finally {
+      await turns.shutdown();
+      await owner.shutdown();
+      await f.dispose();
+    }
+  }
 });

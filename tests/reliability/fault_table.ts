@@ -1,9 +1,11 @@
 /**
  * The fault matrix's expectation table: every fixture fault, how it is
- * provoked, and what each tool's caller sees. `fault_matrix_test.ts` runs it
- * and the README's "Faults" table is printed from it
- * (`deno run scripts/fault_table.ts`), so the two cannot drift: the test
- * asserts that the README holds exactly {@linkcode faultTableMarkdown}.
+ * provoked, and what each tool's caller sees, at the queue and reply-read
+ * levels and at the turn-start level (`codex_run` with the fault at each step
+ * of starting a turn, `codex_interrupt` with it at `turn/interrupt`).
+ * `fault_matrix_test.ts` runs it and the README's "Faults" tables are printed
+ * from it (`deno run scripts/fault_table.ts`), so the two cannot drift: the
+ * test asserts that the README holds exactly {@linkcode faultTableMarkdown}.
  * @module
  */
 
@@ -27,6 +29,43 @@ export interface Seen {
   confirmedBy?: "acknowledgement" | "queue_list";
 }
 
+/** The steps of `codex_run` (thread by id) a request fault is put on, in the order it takes them. */
+export const RUN_SITES = [
+  "config/read",
+  "thread/queue/add",
+  "thread/resume",
+  "thread/queue/start",
+] as const;
+
+/** A step of `codex_run`. */
+export type RunSite = (typeof RUN_SITES)[number];
+
+/** What a `codex_run` caller sees. */
+export interface RunSeen {
+  /** The receipt of the message. */
+  receipt: Seen;
+  /** The turn's status, or null when it did not start. */
+  turn: "completed" | "failed" | "interrupted" | null;
+  /** Why the turn did not start (the result's `reason`). */
+  reason?: string;
+  /** The failed turn's class. */
+  failureClass?: string;
+}
+
+/** What a `codex_interrupt` caller sees (the fault is put on `turn/interrupt` of a running turn). */
+export interface InterruptSeen {
+  status: "interrupted" | "ended" | "not_running";
+  /** The turn's status when it ended otherwise than by the interrupt. */
+  turn?: "completed" | "failed";
+  failureClass?: string;
+}
+
+/** The turn-start level's columns of a row. */
+export interface TurnStartSeen {
+  codex_run: Record<RunSite, RunSeen>;
+  codex_interrupt: InterruptSeen;
+}
+
 /** How a fault is provoked. */
 export type Provoke =
   /** The first app-server request of the call (after `initialize`) gets this action, once. */
@@ -47,8 +86,12 @@ export interface FaultCase {
   provoke: Provoke;
   /** What each tool's caller sees. */
   seen: Record<MatrixTool, Seen>;
+  /** What the turn-start tools' callers see. */
+  turnStart: TurnStartSeen;
   /** A note for the README (e.g. where a timeout is tested). */
   note?: string;
+  /** A note for the README's turn-start table. */
+  turnNote?: string;
 }
 
 const ok = (queue: Seen = { status: "queued", confirmedBy: "acknowledgement" }) => ({
@@ -69,6 +112,78 @@ const failing = (reason: string, queue: Seen = { status: "not_sent", reason }) =
 /** The message was stored before the fault: the receipt is confirmed by `thread/queue/list`. */
 const STORED_THEN_CONFIRMED: Seen = { status: "queued", confirmedBy: "queue_list" };
 
+const QUEUED: Seen = { status: "queued", confirmedBy: "acknowledgement" };
+/** Nothing was queued: the receipt says why, and no turn started. */
+const runNotSent = (reason: string): RunSeen => ({
+  receipt: { status: "not_sent", reason },
+  turn: null,
+  reason,
+});
+/** The message is queued (or may be), but the turn did not start, for `reason`. */
+const runNotStarted = (reason: string, receipt: Seen = QUEUED): RunSeen => ({
+  receipt,
+  turn: null,
+  reason,
+});
+/** The turn ran and ended so. */
+const runEnded = (turn: "completed" | "failed", failureClass?: string): RunSeen => ({
+  receipt: QUEUED,
+  turn,
+  ...(failureClass ? { failureClass } : {}),
+});
+/** The helper died or broke while the turn ran: the turn failed as `internal`. */
+const DIED_MID_TURN = runEnded("failed", "internal");
+
+/** No helper can start: nothing is queued, and no turn runs that could be interrupted. */
+const turnCannotStart = (reason: string): TurnStartSeen => ({
+  codex_run: {
+    "config/read": runNotSent(reason),
+    "thread/queue/add": runNotSent(reason),
+    "thread/resume": runNotSent(reason),
+    "thread/queue/start": runNotSent(reason),
+  },
+  codex_interrupt: { status: "not_running" },
+});
+const TURN_OK: TurnStartSeen = {
+  codex_run: {
+    "config/read": runEnded("completed"),
+    "thread/queue/add": runEnded("completed"),
+    "thread/resume": runEnded("completed"),
+    "thread/queue/start": runEnded("completed"),
+  },
+  codex_interrupt: { status: "interrupted" },
+};
+/**
+ * The connection breaks after the app-server acted on the request: the config
+ * cannot be trusted (nothing queued); a stored message is found by
+ * `thread/queue/list` on a fresh helper; a resumed thread is not followed; a
+ * running turn fails; an interrupt already took effect.
+ */
+const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
+  codex_run: {
+    "config/read": runNotSent(reason),
+    "thread/queue/add": runNotStarted(reason, STORED_THEN_CONFIRMED),
+    "thread/resume": runNotStarted(reason),
+    "thread/queue/start": DIED_MID_TURN,
+  },
+  codex_interrupt: { status: "interrupted" },
+});
+/**
+ * An error answer: the config read fails closed, the queue refuses the
+ * message, the thread is not loaded (the message stays queued); Codex starts
+ * queued messages on resume itself, so a refused `thread/queue/start` changes
+ * nothing; a refused interrupt is enforced by reaping the helper.
+ */
+const turnRefused = (reason: string): TurnStartSeen => ({
+  codex_run: {
+    "config/read": runNotSent(reason),
+    "thread/queue/add": runNotSent(reason),
+    "thread/resume": runNotStarted(reason),
+    "thread/queue/start": runEnded("completed"),
+  },
+  codex_interrupt: { status: "interrupted" },
+});
+
 const MIB = 1024 * 1024;
 
 /** The matrix. */
@@ -78,6 +193,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     fault: "`codex` on PATH is not a program (spawn failure)",
     provoke: { kind: "not_a_program" },
     seen: failing("spawn_failed"),
+    turnStart: turnCannotStart("spawn_failed"),
   },
   {
     id: "missing",
@@ -85,66 +201,89 @@ export const FAULT_CASES: readonly FaultCase[] = [
     provoke: { kind: "missing" },
     seen: failing("codex_missing"),
     note: "installed later: restart the relay",
+    turnNote: "installed later: restart the relay",
+    turnStart: turnCannotStart("codex_missing"),
   },
   {
     id: "exit_at_start",
     fault: "exits at start",
     provoke: { kind: "startup", startup: { exitAtStart: 3 } },
     seen: failing("spawn_failed"),
+    turnStart: turnCannotStart("spawn_failed"),
   },
   {
     id: "exit_on_initialize",
     fault: "exits before answering `initialize`",
     provoke: { kind: "startup", startup: { exitOnInitialize: 7 } },
     seen: failing("spawn_failed"),
+    turnStart: turnCannotStart("spawn_failed"),
   },
   {
     id: "exit_before_acting",
     fault: "exits after reading the request, before acting on it",
     provoke: { kind: "request", action: { exit: 0 } },
     seen: failing("protocol_error", { status: "unknown", reason: "protocol_error" }),
+    turnStart: {
+      codex_run: {
+        "config/read": runNotSent("protocol_error"),
+        "thread/queue/add": runNotStarted("protocol_error", {
+          status: "unknown",
+          reason: "protocol_error",
+        }),
+        "thread/resume": runNotStarted("protocol_error"),
+        "thread/queue/start": DIED_MID_TURN,
+      },
+      codex_interrupt: { status: "ended", turn: "failed", failureClass: "internal" },
+    },
   },
   {
     id: "lost_answer",
     fault: "acts on the request, then exits without answering",
     provoke: { kind: "request", action: { loseAnswer: 0 } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
+    turnStart: turnBrokenAfterActing("protocol_error"),
   },
   {
     id: "exit_mid_frame",
     fault: "exits in the middle of the answer frame",
     provoke: { kind: "request", action: { exitMidFrame: true } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
+    turnStart: turnBrokenAfterActing("protocol_error"),
   },
   {
     id: "wrong_id",
     fault: "answers under another id",
     provoke: { kind: "request", action: { wrongId: true } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
+    turnStart: turnBrokenAfterActing("protocol_error"),
   },
   {
     id: "garbage_line",
     fault: "writes a line that is not JSON before the answer",
     provoke: { kind: "request", action: { garbage: true } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
+    turnStart: turnBrokenAfterActing("protocol_error"),
   },
   {
     id: "frame_at_limit",
     fault: "answer frame of exactly 1 MiB",
     provoke: { kind: "request", action: { frameBytes: MIB } },
     seen: ok(),
+    turnStart: TURN_OK,
   },
   {
     id: "frame_over_limit",
     fault: "answer frame of 1 MiB + 1 byte",
     provoke: { kind: "request", action: { frameBytes: MIB + 1 } },
     seen: failing("output_limit", STORED_THEN_CONFIRMED),
+    turnStart: turnBrokenAfterActing("output_limit"),
   },
   {
     id: "stderr_flood",
     fault: "floods stderr (4 MiB before reading anything)",
     provoke: { kind: "startup", startup: { stderrFlood: 4 * MIB } },
     seen: ok(),
+    turnStart: TURN_OK,
   },
   {
     id: "never_answers",
@@ -152,6 +291,16 @@ export const FAULT_CASES: readonly FaultCase[] = [
     provoke: { kind: "request", action: { never: true } },
     seen: failing("timeout", { status: "unknown", reason: "timeout" }),
     note: "12 s per RPC; a wait: its time + 4 s",
+    turnNote: "12 s per RPC, 20 s per start; `turn/interrupt`: 10 s",
+    turnStart: {
+      codex_run: {
+        "config/read": runNotSent("timeout"),
+        "thread/queue/add": runNotStarted("timeout", { status: "unknown", reason: "timeout" }),
+        "thread/resume": runNotStarted("timeout"),
+        "thread/queue/start": runEnded("completed"),
+      },
+      codex_interrupt: { status: "interrupted" },
+    },
   },
   {
     id: "ignores_sigterm",
@@ -159,6 +308,8 @@ export const FAULT_CASES: readonly FaultCase[] = [
     provoke: { kind: "startup", startup: { stubborn: true } },
     seen: ok(),
     note: "SIGKILL after 1.5 s",
+    turnNote: "SIGKILL after 1.5 s",
+    turnStart: TURN_OK,
   },
   {
     id: "rpc_32600",
@@ -168,18 +319,21 @@ export const FAULT_CASES: readonly FaultCase[] = [
       action: { error: { code: -32600, message: "Invalid request: rejected by the fixture" } },
     },
     seen: failing("rpc_error"),
+    turnStart: turnRefused("rpc_error"),
   },
   {
     id: "rpc_32601",
     fault: "answers error -32601 (method not found)",
     provoke: { kind: "request", action: { error: { code: -32601, message: "Method not found" } } },
     seen: failing("rpc_error"),
+    turnStart: turnRefused("rpc_error"),
   },
   {
     id: "rpc_32603",
     fault: "answers error -32603 (internal error)",
     provoke: { kind: "request", action: { error: { code: -32603, message: "Internal error" } } },
     seen: failing("rpc_error"),
+    turnStart: turnRefused("rpc_error"),
   },
   {
     id: "rpc_32001",
@@ -189,6 +343,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
       action: { error: { code: -32001, message: "Server overloaded; retry later" } },
     },
     seen: failing("busy"),
+    turnStart: turnRefused("busy"),
   },
 ];
 
@@ -218,32 +373,93 @@ function cell(seen: Seen): string {
   return seen.confirmedBy === "queue_list" ? `${shown} (found by \`thread/queue/list\`)` : shown;
 }
 
-/** The README table: one row per fault, one column per tool. */
-export function faultTableMarkdown(): string {
-  const header = ["fault (fixture app-server)", ...MATRIX_TOOLS.map((t) => `\`${t}\``), "note"];
-  const rows = FAULT_CASES.map((c) => [
-    c.fault,
-    ...MATRIX_TOOLS.map((t) => cell(c.seen[t])),
-    c.note ?? "",
-  ]);
+function runCell(r: RunSeen): string {
+  const receipt = cell(r.receipt);
+  if (r.turn === null) {
+    return r.reason === r.receipt.reason ? receipt : `${receipt}; not started: \`${r.reason}\``;
+  }
+  return `${receipt}; turn \`${r.turn}\`${r.failureClass ? `, \`${r.failureClass}\`` : ""}`;
+}
+
+function interruptCell(i: InterruptSeen): string {
+  if (!i.turn) return `\`${i.status}\``;
+  return `\`${i.status}\`; turn \`${i.turn}\`${i.failureClass ? `, \`${i.failureClass}\`` : ""}`;
+}
+
+function markdownTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-/** The rows of the first markdown table in `text`, cells trimmed (formatting-insensitive). */
-export function tableRows(text: string): string[][] {
-  const rows: string[][] = [];
+/** The caption between the README's two tables. */
+export const TURN_TABLE_CAPTION =
+  'At the turn-start level (`--allow-turn-start --allow-reply-read`), a request fault is put on one step of `codex_run` (thread by id), or on `turn/interrupt` while the turn runs; after each, the same thread runs a turn to its end and is released. A `codex_run` cell is the receipt, then the turn or why it did not start. "Never answers" runs through the owner with a manual clock.';
+
+/**
+ * The README tables: one row per fault, one column per tool; then the
+ * turn-start table, one column per step of `codex_run` and one for
+ * `codex_interrupt`.
+ */
+export function faultTableMarkdown(): string {
+  const first = markdownTable(
+    ["fault (fixture app-server)", ...MATRIX_TOOLS.map((t) => `\`${t}\``), "note"],
+    FAULT_CASES.map((c) => [c.fault, ...MATRIX_TOOLS.map((t) => cell(c.seen[t])), c.note ?? ""]),
+  );
+  const second = markdownTable(
+    [
+      "fault (fixture app-server)",
+      ...RUN_SITES.map((m) => `\`codex_run\`, fault at \`${m}\``),
+      "`codex_interrupt`, fault at `turn/interrupt`",
+      "note",
+    ],
+    FAULT_CASES.map((c) => [
+      c.fault,
+      ...RUN_SITES.map((m) => runCell(c.turnStart.codex_run[m])),
+      interruptCell(c.turnStart.codex_interrupt),
+      c.turnNote ?? "",
+    ]),
+  );
+  return [first, "", wrap(TURN_TABLE_CAPTION, 100), "", second].join("\n");
+}
+
+/** Greedy word wrap at `width` columns, as `deno fmt` wraps markdown prose. */
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join("\n");
+}
+
+/**
+ * The rows of every markdown table in `text`, cells trimmed
+ * (formatting-insensitive), one array per table.
+ */
+export function tablesOf(text: string): string[][][] {
+  const tables: string[][][] = [];
+  let rows: string[][] = [];
   for (const raw of text.split("\n")) {
     const l = raw.trim();
     if (!l.startsWith("|")) {
-      if (rows.length > 0) break;
+      if (rows.length > 0) tables.push(rows);
+      rows = [];
       continue;
     }
     const cells = l.slice(1, l.endsWith("|") ? -1 : undefined).split("|").map((c) => c.trim());
     rows.push(cells.every((c) => /^:?-+:?$/.test(c)) ? cells.map(() => "---") : cells);
   }
-  return rows;
+  if (rows.length > 0) tables.push(rows);
+  return tables;
+}
+
+/** The rows of the first markdown table in `text` (see {@linkcode tablesOf}). */
+export function tableRows(text: string): string[][] {
+  return tablesOf(text)[0] ?? [];
 }
 
 /** Marks the generated table in the README. */

@@ -5,12 +5,27 @@
  * truth, at most 4 helpers are alive at any instant (the relay's own
  * spawn/reap log, and the process table sampled throughout), and the relay's
  * memory stays flat after a warm-up.
+ *
+ * At the turn-start level: short `codex_run` turns (half asking an approval
+ * the client answers) mixed with other calls from 8 lanes, within 4 helpers,
+ * every thread released; and, with a manual clock, a fifth `codex_run` while
+ * four turns hold every helper: it waits 20 s for one, then is `busy` with
+ * nothing queued.
  */
 
 import assert from "assert";
-import { FixtureHome } from "../_fixture.ts";
+import { agentItem, FixtureHome, thread } from "../_fixture.ts";
+import type { TurnStep } from "../../fixtures/scenario.ts";
+import { ElicitationRouter } from "../../src/elicit/router.ts";
+import { allowedMethods } from "../../src/host/capabilities.ts";
+import { silentLogger } from "../../src/log.ts";
+import { ManualClock } from "../../src/owner/clock.ts";
+import { Owner } from "../../src/owner/owner.ts";
+import { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
 import {
   assertReceiptsTruthful,
+  assertThreadsReleased,
   callTool,
   helpersFromLog,
   leakedSecrets,
@@ -24,6 +39,7 @@ import {
   type Seeded,
   seeded,
   startRelayProcess,
+  storedMessages,
 } from "./_reliability.ts";
 
 const LANES = 10;
@@ -50,7 +66,12 @@ interface Outcome {
 }
 
 /** One call of `kind`, checked; returns the receipt of queue calls. */
-async function call(relay: RelayProcess, s: Seeded, kind: Kind, n: number): Promise<Outcome> {
+async function callAndCheck(
+  relay: RelayProcess,
+  s: Seeded,
+  kind: Kind,
+  n: number,
+): Promise<Outcome> {
   const args: Record<Kind, [string, Record<string, unknown>]> = {
     list: ["codex_list_threads", { limit: 10 }],
     queue_id: ["codex_queue_message", { threadId: s.main.id, text: `load ${n}` }],
@@ -106,7 +127,7 @@ function runLanes(
       const out: Outcome[] = [];
       for (let i = 0; i < perLane; i++) {
         const n = offset + lane * perLane + i;
-        out.push(await call(relay, s, kinds[(lane + i) % kinds.length], n));
+        out.push(await callAndCheck(relay, s, kinds[(lane + i) % kinds.length], n));
       }
       return out;
     }),
@@ -167,4 +188,209 @@ Deno.test("load: 500 mixed calls from 10 concurrent lanes through one relay stay
   const helpers = helpersFromLog(stderr);
   assert.equal(helpers.spawned, helpers.reaped, "every helper spawned was reaped");
   assert.ok(!stderr.includes("load "), "message text never reaches the log");
+});
+
+// ------------------------------------------------------------- turn start
+
+const RUN_FINAL = "load run final 41be";
+const APPROVAL: TurnStep = {
+  request: {
+    method: "item/commandExecution/requestApproval",
+    params: {
+      itemId: "call_load_1",
+      reason: "load",
+      command: "/bin/true",
+      cwd: "/workspace",
+      commandActions: [],
+      availableDecisions: ["accept", "decline", "cancel"],
+    },
+  },
+};
+const TURN_LANES = 8;
+const TURN_CALLS_PER_LANE = 28;
+
+type TurnKind = "run" | "list" | "queue_id" | "read" | "invalid_run" | "interrupt";
+const TURN_KINDS: readonly TurnKind[] = [
+  "run",
+  "list",
+  "queue_id",
+  "run",
+  "read",
+  "invalid_run",
+  "interrupt",
+];
+
+Deno.test("load (turn start): codex_run turns (half of them asking an approval) mixed with other calls from 8 lanes are all answered within 4 helpers, and every thread is released", async () => {
+  const s = seeded();
+  // Each lane runs its turns on its own thread, one at a time.
+  const runThreads = Array.from({ length: TURN_LANES }, (_, lane) =>
+    thread({
+      name: `load run ${lane}`,
+      scripts: [[
+        ...(lane % 2 === 0 ? [APPROVAL] : []),
+        { item: agentItem("msg_load_final", RUN_FINAL) },
+        { end: "completed" },
+      ]],
+    }));
+  const f = await FixtureHome.create({ threads: [...s.scenario.threads, ...runThreads] });
+  let asked = 0;
+  const relay = await startRelayProcess({
+    env: f.env,
+    flags: ["--allow-turn-start", "--allow-reply-read", "--log-level", "debug"],
+    onElicit: () => {
+      asked++;
+      return { action: "accept", content: { decision: "accept" } };
+    },
+  });
+  let stderr = "";
+  const receipts: Record<string, unknown>[] = [];
+  let runs = 0;
+  let approvalRuns = 0;
+  try {
+    const call = async (lane: number, kind: TurnKind, n: number): Promise<void> => {
+      const threadId = runThreads[lane].id;
+      if (kind === "list" || kind === "queue_id" || kind === "read") {
+        const out = await callAndCheck(relay, s, kind, n);
+        if (out.receipt) receipts.push(out.receipt);
+        return;
+      }
+      const [tool, args]: [string, Record<string, unknown>] = kind === "run"
+        ? ["codex_run", { threadId, text: `load ${n}`, waitSeconds: 30 }]
+        : kind === "invalid_run"
+        ? ["codex_run", { threadId, cwd: "/tmp", text: `load ${n}` }]
+        : ["codex_interrupt", { threadId }];
+      const result = await callTool(relay.client, tool, args);
+      const label = `${kind} #${n}: ${resultText(result).slice(0, 300)}`;
+      assert.deepEqual(leakedSecrets(result), [], label);
+      if (kind === "invalid_run") return assert.equal(result.isError, true, label);
+      assert.notEqual(result.isError, true, label);
+      const out = result.structuredContent!;
+      if (kind === "interrupt") return assert.equal(out.status, "not_running", label);
+      runs++;
+      if (lane % 2 === 0) approvalRuns++;
+      const receipt = out.receipt as Record<string, unknown>;
+      receipts.push(receipt);
+      assert.equal(receipt.status, "queued", label);
+      assert.equal((out.turn as { status: string }).status, "completed", label);
+      assert.deepEqual((out.replies as { text: string }[]).map((r) => r.text), [RUN_FINAL], label);
+    };
+    const lanes = Promise.all(
+      Array.from({ length: TURN_LANES }, async (_, lane) => {
+        for (let i = 0; i < TURN_CALLS_PER_LANE; i++) {
+          await call(lane, TURN_KINDS[(lane + i) % TURN_KINDS.length], lane * 100 + i);
+        }
+      }),
+    );
+    const sampled = await sampleWhile(lanes, f.home);
+    await lanes;
+
+    assert.ok(runs >= 60 && approvalRuns >= 30, `enough turns (${runs}, ${approvalRuns} asking)`);
+    assert.equal(asked, approvalRuns, "every approval reached the client once");
+    const answers = await f.answers();
+    assert.equal(answers.length, approvalRuns, "every approval was answered once");
+    assert.ok(answers.every((a) => (a.result as { decision?: string }).decision === "accept"));
+    await assertReceiptsTruthful(f, receipts);
+    await assertThreadsReleased(f);
+    const helpers = helpersFromLog(relay.transport.stderr);
+    assert.equal(helpers.peak, HELPER_CAP, `4 helpers at most, and the cap was reached`);
+    assert.ok(sampled.samples >= 5, `the process table was sampled (${sampled.samples} times)`);
+    assert.ok(
+      sampled.peakProcesses <= HELPER_CAP,
+      `at most 4 helpers in the process table (${sampled.peakProcesses})`,
+    );
+  } finally {
+    const closed = await relay.close();
+    stderr = closed.stderr;
+    const left = f.alive();
+    await f.dispose();
+    assert.equal(closed.code, 0, `the relay exits 0:\n${stderr.slice(-2000)}`);
+    assert.deepEqual(left, [], "no helper is left");
+  }
+  const helpers = helpersFromLog(stderr);
+  assert.equal(helpers.spawned, helpers.reaped, "every helper spawned was reaped");
+  assert.ok(!stderr.includes("load ") && !stderr.includes(RUN_FINAL), "no text reaches the log");
+});
+
+Deno.test("load (turn start): while four turns hold every helper, a fifth codex_run waits 20 s for one, then is busy with nothing queued; one freed in time is taken (owner, manual clock)", async () => {
+  const holding = Array.from(
+    { length: HELPER_CAP },
+    (_, i) => thread({ scripts: [[{ barrier: `hold-${i}` }, { end: "completed" }]] }),
+  );
+  const fifth = thread();
+  const sixth = thread();
+  const f = await FixtureHome.create({ threads: [...holding, fifth, sixth] });
+  const barriers = await Promise.all(holding.map((_, i) => f.barrier(`hold-${i}`)));
+  const clock = new ManualClock();
+  const owner = new Owner({
+    allowlist: allowedMethods({ replyRead: false, turnStart: true }),
+    version: "0.0.0-test",
+    env: f.env,
+    clock,
+    reap: { eofGraceMs: 300, termGraceMs: 300 },
+  });
+  const router = new ElicitationRouter({ clock, log: silentLogger });
+  const turns = new TurnRegistry({
+    owner,
+    router,
+    clock,
+    log: silentLogger,
+    limits: DEFAULT_TURN_LIMITS,
+    disabledMcpServers: [],
+  });
+  const signal = new AbortController().signal;
+  try {
+    const runtimes = [];
+    for (const [i, t] of holding.entries()) {
+      const started = await turns.startInThread(t.id, `hold ${i}`, signal);
+      assert.ok(started.runtime, `turn ${i} started: ${started.message}`);
+      runtimes.push(started.runtime);
+      await barriers[i].reached(); // Running, silent, holding its helper.
+    }
+    assert.equal(owner.stats.alive, HELPER_CAP);
+
+    const late = turns.startInThread(fifth.id, "fifth", signal);
+    const listing = owner.operation((session) => session.call("thread/list", {}), {
+      signal,
+      label: "list",
+    }).then(() => "listed", (e: { reason?: string }) => e.reason);
+    let settled = false;
+    void late.then(() => (settled = true));
+    clock.advance(20_000 - 1);
+    await f.requests(); // A round of I/O: a wait that had ended would be handled by now.
+    assert.equal(settled, false, "the fifth call waits for a helper");
+    assert.equal(owner.stats.waiting, 2, "the fifth call and a list wait in the queue");
+    clock.advance(1);
+    await f.requests(); // Another round of I/O: the refusal is handled by now.
+    assert.equal(settled, true, "the fifth call stops waiting at 20 s");
+    const busy = await late;
+    assert.equal(busy.runtime, undefined);
+    assert.deepEqual([busy.receipt.status, busy.reason], ["not_sent", "busy"], busy.message);
+    assert.match(busy.message ?? "", /All 4 helpers stayed in use for 20 s/);
+    assert.equal(await listing, "busy", "a list waiting as long is busy too");
+    assert.equal((await f.spawned()).length, HELPER_CAP, "no fifth helper was started");
+    const stored = await storedMessages(f);
+    assert.equal(stored.get(busy.receipt.clientMessageId) ?? 0, 0);
+    assert.ok(
+      !(await f.requests()).some((r) => (r.params as { threadId?: string }).threadId === fifth.id),
+      "nothing about the fifth thread reached Codex",
+    );
+
+    const next = turns.startInThread(sixth.id, "sixth", signal);
+    await barriers[0].release(); // The first turn ends: its helper is reaped and its slot taken.
+    const ran = await next;
+    assert.ok(ran.runtime, `the sixth call ran: ${ran.message}`);
+    assert.equal((await turns.settled(ran.runtime)).snapshot.phase, "completed");
+    for (const b of barriers.slice(1)) await b.release();
+    for (const runtime of runtimes) {
+      assert.equal((await turns.settled(runtime)).snapshot.phase, "completed");
+    }
+    assert.ok(owner.stats.peak <= HELPER_CAP, `at most 4 helpers (${owner.stats.peak})`);
+    await assertThreadsReleased(f);
+  } finally {
+    await turns.shutdown();
+    await owner.shutdown();
+    const left = f.alive();
+    await f.dispose();
+    assert.deepEqual(left, [], "no helper is left");
+  }
 });

@@ -1,7 +1,7 @@
 import assert from "assert";
 import { RelayError } from "../../src/errors.ts";
 import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner } from "../../src/owner/owner.ts";
+import { type HeldConnection, heldSession, Owner } from "../../src/owner/owner.ts";
 
 /** An operation that sends nothing and ends when its budget is spent. */
 function idle(owner: Owner, budgetMs?: number): { signal: AbortSignal; ended: Promise<unknown> } {
@@ -46,4 +46,28 @@ Deno.test("Owner.operation() grants an explicit budget up to maxOperationMs (60 
   assert.equal(await budgetOf(owner, clock, 60_000), 60_000);
   assert.equal(await budgetOf(owner, clock, 60_001), 60_000);
   assert.equal(await budgetOf(owner, clock, 5_000), 5_000);
+});
+
+Deno.test("heldSession() gives its RPCs what is left of one budget, and sends none once it is spent", async () => {
+  const clock = new ManualClock();
+  const sent: { method: string; timeoutMs?: number }[] = [];
+  const conn = {
+    call: (method: string, _params: unknown, options: { timeoutMs?: number } = {}) => {
+      sent.push({ method, timeoutMs: options.timeoutMs });
+      return Promise.resolve({});
+    },
+  } as unknown as HeldConnection;
+  const session = heldSession(conn, new AbortController().signal, 20_000, clock);
+  await session.call("config/read", {});
+  clock.advance(12_000); // thread/queue/add took its whole RPC timeout
+  await session.call("thread/queue/list", {});
+  clock.advance(8_000 - 1);
+  await session.call("thread/queue/list", {});
+  assert.deepEqual(sent.map((s) => s.timeoutMs), [20_000, 8_000, 1]);
+  clock.advance(1);
+  await assert.rejects(
+    session.call("thread/queue/list", {}),
+    (e: RelayError) => e.reason === "timeout" && !e.written,
+  );
+  assert.equal(sent.length, 3, "nothing is sent once the budget is spent");
 });

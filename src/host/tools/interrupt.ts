@@ -18,6 +18,9 @@ const output = z.object({
     id: z.string().nullable(),
     status: z.enum(["completed", "failed", "interrupted", "running"]),
   }).nullable(),
+  failureClass: z.enum(["capacity", "stalled", "auth", "bad_request", "internal", "unknown"])
+    .optional(),
+  error: z.string().optional(),
   replies: z.array(z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() }))
     .optional(),
   nextCursor: z.string().nullable().optional(),
@@ -45,10 +48,13 @@ export const interruptTool: Tool<typeof input, typeof output> = {
     const run = await ctx.turns.interrupt(threadId);
     if (!run) return { status: "not_running" as const, threadId, turn: null };
     const turn = runTurn(run.snapshot, false);
+    const { failure, error } = run.snapshot;
     return {
       status: turn?.status === "interrupted" ? "interrupted" as const : "ended" as const,
       threadId,
       turn,
+      ...(failure ? { failureClass: failure.failureClass } : {}),
+      ...(error ? { error } : {}),
       ...runReplies(run),
     };
   },
@@ -57,8 +63,10 @@ export const interruptTool: Tool<typeof input, typeof output> = {
       return `codex-relay runs no turn on thread ${out.threadId}; nothing was interrupted.`;
     }
     const how = out.status === "interrupted"
-      ? "was interrupted"
-      : `had already ended (${out.turn?.status})`;
+      ? `was interrupted${out.error ? ` (${out.error})` : ""}`
+      : `ended as ${out.turn?.status}, not by the interrupt${
+        out.failureClass ? ` (failure class ${out.failureClass})` : ""
+      }${out.error ? `: ${out.error}` : ""}`;
     return `The turn on thread ${out.threadId} ${how}; the thread is released.`;
   },
 };

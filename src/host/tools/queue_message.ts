@@ -61,8 +61,8 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
   );
 }
 
-/** Looks for the submission in the thread's queue (`thread/queue/list`). */
-async function findQueued(
+/** Looks for the submission in the thread's queue (`thread/queue/list`); its id, if listed. */
+export async function findQueued(
   s: Session,
   threadId: string,
   clientMessageId: string,

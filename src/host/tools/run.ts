@@ -19,6 +19,7 @@ const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
+    .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
     .optional().describe("Or start a new thread in this directory (absolute path)"),
   text: messageText,
   waitSeconds: z.number().int().min(1).max(55).default(45)
@@ -57,7 +58,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a message as a Codex turn",
   description:
-    "Runs a message as a Codex turn now, in this relay: with threadId it queues the message into that thread, loads the thread and starts it; with cwd it starts a new thread in that directory. Codex's approval requests and questions come to you as input requests of this call. Returns when the turn ends or after waitSeconds: turn.status is completed, failed, interrupted or running (then follow it with codex_wait_reply, or stop it with codex_interrupt). A thread another Codex process has open returns held_elsewhere and the message stays queued there.",
+    "Runs a message as a Codex turn now, in this relay: with threadId it queues the message into that thread, loads the thread and starts it; with cwd it starts a new thread in that directory. Codex's approval requests and questions come to you as input requests of this call. Returns when the turn ends or after waitSeconds: turn.status is completed, failed, interrupted or running (then follow it with codex_wait_reply, or stop it with codex_interrupt). A thread another Codex process has open returns held_elsewhere and the message stays queued there. A running turn holds one of the relay's 4 helpers until it ends; when all 4 are in use, a call waits up to 20 s for one and then returns busy with nothing queued.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
@@ -73,7 +74,13 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       throw new ToolRefusal("codex_run is not enabled at this capability level");
     }
     const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retry(state, ctx);
+    if (state !== undefined) return await retry(state, args, ctx);
+    if (ctx.mcp.mcpReq.inputResponses !== undefined) {
+      // A retry that lost its state: starting a new run would queue the text a second time.
+      throw new ToolRefusal(
+        "This call carries input responses but no requestState; nothing was queued or sent to Codex",
+      );
+    }
     const start = args.threadId
       ? await turns.startInThread(args.threadId, args.text, ctx.signal)
       : await turns.startInCwd(args.cwd!, args.text, ctx.signal);
@@ -101,9 +108,15 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
 
 async function retry(
   state: RoundState,
+  args: { threadId?: string },
   ctx: CallContext,
 ): Promise<Output | { inputRequired: unknown }> {
-  if (state.tool !== "codex_run") throw new ToolRefusal("This input round belongs to another tool");
+  if (
+    state.tool !== "codex_run" ||
+    (args.threadId !== undefined && args.threadId !== state.threadId)
+  ) {
+    throw new ToolRefusal("This input round belongs to another call; nothing was sent to Codex");
+  }
   const outcomes = applyAnswers(ctx.router!, state, ctx.mcp.mcpReq.inputResponses);
   if (
     outcomes.length > 0 && outcomes.every((o) => o === "unknown_token" || o === "wrong_runtime")
@@ -191,8 +204,15 @@ function pendingText(pending: PendingSummary[] | undefined): string {
 function renderRun(out: Output): string {
   const r = out.receipt;
   if (!out.turn) {
-    const queued = r.status === "queued" ? " The message is queued in the thread." : "";
-    return `The turn did not start (${out.reason}): ${out.message ?? ""}${queued}`.trim();
+    const stored = r.status === "queued"
+      ? " The message is queued in the thread (receipt queued): do not send it again."
+      : r.status === "unknown"
+      ? " The message may have been stored (receipt unknown): check the thread before sending it again."
+      : " Nothing was stored (receipt not_sent).";
+    const why = out.message
+      ? ` ${/[.!?]$/.test(out.message) ? out.message : `${out.message}.`}`
+      : "";
+    return `The turn did not start (${out.reason}):${why}${stored}`;
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   if (out.turn.status === "running") {

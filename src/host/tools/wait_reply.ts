@@ -123,7 +123,10 @@ async function followRelayTurn(
   let round = 0;
   let runtime: TurnRuntime | undefined;
   if (state !== undefined) {
-    if (state.tool !== "codex_wait_reply" || state.threadId !== args.threadId) {
+    if (
+      state.tool !== "codex_wait_reply" || state.threadId !== args.threadId ||
+      state.clientMessageId !== args.clientMessageId
+    ) {
       throw new ToolRefusal("This input round belongs to another call");
     }
     const outcomes = applyAnswers(ctx.router!, state, ctx.mcp.mcpReq.inputResponses);
