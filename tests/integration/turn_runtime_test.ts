@@ -1,20 +1,11 @@
 import assert from "assert";
-import { ElicitationRouter } from "../../src/elicit/router.ts";
-import { allowedMethods } from "../../src/host/capabilities.ts";
-import { silentLogger } from "../../src/log.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner } from "../../src/owner/owner.ts";
-import { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import { type TurnRig, turnRig } from "../_turn_rig.ts";
 import { DEFAULT_TURN_LIMITS, type TurnRuntime } from "../../src/turn/turn_runtime.ts";
 import { agentItem, FixtureHome, thread } from "../_fixture.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 
-interface Rig {
+interface Rig extends TurnRig {
   f: FixtureHome;
-  clock: ManualClock;
-  owner: Owner;
-  router: ElicitationRouter;
-  turns: TurnRegistry;
   threadId: string;
 }
 
@@ -25,23 +16,7 @@ async function rig(
 ): Promise<Rig> {
   const t = thread({ scripts: [steps] });
   const f = await FixtureHome.create({ threads: [t], ...over });
-  const clock = new ManualClock();
-  const owner = new Owner({
-    allowlist: allowedMethods({ replyRead: false, turnStart: true }),
-    version: "0.0.0-test",
-    env: f.env,
-    reap: { eofGraceMs: 300, termGraceMs: 300 },
-  });
-  const router = new ElicitationRouter({ clock, log: silentLogger });
-  const turns = new TurnRegistry({
-    owner,
-    router,
-    clock,
-    log: silentLogger,
-    limits: DEFAULT_TURN_LIMITS,
-    disabledMcpServers: named,
-  });
-  return { f, clock, owner, router, turns, threadId: t.id };
+  return { ...turnRig(f, { disabledMcpServers: named }), f, threadId: t.id };
 }
 
 async function done(r: Rig): Promise<void> {

@@ -16,6 +16,7 @@
  * (the fixture's holds and releases balance).
  */
 
+import { turnRig as wireTurns } from "../_turn_rig.ts";
 import assert from "assert";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
@@ -66,12 +67,9 @@ import {
   seeded,
   startRelayProcess,
 } from "./_reliability.ts";
-import { ElicitationRouter } from "../../src/elicit/router.ts";
-import { TurnRegistry } from "../../src/turn/turn_registry.ts";
 import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
 import { runTool } from "../../src/host/tools/run.ts";
 import { interruptTool } from "../../src/host/tools/interrupt.ts";
-import { readReply } from "../../src/reply/read_reply.ts";
 import { ROOT } from "../_relay.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
@@ -687,25 +685,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       faults: [{ method: site, once: "never", action: { never: true }, barrier }],
     });
     const seen = await f.barrier(barrier);
-    const clock = new ManualClock();
-    const owner = new Owner({
-      allowlist: allowedMethods(caps),
-      version: "0.0.0-test",
-      env: f.env,
-      clock,
-      reap: { eofGraceMs: 300, termGraceMs: 300 },
-    });
-    const router = new ElicitationRouter({ clock, log: silentLogger });
-    const turns = new TurnRegistry({
-      owner,
-      router,
-      clock,
-      log: silentLogger,
-      limits: DEFAULT_TURN_LIMITS,
-      disabledMcpServers: [],
-      readReplies: (session, threadId, clientMessageId) =>
-        readReply(session, { threadId, clientMessageId }),
-    });
+    const { clock, owner, router, turns } = wireTurns(f, { caps, ownerOnManualClock: true });
     // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
     const ctx = {
       owner,

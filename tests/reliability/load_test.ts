@@ -13,16 +13,10 @@
  * nothing queued.
  */
 
+import { turnRig } from "../_turn_rig.ts";
 import assert from "assert";
 import { agentItem, FixtureHome, thread } from "../_fixture.ts";
 import type { TurnStep } from "../../fixtures/scenario.ts";
-import { ElicitationRouter } from "../../src/elicit/router.ts";
-import { allowedMethods } from "../../src/host/capabilities.ts";
-import { silentLogger } from "../../src/log.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner } from "../../src/owner/owner.ts";
-import { TurnRegistry } from "../../src/turn/turn_registry.ts";
-import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
 import {
   assertReceiptsTruthful,
   assertThreadsReleased,
@@ -320,23 +314,7 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
   const sixth = thread();
   const f = await FixtureHome.create({ threads: [...holding, fifth, sixth] });
   const barriers = await Promise.all(holding.map((_, i) => f.barrier(`hold-${i}`)));
-  const clock = new ManualClock();
-  const owner = new Owner({
-    allowlist: allowedMethods({ replyRead: false, turnStart: true }),
-    version: "0.0.0-test",
-    env: f.env,
-    clock,
-    reap: { eofGraceMs: 300, termGraceMs: 300 },
-  });
-  const router = new ElicitationRouter({ clock, log: silentLogger });
-  const turns = new TurnRegistry({
-    owner,
-    router,
-    clock,
-    log: silentLogger,
-    limits: DEFAULT_TURN_LIMITS,
-    disabledMcpServers: [],
-  });
+  const { clock, owner, turns } = turnRig(f, { ownerOnManualClock: true });
   const signal = new AbortController().signal;
   try {
     const runtimes = [];
