@@ -1,5 +1,6 @@
 import assert from "assert";
 import { ROOT } from "../_relay.ts";
+import { FixtureHome } from "../_fixture.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /** Runs the real entry point under the relay's permission set with exactly these arguments. */
@@ -69,4 +70,35 @@ Deno.test("codex-relay accepts --disable-codex-mcp-server more than once", async
   );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "");
+});
+
+Deno.test("importing mod.ts runs no command and starts no helper", async () => {
+  const f = await FixtureHome.create({ threads: [] });
+  try {
+    const probe = `${f.home}/import_probe.ts`;
+    await Deno.writeTextFile(
+      probe,
+      `import * as relay from "${ROOT}/mod.ts";\nconsole.log(JSON.stringify(Object.keys(relay).sort()));\n`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-P",
+        "--quiet",
+        "--config",
+        `${ROOT}/deno.json`,
+        "--allow-read=" + f.home,
+        probe,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env: f.env,
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), JSON.stringify(["VERSION", "main"]));
+    assert.deepEqual(await f.spawned(), [], "no codex was started");
+  } finally {
+    await f.dispose();
+  }
 });
