@@ -26,11 +26,14 @@ async function done(r: Rig): Promise<void> {
   await r.f.dispose();
 }
 
-async function untilRunning(runtime: TurnRuntime): Promise<void> {
+/** Waits (on the runtime's own change events, not on time) until `ready()` holds. */
+async function until(runtime: TurnRuntime, ready: () => boolean): Promise<void> {
   const never = new AbortController().signal;
-  while (runtime.snapshot().phase === "queued") {
-    await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
-  }
+  while (!ready()) await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+}
+
+function untilRunning(runtime: TurnRuntime): Promise<void> {
+  return until(runtime, () => runtime.snapshot().phase !== "queued");
 }
 
 async function start(r: Rig): Promise<TurnRuntime> {
@@ -115,10 +118,7 @@ Deno.test("TurnRuntime does not count time waiting on a human toward the stall b
   ]);
   try {
     const runtime = await start(r);
-    const never = new AbortController().signal;
-    while (r.router.pendingFor(runtime).length === 0) {
-      await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
-    }
+    await until(runtime, () => r.router.pendingFor(runtime).length > 0);
     r.clock.advance(9 * 60_000); // Far past the stall budget, short of the 10-minute deadline.
     assert.equal(runtime.ended, false);
     const [pending] = r.router.pendingFor(runtime);
@@ -155,10 +155,7 @@ Deno.test("TurnRuntime: the deadline answers cancel to Codex and the turn goes o
   ]);
   try {
     const runtime = await start(r);
-    const never = new AbortController().signal;
-    while (r.router.pendingFor(runtime).length === 0) {
-      await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
-    }
+    await until(runtime, () => r.router.pendingFor(runtime).length > 0);
     r.clock.advance(10 * 60_000);
     await r.turns.settled(runtime);
     assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
@@ -206,10 +203,7 @@ Deno.test("TurnRegistry.shutdown() declines pending requests, interrupts the tur
   ]);
   await r.f.barrier("after");
   const runtime = await start(r);
-  const never = new AbortController().signal;
-  while (r.router.pendingFor(runtime).length === 0) {
-    await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
-  }
+  await until(runtime, () => r.router.pendingFor(runtime).length > 0);
   await r.turns.shutdown();
   assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "decline" }]);
   const methods = (await r.f.requests()).map((q) => q.method);
