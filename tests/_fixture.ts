@@ -80,8 +80,11 @@ export class FixtureHome {
         const file = this.#barriers.get(name);
         if (!file) throw new Error(`barrier ${name} released before it was reached`);
         this.#barriers.set(name, undefined);
-        await file.write(new TextEncoder().encode("go\n"));
-        file.close();
+        try {
+          await file.write(new TextEncoder().encode("go\n"));
+        } finally {
+          file.close(); // Also when the fixture is gone and the write fails.
+        }
       },
     };
   }
