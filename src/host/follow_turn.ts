@@ -7,6 +7,7 @@
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import {
+  applyAnswers,
   askable,
   type ClientModes,
   inputRound,
@@ -17,6 +18,7 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../owner/clock.ts";
 import type { FinishedRun, TurnRegistry } from "../turn/turn_registry.ts";
 import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
+import { ToolRefusal } from "./tool.ts";
 
 /** A pending request as reported in `pendingApprovals`. */
 export interface PendingSummary {
@@ -85,4 +87,29 @@ function running(runtime: TurnRuntime, deps: FollowDeps): Followed {
     snapshot: runtime.snapshot(),
     pending: deps.router.pendingFor(runtime).map((p) => ({ method: p.method, summary: p.summary })),
   };
+}
+
+/**
+ * Takes the answers a retried call carries. `belongs` tells whether the
+ * sealed state was minted for this tool and these arguments. A state of
+ * another call, or one whose every token was answered already or expired (a
+ * replay), is refused and nothing reaches Codex.
+ */
+export function takeAnswers(
+  router: ElicitationRouter,
+  state: RoundState,
+  responses: unknown,
+  belongs: boolean,
+): void {
+  if (!belongs) {
+    throw new ToolRefusal("This input round belongs to another call; nothing was sent to Codex");
+  }
+  const outcomes = applyAnswers(router, state, responses);
+  if (
+    outcomes.length > 0 && outcomes.every((o) => o === "unknown_token" || o === "wrong_runtime")
+  ) {
+    throw new ToolRefusal(
+      "This input round was already answered or has expired; nothing was sent to Codex",
+    );
+  }
 }

@@ -10,7 +10,7 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../owner/clock.ts";
 import { type HeldConnection, heldSession, type Owner, type Session } from "../owner/owner.ts";
-import { findQueued, queueMessage, type Receipt } from "../host/tools/queue_message.ts";
+import { confirmUnknown, queueMessage, type Receipt } from "../host/tools/queue_message.ts";
 import { recursionOverrides } from "./recursion_guard.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
@@ -235,23 +235,10 @@ export class TurnRegistry {
 
   /** Looks an `unknown` receipt's message up in the thread's queue on a fresh helper. */
   async #confirm(receipt: Receipt, signal: AbortSignal, budgetMs: number): Promise<Receipt> {
-    if (receipt.reason === "cancelled" || signal.aborted || budgetMs <= 0) return receipt;
-    try {
-      const id = await this.#deps.owner.operation(
-        (s) => findQueued(s, receipt.threadId, receipt.clientMessageId),
-        { signal, budgetMs, label: "confirm" },
-      );
-      if (!id) return receipt;
-      return {
-        status: "queued",
-        clientMessageId: receipt.clientMessageId,
-        threadId: receipt.threadId,
-        queuedSubmissionId: id,
-        confirmedBy: "queue_list",
-      };
-    } catch {
-      return receipt; // The check failed too: the outcome stays unknown.
-    }
+    if (budgetMs <= 0) return receipt;
+    return await this.#deps.owner
+      .operation((s) => confirmUnknown(s, receipt), { signal, budgetMs, label: "confirm" })
+      .catch(() => receipt);
   }
 
   #runtimeFor(conn: HeldConnection, threadId: string, clientMessageId: string): TurnRuntime {

@@ -62,7 +62,7 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
 }
 
 /** Looks for the submission in the thread's queue (`thread/queue/list`); its id, if listed. */
-export async function findQueued(
+async function findQueued(
   s: Session,
   threadId: string,
   clientMessageId: string,
@@ -161,18 +161,35 @@ export async function queueMessage(
   if (!failure.written) {
     return receipt({ status: "not_sent", reason: failure.reason, message: failure.message });
   }
-  // It may have been stored. Never send it again; look for it in the queue instead.
-  if (failure.reason !== "cancelled" && !s.signal.aborted) {
-    try {
-      const id = await findQueued(s, threadId, clientMessageId);
-      if (id) {
-        return receipt({ status: "queued", queuedSubmissionId: id, confirmedBy: "queue_list" });
-      }
-    } catch {
-      // The check failed too: the outcome stays unknown.
-    }
+  return await confirmUnknown(
+    s,
+    receipt({ status: "unknown", reason: failure.reason, message: failure.message }),
+  );
+}
+
+/**
+ * An `unknown` receipt's message may have been stored. It is never sent
+ * again: this looks for it in the thread's queue on `s` and returns the
+ * receipt upgraded to `queued` when listed, else unchanged (also when the
+ * check fails, or the call was cancelled).
+ */
+export async function confirmUnknown(s: Session, receipt: Receipt): Promise<Receipt> {
+  if (receipt.status !== "unknown" || receipt.reason === "cancelled" || s.signal.aborted) {
+    return receipt;
   }
-  return receipt({ status: "unknown", reason: failure.reason, message: failure.message });
+  try {
+    const id = await findQueued(s, receipt.threadId, receipt.clientMessageId);
+    if (!id) return receipt;
+    return {
+      status: "queued",
+      clientMessageId: receipt.clientMessageId,
+      threadId: receipt.threadId,
+      queuedSubmissionId: id,
+      confirmedBy: "queue_list",
+    };
+  } catch {
+    return receipt; // The check failed too: the outcome stays unknown.
+  }
 }
 
 /** The `codex_queue_message` tool. */

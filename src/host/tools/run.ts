@@ -7,10 +7,10 @@
  */
 
 import { z } from "zod";
-import { applyAnswers, type RoundState } from "../../elicit/input_rounds.ts";
+import type { RoundState } from "../../elicit/input_rounds.ts";
 import type { FinishedRun } from "../../turn/turn_registry.ts";
 import type { RunSnapshot } from "../../turn/turn_runtime.ts";
-import { type Followed, followTurn, type PendingSummary } from "../follow_turn.ts";
+import { type Followed, followTurn, type PendingSummary, takeAnswers } from "../follow_turn.ts";
 import { messageText, reasonSchema, threadId } from "../schemas.ts";
 import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
 import { receiptSchema } from "./queue_message.ts";
@@ -111,20 +111,12 @@ async function retry(
   args: { threadId?: string },
   ctx: CallContext,
 ): Promise<Output | { inputRequired: unknown }> {
-  if (
-    state.tool !== "codex_run" ||
-    (args.threadId !== undefined && args.threadId !== state.threadId)
-  ) {
-    throw new ToolRefusal("This input round belongs to another call; nothing was sent to Codex");
-  }
-  const outcomes = applyAnswers(ctx.router!, state, ctx.mcp.mcpReq.inputResponses);
-  if (
-    outcomes.length > 0 && outcomes.every((o) => o === "unknown_token" || o === "wrong_runtime")
-  ) {
-    throw new ToolRefusal(
-      "This input round was already answered or has expired; nothing was sent to Codex",
-    );
-  }
+  takeAnswers(
+    ctx.router!,
+    state,
+    ctx.mcp.mcpReq.inputResponses,
+    state.tool === "codex_run" && (args.threadId === undefined || args.threadId === state.threadId),
+  );
   const receipt = state.receipt as Receipt;
   const runtime = ctx.turns!.byId(state.runtimeId);
   if (!runtime) {

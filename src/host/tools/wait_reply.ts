@@ -14,13 +14,13 @@ import {
   type WaitProgress,
 } from "../../reply/wait_reply.ts";
 import { threadId } from "../schemas.ts";
-import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
-import { applyAnswers, type RoundState } from "../../elicit/input_rounds.ts";
+import type { CallContext, Tool } from "../tool.ts";
+import type { RoundState } from "../../elicit/input_rounds.ts";
 import { heldSession } from "../../owner/owner.ts";
 import { readReply } from "../../reply/read_reply.ts";
 import type { ReadReplyResult } from "../../reply/read_result.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
-import { type Followed, followTurn } from "../follow_turn.ts";
+import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
 import { followDeps } from "./run.ts";
 import {
   clientMessageId,
@@ -123,20 +123,13 @@ async function followRelayTurn(
   let round = 0;
   let runtime: TurnRuntime | undefined;
   if (state !== undefined) {
-    if (
-      state.tool !== "codex_wait_reply" || state.threadId !== args.threadId ||
-      state.clientMessageId !== args.clientMessageId
-    ) {
-      throw new ToolRefusal("This input round belongs to another call");
-    }
-    const outcomes = applyAnswers(ctx.router!, state, ctx.mcp.mcpReq.inputResponses);
-    if (
-      outcomes.length > 0 && outcomes.every((o) => o === "unknown_token" || o === "wrong_runtime")
-    ) {
-      throw new ToolRefusal(
-        "This input round was already answered or has expired; nothing was sent to Codex",
-      );
-    }
+    takeAnswers(
+      ctx.router!,
+      state,
+      ctx.mcp.mcpReq.inputResponses,
+      state.tool === "codex_wait_reply" && state.threadId === args.threadId &&
+        state.clientMessageId === args.clientMessageId,
+    );
     round = state.round;
     runtime = turns.byId(state.runtimeId);
   } else {
