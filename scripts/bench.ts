@@ -40,7 +40,7 @@ import {
   nativeCodexFor,
 } from "../tests/e2e/codex_home.ts";
 import { type MockResponses, startMockResponses } from "../tests/e2e/mock_responses.ts";
-import { Owner } from "../src/owner/owner.ts";
+import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods } from "../src/host/capabilities.ts";
 import { matchUserItem, projectReplies } from "../src/reply/mod.ts";
 import type { ItemEntry } from "../src/codex/types.ts";

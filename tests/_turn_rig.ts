@@ -6,10 +6,10 @@
 
 import { ElicitationRouter } from "../src/elicit/router.ts";
 import { allowedMethods, type Capabilities } from "../src/host/capabilities.ts";
-import { silentLogger } from "../src/log.ts";
-import { ManualClock } from "../src/owner/clock.ts";
-import { Owner } from "../src/owner/owner.ts";
-import { readReply } from "../src/reply/read_reply.ts";
+import { silentLogger } from "../src/core/log.ts";
+import { ManualClock } from "../src/core/clock.ts";
+import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
+import { readReply } from "../src/ops/read_reply.ts";
 import { TurnRegistry } from "../src/turn/turn_registry.ts";
 import { DEFAULT_TURN_LIMITS } from "../src/turn/turn_runtime.ts";
 import type { FixtureHome } from "./_fixture.ts";

@@ -7,13 +7,13 @@
  * @module
  */
 
-import { asRelayError, type ReasonCode } from "../errors.ts";
+import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
 import { type Capabilities, toolNames } from "../host/capabilities.ts";
-import { silentLogger } from "../log.ts";
-import { curatedEnv } from "../owner/curated_env.ts";
-import { Owner } from "../owner/owner.ts";
-import { RELAY_PERMISSIONS } from "../permissions.ts";
+import { silentLogger } from "../core/log.ts";
+import { curatedEnv } from "../connect/spawn/curated_env.ts";
+import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
+import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "./flags.ts";
 
 /** The Codex version the relay's protocol subset was captured from. */
@@ -155,7 +155,11 @@ function resolveCodex(io: DoctorIo): string | null {
 
 async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const owner = new Owner({ allowlist: new Set(["thread/list"]), version, log: silentLogger });
+  const owner = new SpawnConnection({
+    allowlist: new Set(["thread/list"]),
+    version,
+    log: silentLogger,
+  });
   const home = io.env("CODEX_HOME") ??
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");

@@ -4,9 +4,9 @@
  * @module
  */
 
-import { LOG_LEVELS, type LogLevel } from "../log.ts";
-import { UsageError } from "./usage_error.ts";
-import { parseStrict } from "./parse_strict.ts";
+import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
+import { UsageError } from "../core/usage_error.ts";
+import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 
 /** Options of `serve`. */

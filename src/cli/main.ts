@@ -8,8 +8,8 @@ import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { helpText } from "./help.ts";
-import { UsageError } from "./usage_error.ts";
-import { VERSION } from "../version.ts";
+import { UsageError } from "../core/usage_error.ts";
+import { VERSION } from "../core/version.ts";
 
 export { VERSION };
 

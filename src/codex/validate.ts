@@ -5,7 +5,7 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 import type {
   AgentPhase,
   ItemEntry,

@@ -8,8 +8,8 @@
  */
 
 import type { RpcId } from "../codex/types.ts";
-import type { Logger } from "../log.ts";
-import type { Clock, Timer } from "../owner/clock.ts";
+import type { Logger } from "../core/log.ts";
+import type { Clock, Timer } from "../core/clock.ts";
 import { answerProblem } from "./validate_answer.ts";
 import {
   type ClientAnswer,

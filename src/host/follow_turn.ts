@@ -15,7 +15,7 @@ import {
   type RoundState,
 } from "../elicit/input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Clock } from "../owner/clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { FinishedRun, TurnRegistry } from "../turn/turn_registry.ts";
 import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
 import { ToolRefusal } from "./tool.ts";

@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { REASON_CODES } from "../errors.ts";
+import { REASON_CODES } from "../core/errors.ts";
 
 /** Message text bound in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 16 * 1024;

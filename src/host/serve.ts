@@ -6,25 +6,25 @@
 
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
-import { type Logger, stderrLogger } from "../log.ts";
-import { Owner } from "../owner/owner.ts";
+import { type Logger, stderrLogger } from "../core/log.ts";
+import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
 import { allowedMethods, type Capabilities } from "./capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
 import { buildServer } from "./server.ts";
 import type { Tool } from "./tool.ts";
-import { listThreads } from "./tools/list_threads.ts";
-import { queueMessageTool } from "./tools/queue_message.ts";
-import { readReplyTool } from "./tools/read_reply.ts";
-import { waitReplyTool } from "./tools/wait_reply.ts";
-import { runTool } from "./tools/run.ts";
-import { interruptTool } from "./tools/interrupt.ts";
+import { listThreads } from "./tools/list_threads_tool.ts";
+import { queueMessageTool } from "./tools/queue_message_tool.ts";
+import { readReplyTool } from "./tools/read_reply_tool.ts";
+import { waitReplyTool } from "./tools/wait_reply_tool.ts";
+import { runTool } from "./tools/run_tool.ts";
+import { interruptTool } from "./tools/interrupt_tool.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
 import { ElicitationRouter } from "../elicit/router.ts";
 import type { RoundState } from "../elicit/input_rounds.ts";
-import { systemClock } from "../owner/clock.ts";
+import { systemClock } from "../core/clock.ts";
 import { TurnRegistry } from "../turn/turn_registry.ts";
 import { DEFAULT_TURN_LIMITS } from "../turn/turn_runtime.ts";
-import { readReply } from "../reply/read_reply.ts";
+import { readReply } from "../ops/read_reply.ts";
 import type { ServeFlags } from "../cli/flags.ts";
 
 /** Every tool the relay has; each registers only at its level. */
@@ -41,7 +41,7 @@ const TOOLS = [
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const owner = new Owner({ allowlist: allowedMethods(caps), version, log });
+  const owner = new SpawnConnection({ allowlist: allowedMethods(caps), version, log });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),

@@ -14,11 +14,11 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Clock } from "../owner/clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { z } from "zod";
-import type { Logger } from "../log.ts";
-import type { Owner } from "../owner/owner.ts";
+import type { Logger } from "../core/log.ts";
+import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "./capabilities.ts";
 import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
 
@@ -29,7 +29,7 @@ export interface ServerDeps {
   /** Capabilities in force. */
   caps: Capabilities;
   /** The RPC owner shared by all calls. */
-  owner: Owner;
+  owner: Connection;
   /** Every tool; each registers itself only when enabled. */
   tools: readonly Tool<z.ZodType, z.ZodType>[];
   /** Aborted at shutdown: cancels every call. */

@@ -5,12 +5,12 @@
 
 import type { ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { Logger } from "../log.ts";
-import type { Owner } from "../owner/owner.ts";
+import type { Logger } from "../core/log.ts";
+import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "./capabilities.ts";
 import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Clock } from "../owner/clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 
 /** MCP tool annotations. */
@@ -24,7 +24,7 @@ export interface Annotations {
 /** Everything a tool call may use. */
 export interface CallContext {
   /** The RPC owner (the only way to reach Codex). */
-  owner: Owner;
+  owner: Connection;
   /** The capabilities in force (handlers re-check theirs). */
   caps: Capabilities;
   /** Aborted when the client cancels the call or the server shuts down. */

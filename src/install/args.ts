@@ -4,8 +4,8 @@
  * @module
  */
 
-import { UsageError } from "../cli/usage_error.ts";
-import { parseStrict } from "../cli/parse_strict.ts";
+import { UsageError } from "../core/usage_error.ts";
+import { parseStrict } from "../core/parse_strict.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
 
 /** What the install command line asks for. */

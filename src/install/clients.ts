@@ -22,7 +22,7 @@
  * @module
  */
 
-import { UsageError } from "../cli/usage_error.ts";
+import { UsageError } from "../core/usage_error.ts";
 
 /** The clients `install` knows. */
 export const CLIENTS = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"] as const;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { UsageError } from "../cli/usage_error.ts";
+import { UsageError } from "../core/usage_error.ts";
 
 /** Exit codes of `install` besides 0 and 64 (usage). */
 export const EXIT = {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { VERSION } from "../version.ts";
-import { INSTALL_PERMISSIONS, permissionFlags, RELAY_PERMISSIONS } from "../permissions.ts";
+import { VERSION } from "../core/version.ts";
+import { INSTALL_PERMISSIONS, permissionFlags, RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { Launcher } from "./clients.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { UsageError } from "../cli/usage_error.ts";
+import { UsageError } from "../core/usage_error.ts";
 import { INSTALL_USAGE, type InstallArgs, parseInstallArgs, passOnArgs } from "./args.ts";
 import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";

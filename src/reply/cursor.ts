@@ -8,7 +8,7 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 import { decodeBase64Url, encodeBase64Url } from "./_base64url.ts";
 
 /** The cursor format version. */

@@ -5,7 +5,7 @@
 
 import type { ItemEntry, UserMessageItem } from "../codex/types.ts";
 import { parseItem } from "../codex/validate.ts";
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 
 /** Items of one search page: `thread/items/list {sortDirection: "desc", limit: 100}`. */
 export const SEARCH_PAGE_LIMIT = 100;

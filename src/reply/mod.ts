@@ -1,8 +1,7 @@
 /**
  * The reply projector of `codex_read_reply`: matching a user message,
  * projecting final answers under a byte budget, turn status, cursors and the
- * result object (pure, no I/O); and the read and wait operations that drive
- * it over an owner session (`readReply`, `waitForReply`).
+ * result object. Pure: no I/O (the operations that drive it are in `src/ops/`).
  * @module
  */
 
@@ -36,13 +35,3 @@ export type {
   ReadResultInput,
   Unavailable,
 } from "./read_result.ts";
-export { MAX_TURN_PAGES, readReply, TURN_PAGE_LIMIT } from "./read_reply.ts";
-export type { ReadReplyInput } from "./read_reply.ts";
-export {
-  isSettled,
-  WAIT_BACKOFF,
-  WAIT_MARGIN_MS,
-  WAIT_SECONDS,
-  waitForReply,
-} from "./wait_reply.ts";
-export type { WaitOptions, WaitProgress, WaitReplyInput, WaitReplyResult } from "./wait_reply.ts";

@@ -5,7 +5,7 @@
 
 import type { AgentMessageItem, ItemEntry } from "../codex/types.ts";
 import { parseItem } from "../codex/validate.ts";
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 import { utf8Truncate } from "./utf8_truncate.ts";
 
 /** UTF-8 bytes of reply text per result page, shared by all replies of the page. */

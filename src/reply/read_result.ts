@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { ReasonCode } from "../errors.ts";
+import type { ReasonCode } from "../core/errors.ts";
 import type { MatchOutcome } from "./match_user_item.ts";
 import type { Reply } from "./project_replies.ts";
 import type { ObservedTurnStatus } from "./turn_status.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { asRelayError, RelayError } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
 
 /** A safe MCP server name: anything else would need quoting in Codex's config keys. */
 export const MCP_SERVER_NAME: RegExp = /^[A-Za-z0-9_-]+$/;

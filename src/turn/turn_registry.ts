@@ -5,12 +5,17 @@
  * @module
  */
 
-import { asRelayError, RelayError } from "../errors.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Logger } from "../log.ts";
-import type { Clock } from "../owner/clock.ts";
-import { type HeldConnection, heldSession, type Owner, type Session } from "../owner/owner.ts";
-import { confirmUnknown, queueMessage, type Receipt } from "../host/tools/queue_message.ts";
+import type { Logger } from "../core/log.ts";
+import type { Clock } from "../core/clock.ts";
+import {
+  type Connection,
+  type HeldConnection,
+  heldSession,
+  type Session,
+} from "../connect/connection.ts";
+import { confirmUnknown, queueMessage, type Receipt } from "../host/tools/queue_message_tool.ts";
 import { recursionOverrides } from "./recursion_guard.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
@@ -23,7 +28,7 @@ export type ReadReplies = (
 
 /** What the registry is built from. */
 export interface TurnDeps {
-  owner: Owner;
+  owner: Connection;
   router: ElicitationRouter;
   clock: Clock;
   log: Logger;

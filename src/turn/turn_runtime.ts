@@ -8,11 +8,11 @@
  */
 
 import type { RpcId, TurnError } from "../codex/types.ts";
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
-import type { Logger } from "../log.ts";
-import type { Clock, Timer } from "../owner/clock.ts";
-import type { HeldConnection } from "../owner/owner.ts";
+import type { Logger } from "../core/log.ts";
+import type { Clock, Timer } from "../core/clock.ts";
+import type { HeldConnection } from "../connect/connection.ts";
 import { classifyFailure, type Failure, stalledFailure } from "./classify_failure.ts";
 
 /** Watchdog bounds. */
@@ -115,11 +115,6 @@ export class TurnRuntime implements RuntimeHandle {
   /** Whether the helper is alive. */
   get alive(): boolean {
     return this.#alive;
-  }
-
-  /** The helper's pid. */
-  get pid(): number {
-    return this.#conn.pid;
   }
 
   /** The connection, for reads on the held thread. */

@@ -13,7 +13,7 @@ import {
   normalizePermissionSet,
   permissionSetOfFlags,
   RELAY_PERMISSIONS,
-} from "../../src/permissions.ts";
+} from "../../src/core/permissions.ts";
 import { connectClient } from "../_mcp_client.ts";
 import { FixtureHome, thread } from "../_fixture.ts";
 import { EXPECTED_OUTCOMES, PROBE, runProbe } from "./_probe.ts";

@@ -1,7 +1,10 @@
 import assert from "assert";
-import { RelayError } from "../../src/errors.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner, type OwnerOptions } from "../../src/owner/owner.ts";
+import { RelayError } from "../../src/core/errors.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import {
+  SpawnConnection as Owner,
+  type SpawnOptions as OwnerOptions,
+} from "../../src/connect/spawn/spawn_connection.ts";
 import { FixtureHome, thread } from "../_fixture.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 

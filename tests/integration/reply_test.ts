@@ -1,9 +1,9 @@
 import assert from "assert";
 import { allowedMethods } from "../../src/host/capabilities.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner } from "../../src/owner/owner.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
-import { readReply } from "../../src/reply/read_reply.ts";
+import { readReply } from "../../src/ops/read_reply.ts";
 import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
 import { PROTOCOLS, startRelay } from "../_relay.ts";

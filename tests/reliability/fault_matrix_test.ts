@@ -21,16 +21,16 @@ import assert from "assert";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
 import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.ts";
-import { silentLogger } from "../../src/log.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { Owner } from "../../src/owner/owner.ts";
+import { silentLogger } from "../../src/core/log.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods, type Capabilities } from "../../src/host/capabilities.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
-import { listThreads } from "../../src/host/tools/list_threads.ts";
-import { queueMessageTool } from "../../src/host/tools/queue_message.ts";
-import { readReplyTool } from "../../src/host/tools/read_reply.ts";
-import { waitReplyTool } from "../../src/host/tools/wait_reply.ts";
-import { WAIT_MARGIN_MS } from "../../src/reply/wait_reply.ts";
+import { listThreads } from "../../src/host/tools/list_threads_tool.ts";
+import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
+import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
+import { waitReplyTool } from "../../src/host/tools/wait_reply_tool.ts";
+import { WAIT_MARGIN_MS } from "../../src/ops/wait_reply.ts";
 import type { z } from "zod";
 import {
   FAULT_CASES,
@@ -68,8 +68,8 @@ import {
   startRelayProcess,
 } from "./_reliability.ts";
 import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
-import { runTool } from "../../src/host/tools/run.ts";
-import { interruptTool } from "../../src/host/tools/interrupt.ts";
+import { runTool } from "../../src/host/tools/run_tool.ts";
+import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";
 import { ROOT } from "../_relay.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];

@@ -1,7 +1,7 @@
 import assert from "assert";
 import { ElicitationRouter, type RuntimeHandle } from "../../src/elicit/router.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { silentLogger } from "../../src/log.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { silentLogger } from "../../src/core/log.ts";
 import { answerProblem } from "../../src/elicit/validate_answer.ts";
 import { forwardOf } from "../../src/elicit/mappings.ts";
 

@@ -6,7 +6,7 @@ import {
   resolveTarget,
   type TargetEnv,
 } from "../../src/install/clients.ts";
-import { UsageError } from "../../src/cli/usage_error.ts";
+import { UsageError } from "../../src/core/usage_error.ts";
 
 function env(os: TargetEnv["os"], vars: Record<string, string>, cwd = "/work/proj"): TargetEnv {
   return { os, cwd, get: (name) => vars[name] };

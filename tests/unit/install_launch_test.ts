@@ -10,7 +10,7 @@ import {
   serveLauncher,
   shellQuote,
 } from "../../src/install/launch.ts";
-import { UsageError } from "../../src/cli/usage_error.ts";
+import { UsageError } from "../../src/core/usage_error.ts";
 
 const flags = { replyRead: true, turnStart: false };
 

@@ -1,7 +1,8 @@
 import assert from "assert";
-import { RelayError } from "../../src/errors.ts";
-import { ManualClock } from "../../src/owner/clock.ts";
-import { type HeldConnection, heldSession, Owner } from "../../src/owner/owner.ts";
+import { RelayError } from "../../src/core/errors.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { type HeldConnection, heldSession } from "../../src/connect/connection.ts";
+import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 
 /** An operation that sends nothing and ends when its budget is spent. */
 function idle(owner: Owner, budgetMs?: number): { signal: AbortSignal; ended: Promise<unknown> } {

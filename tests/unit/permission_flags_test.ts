@@ -6,7 +6,7 @@ import {
   permissionFlags,
   permissionSetOfFlags,
   RELAY_PERMISSIONS,
-} from "../../src/permissions.ts";
+} from "../../src/core/permissions.ts";
 
 Deno.test("permissionFlags() writes lists, booleans and allow/deny/ignore objects as flags", () => {
   assert.deepEqual(

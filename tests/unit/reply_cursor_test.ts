@@ -1,6 +1,6 @@
 import assert from "assert";
 import fc from "fast-check";
-import { RelayError } from "../../src/errors.ts";
+import { RelayError } from "../../src/core/errors.ts";
 import {
   decodeCursor,
   encodeCursor,

@@ -1,6 +1,6 @@
 import assert from "assert";
 import type { ItemEntry, RawItem } from "../../src/codex/types.ts";
-import { RelayError } from "../../src/errors.ts";
+import { RelayError } from "../../src/core/errors.ts";
 import { matchUserItem } from "../../src/reply/mod.ts";
 
 // Shapes from transcripts/02-read-methods.json and 07-edge-cases.json.

@@ -1,7 +1,7 @@
 import assert from "assert";
 import fc from "fast-check";
 import type { ItemEntry, RawItem } from "../../src/codex/types.ts";
-import { RelayError } from "../../src/errors.ts";
+import { RelayError } from "../../src/core/errors.ts";
 import { projectReplies, REPLY_BUDGET_BYTES, utf8Truncate } from "../../src/reply/mod.ts";
 import type { ProjectionState } from "../../src/reply/mod.ts";
 

@@ -1,7 +1,8 @@
 import assert from "assert";
-import { RelayError } from "../../src/errors.ts";
-import type { Session } from "../../src/owner/owner.ts";
-import { decodeCursor, MAX_TURN_PAGES, readReply } from "../../src/reply/mod.ts";
+import { RelayError } from "../../src/core/errors.ts";
+import type { Session } from "../../src/connect/connection.ts";
+import { decodeCursor } from "../../src/reply/mod.ts";
+import { MAX_TURN_PAGES, readReply } from "../../src/ops/read_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -24,7 +25,6 @@ function scripted(handlers: Record<string, Handler>) {
     },
     signal: new AbortController().signal,
     remainingMs: () => 20_000,
-    helpersUsed: 1,
   };
   return { session, calls };
 }

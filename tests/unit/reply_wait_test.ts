@@ -1,8 +1,10 @@
 import assert from "assert";
-import { ManualClock } from "../../src/owner/clock.ts";
-import type { Session } from "../../src/owner/owner.ts";
-import { buildReadResult, isSettled, waitForReply } from "../../src/reply/mod.ts";
-import type { ReadReplyInput, ReadReplyResult } from "../../src/reply/mod.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import type { Session } from "../../src/connect/connection.ts";
+import { buildReadResult } from "../../src/reply/mod.ts";
+import type { ReadReplyResult } from "../../src/reply/mod.ts";
+import { isSettled, waitForReply } from "../../src/ops/wait_reply.ts";
+import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
 import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
 
 const SCOPE = { threadId: "01a22a5c-6698-7df3-813e-7166a248c477", clientMessageId: "c1" };
@@ -24,7 +26,6 @@ function fakeSession(signal = new AbortController().signal): Session {
     call: () => Promise.reject(new Error("no RPC in this test")),
     signal,
     remainingMs: () => 1e9,
-    helpersUsed: 0,
   };
 }
 

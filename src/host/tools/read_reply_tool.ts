@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { MAX_CURSOR_TEXT_CHARS } from "../../reply/cursor.ts";
-import { readReply } from "../../reply/read_reply.ts";
+import { readReply } from "../../ops/read_reply.ts";
 import { buildReadResult, type ReadReplyResult } from "../../reply/read_result.ts";
 import { reasonSchema, threadId } from "../schemas.ts";
 import type { Annotations, Tool } from "../tool.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import denoJson from "../deno.json" with { type: "json" };
+import denoJson from "../../deno.json" with { type: "json" };
 
 /** One permission's value in a deno.json permission set. */
 export type PermissionValue =

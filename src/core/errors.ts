@@ -80,3 +80,11 @@ export function asRelayError(error: unknown): RelayError {
     cause: error,
   });
 }
+
+/** The error for an aborted signal: its reason when that is a RelayError, else `cancelled`. */
+export function abortReason(signal: AbortSignal, written: boolean): RelayError {
+  const why = signal.reason;
+  return why instanceof RelayError
+    ? new RelayError(why.reason, why.message, { written })
+    : new RelayError("cancelled", "The operation was cancelled", { written });
+}

@@ -6,12 +6,12 @@
  * @module
  */
 
-import type { Clock } from "../owner/clock.ts";
-import type { Session } from "../owner/owner.ts";
-import { abortReason } from "../owner/rpc_connection.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Session } from "../connect/connection.ts";
+import { abortReason } from "../core/errors.ts";
 import { readReply, type ReadReplyInput } from "./read_reply.ts";
-import { buildReadResult, type ReadReplyResult } from "./read_result.ts";
-import { isTerminal } from "./turn_status.ts";
+import { buildReadResult, type ReadReplyResult } from "../reply/read_result.ts";
+import { isTerminal } from "../reply/turn_status.ts";
 
 /** Shortest and longest wait of one call, in seconds. */
 export const WAIT_SECONDS = Object.freeze({ min: 1, max: 55, default: 30 });

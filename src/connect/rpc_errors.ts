@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type ReasonCode, RelayError } from "../errors.ts";
+import { type ReasonCode, RelayError } from "../core/errors.ts";
 
 interface Rule {
   code?: number;

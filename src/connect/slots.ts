@@ -3,7 +3,7 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../core/errors.ts";
 
 interface Waiter {
   grant: () => void;

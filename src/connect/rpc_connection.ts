@@ -6,32 +6,13 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
+import { abortReason, RelayError } from "../core/errors.ts";
+import type { ConnectionListeners } from "./connection.ts";
 import type { RpcId } from "../codex/types.ts";
-import type { Clock } from "./clock.ts";
-import type { HelperProcess } from "./helper_process.ts";
-import { readLines } from "./line_reader.ts";
+import type { Clock } from "../core/clock.ts";
+import type { HelperProcess } from "./spawn/helper_process.ts";
+import { readLines } from "./spawn/line_reader.ts";
 import { mapRpcError } from "./rpc_errors.ts";
-
-/** A request the app-server sent to the relay. */
-export interface ServerRequest {
-  /** The app-server's id for it (per connection, from 0). */
-  id: RpcId;
-  /** The method, e.g. `item/commandExecution/requestApproval`. */
-  method: string;
-  /** Its params, unvalidated. */
-  params: unknown;
-}
-
-/** Listeners of a connection. */
-export interface ConnectionListeners {
-  /** Called for every notification. */
-  onNotification?: (method: string, params: unknown) => void;
-  /** Called for every server→client request; answer with `respond`/`respondError`. */
-  onServerRequest?: (request: ServerRequest) => void;
-  /** Called for every frame received (for watchdogs). */
-  onActivity?: () => void;
-}
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -238,12 +219,4 @@ export class RpcConnection {
       );
     }
   }
-}
-
-/** The error for an aborted signal: its reason when that is a RelayError, else `cancelled`. */
-export function abortReason(signal: AbortSignal, written: boolean): RelayError {
-  const why = signal.reason;
-  return why instanceof RelayError
-    ? new RelayError(why.reason, why.message, { written })
-    : new RelayError("cancelled", "The operation was cancelled", { written });
 }

@@ -12,23 +12,23 @@ import {
   WAIT_SECONDS,
   waitForReply,
   type WaitProgress,
-} from "../../reply/wait_reply.ts";
+} from "../../ops/wait_reply.ts";
 import { threadId } from "../schemas.ts";
 import type { CallContext, Tool } from "../tool.ts";
 import type { RoundState } from "../../elicit/input_rounds.ts";
-import { heldSession } from "../../owner/owner.ts";
-import { readReply } from "../../reply/read_reply.ts";
+import { heldSession } from "../../connect/connection.ts";
+import { readReply } from "../../ops/read_reply.ts";
 import type { ReadReplyResult } from "../../reply/read_result.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { followDeps } from "./run.ts";
+import { followDeps } from "./run_tool.ts";
 import {
   clientMessageId,
   cursorInput,
   READ_ANNOTATIONS,
   readReplySchema,
   renderReadReply,
-} from "./read_reply.ts";
+} from "./read_reply_tool.ts";
 
 const input = z.strictObject({
   threadId: threadId.describe("The thread's id (a UUID), as in the receipt"),

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
-import { type Logger, silentLogger } from "../log.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { abortReason, RelayError } from "../../core/errors.ts";
+import { type Logger, silentLogger } from "../../core/log.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
 import { curatedEnv } from "./curated_env.ts";
 import {
   DEFAULT_REAP,
@@ -16,46 +16,22 @@ import {
   type HelperSpec,
   type ReapTimings,
 } from "./helper_process.ts";
-import { HelperSlots } from "./helper_slots.ts";
-import { abortReason, type ConnectionListeners, RpcConnection } from "./rpc_connection.ts";
+import { HelperSlots } from "../slots.ts";
+import { RpcConnection } from "../rpc_connection.ts";
+import {
+  type Connection,
+  type ConnectionLimits,
+  type ConnectionStats,
+  DEFAULT_LIMITS,
+  type HeldConnection,
+  type HoldOptions,
+  lowerOnly,
+  type OperationOptions,
+  type Session,
+} from "../connection.ts";
 
-/** The owner's bounds (DESIGN.md, "Bounds"). */
-export interface OwnerLimits {
-  /** One RPC. */
-  rpcTimeoutMs: number;
-  /** One operation, shared by all its RPCs. */
-  operationMs: number;
-  /**
-   * The longest budget an operation may ask for explicitly
-   * ({@linkcode OperationOptions.budgetMs}, e.g. `codex_wait_reply`).
-   */
-  maxOperationMs: number;
-  /** One frame from a helper, in bytes. */
-  frameBytes: number;
-  /** Helper stderr kept, in bytes. */
-  stderrBytes: number;
-  /** Helpers alive at once. */
-  helpers: number;
-  /** Operations waiting for a helper. */
-  queue: number;
-  /** Sequential helpers one operation may use. */
-  helpersPerOperation: number;
-}
-
-/** The default bounds. */
-export const DEFAULT_LIMITS: Readonly<OwnerLimits> = Object.freeze({
-  rpcTimeoutMs: 12_000,
-  operationMs: 20_000,
-  maxOperationMs: 60_000,
-  frameBytes: 1024 * 1024,
-  stderrBytes: 16 * 1024,
-  helpers: 4,
-  queue: 64,
-  helpersPerOperation: 3,
-});
-
-/** Options of an {@linkcode Owner}. */
-export interface OwnerOptions {
+/** Options of a {@linkcode SpawnConnection}. */
+export interface SpawnOptions {
   /** Methods helpers may be sent (besides `initialize`). */
   allowlist: ReadonlySet<string>;
   /** The relay's version, sent in `initialize`. */
@@ -65,78 +41,13 @@ export interface OwnerOptions {
   /** Helper environment (default: the curated pass-through set). */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
-  limits?: Partial<OwnerLimits>;
+  limits?: Partial<ConnectionLimits>;
   /** Time source of budgets. */
   clock?: Clock;
   /** Reap grace periods. */
   reap?: ReapTimings;
   /** Logger (stderr). */
   log?: Logger;
-}
-
-/** Per-operation options. */
-export interface OperationOptions {
-  /** Cancels the operation and reaps its helper at once. */
-  signal?: AbortSignal;
-  /**
-   * This operation's budget instead of the default `operationMs`: lower, or
-   * higher up to `maxOperationMs` (for an operation that waits on purpose).
-   */
-  budgetMs?: number;
-  /** A name for logs. */
-  label?: string;
-}
-
-/** What an operation's function gets: sequential RPCs on one owned helper. */
-export interface Session {
-  /**
-   * Sends one RPC and resolves with its raw result. The first call spawns and
-   * initializes the helper. A method outside the allowlist is refused
-   * (`not_allowed`) without spawning or writing anything.
-   */
-  call(method: string, params: unknown): Promise<unknown>;
-  /** Aborted when the operation is cancelled or its budget is spent. */
-  readonly signal: AbortSignal;
-  /** Milliseconds left of the operation budget. */
-  remainingMs(): number;
-  /** Helpers spawned so far by this operation. */
-  readonly helpersUsed: number;
-}
-
-/** A connection held open beyond one operation (turn runtimes). */
-export interface HeldConnection {
-  /** Sends one RPC (allowlist and per-RPC timeout apply). */
-  call(
-    method: string,
-    params: unknown,
-    options?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<unknown>;
-  /** Sets the notification / server-request listeners. */
-  listen(listeners: ConnectionListeners): void;
-  /** Answers a server→client request. */
-  respond(id: number | string, result: unknown): void;
-  /** Answers a server→client request with an error. */
-  respondError(id: number | string, code: number, message: string): void;
-  /** Resolves with the error once the helper is gone. */
-  readonly ended: Promise<RelayError>;
-  /** The error that ended the connection, once it has ended (nothing more can be sent). */
-  readonly failure: RelayError | undefined;
-  /** The helper's pid. */
-  readonly pid: number;
-  /** Reaps the helper and frees its slot. Idempotent. */
-  close(): Promise<void>;
-}
-
-/** Counters for tests and benchmarks. */
-export interface OwnerStats {
-  /** Helpers alive now. */
-  alive: number;
-  /** Most helpers alive at once. */
-  peak: number;
-  /** Helpers spawned in all. */
-  spawned: number;
-  /** Operations waiting for a helper. */
-  waiting: number;
 }
 
 interface Live {
@@ -147,12 +58,13 @@ interface Live {
 }
 
 /** The RPC owner. */
-export class Owner {
+export class SpawnConnection implements Connection {
+  readonly mode = "spawn" as const;
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #command: string;
   readonly #env: Record<string, string>;
-  readonly #limits: OwnerLimits;
+  readonly #limits: ConnectionLimits;
   readonly #clock: Clock;
   readonly #reap: ReapTimings;
   readonly #log: Logger;
@@ -161,7 +73,7 @@ export class Owner {
   readonly #shutdown = new AbortController();
   #spawned = 0;
 
-  constructor(options: OwnerOptions) {
+  constructor(options: SpawnOptions) {
     this.#allow = options.allowlist;
     this.#version = options.version;
     this.#command = options.command ?? "codex";
@@ -174,7 +86,7 @@ export class Owner {
   }
 
   /** The bounds in force. */
-  get limits(): Readonly<OwnerLimits> {
+  get limits(): Readonly<ConnectionLimits> {
     return this.#limits;
   }
 
@@ -183,24 +95,14 @@ export class Owner {
     return this.#clock;
   }
 
-  /** The methods helpers may be sent. */
-  get allowlist(): ReadonlySet<string> {
-    return this.#allow;
-  }
-
   /** Live counters. */
-  get stats(): OwnerStats {
+  get stats(): ConnectionStats {
     return {
       alive: this.#live.size,
       peak: this.#slots.peak,
       spawned: this.#spawned,
       waiting: this.#slots.waiting,
     };
-  }
-
-  /** Whether `method` may be sent to a helper. */
-  allows(method: string): boolean {
-    return this.#allow.has(method);
   }
 
   /**
@@ -238,9 +140,6 @@ export class Owner {
     const session: Session = {
       signal,
       remainingMs,
-      get helpersUsed() {
-        return used;
-      },
       call: async (method, params) => {
         this.#checkAllowed(method);
         if (signal.aborted) throw abortReason(signal, false);
@@ -285,7 +184,7 @@ export class Owner {
    * initialize share `budgetMs`: when no slot frees up in time it fails `busy`,
    * as an operation does.
    */
-  async hold(options: { signal?: AbortSignal; budgetMs?: number } = {}): Promise<HeldConnection> {
+  async hold(options: HoldOptions = {}): Promise<HeldConnection> {
     const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
     const start = this.#clock.now();
     const deadline = new AbortController();
@@ -305,7 +204,7 @@ export class Owner {
     const onShutdown = () => void this.#close(live);
     this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
     return {
-      pid: live.helper.pid,
+      follow: () => {},
       ended: live.connection.ended,
       get failure() {
         return live.connection.failure;
@@ -407,40 +306,6 @@ export class Owner {
   }
 }
 
-/**
- * A {@linkcode Session} over a held connection, for code written against
- * sessions (queueing, reading) that runs on a turn runtime's helper. Its RPCs
- * share `budgetMs` (on `clock`), as an operation's do: each gets what is left
- * (at most one RPC timeout), and none is sent once it is spent.
- */
-export function heldSession(
-  conn: HeldConnection,
-  signal: AbortSignal,
-  budgetMs: number,
-  clock: Clock = systemClock,
-): Session {
-  const start = clock.now();
-  const remainingMs = () => Math.max(0, budgetMs - (clock.now() - start));
-  return {
-    call: (method, params) => {
-      const timeoutMs = remainingMs();
-      if (timeoutMs <= 0) {
-        return Promise.reject(
-          new RelayError(
-            "timeout",
-            `The operation did not finish within ${Math.round(budgetMs / 1000)} s`,
-            { written: false },
-          ),
-        );
-      }
-      return conn.call(method, params, { signal, timeoutMs });
-    },
-    signal,
-    remainingMs,
-    helpersUsed: 1,
-  };
-}
-
 function busy(): RelayError {
   return new RelayError("busy", "No helper became free within the operation budget");
 }
@@ -454,15 +319,6 @@ function notWritten(error: unknown): RelayError {
   return new RelayError("spawn_failed", error instanceof Error ? error.message : String(error), {
     cause: error,
   });
-}
-
-function lowerOnly(defaults: Readonly<OwnerLimits>, wanted: Partial<OwnerLimits>): OwnerLimits {
-  const out = { ...defaults };
-  for (const key of Object.keys(defaults) as (keyof OwnerLimits)[]) {
-    const value = wanted[key];
-    if (typeof value === "number" && value > 0 && value < defaults[key]) out[key] = value;
-  }
-  return out;
 }
 
 /** An AbortSignal that aborts with the reason of the first of `signals` to abort. */

@@ -8,28 +8,28 @@
 
 import type { ItemEntry, UserMessageItem } from "../codex/types.ts";
 import { parseItem, parseItemsPage, parseTurnsPage } from "../codex/validate.ts";
-import { asRelayError, RelayError } from "../errors.ts";
-import type { Session } from "../owner/owner.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
+import type { Session } from "../connect/connection.ts";
 import {
   decodeCursor,
   encodeCursor,
   type ReplyCursorData,
   type SearchCursorData,
-} from "./cursor.ts";
-import { type MatchOutcome, matchUserItem, SEARCH_PAGE_LIMIT } from "./match_user_item.ts";
+} from "../reply/cursor.ts";
+import { type MatchOutcome, matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/match_user_item.ts";
 import {
   type ProjectionState,
   projectReplies,
   type Reply,
   REPLY_BUDGET_BYTES,
-} from "./project_replies.ts";
-import { buildReadResult, type ReadReplyResult } from "./read_result.ts";
+} from "../reply/project_replies.ts";
+import { buildReadResult, type ReadReplyResult } from "../reply/read_result.ts";
 import {
   isTerminal,
   type ObservedTurnStatus,
   observedTurnStatus,
   TURN_STATUS_WINDOW,
-} from "./turn_status.ts";
+} from "../reply/turn_status.ts";
 
 /** Items per page of the matched turn (`thread/items/list {turnId}`; the app-server's maximum). */
 export const TURN_PAGE_LIMIT = 100;

@@ -13,7 +13,7 @@ import type { RunSnapshot } from "../../turn/turn_runtime.ts";
 import { type Followed, followTurn, type PendingSummary, takeAnswers } from "../follow_turn.ts";
 import { messageText, reasonSchema, threadId } from "../schemas.ts";
 import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
-import { receiptSchema } from "./queue_message.ts";
+import { receiptSchema } from "./queue_message_tool.ts";
 
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),

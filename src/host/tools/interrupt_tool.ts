@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { threadId } from "../schemas.ts";
 import { type Tool, ToolRefusal } from "../tool.ts";
-import { runReplies, runTurn } from "./run.ts";
+import { runReplies, runTurn } from "./run_tool.ts";
 
 const input = z.strictObject({ threadId });
 

@@ -5,9 +5,9 @@
  */
 
 import { z } from "zod";
-import { asRelayError, RelayError } from "../../errors.ts";
+import { asRelayError, RelayError } from "../../core/errors.ts";
 import { parseQueueAdd, parseQueueList, parseThreadList } from "../../codex/validate.ts";
-import type { Session } from "../../owner/owner.ts";
+import type { Session } from "../../connect/connection.ts";
 import { isUuid, messageText, reasonSchema, threadRef } from "../schemas.ts";
 import type { Tool } from "../tool.ts";
 

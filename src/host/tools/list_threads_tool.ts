@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { asRelayError } from "../../errors.ts";
+import { asRelayError } from "../../core/errors.ts";
 import { parseThreadList } from "../../codex/validate.ts";
 import { reasonSchema } from "../schemas.ts";
 import type { Tool } from "../tool.ts";

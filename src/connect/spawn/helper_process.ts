@@ -4,7 +4,7 @@
  * @module
  */
 
-import { RelayError } from "../errors.ts";
+import { RelayError } from "../../core/errors.ts";
 
 /** What to spawn. */
 export interface HelperSpec {

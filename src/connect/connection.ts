@@ -1,0 +1,218 @@
+/**
+ * The Connection seam: how everything above `src/connect/` reaches an
+ * app-server. Operations (one tool call each) send RPCs through a
+ * {@linkcode Session}; turn runtimes hold a {@linkcode HeldConnection} beyond
+ * one operation. Backends (a spawned helper per operation, or the user's
+ * shared daemon) implement {@linkcode Connection}; nothing above this module
+ * sees a process, a socket or a frame. Every backend refuses methods outside
+ * its allowlist before anything is sent.
+ * @module
+ */
+
+import { RelayError } from "../core/errors.ts";
+import { type Clock, systemClock } from "../core/clock.ts";
+import type { RpcId } from "../codex/types.ts";
+
+/** How the relay reaches Codex: `spawn` (a private helper per operation) or `daemon`. */
+export type ConnectionMode = "spawn" | "daemon";
+
+/** A connection to an app-server: the seam every backend implements. */
+export interface Connection {
+  /** Which backend this is. */
+  readonly mode: ConnectionMode;
+  /** The bounds in force. */
+  readonly limits: Readonly<ConnectionLimits>;
+  /** The time source of budgets (operations that wait use it for their pauses). */
+  readonly clock: Clock;
+  /** Live counters. */
+  readonly stats: ConnectionStats;
+  /**
+   * Runs `fn` as one operation: its RPCs share one budget, and whatever the
+   * backend opened for it is released before this resolves, whatever happened.
+   */
+  operation<T>(fn: (session: Session) => Promise<T>, options?: OperationOptions): Promise<T>;
+  /**
+   * Opens a connection held beyond one operation (a turn runtime). Waiting
+   * for capacity, opening and initializing share `budgetMs`; when nothing
+   * frees up in time it fails `busy`, as an operation does.
+   */
+  hold(options?: HoldOptions): Promise<HeldConnection>;
+  /** Cancels every operation and releases everything the backend holds. */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@linkcode Connection.hold}. */
+export interface HoldOptions {
+  /** Cancels the opening. */
+  signal?: AbortSignal;
+  /** Budget of waiting for capacity + opening (at most the operation budget). */
+  budgetMs?: number;
+}
+
+/** The bounds of every connection (DESIGN.md, "Bounds"). */
+export interface ConnectionLimits {
+  /** One RPC. */
+  rpcTimeoutMs: number;
+  /** One operation, shared by all its RPCs. */
+  operationMs: number;
+  /**
+   * The longest budget an operation may ask for explicitly
+   * ({@linkcode OperationOptions.budgetMs}, e.g. `codex_wait_reply`).
+   */
+  maxOperationMs: number;
+  /** One frame from a helper, in bytes. */
+  frameBytes: number;
+  /** Helper stderr kept, in bytes. */
+  stderrBytes: number;
+  /** Helpers alive at once. */
+  helpers: number;
+  /** Operations waiting for a helper. */
+  queue: number;
+  /** Sequential helpers one operation may use. */
+  helpersPerOperation: number;
+}
+
+/** The default bounds. */
+export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
+  rpcTimeoutMs: 12_000,
+  operationMs: 20_000,
+  maxOperationMs: 60_000,
+  frameBytes: 1024 * 1024,
+  stderrBytes: 16 * 1024,
+  helpers: 4,
+  queue: 64,
+  helpersPerOperation: 3,
+});
+
+/** Per-operation options. */
+export interface OperationOptions {
+  /** Cancels the operation and reaps its helper at once. */
+  signal?: AbortSignal;
+  /**
+   * This operation's budget instead of the default `operationMs`: lower, or
+   * higher up to `maxOperationMs` (for an operation that waits on purpose).
+   */
+  budgetMs?: number;
+  /** A name for logs. */
+  label?: string;
+}
+
+/** What an operation's function gets: sequential RPCs on one owned helper. */
+export interface Session {
+  /**
+   * Sends one RPC and resolves with its raw result. The first call spawns and
+   * initializes the helper. A method outside the allowlist is refused
+   * (`not_allowed`) without spawning or writing anything.
+   */
+  call(method: string, params: unknown): Promise<unknown>;
+  /** Aborted when the operation is cancelled or its budget is spent. */
+  readonly signal: AbortSignal;
+  /** Milliseconds left of the operation budget. */
+  remainingMs(): number;
+}
+
+/** A connection held open beyond one operation (turn runtimes). */
+export interface HeldConnection {
+  /** Sends one RPC (allowlist and per-RPC timeout apply). */
+  call(
+    method: string,
+    params: unknown,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<unknown>;
+  /** Sets the notification / server-request listeners. */
+  listen(listeners: ConnectionListeners): void;
+  /**
+   * Narrows the notifications and server requests this holder receives to
+   * one thread (a shared connection carries every thread's; a private helper
+   * only ever sees its own, so there it changes nothing).
+   */
+  follow(threadId: string): void;
+  /** Answers a server→client request. */
+  respond(id: RpcId, result: unknown): void;
+  /** Answers a server→client request with an error. */
+  respondError(id: RpcId, code: number, message: string): void;
+  /** Resolves with the error once the connection is gone. */
+  readonly ended: Promise<RelayError>;
+  /** The error that ended the connection, once it has ended (nothing more can be sent). */
+  readonly failure: RelayError | undefined;
+  /** Releases what this holder holds (a private helper: reaped, its slot freed). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Counters for tests and benchmarks. */
+export interface ConnectionStats {
+  /** Helpers alive now. */
+  alive: number;
+  /** Most helpers alive at once. */
+  peak: number;
+  /** Helpers spawned in all. */
+  spawned: number;
+  /** Operations waiting for a helper. */
+  waiting: number;
+}
+
+/** A request the app-server sent to the relay. */
+export interface ServerRequest {
+  /** The app-server's id for it (per connection, from 0). */
+  id: RpcId;
+  /** The method, e.g. `item/commandExecution/requestApproval`. */
+  method: string;
+  /** Its params, unvalidated. */
+  params: unknown;
+}
+
+/** Listeners of a connection. */
+export interface ConnectionListeners {
+  /** Called for every notification. */
+  onNotification?: (method: string, params: unknown) => void;
+  /** Called for every server→client request; answer with `respond`/`respondError`. */
+  onServerRequest?: (request: ServerRequest) => void;
+  /** Called for every frame received (for watchdogs). */
+  onActivity?: () => void;
+}
+
+/**
+ * A {@linkcode Session} over a held connection, for code written against
+ * sessions (queueing, reading) that runs on a turn runtime's helper. Its RPCs
+ * share `budgetMs` (on `clock`), as an operation's do: each gets what is left
+ * (at most one RPC timeout), and none is sent once it is spent.
+ */
+export function heldSession(
+  conn: HeldConnection,
+  signal: AbortSignal,
+  budgetMs: number,
+  clock: Clock = systemClock,
+): Session {
+  const start = clock.now();
+  const remainingMs = () => Math.max(0, budgetMs - (clock.now() - start));
+  return {
+    call: (method, params) => {
+      const timeoutMs = remainingMs();
+      if (timeoutMs <= 0) {
+        return Promise.reject(
+          new RelayError(
+            "timeout",
+            `The operation did not finish within ${Math.round(budgetMs / 1000)} s`,
+            { written: false },
+          ),
+        );
+      }
+      return conn.call(method, params, { signal, timeoutMs });
+    },
+    signal,
+    remainingMs,
+  };
+}
+
+/** `defaults` with each of `wanted` that is lower (bounds are only ever lowered). */
+export function lowerOnly(
+  defaults: Readonly<ConnectionLimits>,
+  wanted: Partial<ConnectionLimits>,
+): ConnectionLimits {
+  const out = { ...defaults };
+  for (const key of Object.keys(defaults) as (keyof ConnectionLimits)[]) {
+    const value = wanted[key];
+    if (typeof value === "number" && value > 0 && value < defaults[key]) out[key] = value;
+  }
+  return out;
+}
