@@ -41,7 +41,7 @@ import {
 } from "../tests/e2e/codex_home.ts";
 import { type MockResponses, startMockResponses } from "../tests/e2e/mock_responses.ts";
 import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods } from "../src/host/capabilities.ts";
+import { allowedMethods } from "../src/core/capabilities.ts";
 import { matchUserItem, projectReplies } from "../src/reply/mod.ts";
 import type { ItemEntry } from "../src/codex/types.ts";
 import { type RawRequest, rawSession } from "./raw_client.ts";

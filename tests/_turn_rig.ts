@@ -5,7 +5,7 @@
  */
 
 import { ElicitationRouter } from "../src/elicit/router.ts";
-import { allowedMethods, type Capabilities } from "../src/host/capabilities.ts";
+import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { ManualClock } from "../src/core/clock.ts";
 import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";

@@ -9,12 +9,13 @@
 
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
-import { type Capabilities, toolNames } from "../host/capabilities.ts";
+import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
+import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { curatedEnv } from "../connect/spawn/curated_env.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
-import type { ServeFlags } from "./flags.ts";
+import type { ServeFlags } from "../host/serve_flags.ts";
 
 /** The Codex version the relay's protocol subset was captured from. */
 export const TESTED_CODEX = "0.169.0";
@@ -253,11 +254,7 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
 
 function capabilities(flags: ServeFlags): Finding[] {
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const serve = [
-    "serve",
-    ...(caps.replyRead ? ["--allow-reply-read"] : []),
-    ...(caps.turnStart ? ["--allow-turn-start"] : []),
-  ];
+  const serve = ["serve", ...capabilityArgs(caps)];
   const findings: Finding[] = [
     { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },
     { level: "info", text: `the client entry's arguments end with: ${serve.join(" ")}` },

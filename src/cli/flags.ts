@@ -8,20 +8,7 @@ import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
-
-/** Options of `serve`. */
-export interface ServeFlags {
-  /** Adds `codex_read_reply` and `codex_wait_reply`. */
-  allowReplyRead: boolean;
-  /** Adds `codex_run` and `codex_interrupt`. */
-  allowTurnStart: boolean;
-  /** Auto-accepts MCP tool-call approvals of turns the relay runs (unattended use). */
-  autoApproveMcpTools: boolean;
-  /** Codex MCP server entries to disable in turns the relay runs. */
-  disableCodexMcpServers: string[];
-  /** Log level on stderr. */
-  logLevel: LogLevel;
-}
+import type { ServeFlags } from "../host/serve_flags.ts";
 
 /** What the command line asks for. */
 export type Command =

@@ -3,27 +3,10 @@
  * @module
  */
 
-/** Why an operation did not produce its normal result. */
-export type ReasonCode =
-  | "thread_not_found"
-  | "legacy_history"
-  | "experimental_unavailable"
-  | "invalid_cursor"
-  | "held_elsewhere"
-  | "timeout"
-  | "output_limit"
-  | "spawn_failed"
-  | "codex_missing"
-  | "protocol_error"
-  | "busy"
-  | "cancelled"
-  | "not_allowed"
-  | "ambiguous_name"
-  | "turn_running"
-  | "rpc_error";
+import { z } from "zod";
 
-/** Every reason code, for schemas. */
-export const REASON_CODES: readonly ReasonCode[] = [
+/** Every reason code: why an operation did not produce its normal result. */
+export const REASON_CODES = [
   "thread_not_found",
   "legacy_history",
   "experimental_unavailable",
@@ -40,7 +23,13 @@ export const REASON_CODES: readonly ReasonCode[] = [
   "ambiguous_name",
   "turn_running",
   "rpc_error",
-];
+] as const;
+
+/** Why an operation did not produce its normal result. */
+export type ReasonCode = typeof REASON_CODES[number];
+
+/** A reason code in results. */
+export const reasonSchema: z.ZodEnum<{ [K in ReasonCode]: K }> = z.enum(REASON_CODES);
 
 /** Options of a {@linkcode RelayError}. */
 export interface RelayErrorOptions {

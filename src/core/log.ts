@@ -4,11 +4,11 @@
  * @module
  */
 
-/** Log levels, most to least verbose. */
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+/** The log levels, most to least verbose. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
-/** The log levels, in order. */
-export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+/** A log level. */
+export type LogLevel = typeof LOG_LEVELS[number];
 
 /** Fields of a log line: ids, counts, codes. Never message text. */
 export type LogFields = Record<string, string | number | boolean | null | undefined>;

@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { Capabilities } from "./capabilities.ts";
+import type { Capabilities } from "../core/capabilities.ts";
 
 /** Model-facing instructions for the tools enabled at `caps`. */
 export function instructionsFor(caps: Capabilities): string {

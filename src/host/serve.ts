@@ -5,19 +5,12 @@
  */
 
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import type { z } from "zod";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
-import { allowedMethods, type Capabilities } from "./capabilities.ts";
+import { allowedMethods, type Capabilities } from "../core/capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
 import { buildServer } from "./server.ts";
-import type { Tool } from "./tool.ts";
-import { listThreads } from "./tools/list_threads_tool.ts";
-import { queueMessageTool } from "./tools/queue_message_tool.ts";
-import { readReplyTool } from "./tools/read_reply_tool.ts";
-import { waitReplyTool } from "./tools/wait_reply_tool.ts";
-import { runTool } from "./tools/run_tool.ts";
-import { interruptTool } from "./tools/interrupt_tool.ts";
+import { TOOLS } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
 import { ElicitationRouter } from "../elicit/router.ts";
 import type { RoundState } from "../elicit/input_rounds.ts";
@@ -25,17 +18,7 @@ import { systemClock } from "../core/clock.ts";
 import { TurnRegistry } from "../turn/turn_registry.ts";
 import { DEFAULT_TURN_LIMITS } from "../turn/turn_runtime.ts";
 import { readReply } from "../ops/read_reply.ts";
-import type { ServeFlags } from "../cli/flags.ts";
-
-/** Every tool the relay has; each registers only at its level. */
-const TOOLS = [
-  listThreads,
-  queueMessageTool,
-  readReplyTool,
-  waitReplyTool,
-  runTool,
-  interruptTool,
-] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
+import type { ServeFlags } from "./serve_flags.ts";
 
 /** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
 export async function serve(flags: ServeFlags, version: string): Promise<number> {

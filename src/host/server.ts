@@ -19,7 +19,7 @@ import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
-import type { Capabilities } from "./capabilities.ts";
+import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
 
 /** What the server is built from. */

@@ -7,7 +7,7 @@ import type { ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
-import type { Capabilities } from "./capabilities.ts";
+import type { Capabilities } from "../core/capabilities.ts";
 import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";

@@ -6,6 +6,7 @@
 
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
+import { capabilityArgs } from "../core/capabilities.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
 
 /** What the install command line asks for. */
@@ -144,8 +145,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     "--client",
     a.client,
     ...(a.scope === "project" ? ["--scope", "project"] : []),
-    ...(a.replyRead ? ["--allow-reply-read"] : []),
-    ...(a.turnStart ? ["--allow-turn-start"] : []),
+    ...capabilityArgs(a),
     ...(a.force ? ["--force"] : []),
   ];
 }

@@ -8,6 +8,7 @@
 
 import { VERSION } from "../core/version.ts";
 import { INSTALL_PERMISSIONS, permissionFlags, RELAY_PERMISSIONS } from "../core/permissions.ts";
+import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import type { Launcher } from "./clients.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 
@@ -20,14 +21,6 @@ export type Source =
   | { kind: "jsr"; version: string }
   | { kind: "binary"; path: string }
   | { kind: "bundle"; path: string };
-
-/** The serve flags of the entry. */
-export interface ServeOptions {
-  /** `--allow-reply-read`. */
-  replyRead: boolean;
-  /** `--allow-turn-start`. */
-  turnStart: boolean;
-}
 
 /** The flags that grant the relay's permission set (`permissions.default`) without `-P`. */
 export function relayFlags(): string[] {
@@ -58,12 +51,8 @@ export function bundleServeCommand(bundle: string): string[] {
  * The launcher written into a client's config. `deno` is the absolute path
  * of the Deno that runs the installer (GUI clients often lack the shell's PATH).
  */
-export function serveLauncher(source: Source, deno: string, options: ServeOptions): Launcher {
-  const serve = [
-    "serve",
-    ...(options.replyRead ? ["--allow-reply-read"] : []),
-    ...(options.turnStart ? ["--allow-turn-start"] : []),
-  ];
+export function serveLauncher(source: Source, deno: string, caps: Capabilities): Launcher {
+  const serve = ["serve", ...capabilityArgs(caps)];
   switch (source.kind) {
     case "checkout":
       return {

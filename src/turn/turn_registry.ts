@@ -15,7 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { confirmUnknown, queueMessage, type Receipt } from "../host/tools/queue_message_tool.ts";
+import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { recursionOverrides } from "./recursion_guard.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 

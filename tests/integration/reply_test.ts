@@ -1,5 +1,5 @@
 import assert from "assert";
-import { allowedMethods } from "../../src/host/capabilities.ts";
+import { allowedMethods } from "../../src/core/capabilities.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";

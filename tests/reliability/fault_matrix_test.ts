@@ -24,7 +24,7 @@ import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.
 import { silentLogger } from "../../src/core/log.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods, type Capabilities } from "../../src/host/capabilities.ts";
+import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreads } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";

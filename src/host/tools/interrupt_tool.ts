@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { threadId } from "../schemas.ts";
+import { threadId } from "../../ops/inputs.ts";
 import { type Tool, ToolRefusal } from "../tool.ts";
 import { runReplies, runTurn } from "./run_tool.ts";
 

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
 import { parseThreadList } from "../../codex/validate.ts";
-import { reasonSchema } from "../schemas.ts";
+import { reasonSchema } from "../../core/errors.ts";
 import type { Tool } from "../tool.ts";
 
 const input = z.strictObject({

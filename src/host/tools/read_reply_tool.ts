@@ -9,7 +9,8 @@ import { z } from "zod";
 import { MAX_CURSOR_TEXT_CHARS } from "../../reply/cursor.ts";
 import { readReply } from "../../ops/read_reply.ts";
 import { buildReadResult, type ReadReplyResult } from "../../reply/read_result.ts";
-import { reasonSchema, threadId } from "../schemas.ts";
+import { threadId } from "../../ops/inputs.ts";
+import { reasonSchema } from "../../core/errors.ts";
 import type { Annotations, Tool } from "../tool.ts";
 
 /** Longest `clientMessageId`, in UTF-16 code units (as cursors carry it). */

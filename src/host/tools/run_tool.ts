@@ -11,9 +11,10 @@ import type { RoundState } from "../../elicit/input_rounds.ts";
 import type { FinishedRun } from "../../turn/turn_registry.ts";
 import type { RunSnapshot } from "../../turn/turn_runtime.ts";
 import { type Followed, followTurn, type PendingSummary, takeAnswers } from "../follow_turn.ts";
-import { messageText, reasonSchema, threadId } from "../schemas.ts";
+import { messageText, threadId } from "../../ops/inputs.ts";
+import { reasonSchema } from "../../core/errors.ts";
 import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
-import { receiptSchema } from "./queue_message_tool.ts";
+import { receiptSchema } from "../../ops/queue_message.ts";
 
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),

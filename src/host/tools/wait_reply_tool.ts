@@ -13,7 +13,7 @@ import {
   waitForReply,
   type WaitProgress,
 } from "../../ops/wait_reply.ts";
-import { threadId } from "../schemas.ts";
+import { threadId } from "../../ops/inputs.ts";
 import type { CallContext, Tool } from "../tool.ts";
 import type { RoundState } from "../../elicit/input_rounds.ts";
 import { heldSession } from "../../connect/connection.ts";

@@ -1,6 +1,7 @@
 /**
- * Capability levels: which tools are registered and which app-server methods
- * the owner allows. Each opt-in flag adds; nothing else changes.
+ * Capability levels: which app-server methods a connection allows at each
+ * level, and the serve flags that select a level. Each opt-in flag adds;
+ * nothing else changes (the tools of each level: `src/host/tools/all_tools.ts`).
  * @module
  */
 
@@ -32,12 +33,10 @@ export function allowedMethods(caps: Capabilities): ReadonlySet<string> {
   ]);
 }
 
-/** The tool names registered at these capabilities, in registration order. */
-export function toolNames(caps: Capabilities): string[] {
+/** The serve flags that select these capabilities (client entries, printed commands). */
+export function capabilityArgs(caps: Capabilities): string[] {
   return [
-    "codex_list_threads",
-    "codex_queue_message",
-    ...(caps.replyRead ? ["codex_read_reply", "codex_wait_reply"] : []),
-    ...(caps.turnStart ? ["codex_run", "codex_interrupt"] : []),
+    ...(caps.replyRead ? ["--allow-reply-read"] : []),
+    ...(caps.turnStart ? ["--allow-turn-start"] : []),
   ];
 }

@@ -1,10 +1,9 @@
 /**
- * Input checks shared by tools: UUIDs, message text bounds.
+ * Input shapes shared by operations and tools: thread ids and names, message text bounds.
  * @module
  */
 
 import { z } from "zod";
-import { REASON_CODES } from "../core/errors.ts";
 
 /** Message text bound in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 16 * 1024;
@@ -55,6 +54,3 @@ export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
 
 /** A thread id (UUID only). */
 export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
-
-/** A reason code in results. */
-export const reasonSchema = z.enum(REASON_CODES as [string, ...string[]]);

@@ -1,0 +1,30 @@
+/**
+ * Every tool the relay has, in registration order; each registers only at
+ * the capability level its `enabled` names.
+ * @module
+ */
+
+import type { z } from "zod";
+import type { Capabilities } from "../../core/capabilities.ts";
+import type { Tool } from "../tool.ts";
+import { listThreads } from "./list_threads_tool.ts";
+import { queueMessageTool } from "./queue_message_tool.ts";
+import { readReplyTool } from "./read_reply_tool.ts";
+import { waitReplyTool } from "./wait_reply_tool.ts";
+import { runTool } from "./run_tool.ts";
+import { interruptTool } from "./interrupt_tool.ts";
+
+/** Every tool. */
+export const TOOLS = [
+  listThreads,
+  queueMessageTool,
+  readReplyTool,
+  waitReplyTool,
+  runTool,
+  interruptTool,
+] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
+
+/** The names of the tools registered at these capabilities, in registration order. */
+export function toolNames(caps: Capabilities): string[] {
+  return TOOLS.filter((tool) => tool.enabled(caps)).map((tool) => tool.name);
+}

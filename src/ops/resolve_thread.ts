@@ -1,0 +1,51 @@
+/**
+ * Finding a thread by what the caller gave: its id (a UUID, taken as is) or
+ * its exact name, when exactly one thread has it.
+ * @module
+ */
+
+import { asRelayError, RelayError } from "../core/errors.ts";
+import { parseThreadList } from "../codex/validate.ts";
+import type { Session } from "../connect/connection.ts";
+import { isUuid } from "./inputs.ts";
+
+/** Name lookup bound: pages of `thread/list` searched for an exact name. */
+const NAME_PAGES = 20;
+const PAGE = 100;
+/** Resolves an exact thread name to one thread id, or explains why not. */
+async function resolveName(s: Session, name: string): Promise<string | RelayError> {
+  const matches: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < NAME_PAGES; page++) {
+    const params: Record<string, unknown> = cursor ? { limit: PAGE, cursor } : { limit: PAGE };
+    const result = parseThreadList(await s.call("thread/list", params));
+    for (const t of result.data) if (t.name === name) matches.push(t.id);
+    if (matches.length > 1) break;
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) {
+    return new RelayError("ambiguous_name", "Several threads have this name; give the thread's id");
+  }
+  const scope = cursor ? ` in the ${NAME_PAGES * PAGE} most recent threads` : "";
+  return new RelayError(
+    "thread_not_found",
+    `No thread has exactly this name${scope}; give the thread's id`,
+  );
+}
+
+/**
+ * The id of the thread `ref` names: `ref` itself when it is a UUID, else the
+ * one thread whose name is exactly `ref`. Otherwise (no such thread, several,
+ * or the lookup failed) the error to report; nothing was sent to the thread.
+ */
+export async function resolveThread(s: Session, ref: string): Promise<string | RelayError> {
+  if (isUuid(ref)) return ref;
+  try {
+    return await resolveName(s, ref);
+  } catch (error) {
+    const e = asRelayError(error);
+    return new RelayError(e.reason, e.message, { written: false });
+  }
+}
