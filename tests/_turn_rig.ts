@@ -1,17 +1,17 @@
 /**
  * The in-process turn machinery for tests: an owner spawning the fixture of
- * `f`, an elicitation router and a turn registry, on one manual clock.
+ * `f`, and the turn machinery as `serve` wires it, on one manual clock.
  * @module
  */
 
-import { ElicitationRouter } from "../src/elicit/router.ts";
 import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { ManualClock } from "../src/core/clock.ts";
 import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
-import { readReply } from "../src/ops/read_reply.ts";
-import { TurnRegistry } from "../src/turn/turn_registry.ts";
-import { DEFAULT_TURN_LIMITS } from "../src/turn/turn_runtime.ts";
+import type { ElicitationRouter } from "../src/elicit/router.ts";
+import { turnMachinery } from "../src/turn/turn_machinery.ts";
+import type { TurnRegistry } from "../src/turn/turn_registry.ts";
+import type { TurnStarts } from "../src/turn/turn_start.ts";
 import type { FixtureHome } from "./_fixture.ts";
 
 /** Options of {@linkcode turnRig}. */
@@ -30,6 +30,7 @@ export interface TurnRig {
   owner: Owner;
   router: ElicitationRouter;
   turns: TurnRegistry;
+  starts: TurnStarts;
 }
 
 /** Wires the turn machinery against the fixture of `f`. */
@@ -43,17 +44,12 @@ export function turnRig(f: FixtureHome, options: TurnRigOptions = {}): TurnRig {
     reap: { eofGraceMs: 300, termGraceMs: 300 },
     ...(options.ownerOnManualClock ? { clock } : {}),
   });
-  const router = new ElicitationRouter({ clock, log: silentLogger });
-  const turns = new TurnRegistry({
-    owner,
-    router,
+  const machinery = turnMachinery({
+    connection: owner,
     clock,
     log: silentLogger,
-    limits: DEFAULT_TURN_LIMITS,
-    disabledMcpServers: options.disabledMcpServers ?? [],
-    readReplies: caps.replyRead
-      ? (session, threadId, clientMessageId) => readReply(session, { threadId, clientMessageId })
-      : undefined,
+    readsReplies: caps.replyRead,
+    disabledMcpServers: options.disabledMcpServers,
   });
-  return { clock, owner, router, turns };
+  return { clock, owner, ...machinery };
 }

@@ -8,8 +8,11 @@
 /** A JSON-RPC request id as the app-server uses it. */
 export type RpcId = number | string;
 
+/** Every `thread.status.type` the relay knows. */
+export const THREAD_STATUSES = ["idle", "active", "notLoaded", "systemError"] as const;
+
 /** `thread.status.type` as reported by `thread/list`. */
-export type ThreadStatus = "idle" | "active" | "notLoaded" | "systemError";
+export type ThreadStatus = typeof THREAD_STATUSES[number];
 
 /** One thread of `thread/list` (subset). */
 export interface Thread {
@@ -39,7 +42,10 @@ export interface QueueListPage {
 }
 
 /** `agentMessage.phase`; null when the provider sent none. */
-export type AgentPhase = "commentary" | "partial_answer" | "final_answer";
+export type AgentPhase = typeof AGENT_PHASES[number];
+
+/** Every agentMessage phase the relay knows. */
+export const AGENT_PHASES = ["commentary", "partial_answer", "final_answer"] as const;
 
 /** A user message item (subset; content is never read by the relay). */
 export interface UserMessageItem {
@@ -81,7 +87,10 @@ export interface ItemsPage {
 }
 
 /** `turn.status`. */
-export type TurnStatus = "inProgress" | "completed" | "failed" | "interrupted";
+export type TurnStatus = typeof TURN_STATUSES[number];
+
+/** Every turn status the relay knows. */
+export const TURN_STATUSES = ["inProgress", "completed", "failed", "interrupted"] as const;
 
 /** `turn.error` (subset). */
 export interface TurnError {

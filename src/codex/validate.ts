@@ -6,21 +6,24 @@
  */
 
 import { RelayError } from "../core/errors.ts";
-import type {
-  AgentPhase,
-  ItemEntry,
-  ItemsPage,
-  QueuedSubmission,
-  QueueListPage,
-  RawItem,
-  Thread,
-  ThreadItem,
-  ThreadListPage,
-  ThreadStatus,
-  Turn,
-  TurnError,
-  TurnsPage,
-  TurnStatus,
+import {
+  AGENT_PHASES,
+  type AgentPhase,
+  type ItemEntry,
+  type ItemsPage,
+  type QueuedSubmission,
+  type QueueListPage,
+  type RawItem,
+  type Thread,
+  THREAD_STATUSES,
+  type ThreadItem,
+  type ThreadListPage,
+  type ThreadStatus,
+  type Turn,
+  TURN_STATUSES,
+  type TurnError,
+  type TurnsPage,
+  type TurnStatus,
 } from "./types.ts";
 
 type Obj = Record<string, unknown>;
@@ -55,15 +58,21 @@ function cursor(value: unknown, what: string): string | null {
   return strOrNull(value, what);
 }
 
-const THREAD_STATUSES: readonly ThreadStatus[] = ["idle", "active", "notLoaded", "systemError"];
-const TURN_STATUSES: readonly TurnStatus[] = ["inProgress", "completed", "failed", "interrupted"];
-const PHASES: readonly AgentPhase[] = ["commentary", "partial_answer", "final_answer"];
+const PHASES: readonly string[] = AGENT_PHASES;
+
+/** Validates a `thread/start` result: the new thread's id. */
+export function parseThreadStart(value: unknown): { threadId: string } {
+  const thread = obj(obj(value, "thread/start result").thread, "thread/start thread");
+  return { threadId: str(thread.id, "thread/start thread.id") };
+}
 
 /** Validates one thread of `thread/list`. */
 export function parseThread(value: unknown): Thread {
   const t = obj(value, "thread");
   const status = obj(t.status, "thread.status").type;
-  if (!THREAD_STATUSES.includes(status as ThreadStatus)) fail("thread.status.type is unknown");
+  if (!(THREAD_STATUSES as readonly string[]).includes(status as string)) {
+    fail("thread.status.type is unknown");
+  }
   if (typeof t.updatedAt !== "number" || !Number.isFinite(t.updatedAt)) {
     fail("thread.updatedAt is not a number");
   }
@@ -163,7 +172,9 @@ function parseTurnError(value: unknown): TurnError | null {
 /** Validates one turn summary. */
 export function parseTurn(value: unknown): Turn {
   const t = obj(value, "turn");
-  if (!TURN_STATUSES.includes(t.status as TurnStatus)) fail("turn.status is unknown");
+  if (!(TURN_STATUSES as readonly string[]).includes(t.status as string)) {
+    fail("turn.status is unknown");
+  }
   const completedAt = t.completedAt ?? null;
   if (completedAt !== null && typeof completedAt !== "number") {
     fail("turn.completedAt is not a number");

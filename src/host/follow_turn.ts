@@ -1,47 +1,29 @@
 /**
  * Follows a relay-run turn inside one tool call: forwards progress, turns
  * pending Codex requests into input rounds, and returns when the turn ends,
- * the wait ends, or the call's round budget is spent.
+ * the wait ends, or the call's round budget is spent. `codex_run` follows the
+ * turn it started; `codex_wait_reply` follows one the relay runs (or ran).
  * @module
  */
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
+import { heldSession } from "../connect/connection.ts";
+import type { ElicitationRouter } from "../elicit/router.ts";
+import { readReply } from "../ops/read_reply.ts";
+import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { PendingSummary, RunEnd } from "../turn/run_result.ts";
+import type { TurnRuntime } from "../turn/turn_runtime.ts";
 import {
   applyAnswers,
   askable,
-  type ClientModes,
   inputRound,
   MAX_ROUNDS_PER_CALL,
   type RoundState,
-} from "../elicit/input_rounds.ts";
-import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Clock } from "../core/clock.ts";
-import type { FinishedRun, TurnRegistry } from "../turn/turn_registry.ts";
-import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
-import { ToolRefusal } from "./tool.ts";
-
-/** A pending request as reported in `pendingApprovals`. */
-export interface PendingSummary {
-  method: string;
-  summary: string;
-}
+} from "./input_rounds.ts";
+import { type CallContext, ToolRefusal } from "./tool.ts";
 
 /** How following ended. */
-export type Followed =
-  | { kind: "settled"; run: FinishedRun }
-  | { kind: "running"; snapshot: RunSnapshot; pending: PendingSummary[] }
-  | { kind: "input"; result: InputRequiredResult };
-
-/** What following needs. */
-export interface FollowDeps {
-  turns: TurnRegistry;
-  router: ElicitationRouter;
-  clock: Clock;
-  modes: ClientModes;
-  signal: AbortSignal;
-  progress(message: string, progress: number): Promise<void>;
-  mint(state: RoundState): Promise<string>;
-}
+export type Followed = RunEnd | { kind: "input"; result: InputRequiredResult };
 
 /** The round-independent part of the state. */
 export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeId">;
@@ -52,41 +34,51 @@ export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeId">;
  */
 export async function followTurn(
   runtime: TurnRuntime,
-  deps: FollowDeps,
+  ctx: CallContext,
   base: RoundBase,
   round: number,
 ): Promise<Followed> {
-  const until = deps.clock.now() + base.waitSeconds * 1000;
+  const { clock, router, turns, signal } = ctx;
+  const modes = ctx.clientModes();
+  const until = clock.now() + base.waitSeconds * 1000;
   // A first call reports the run from its start; a retry only what is new.
   let sent = round === 0 ? 0 : runtime.progressSince(0).length;
   while (true) {
     const seen = runtime.version;
-    for (const message of runtime.progressSince(sent)) await deps.progress(message, ++sent);
-    if (runtime.ended) return { kind: "settled", run: await deps.turns.settled(runtime) };
-    const pending = askable(deps.router, deps.router.pendingFor(runtime), deps.modes);
+    for (const message of runtime.progressSince(sent)) await ctx.progress(message, ++sent);
+    if (runtime.ended) return { kind: "settled", run: await turns.settled(runtime) };
+    const pending = askable(router, router.pendingFor(runtime), modes);
     if (pending.length > 0) {
-      if (round >= MAX_ROUNDS_PER_CALL) return running(runtime, deps);
+      if (round >= MAX_ROUNDS_PER_CALL) return running(runtime, router);
       const state: RoundState = {
         ...base,
         runtimeId: runtime.id,
         tokens: pending.map((p) => p.token),
         round: round + 1,
       };
-      const result = inputRound(deps.router, pending, await deps.mint(state));
+      const result = inputRound(router, pending, await ctx.mintRound(state));
       if (result) return { kind: "input", result };
       continue;
     }
-    if (deps.signal.aborted || deps.clock.now() >= until) return running(runtime, deps);
-    if (runtime.version === seen) await runtime.waitForChange(seen, until, deps.signal);
+    if (signal.aborted || clock.now() >= until) return running(runtime, router);
+    if (runtime.version === seen) await runtime.waitForChange(seen, until, signal);
   }
 }
 
-function running(runtime: TurnRuntime, deps: FollowDeps): Followed {
+function running(runtime: TurnRuntime, router: ElicitationRouter): Followed {
   return {
     kind: "running",
     snapshot: runtime.snapshot(),
-    pending: deps.router.pendingFor(runtime).map((p) => ({ method: p.method, summary: p.summary })),
+    pending: pendingSummaries(router, runtime),
   };
+}
+
+/** The requests of `runtime` still waiting for an answer, as results report them. */
+export function pendingSummaries(
+  router: ElicitationRouter,
+  runtime: TurnRuntime,
+): PendingSummary[] {
+  return router.pendingFor(runtime).map((p) => ({ method: p.method, summary: p.summary }));
 }
 
 /**
@@ -112,4 +104,64 @@ export function takeAnswers(
       "This input round was already answered or has expired; nothing was sent to Codex",
     );
   }
+}
+
+/** What `codex_wait_reply` returns when it followed a relay-run turn. */
+export type WaitFollowed =
+  | { kind: "read"; read: ReadReplyResult; timedOut: boolean; pending?: PendingSummary[] }
+  | { kind: "input"; result: InputRequiredResult };
+
+/**
+ * `codex_wait_reply` on a message whose turn this relay runs (or just ran):
+ * follows it instead of polling, forwards its input rounds, then reads its
+ * replies on the runtime's own connection. Undefined when the relay has no
+ * such turn (or ran it without reading replies).
+ */
+export async function followForWait(
+  args: { threadId: string; clientMessageId: string; timeoutSeconds: number },
+  ctx: CallContext,
+): Promise<WaitFollowed | undefined> {
+  const { turns, router } = ctx;
+  const state = ctx.mcp.mcpReq.requestState<RoundState>();
+  let round = 0;
+  let runtime: TurnRuntime | undefined;
+  if (state !== undefined) {
+    takeAnswers(
+      router,
+      state,
+      ctx.mcp.mcpReq.inputResponses,
+      state.tool === "codex_wait_reply" && state.threadId === args.threadId &&
+        state.clientMessageId === args.clientMessageId,
+    );
+    round = state.round;
+    runtime = turns.byId(state.runtimeId);
+  } else {
+    const active = turns.active(args.threadId);
+    if (active?.clientMessageId === args.clientMessageId) runtime = active;
+  }
+  if (!runtime) {
+    const replies = turns.finished(args.threadId, args.clientMessageId)?.replies;
+    return replies ? { kind: "read", read: replies, timedOut: false } : undefined;
+  }
+  const base: RoundBase = {
+    v: 1,
+    tool: "codex_wait_reply",
+    threadId: args.threadId,
+    clientMessageId: args.clientMessageId,
+    waitSeconds: args.timeoutSeconds,
+  };
+  const followed = await followTurn(runtime, ctx, base, round);
+  if (followed.kind === "input") return followed;
+  if (followed.kind === "settled") {
+    const replies = followed.run.replies;
+    return replies ? { kind: "read", read: replies, timedOut: false } : undefined;
+  }
+  const budgetMs = ctx.connection.limits.rpcTimeoutMs;
+  const session = heldSession(runtime.connection, ctx.signal, budgetMs, ctx.clock);
+  return {
+    kind: "read",
+    read: await readReply(session, args),
+    timedOut: true,
+    ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
+  };
 }

@@ -12,40 +12,29 @@ import { instructionsFor } from "./instructions.ts";
 import { buildServer } from "./server.ts";
 import { TOOLS } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
-import { ElicitationRouter } from "../elicit/router.ts";
-import type { RoundState } from "../elicit/input_rounds.ts";
+import type { RoundState } from "./input_rounds.ts";
 import { systemClock } from "../core/clock.ts";
-import { TurnRegistry } from "../turn/turn_registry.ts";
-import { DEFAULT_TURN_LIMITS } from "../turn/turn_runtime.ts";
-import { readReply } from "../ops/read_reply.ts";
+import { turnMachinery } from "../turn/turn_machinery.ts";
 import type { ServeFlags } from "./serve_flags.ts";
 
 /** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const owner = new SpawnConnection({ allowlist: allowedMethods(caps), version, log });
+  const connection = new SpawnConnection({ allowlist: allowedMethods(caps), version, log });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),
     ttlSeconds: 600,
   });
-  const router = caps.turnStart
-    ? new ElicitationRouter({ clock, log, autoApproveMcpTools: flags.autoApproveMcpTools })
-    : undefined;
-  const turns = router
-    ? new TurnRegistry({
-      owner,
-      router,
-      clock,
-      log,
-      limits: DEFAULT_TURN_LIMITS,
-      disabledMcpServers: flags.disableCodexMcpServers,
-      readReplies: caps.replyRead
-        ? (session, threadId, clientMessageId) => readReply(session, { threadId, clientMessageId })
-        : undefined,
-    })
-    : undefined;
+  const { router, turns, starts } = turnMachinery({
+    connection,
+    clock,
+    log,
+    readsReplies: caps.replyRead,
+    autoApproveMcpTools: flags.autoApproveMcpTools,
+    disabledMcpServers: flags.disableCodexMcpServers,
+  });
   const shutdown = new AbortController();
   const done = Promise.withResolvers<string>();
 
@@ -55,13 +44,14 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
       buildServer({
         info: { name: "codex-relay", version },
         caps,
-        owner,
+        connection,
         tools: TOOLS,
         shutdown: shutdown.signal,
         log,
         instructions: instructionsFor(caps),
         clock,
         turns,
+        starts,
         router,
         mintRound: (state) => codec.mint(state),
         serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
@@ -83,10 +73,10 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   log.info("shutting down", { why });
   stopSignals();
   shutdown.abort();
-  await turns?.shutdown();
-  await owner.shutdown();
+  await turns.shutdown();
+  await connection.shutdown();
   await handle.close().catch(() => {});
-  log.info("stopped", { spawned: owner.stats.spawned });
+  log.info("stopped", { spawned: connection.stats.spawned });
   return 0;
 }
 

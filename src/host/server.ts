@@ -12,10 +12,11 @@ import {
   McpServer,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
+import type { ClientModes, RoundState } from "./input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
+import type { TurnStarts } from "../turn/turn_start.ts";
 import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
@@ -28,8 +29,8 @@ export interface ServerDeps {
   info: { name: string; version: string };
   /** Capabilities in force. */
   caps: Capabilities;
-  /** The RPC owner shared by all calls. */
-  owner: Connection;
+  /** The connection to the app-server shared by all calls. */
+  connection: Connection;
   /** Every tool; each registers itself only when enabled. */
   tools: readonly Tool<z.ZodType, z.ZodType>[];
   /** Aborted at shutdown: cancels every call. */
@@ -42,10 +43,12 @@ export interface ServerDeps {
   instructions: string;
   /** The time source of waits. */
   clock: Clock;
-  /** Turn runtimes (turn-start level). */
-  turns?: TurnRegistry;
-  /** Elicitation router (turn-start level). */
-  router?: ElicitationRouter;
+  /** Turn runtimes (empty below the turn-start level). */
+  turns: TurnRegistry;
+  /** Starts turns (turn-start level). */
+  starts: TurnStarts;
+  /** Elicitation router (idle below the turn-start level). */
+  router: ElicitationRouter;
   /** Seals input-round state. */
   mintRound(state: RoundState): Promise<string>;
 }
@@ -87,13 +90,14 @@ async function call(
   const signal = AbortSignal.any([mcp.mcpReq.signal, deps.shutdown]);
   const token = mcp.mcpReq._meta?.progressToken;
   const ctx: CallContext = {
-    owner: deps.owner,
+    connection: deps.connection,
     caps: deps.caps,
     signal,
     log: deps.log,
     mcp,
     clock: deps.clock,
     turns: deps.turns,
+    starts: deps.starts,
     router: deps.router,
     mintRound: deps.mintRound,
     clientModes: () => clientModes(server, mcp),

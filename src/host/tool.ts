@@ -8,10 +8,11 @@ import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
-import type { ClientModes, RoundState } from "../elicit/input_rounds.ts";
+import type { ClientModes, RoundState } from "./input_rounds.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
+import type { TurnStarts } from "../turn/turn_start.ts";
 
 /** MCP tool annotations. */
 export interface Annotations {
@@ -23,9 +24,9 @@ export interface Annotations {
 
 /** Everything a tool call may use. */
 export interface CallContext {
-  /** The RPC owner (the only way to reach Codex). */
-  owner: Connection;
-  /** The capabilities in force (handlers re-check theirs). */
+  /** The connection to the app-server (the only way to reach Codex). */
+  connection: Connection;
+  /** The capabilities in force (the server re-checks each call's). */
   caps: Capabilities;
   /** Aborted when the client cancels the call or the server shuts down. */
   signal: AbortSignal;
@@ -37,15 +38,25 @@ export interface CallContext {
   mcp: ServerContext;
   /** The time source of waits. */
   clock: Clock;
-  /** The turn runtimes (turn-start level only). */
-  turns?: TurnRegistry;
-  /** The elicitation router (turn-start level only). */
-  router?: ElicitationRouter;
+  /** The turn runtimes (empty below the turn-start level). */
+  turns: TurnRegistry;
+  /** Starts turns (used at the turn-start level only). */
+  starts: TurnStarts;
+  /** The elicitation router (idle below the turn-start level). */
+  router: ElicitationRouter;
   /** Which kinds of user input the calling client declared. */
   clientModes(): ClientModes;
   /** Seals a round's state (HMAC, per-process key, TTL). */
   mintRound(state: RoundState): Promise<string>;
 }
+
+/** Annotations of the read tools: read-only, idempotent, closed world. */
+export const READ_ANNOTATIONS: Annotations = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+});
 
 /** A tool: schemas, annotations, and a handler returning structured content. */
 export interface Tool<I extends z.ZodType, O extends z.ZodType> {
@@ -55,7 +66,7 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   inputSchema: I;
   outputSchema: O;
   annotations: Annotations;
-  /** Whether the tool exists at these capabilities (checked at registration and per call). */
+  /** Whether the tool exists at these capabilities (checked at registration and per call, by the server). */
   enabled(caps: Capabilities): boolean;
   /** Runs the call; expected failures are results with a status and reason, not exceptions. */
   run(input: z.output<I>, ctx: CallContext): Promise<z.output<O> | ToolInputRequired>;

@@ -4,6 +4,7 @@
  */
 
 import { z } from "zod";
+import { MAX_CURSOR_TEXT_CHARS } from "../reply/cursor.ts";
 
 /** Message text bound in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 16 * 1024;
@@ -54,3 +55,23 @@ export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
 
 /** A thread id (UUID only). */
 export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
+
+/** Longest `clientMessageId`, in UTF-16 code units (as cursors carry it). */
+export const MAX_CLIENT_MESSAGE_ID_CHARS = 200;
+
+/** A `clientMessageId`: 1..200 characters, no control characters, no lone surrogates. */
+export const clientMessageId = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS).superRefine(
+  (s, ctx) => {
+    if (/\p{Cc}/u.test(s) || !s.isWellFormed()) {
+      ctx.addIssue({
+        code: "custom",
+        message: "The clientMessageId has control or invalid characters",
+      });
+    }
+  },
+).describe("The clientMessageId of the codex_queue_message receipt");
+
+/** A cursor of an earlier result. */
+export const cursorInput = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
+  "nextCursor (more replies of the matched turn) or searchCursor (older items) of an earlier result for the same thread and message",
+);

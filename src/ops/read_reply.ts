@@ -20,16 +20,11 @@ import { type MatchOutcome, matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/ma
 import {
   type ProjectionState,
   projectReplies,
-  type Reply,
   REPLY_BUDGET_BYTES,
 } from "../reply/project_replies.ts";
-import { buildReadResult, type ReadReplyResult } from "../reply/read_result.ts";
-import {
-  isTerminal,
-  type ObservedTurnStatus,
-  observedTurnStatus,
-  TURN_STATUS_WINDOW,
-} from "../reply/turn_status.ts";
+import { buildReadResult } from "../reply/read_result.ts";
+import type { ObservedTurnStatus, ReadReplyResult, Reply } from "../reply/schemas.ts";
+import { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
 
 /** Items per page of the matched turn (`thread/items/list {turnId}`; the app-server's maximum). */
 export const TURN_PAGE_LIMIT = 100;

@@ -10,7 +10,8 @@ import type { Clock } from "../core/clock.ts";
 import type { Session } from "../connect/connection.ts";
 import { abortReason } from "../core/errors.ts";
 import { readReply, type ReadReplyInput } from "./read_reply.ts";
-import { buildReadResult, type ReadReplyResult } from "../reply/read_result.ts";
+import { buildReadResult } from "../reply/read_result.ts";
+import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 
 /** Shortest and longest wait of one call, in seconds. */

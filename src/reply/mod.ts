@@ -8,11 +8,10 @@
 export { matchUserItem, SEARCH_PAGE_LIMIT } from "./match_user_item.ts";
 export type { MatchOutcome } from "./match_user_item.ts";
 export { projectReplies, REPLY_BUDGET_BYTES } from "./project_replies.ts";
-export type { ProjectionPage, ProjectionState, Reply } from "./project_replies.ts";
+export type { ProjectionPage, ProjectionState } from "./project_replies.ts";
 export { utf8Truncate } from "./utf8_truncate.ts";
 export type { Utf8Prefix } from "./utf8_truncate.ts";
 export { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "./turn_status.ts";
-export type { ObservedTurnStatus } from "./turn_status.ts";
 export {
   CURSOR_VERSION,
   decodeCursor,
@@ -29,9 +28,11 @@ export type {
   SearchCursorData,
 } from "./cursor.ts";
 export { buildReadResult } from "./read_result.ts";
-export type {
-  ReadReplyResult,
-  ReadReplyStatus,
-  ReadResultInput,
-  Unavailable,
-} from "./read_result.ts";
+export type { ReadResultInput, Unavailable } from "./read_result.ts";
+export {
+  observedTurnStatusSchema,
+  READ_REPLY_STATUSES,
+  readReplySchema,
+  replySchema,
+} from "./schemas.ts";
+export type { ObservedTurnStatus, ReadReplyResult, ReadReplyStatus, Reply } from "./schemas.ts";

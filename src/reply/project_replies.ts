@@ -6,20 +6,11 @@
 import type { AgentMessageItem, ItemEntry } from "../codex/types.ts";
 import { parseItem } from "../codex/validate.ts";
 import { RelayError } from "../core/errors.ts";
+import type { Reply } from "./schemas.ts";
 import { utf8Truncate } from "./utf8_truncate.ts";
 
 /** UTF-8 bytes of reply text per result page, shared by all replies of the page. */
 export const REPLY_BUDGET_BYTES = 16384;
-
-/** One projected final answer. */
-export interface Reply {
-  /** The agentMessage item id. */
-  itemId: string;
-  /** Its text, or the prefix of it that fitted the budget. */
-  text: string;
-  /** Whether the text was cut to fit the budget. */
-  truncated: boolean;
-}
 
 /**
  * The running state of a projection over several `thread/items/list` pages of

@@ -5,33 +5,7 @@
 
 import type { ReasonCode } from "../core/errors.ts";
 import type { MatchOutcome } from "./match_user_item.ts";
-import type { Reply } from "./project_replies.ts";
-import type { ObservedTurnStatus } from "./turn_status.ts";
-
-/** `codex_read_reply` status. */
-export type ReadReplyStatus = "observed" | "no_match" | "ambiguous" | "unavailable";
-
-/** The `codex_read_reply` result (its `structuredContent`). */
-export interface ReadReplyResult {
-  /** What the read observed. */
-  status: ReadReplyStatus;
-  /** Why nothing could be observed; only with `unavailable`. */
-  reason?: ReasonCode;
-  /** The thread, as requested. */
-  threadId: string;
-  /** The message id, as requested. */
-  clientMessageId: string;
-  /** Only with `observed`: every final answer of the matched turn is eligible. */
-  association?: "same_turn_not_exclusive";
-  /** The matched turn (only with `observed`), else null. */
-  turn: { id: string; status: ObservedTurnStatus } | null;
-  /** Final answers; always empty unless `observed`. */
-  replies: Reply[];
-  /** More replies of the matched turn (only with `observed`). */
-  nextCursor: string | null;
-  /** Older items to search (only with `no_match`). */
-  searchCursor: string | null;
-}
+import type { ObservedTurnStatus, ReadReplyResult, Reply } from "./schemas.ts";
 
 /** The operation could not observe anything. */
 export interface Unavailable {

@@ -3,13 +3,11 @@
  * @module
  */
 
-import type { Turn, TurnStatus } from "../codex/types.ts";
+import type { Turn } from "../codex/types.ts";
+import type { ObservedTurnStatus } from "./schemas.ts";
 
 /** Turn summaries looked at: the newest 50 (`thread/turns/list {limit: 50, sortDirection: "desc"}`). */
 export const TURN_STATUS_WINDOW = 50;
-
-/** A turn status as reported to the client; `unverified` when it cannot be told. */
-export type ObservedTurnStatus = TurnStatus | "unverified";
 
 /**
  * Returns the status of `turnId` among the first {@linkcode TURN_STATUS_WINDOW}

@@ -4,8 +4,18 @@
  * @module
  */
 
+/** Every failure class: why a turn did not complete. */
+export const FAILURE_CLASSES = [
+  "capacity",
+  "stalled",
+  "auth",
+  "bad_request",
+  "internal",
+  "unknown",
+] as const;
+
 /** Why a turn did not complete. */
-export type FailureClass = "capacity" | "stalled" | "auth" | "bad_request" | "internal" | "unknown";
+export type FailureClass = typeof FAILURE_CLASSES[number];
 
 /** A classified failure. `retryAfterMs` never appears with `retryable: false`. */
 export interface Failure {

@@ -1,74 +1,51 @@
 /**
- * The turn runtimes of this relay, one per thread: starting them (queue,
- * resume or start, run), finding them for followers and `codex_interrupt`,
- * keeping a short record of finished runs, and ending them all at shutdown.
+ * The turn runtimes of this relay, one per thread: finding them for followers
+ * and `codex_interrupt`, settling them when their turn ends (reading their
+ * replies, recording the run), and ending them all at shutdown. Starting
+ * them is `turn_start.ts`.
  * @module
  */
 
-import { asRelayError, RelayError } from "../core/errors.ts";
-import type { ElicitationRouter } from "../elicit/router.ts";
+import { asRelayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
-import {
-  type Connection,
-  type HeldConnection,
-  heldSession,
-  type Session,
-} from "../connect/connection.ts";
-import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
-import { recursionOverrides } from "./recursion_guard.ts";
-import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
-
-/** Reads the replies of a finished run on the runtime's own helper (reply-read level only). */
-export type ReadReplies = (
-  session: Session,
-  threadId: string,
-  clientMessageId: string,
-) => Promise<unknown>;
+import { type HeldConnection, heldSession } from "../connect/connection.ts";
+import type { ElicitationRouter } from "../elicit/router.ts";
+import type { Receipt } from "../ops/queue_message.ts";
+import { readReply } from "../ops/read_reply.ts";
+import { type FinishedRun, FinishedRuns } from "./finished_runs.ts";
+import { type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
 /** What the registry is built from. */
-export interface TurnDeps {
-  owner: Connection;
+export interface RegistryDeps {
   router: ElicitationRouter;
   clock: Clock;
   log: Logger;
   limits: TurnLimits;
-  /** MCP server names to disable in relay-run turns (`--disable-codex-mcp-server`). */
-  disabledMcpServers: readonly string[];
-  /** Present at the reply-read level: how finished runs read their replies. */
-  readReplies?: ReadReplies;
+  /** Whether finished runs read their replies (the reply-read level). */
+  readsReplies: boolean;
 }
 
-/** A finished run, kept for the followers that come after it ended. */
-export interface FinishedRun {
-  snapshot: RunSnapshot;
-  /** The read-reply result, at the reply-read level. */
-  replies?: unknown;
-}
-
-/** How a start went. */
-export interface StartResult {
-  receipt: Receipt;
-  runtime?: TurnRuntime;
-  reason?: RelayError["reason"];
-  message?: string;
-}
-
-const FINISHED_TTL_MS = 10 * 60 * 1000;
-const FINISHED_MAX = 200;
-const START_BUDGET_MS = 20_000;
+/** Budget of reading a finished run's replies on its own connection. */
+const SETTLE_READ_MS = 20_000;
 
 /** The registry. */
 export class TurnRegistry {
-  readonly #deps: TurnDeps;
+  readonly #deps: RegistryDeps;
   readonly #active = new Map<string, TurnRuntime>();
   readonly #byId = new Map<string, TurnRuntime>();
   readonly #settled = new Map<string, Promise<FinishedRun>>();
-  readonly #finished = new Map<string, { run: FinishedRun; at: number }>();
+  readonly #finished: FinishedRuns;
   #closing = false;
 
-  constructor(deps: TurnDeps) {
+  constructor(deps: RegistryDeps) {
     this.#deps = deps;
+    this.#finished = new FinishedRuns(deps.clock);
+  }
+
+  /** Whether the registry is shutting down (no new runtime may start). */
+  get closing(): boolean {
+    return this.#closing;
   }
 
   /** The runtime running on `threadId`, if any. */
@@ -94,65 +71,45 @@ export class TurnRegistry {
 
   /** A finished run of this message, if this relay ran it recently. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
-    const now = this.#deps.clock.now();
-    for (const [key, value] of this.#finished) {
-      if (now - value.at > FINISHED_TTL_MS) this.#finished.delete(key);
+    return this.#finished.get(threadId, clientMessageId);
+  }
+
+  /** A new runtime for the message's turn on `conn`, registered as the thread's. */
+  adopt(conn: HeldConnection, threadId: string, clientMessageId: string): TurnRuntime {
+    const runtime = new TurnRuntime(conn, threadId, clientMessageId, {
+      router: this.#deps.router,
+      clock: this.#deps.clock,
+      log: this.#deps.log,
+      limits: this.#deps.limits,
+    });
+    this.#active.set(threadId, runtime);
+    this.#byId.set(runtime.id, runtime);
+    return runtime;
+  }
+
+  /** Forgets a runtime whose start failed. */
+  drop(runtime: TurnRuntime): void {
+    if (this.#active.get(runtime.threadId) === runtime) this.#active.delete(runtime.threadId);
+    this.#byId.delete(runtime.id);
+    this.#deps.router.forget(runtime);
+  }
+
+  /** Starts the queued message of `receipt` on the runtime's thread and watches its turn. */
+  async launch(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
+    const settled = Promise.withResolvers<FinishedRun>();
+    this.#settled.set(runtime.id, settled.promise);
+    runtime.begin(
+      receipt.queuedSubmissionId,
+      () => void this.#settle(runtime).then(settled.resolve),
+    );
+    try {
+      await conn.call("thread/queue/start", {
+        threadId: receipt.threadId,
+        ...(receipt.queuedSubmissionId ? { queuedSubmissionId: receipt.queuedSubmissionId } : {}),
+      });
+    } catch {
+      // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     }
-    return this.#finished.get(`${threadId}\0${clientMessageId}`)?.run;
-  }
-
-  /** Queues `text` into the thread, resumes it in a new runtime and starts the message. */
-  startInThread(threadId: string, text: string, signal: AbortSignal): Promise<StartResult> {
-    return this.#start(signal, threadId, async (conn, session, log) => {
-      if (this.#active.has(threadId)) return { reason: "turn_running" as const };
-      const config = await recursionOverrides(
-        session.call,
-        undefined,
-        this.#deps.disabledMcpServers,
-        log,
-      );
-      const receipt = await queueMessage(session, threadId, text);
-      if (receipt.status !== "queued") return { receipt, failed: true };
-      const runtime = this.#runtimeFor(conn, threadId, receipt.clientMessageId);
-      try {
-        await session.call("thread/resume", { threadId, excludeTurns: true, config });
-      } catch (error) {
-        const e = asRelayError(error);
-        // Answered with an error: the thread was not loaded and the message stays queued.
-        // Otherwise Codex may have loaded the thread and started the message (it starts
-        // queued messages on resume) before the connection failed.
-        const message = e.written && e.rpcCode === undefined
-          ? `${e.message}. Codex may have loaded the thread and started the message anyway`
-          : e.message;
-        return { receipt, reason: e.reason, message, runtime, failed: true };
-      }
-      await this.#startQueued(conn, runtime, receipt);
-      return { receipt, runtime };
-    });
-  }
-
-  /** Starts a new thread in `cwd` in a new runtime and runs `text` there. */
-  startInCwd(cwd: string, text: string, signal: AbortSignal): Promise<StartResult> {
-    return this.#start(signal, "", async (conn, session, log) => {
-      const config = await recursionOverrides(
-        session.call,
-        cwd,
-        this.#deps.disabledMcpServers,
-        log,
-      );
-      const started = await session.call("thread/start", { cwd, config }) as {
-        thread?: { id?: unknown };
-      };
-      const threadId = started?.thread?.id;
-      if (typeof threadId !== "string") {
-        throw new RelayError("protocol_error", "thread/start did not return a thread id");
-      }
-      const runtime = this.#runtimeFor(conn, threadId, crypto.randomUUID());
-      const receipt = await queueMessage(session, threadId, text, runtime.clientMessageId);
-      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
-      await this.#startQueued(conn, runtime, receipt);
-      return { receipt, runtime };
-    });
   }
 
   /** Interrupts the turn this relay runs on `threadId`; resolves with its run, or undefined. */
@@ -174,135 +131,26 @@ export class TurnRegistry {
     }));
   }
 
-  async #start(
-    signal: AbortSignal,
-    threadId: string,
-    body: (conn: HeldConnection, session: Session, log: Logger) => Promise<
-      Partial<StartResult> & { failed?: boolean }
-    >,
-  ): Promise<StartResult> {
-    const placeholder = (reason: RelayError["reason"], message: string): StartResult => ({
-      receipt: { status: "not_sent", reason, message, clientMessageId: "", threadId },
-      reason,
-      message,
-    });
-    if (this.#closing) return placeholder("cancelled", "codex-relay is shutting down");
-    // One budget for the whole start: waiting for a helper, spawning it, and every RPC.
-    const clock = this.#deps.clock;
-    const begun = clock.now();
-    let conn: HeldConnection;
-    try {
-      conn = await this.#deps.owner.hold({ signal, budgetMs: START_BUDGET_MS });
-    } catch (error) {
-      const e = asRelayError(error);
-      const helpers = this.#deps.owner.limits.helpers;
-      return placeholder(
-        e.reason,
-        e.reason === "busy"
-          ? `All ${helpers} helpers stayed in use for ${
-            START_BUDGET_MS / 1000
-          } s (each turn codex-relay runs holds one until it ends)`
-          : e.message,
-      );
-    }
-    const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
-    let outcome;
-    try {
-      outcome = await body(conn, session, this.#deps.log);
-    } catch (error) {
-      const e = asRelayError(error);
-      outcome = { reason: e.reason, message: e.message, failed: true };
-    }
-    const { runtime, failed } = outcome;
-    let reason = outcome.reason;
-    if (!runtime || failed || reason) {
-      if (runtime) this.#drop(runtime);
-      const broken = conn.failure !== undefined;
-      await conn.close();
-      let receipt = outcome.receipt ??
-        placeholder(reason ?? "protocol_error", outcome.message ?? "").receipt;
-      if (receipt.status === "unknown" && broken) {
-        // The helper failed before the relay could look the message up: look on a fresh one,
-        // as codex_queue_message does. The message is never sent again.
-        reason ??= receipt.reason as RelayError["reason"] | undefined;
-        outcome.message ??= receipt.message;
-        receipt = await this.#confirm(receipt, signal, session.remainingMs());
-      }
-      const message = reason === "turn_running"
-        ? "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt"
-        : reason === "held_elsewhere"
-        ? "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes"
-        : outcome.message;
-      return { receipt, reason, message };
-    }
-    return { receipt: outcome.receipt!, runtime };
-  }
-
-  /** Looks an `unknown` receipt's message up in the thread's queue on a fresh helper. */
-  async #confirm(receipt: Receipt, signal: AbortSignal, budgetMs: number): Promise<Receipt> {
-    if (budgetMs <= 0) return receipt;
-    return await this.#deps.owner
-      .operation((s) => confirmUnknown(s, receipt), { signal, budgetMs, label: "confirm" })
-      .catch(() => receipt);
-  }
-
-  #runtimeFor(conn: HeldConnection, threadId: string, clientMessageId: string): TurnRuntime {
-    const runtime = new TurnRuntime(conn, threadId, clientMessageId, {
-      router: this.#deps.router,
-      clock: this.#deps.clock,
-      log: this.#deps.log,
-      limits: this.#deps.limits,
-    });
-    this.#active.set(threadId, runtime);
-    this.#byId.set(runtime.id, runtime);
-    return runtime;
-  }
-
-  #drop(runtime: TurnRuntime): void {
-    if (this.#active.get(runtime.threadId) === runtime) this.#active.delete(runtime.threadId);
-    this.#byId.delete(runtime.id);
-    this.#deps.router.forget(runtime);
-  }
-
-  async #startQueued(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
-    let resolve!: (run: FinishedRun) => void;
-    this.#settled.set(runtime.id, new Promise((r) => (resolve = r)));
-    runtime.begin(receipt.queuedSubmissionId, () => void this.#settle(runtime).then(resolve));
-    try {
-      await conn.call("thread/queue/start", {
-        threadId: receipt.threadId,
-        ...(receipt.queuedSubmissionId ? { queuedSubmissionId: receipt.queuedSubmissionId } : {}),
-      });
-    } catch {
-      // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
-    }
-  }
-
   async #settle(runtime: TurnRuntime): Promise<FinishedRun> {
     const run: FinishedRun = { snapshot: runtime.snapshot() };
-    if (this.#deps.readReplies && runtime.alive) {
+    if (this.#deps.readsReplies && runtime.alive) {
       try {
         const session = heldSession(
           runtime.connection,
           new AbortController().signal,
-          START_BUDGET_MS,
+          SETTLE_READ_MS,
           this.#deps.clock,
         );
-        run.replies = await this.#deps.readReplies(
-          session,
-          runtime.threadId,
-          runtime.clientMessageId,
-        );
+        run.replies = await readReply(session, {
+          threadId: runtime.threadId,
+          clientMessageId: runtime.clientMessageId,
+        });
       } catch (error) {
         this.#deps.log.warn("reading replies failed", { reason: asRelayError(error).reason });
       }
     }
-    const key = `${runtime.threadId}\0${runtime.clientMessageId}`;
-    this.#finished.set(key, { run, at: this.#deps.clock.now() });
-    while (this.#finished.size > FINISHED_MAX) {
-      this.#finished.delete(this.#finished.keys().next().value!);
-    }
-    this.#drop(runtime);
+    this.#finished.add(run);
+    this.drop(runtime);
     await runtime.release();
     this.#settled.delete(runtime.id);
     return run;

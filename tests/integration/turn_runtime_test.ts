@@ -37,7 +37,7 @@ function untilRunning(runtime: TurnRuntime): Promise<void> {
 }
 
 async function start(r: Rig): Promise<TurnRuntime> {
-  const started = await r.turns.startInThread(r.threadId, "go", new AbortController().signal);
+  const started = await r.starts.inThread(r.threadId, "go", new AbortController().signal);
   assert.ok(started.runtime, `started: ${started.reason} ${started.message}`);
   return started.runtime;
 }

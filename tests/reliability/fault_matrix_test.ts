@@ -685,7 +685,10 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       faults: [{ method: site, once: "never", action: { never: true }, barrier }],
     });
     const seen = await f.barrier(barrier);
-    const { clock, owner, router, turns } = wireTurns(f, { caps, ownerOnManualClock: true });
+    const { clock, owner, router, turns, starts } = wireTurns(f, {
+      caps,
+      ownerOnManualClock: true,
+    });
     // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
     const ctx = {
       owner,
@@ -705,7 +708,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       let pending: Promise<unknown>;
       let deadline: number;
       if (site === "turn/interrupt") {
-        const started = await turns.startInThread(t.id, "never", ctx.signal);
+        const started = await starts.inThread(t.id, "never", ctx.signal);
         const runtime = started.runtime!;
         assert.ok(runtime, `${label}: the turn started`);
         const never = new AbortController().signal;

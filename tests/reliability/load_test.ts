@@ -314,19 +314,19 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
   const sixth = thread();
   const f = await FixtureHome.create({ threads: [...holding, fifth, sixth] });
   const barriers = await Promise.all(holding.map((_, i) => f.barrier(`hold-${i}`)));
-  const { clock, owner, turns } = turnRig(f, { ownerOnManualClock: true });
+  const { clock, owner, turns, starts } = turnRig(f, { ownerOnManualClock: true });
   const signal = new AbortController().signal;
   try {
     const runtimes = [];
     for (const [i, t] of holding.entries()) {
-      const started = await turns.startInThread(t.id, `hold ${i}`, signal);
+      const started = await starts.inThread(t.id, `hold ${i}`, signal);
       assert.ok(started.runtime, `turn ${i} started: ${started.message}`);
       runtimes.push(started.runtime);
       await barriers[i].reached(); // Running, silent, holding its helper.
     }
     assert.equal(owner.stats.alive, HELPER_CAP);
 
-    const late = turns.startInThread(fifth.id, "fifth", signal);
+    const late = starts.inThread(fifth.id, "fifth", signal);
     const listing = owner.operation((session) => session.call("thread/list", {}), {
       signal,
       label: "list",
@@ -353,7 +353,7 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
       "nothing about the fifth thread reached Codex",
     );
 
-    const next = turns.startInThread(sixth.id, "sixth", signal);
+    const next = starts.inThread(sixth.id, "sixth", signal);
     await barriers[0].release(); // The first turn ends: its helper is reaped and its slot taken.
     const ran = await next;
     assert.ok(ran.runtime, `the sixth call ran: ${ran.message}`);

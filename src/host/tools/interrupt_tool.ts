@@ -6,34 +6,19 @@
 
 import { z } from "zod";
 import { threadId } from "../../ops/inputs.ts";
-import { type Tool, ToolRefusal } from "../tool.ts";
-import { runReplies, runTurn } from "./run_tool.ts";
+import type { Tool } from "../tool.ts";
+import { interruptOutput, interruptResult } from "../../turn/run_result.ts";
 
 const input = z.strictObject({ threadId });
 
-const output = z.object({
-  status: z.enum(["interrupted", "ended", "not_running"]),
-  threadId: z.string(),
-  turn: z.object({
-    id: z.string().nullable(),
-    status: z.enum(["completed", "failed", "interrupted", "running"]),
-  }).nullable(),
-  failureClass: z.enum(["capacity", "stalled", "auth", "bad_request", "internal", "unknown"])
-    .optional(),
-  error: z.string().optional(),
-  replies: z.array(z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() }))
-    .optional(),
-  nextCursor: z.string().nullable().optional(),
-});
-
 /** The `codex_interrupt` tool. */
-export const interruptTool: Tool<typeof input, typeof output> = {
+export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
   name: "codex_interrupt",
   title: "Interrupt a turn codex-relay runs",
   description:
     "Stops the Codex turn that codex-relay is running on this thread (started by codex_run), then releases the thread so your own Codex can resume it. Turns run by other Codex processes are not touched.",
   inputSchema: input,
-  outputSchema: output,
+  outputSchema: interruptOutput,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
@@ -42,21 +27,7 @@ export const interruptTool: Tool<typeof input, typeof output> = {
   },
   enabled: (caps) => caps.turnStart,
   async run({ threadId }, ctx) {
-    if (!ctx.turns) {
-      throw new ToolRefusal("codex_interrupt is not enabled at this capability level");
-    }
-    const run = await ctx.turns.interrupt(threadId);
-    if (!run) return { status: "not_running" as const, threadId, turn: null };
-    const turn = runTurn(run.snapshot, false);
-    const { failure, error } = run.snapshot;
-    return {
-      status: turn?.status === "interrupted" ? "interrupted" as const : "ended" as const,
-      threadId,
-      turn,
-      ...(failure ? { failureClass: failure.failureClass } : {}),
-      ...(error ? { error } : {}),
-      ...runReplies(run),
-    };
+    return interruptResult(threadId, await ctx.turns.interrupt(threadId));
   },
   render(out) {
     if (out.status === "not_running") {

@@ -51,7 +51,7 @@ export const listThreads: Tool<typeof input, typeof output> = {
   enabled: () => true,
   async run({ limit, cursor }, ctx): Promise<Output> {
     try {
-      const page = await ctx.owner.operation(
+      const page = await ctx.connection.operation(
         async (s) =>
           parseThreadList(await s.call("thread/list", cursor ? { limit, cursor } : { limit })),
         { signal: ctx.signal, label: "list" },

@@ -32,7 +32,7 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   },
   enabled: () => true,
   run({ threadId, text }, ctx): Promise<Receipt> {
-    return ctx.owner.operation((s) => queueMessage(s, threadId, text), {
+    return ctx.connection.operation((s) => queueMessage(s, threadId, text), {
       signal: ctx.signal,
       label: "queue",
     });

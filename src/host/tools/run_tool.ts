@@ -7,14 +7,17 @@
  */
 
 import { z } from "zod";
-import type { RoundState } from "../../elicit/input_rounds.ts";
-import type { FinishedRun } from "../../turn/turn_registry.ts";
-import type { RunSnapshot } from "../../turn/turn_runtime.ts";
-import { type Followed, followTurn, type PendingSummary, takeAnswers } from "../follow_turn.ts";
+import type { RoundState } from "../input_rounds.ts";
+import type { Receipt } from "../../ops/queue_message.ts";
+import {
+  type PendingSummary,
+  runOutput,
+  type RunResult,
+  runResult,
+} from "../../turn/run_result.ts";
+import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
 import { messageText, threadId } from "../../ops/inputs.ts";
-import { reasonSchema } from "../../core/errors.ts";
-import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
-import { receiptSchema } from "../../ops/queue_message.ts";
+import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),
@@ -28,31 +31,6 @@ const input = z.strictObject({
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
 });
-
-const replySchema = z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() });
-
-/** The `codex_run` result. */
-export const runOutput = z.object({
-  receipt: receiptSchema,
-  threadId: z.string(),
-  turn: z.object({
-    id: z.string().nullable(),
-    status: z.enum(["completed", "failed", "interrupted", "running"]),
-  }).nullable(),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  failureClass: z.enum(["capacity", "stalled", "auth", "bad_request", "internal", "unknown"])
-    .optional(),
-  retryable: z.boolean().optional(),
-  retryAfterMs: z.number().optional(),
-  error: z.string().optional(),
-  pendingApprovals: z.array(z.object({ method: z.string(), summary: z.string() })).optional(),
-  replies: z.array(replySchema).optional(),
-  nextCursor: z.string().nullable().optional(),
-});
-
-type Output = z.output<typeof runOutput>;
-type Receipt = z.output<typeof receiptSchema>;
 
 /** The `codex_run` tool. */
 export const runTool: Tool<typeof input, typeof runOutput> = {
@@ -69,11 +47,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
     openWorldHint: true,
   },
   enabled: (caps) => caps.turnStart,
-  async run(args, ctx): Promise<Output | { inputRequired: unknown }> {
-    const { turns } = ctx;
-    if (!turns || !ctx.router) {
-      throw new ToolRefusal("codex_run is not enabled at this capability level");
-    }
+  async run(args, ctx): Promise<RunResult | ToolInputRequired> {
     const state = ctx.mcp.mcpReq.requestState<RoundState>();
     if (state !== undefined) return await retry(state, args, ctx);
     if (ctx.mcp.mcpReq.inputResponses !== undefined) {
@@ -83,15 +57,15 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       );
     }
     const start = args.threadId
-      ? await turns.startInThread(args.threadId, args.text, ctx.signal)
-      : await turns.startInCwd(args.cwd!, args.text, ctx.signal);
+      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal)
+      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal);
     if (!start.runtime) {
       return {
         receipt: start.receipt,
         threadId: start.receipt.threadId || args.threadId || "",
         turn: null,
-        reason: start.reason ?? start.receipt.reason,
-        message: start.message ?? start.receipt.message,
+        reason: start.reason,
+        message: start.message,
       };
     }
     const base = {
@@ -102,7 +76,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       waitSeconds: args.waitSeconds,
       receipt: start.receipt,
     };
-    return shape(await followTurn(start.runtime, followDeps(ctx), base, 0), start.receipt);
+    return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
   },
   render: renderRun,
 };
@@ -111,18 +85,19 @@ async function retry(
   state: RoundState,
   args: { threadId?: string },
   ctx: CallContext,
-): Promise<Output | { inputRequired: unknown }> {
+): Promise<RunResult | ToolInputRequired> {
   takeAnswers(
-    ctx.router!,
+    ctx.router,
     state,
     ctx.mcp.mcpReq.inputResponses,
-    state.tool === "codex_run" && (args.threadId === undefined || args.threadId === state.threadId),
+    state.tool === "codex_run" && state.receipt !== undefined &&
+      (args.threadId === undefined || args.threadId === state.threadId),
   );
-  const receipt = state.receipt as Receipt;
-  const runtime = ctx.turns!.byId(state.runtimeId);
+  const receipt = state.receipt!;
+  const runtime = ctx.turns.byId(state.runtimeId);
   if (!runtime) {
-    const run = ctx.turns!.finished(state.threadId, state.clientMessageId);
-    if (run) return shape({ kind: "settled", run }, receipt);
+    const run = ctx.turns.finished(state.threadId, state.clientMessageId);
+    if (run) return runResult({ kind: "settled", run }, receipt);
     return {
       receipt,
       threadId: state.threadId,
@@ -131,60 +106,13 @@ async function retry(
       message: "The turn's runtime is gone (codex-relay restarted or released it)",
     };
   }
-  return shape(await followTurn(runtime, followDeps(ctx), { ...state }, state.round), receipt);
+  return shape(await followTurn(runtime, ctx, { ...state }, state.round), receipt);
 }
 
-/** What following a turn needs, from a call context. */
-export function followDeps(ctx: CallContext): Parameters<typeof followTurn>[1] {
-  return {
-    turns: ctx.turns!,
-    router: ctx.router!,
-    clock: ctx.clock,
-    modes: ctx.clientModes(),
-    signal: ctx.signal,
-    progress: (message, n) => ctx.progress(message, n),
-    mint: (s) => ctx.mintRound(s),
-  };
-}
-
-/** The reply fields of a finished run (reply-read level only). */
-export function runReplies(run: FinishedRun): Pick<Output, "replies" | "nextCursor"> {
-  const read = run.replies as
-    | { replies?: Output["replies"]; nextCursor?: string | null }
-    | undefined;
-  if (!read) return {};
-  return { replies: read.replies ?? [], nextCursor: read.nextCursor ?? null };
-}
-
-/** The turn fields of a snapshot. */
-export function runTurn(snapshot: RunSnapshot, running: boolean): Output["turn"] {
-  if (running) return { id: snapshot.turnId, status: "running" };
-  const status = snapshot.phase === "queued" || snapshot.phase === "running"
-    ? "running"
-    : snapshot.phase;
-  return { id: snapshot.turnId, status };
-}
-
-function shape(followed: Followed, receipt: Receipt): Output | { inputRequired: unknown } {
-  if (followed.kind === "input") return { inputRequired: followed.result };
-  const snapshot = followed.kind === "settled" ? followed.run.snapshot : followed.snapshot;
-  const out: Output = {
-    receipt,
-    threadId: snapshot.threadId,
-    turn: runTurn(snapshot, followed.kind === "running"),
-  };
-  if (snapshot.failure) {
-    out.failureClass = snapshot.failure.failureClass;
-    out.retryable = snapshot.failure.retryable;
-    if (snapshot.failure.retryable && snapshot.failure.retryAfterMs !== undefined) {
-      out.retryAfterMs = snapshot.failure.retryAfterMs;
-    }
-  }
-  if (snapshot.error) out.error = snapshot.error;
-  if (followed.kind === "running") {
-    if (followed.pending.length > 0) out.pendingApprovals = followed.pending;
-  } else Object.assign(out, runReplies(followed.run));
-  return out;
+function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequired {
+  return followed.kind === "input"
+    ? { inputRequired: followed.result }
+    : runResult(followed, receipt);
 }
 
 function pendingText(pending: PendingSummary[] | undefined): string {
@@ -194,7 +122,7 @@ function pendingText(pending: PendingSummary[] | undefined): string {
   }.`;
 }
 
-function renderRun(out: Output): string {
+function renderRun(out: RunResult): string {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"

@@ -1,34 +1,27 @@
 /**
  * `codex_wait_reply` (with `--allow-reply-read`): `codex_read_reply` repeated
- * with backoff on one helper until a final answer is observed, the turn ends,
- * or the wait time (1..55 s) is up, with progress notifications.
+ * with backoff until a final answer is observed, the turn ends, or the wait
+ * time (1..55 s) is up (`src/ops/wait_reply.ts`), with progress
+ * notifications; a turn this relay runs is followed instead
+ * (`src/host/follow_turn.ts`).
  * @module
  */
 
 import { z } from "zod";
+import { asRelayError } from "../../core/errors.ts";
 import { buildReadResult } from "../../reply/read_result.ts";
+import { readReplySchema } from "../../reply/schemas.ts";
+import { pendingApprovalSchema } from "../../turn/run_result.ts";
 import {
   WAIT_MARGIN_MS,
   WAIT_SECONDS,
   waitForReply,
   type WaitProgress,
 } from "../../ops/wait_reply.ts";
-import { threadId } from "../../ops/inputs.ts";
-import type { CallContext, Tool } from "../tool.ts";
-import type { RoundState } from "../../elicit/input_rounds.ts";
-import { heldSession } from "../../connect/connection.ts";
-import { readReply } from "../../ops/read_reply.ts";
-import type { ReadReplyResult } from "../../reply/read_result.ts";
-import type { TurnRuntime } from "../../turn/turn_runtime.ts";
-import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { followDeps } from "./run_tool.ts";
-import {
-  clientMessageId,
-  cursorInput,
-  READ_ANNOTATIONS,
-  readReplySchema,
-  renderReadReply,
-} from "./read_reply_tool.ts";
+import { clientMessageId, cursorInput, threadId } from "../../ops/inputs.ts";
+import { READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
+import { followForWait } from "../follow_turn.ts";
+import { renderReadReply } from "../render_reply.ts";
 
 const input = z.strictObject({
   threadId: threadId.describe("The thread's id (a UUID), as in the receipt"),
@@ -44,7 +37,7 @@ export const waitReplySchema = readReplySchema.extend({
   timedOut: z.boolean().describe(
     "True when the wait time ran out before a final answer or the end of the turn was observed",
   ),
-  pendingApprovals: z.array(z.object({ method: z.string(), summary: z.string() })).optional()
+  pendingApprovals: z.array(pendingApprovalSchema).optional()
     .describe("Requests from a turn codex-relay runs that still wait for your answer"),
 });
 
@@ -60,16 +53,14 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
-  async run(args, ctx): Promise<WaitOutput | { inputRequired: unknown }> {
-    const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
-    if (ctx.turns && ctx.caps.replyRead) {
-      const followed = await followRelayTurn(args, ctx);
-      if (followed) return followed;
-    }
-    if (!ctx.caps.replyRead) {
+  async run(args, ctx): Promise<WaitOutput | ToolInputRequired> {
+    const followed = await followForWait(args, ctx);
+    if (followed?.kind === "input") return { inputRequired: followed.result };
+    if (followed) {
       return {
-        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: "not_allowed" } }),
-        timedOut: false,
+        ...followed.read,
+        timedOut: followed.timedOut,
+        ...(followed.pending ? { pendingApprovals: followed.pending } : {}),
       };
     }
     const onProgress = (p: WaitProgress) =>
@@ -80,8 +71,8 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         p.reads,
       );
     try {
-      return await ctx.owner.operation(
-        (s) => waitForReply(s, args, { clock: ctx.owner.clock, onProgress }),
+      return await ctx.connection.operation(
+        (s) => waitForReply(s, args, { clock: ctx.connection.clock, onProgress }),
         {
           signal: ctx.signal,
           budgetMs: args.timeoutSeconds * 1000 + WAIT_MARGIN_MS,
@@ -89,9 +80,11 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         },
       );
     } catch (error) {
-      ctx.log.warn("wait failed", { error: error instanceof Error ? error.name : "unknown" });
+      const { reason } = asRelayError(error);
+      ctx.log.warn("wait failed", { reason });
+      const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
       return {
-        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: "protocol_error" } }),
+        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason } }),
         timedOut: false,
       };
     }
@@ -108,59 +101,6 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
       : read;
   },
 };
-
-/**
- * When this relay runs (or just ran) the turn of this message, follow it
- * instead of polling: forward its input rounds, then read its replies on the
- * runtime's own helper. Undefined when the relay has no such turn.
- */
-async function followRelayTurn(
-  args: { threadId: string; clientMessageId: string; timeoutSeconds: number },
-  ctx: CallContext,
-): Promise<WaitOutput | { inputRequired: unknown } | undefined> {
-  const turns = ctx.turns!;
-  const state = ctx.mcp.mcpReq.requestState<RoundState>();
-  let round = 0;
-  let runtime: TurnRuntime | undefined;
-  if (state !== undefined) {
-    takeAnswers(
-      ctx.router!,
-      state,
-      ctx.mcp.mcpReq.inputResponses,
-      state.tool === "codex_wait_reply" && state.threadId === args.threadId &&
-        state.clientMessageId === args.clientMessageId,
-    );
-    round = state.round;
-    runtime = turns.byId(state.runtimeId);
-  } else {
-    const active = turns.active(args.threadId);
-    if (active?.clientMessageId === args.clientMessageId) runtime = active;
-  }
-  if (!runtime) {
-    const run = turns.finished(args.threadId, args.clientMessageId);
-    if (run?.replies) return { ...(run.replies as ReadReplyResult), timedOut: false };
-    return undefined;
-  }
-  const base = {
-    v: 1 as const,
-    tool: "codex_wait_reply" as const,
-    threadId: args.threadId,
-    clientMessageId: args.clientMessageId,
-    waitSeconds: args.timeoutSeconds,
-  };
-  const followed: Followed = await followTurn(runtime, followDeps(ctx), base, round);
-  if (followed.kind === "input") return { inputRequired: followed.result };
-  if (followed.kind === "settled") {
-    const replies = followed.run.replies as ReadReplyResult | undefined;
-    return replies ? { ...replies, timedOut: false } : undefined;
-  }
-  const read = await readReply(heldSession(runtime.connection, ctx.signal, 12_000), args);
-  return {
-    ...read,
-    timedOut: true,
-    ...(followed.pending.length > 0 ? { pendingApprovals: followed.pending } : {}),
-  };
-}
 
 /** What the last read saw, without any text. */
 function describe(p: WaitProgress): string {

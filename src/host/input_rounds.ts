@@ -11,7 +11,8 @@ import {
   type InputRequiredResult,
   inputResponse,
 } from "@modelcontextprotocol/server";
-import type { AnswerOutcome, ElicitationRouter, Pending } from "./router.ts";
+import type { AnswerOutcome, ElicitationRouter, Pending } from "../elicit/router.ts";
+import type { Receipt } from "../ops/queue_message.ts";
 
 /** Rounds one tool call may return before it hands over (clients stop after 10). */
 export const MAX_ROUNDS_PER_CALL = 9;
@@ -30,7 +31,7 @@ export interface RoundState {
   round: number;
   waitSeconds: number;
   /** codex_run's receipt, carried to its final result. */
-  receipt?: unknown;
+  receipt?: Receipt;
 }
 
 /** What the client can be asked. */
@@ -97,7 +98,7 @@ export function inputRound(
  */
 export function applyAnswers(
   router: ElicitationRouter,
-  state: RoundState,
+  state: Pick<RoundState, "tokens" | "runtimeId">,
   responses: unknown,
 ): AnswerOutcome[] {
   const outcomes: AnswerOutcome[] = [];

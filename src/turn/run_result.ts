@@ -1,0 +1,135 @@
+/**
+ * What a tool returns about a turn this relay runs (`codex_run`,
+ * `codex_interrupt`, `codex_wait_reply` following it): one schema each, the
+ * types derived, and the pure shaping of a runtime's snapshot into them.
+ * @module
+ */
+
+import { z } from "zod";
+import { reasonSchema } from "../core/errors.ts";
+import { replySchema } from "../reply/schemas.ts";
+import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
+import { FAILURE_CLASSES } from "./classify_failure.ts";
+import type { FinishedRun } from "./finished_runs.ts";
+import type { RunSnapshot } from "./turn_runtime.ts";
+
+/** A run's turn status as tools report it. */
+export const RUN_STATUSES = ["completed", "failed", "interrupted", "running"] as const;
+
+/** The turn of a run (null when none started). */
+export const runTurnSchema = z.object({
+  id: z.string().nullable(),
+  status: z.enum(RUN_STATUSES),
+}).nullable();
+
+/** A Codex request that waits for the client's answer. */
+export const pendingApprovalSchema = z.object({ method: z.string(), summary: z.string() });
+
+/** A Codex request that waits for the client's answer. */
+export type PendingSummary = z.output<typeof pendingApprovalSchema>;
+
+/** The failure fields of a run. */
+const failureFields = {
+  failureClass: z.enum(FAILURE_CLASSES).optional(),
+  retryable: z.boolean().optional(),
+  retryAfterMs: z.number().optional(),
+  error: z.string().optional(),
+};
+
+/** The reply fields of a finished run (reply-read level only). */
+const replyFields = {
+  replies: z.array(replySchema).optional(),
+  nextCursor: z.string().nullable().optional(),
+};
+
+/** The `codex_run` result. */
+export const runOutput = z.object({
+  receipt: receiptSchema,
+  threadId: z.string(),
+  turn: runTurnSchema,
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  ...failureFields,
+  pendingApprovals: z.array(pendingApprovalSchema).optional(),
+  ...replyFields,
+});
+
+/** The `codex_run` result. */
+export type RunResult = z.output<typeof runOutput>;
+
+/** The `codex_interrupt` result. */
+export const interruptOutput = z.object({
+  status: z.enum(["interrupted", "ended", "not_running"]),
+  threadId: z.string(),
+  turn: runTurnSchema,
+  ...failureFields,
+  ...replyFields,
+});
+
+/** The `codex_interrupt` result. */
+export type InterruptResult = z.output<typeof interruptOutput>;
+
+/** The turn fields of a snapshot. */
+export function runTurn(snapshot: RunSnapshot, running: boolean): RunResult["turn"] {
+  if (running) return { id: snapshot.turnId, status: "running" };
+  const status = snapshot.phase === "queued" || snapshot.phase === "running"
+    ? "running"
+    : snapshot.phase;
+  return { id: snapshot.turnId, status };
+}
+
+/** The failure fields of a snapshot (`retryAfterMs` only when retryable). */
+export function runFailure(snapshot: RunSnapshot): Pick<RunResult, keyof typeof failureFields> {
+  const out: Pick<RunResult, keyof typeof failureFields> = {};
+  const failure = snapshot.failure;
+  if (failure) {
+    out.failureClass = failure.failureClass;
+    out.retryable = failure.retryable;
+    if (failure.retryable && failure.retryAfterMs !== undefined) {
+      out.retryAfterMs = failure.retryAfterMs;
+    }
+  }
+  if (snapshot.error) out.error = snapshot.error;
+  return out;
+}
+
+/** The reply fields of a finished run (reply-read level only). */
+export function runReplies(run: FinishedRun): Pick<RunResult, keyof typeof replyFields> {
+  if (!run.replies) return {};
+  return { replies: run.replies.replies, nextCursor: run.replies.nextCursor };
+}
+
+/** How following a run ended, as far as its result is concerned. */
+export type RunEnd =
+  | { kind: "settled"; run: FinishedRun }
+  | { kind: "running"; snapshot: RunSnapshot; pending: PendingSummary[] };
+
+/** The `codex_run` result of a run that started, from how following it ended. */
+export function runResult(end: RunEnd, receipt: Receipt): RunResult {
+  const snapshot = end.kind === "settled" ? end.run.snapshot : end.snapshot;
+  const out: RunResult = {
+    receipt,
+    threadId: snapshot.threadId,
+    turn: runTurn(snapshot, end.kind === "running"),
+    ...runFailure(snapshot),
+  };
+  if (end.kind === "running") {
+    if (end.pending.length > 0) out.pendingApprovals = end.pending;
+  } else Object.assign(out, runReplies(end.run));
+  return out;
+}
+
+/** The `codex_interrupt` result of a run that ended (or of no run). */
+export function interruptResult(threadId: string, run: FinishedRun | undefined): InterruptResult {
+  if (!run) return { status: "not_running", threadId, turn: null };
+  const turn = runTurn(run.snapshot, false);
+  const { failureClass, error } = runFailure(run.snapshot);
+  return {
+    status: turn?.status === "interrupted" ? "interrupted" : "ended",
+    threadId,
+    turn,
+    ...(failureClass ? { failureClass } : {}),
+    ...(error ? { error } : {}),
+    ...runReplies(run),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Starting a turn in this relay (`codex_run`): on a held connection, queue
+ * the message into the thread (or start a new thread in a cwd and queue it
+ * there), load the thread, start the message, and hand the runtime to the
+ * registry. One budget covers the whole start.
+ * @module
+ */
+
+import { asRelayError, type ReasonCode } from "../core/errors.ts";
+import type { Logger } from "../core/log.ts";
+import type { Clock } from "../core/clock.ts";
+import {
+  type Connection,
+  type HeldConnection,
+  heldSession,
+  type Session,
+} from "../connect/connection.ts";
+import { parseThreadStart } from "../codex/validate.ts";
+import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
+import { recursionOverrides } from "./recursion_guard.ts";
+import type { TurnRegistry } from "./turn_registry.ts";
+import type { TurnRuntime } from "./turn_runtime.ts";
+
+/** What starting turns needs. */
+export interface StartDeps {
+  connection: Connection;
+  registry: TurnRegistry;
+  clock: Clock;
+  log: Logger;
+  /** MCP server names to disable in relay-run turns (`--disable-codex-mcp-server`). */
+  disabledMcpServers: readonly string[];
+}
+
+/** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
+export interface StartResult {
+  receipt: Receipt;
+  runtime?: TurnRuntime;
+  reason?: ReasonCode;
+  message?: string;
+}
+
+/** What a start's body reports. */
+interface Attempt {
+  receipt?: Receipt;
+  runtime?: TurnRuntime;
+  reason?: ReasonCode;
+  message?: string;
+  failed?: boolean;
+}
+
+/** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
+export const START_BUDGET_MS = 20_000;
+
+const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
+  turn_running:
+    "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt",
+  held_elsewhere:
+    "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
+};
+
+/** Starts turns. */
+export class TurnStarts {
+  readonly #deps: StartDeps;
+
+  constructor(deps: StartDeps) {
+    this.#deps = deps;
+  }
+
+  /** Queues `text` into the thread, resumes it in a new runtime and starts the message. */
+  inThread(threadId: string, text: string, signal: AbortSignal): Promise<StartResult> {
+    const { registry } = this.#deps;
+    return this.#start(signal, threadId, async (conn, session, clientMessageId) => {
+      if (registry.active(threadId)) return { reason: "turn_running" };
+      const config = await this.#overrides(session, undefined);
+      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      if (receipt.status !== "queued") return { receipt, failed: true };
+      const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
+      conn.follow(threadId);
+      try {
+        await session.call("thread/resume", { threadId, excludeTurns: true, config });
+      } catch (error) {
+        const e = asRelayError(error);
+        // Answered with an error: the thread was not loaded and the message stays queued.
+        // Otherwise Codex may have loaded the thread and started the message (it starts
+        // queued messages on resume) before the connection failed.
+        const message = e.written && e.rpcCode === undefined
+          ? `${e.message}. Codex may have loaded the thread and started the message anyway`
+          : e.message;
+        return { receipt, reason: e.reason, message, runtime, failed: true };
+      }
+      await registry.launch(conn, runtime, receipt);
+      return { receipt, runtime };
+    });
+  }
+
+  /** Starts a new thread in `cwd` in a new runtime and runs `text` there. */
+  inCwd(cwd: string, text: string, signal: AbortSignal): Promise<StartResult> {
+    const { registry } = this.#deps;
+    return this.#start(signal, "", async (conn, session, clientMessageId) => {
+      const config = await this.#overrides(session, cwd);
+      const { threadId } = parseThreadStart(await session.call("thread/start", { cwd, config }));
+      conn.follow(threadId);
+      const runtime = registry.adopt(conn, threadId, clientMessageId);
+      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
+      await registry.launch(conn, runtime, receipt);
+      return { receipt, runtime };
+    });
+  }
+
+  #overrides(session: Session, cwd: string | undefined) {
+    return recursionOverrides(session.call, cwd, this.#deps.disabledMcpServers, this.#deps.log);
+  }
+
+  /**
+   * Runs `body` on a held connection under the start budget. The message's
+   * `clientMessageId` is minted here, so a start that fails before queueing
+   * still reports a receipt: `not_sent`, with an id that was never sent.
+   */
+  async #start(
+    signal: AbortSignal,
+    threadId: string,
+    body: (conn: HeldConnection, session: Session, clientMessageId: string) => Promise<Attempt>,
+  ): Promise<StartResult> {
+    const { connection, registry, clock } = this.#deps;
+    const clientMessageId = crypto.randomUUID();
+    const notSent = (reason: ReasonCode, message: string): StartResult => ({
+      receipt: { status: "not_sent", reason, message, clientMessageId, threadId },
+      reason,
+      message,
+    });
+    if (registry.closing) return notSent("cancelled", "codex-relay is shutting down");
+    const begun = clock.now();
+    let conn: HeldConnection;
+    try {
+      conn = await connection.hold({ signal, budgetMs: START_BUDGET_MS });
+    } catch (error) {
+      const e = asRelayError(error);
+      const message = e.reason === "busy"
+        ? `All ${connection.limits.helpers} helpers stayed in use for ${
+          START_BUDGET_MS / 1000
+        } s (each turn codex-relay runs holds one until it ends)`
+        : e.message;
+      return notSent(e.reason, message);
+    }
+    const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
+    let attempt: Attempt;
+    try {
+      attempt = await body(conn, session, clientMessageId);
+    } catch (error) {
+      const e = asRelayError(error);
+      attempt = { reason: e.reason, message: e.message, failed: true };
+    }
+    if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
+      return { receipt: attempt.receipt, runtime: attempt.runtime };
+    }
+    if (attempt.runtime) registry.drop(attempt.runtime);
+    const broken = conn.failure !== undefined;
+    await conn.close();
+    let receipt = attempt.receipt;
+    let reason = attempt.reason;
+    let message = attempt.message;
+    if (receipt?.status === "unknown" && broken) {
+      // The connection failed before the relay could look the message up: look on a fresh
+      // one, as codex_queue_message does. The message is never sent again.
+      reason ??= receipt.reason;
+      message ??= receipt.message;
+      receipt = await this.#confirm(receipt, signal, session.remainingMs());
+    }
+    reason ??= receipt?.reason ?? "protocol_error";
+    message = REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
+    return receipt ? { receipt, reason, message } : notSent(reason, message);
+  }
+
+  /** Looks an `unknown` receipt's message up in the thread's queue on a fresh operation. */
+  async #confirm(receipt: Receipt, signal: AbortSignal, budgetMs: number): Promise<Receipt> {
+    if (budgetMs <= 0) return receipt;
+    return await this.#deps.connection
+      .operation((s) => confirmUnknown(s, receipt), { signal, budgetMs, label: "confirm" })
+      .catch(() => receipt);
+  }
+}
