@@ -8,7 +8,7 @@ import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { helpText } from "./help.ts";
-import { UsageError } from "../core/usage_error.ts";
+import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
 
 export { VERSION };
@@ -28,10 +28,10 @@ export async function main(args: readonly string[]): Promise<number> {
     switch (command.kind) {
       case "help":
         print(Deno.stdout, helpText(VERSION));
-        return 0;
+        return EXIT.ok;
       case "version":
         print(Deno.stdout, `codex-relay ${VERSION}\n`);
-        return 0;
+        return EXIT.ok;
       case "serve":
         return await serve(command.flags, VERSION);
       case "doctor":
@@ -42,11 +42,11 @@ export async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       print(Deno.stderr, `codex-relay: ${error.message}\n`);
-      if (error.code === 64) print(Deno.stderr, `\n${helpText(VERSION)}`);
+      if (error.code === EXIT.usage) print(Deno.stderr, `\n${helpText(VERSION)}`);
       return error.code;
     }
     const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     print(Deno.stderr, `codex-relay: unexpected failure: ${name}\n`);
-    return 70;
+    return EXIT.software;
   }
 }

@@ -113,10 +113,3 @@ export interface TurnsPage {
   data: Turn[];
   nextCursor: string | null;
 }
-
-/** A user input element as `thread/queue/add` takes it. */
-export interface TextInput {
-  type: "text";
-  text: string;
-  text_elements: never[];
-}

@@ -9,7 +9,8 @@
  * @module
  */
 
-import { RelayError } from "../core/errors.ts";
+import type { RelayError } from "../core/errors.ts";
+import { budgetSpent } from "./budget.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { RpcId } from "../codex/types.ts";
 
@@ -188,15 +189,7 @@ export function heldSession(
   return {
     call: (method, params) => {
       const timeoutMs = remainingMs();
-      if (timeoutMs <= 0) {
-        return Promise.reject(
-          new RelayError(
-            "timeout",
-            `The operation did not finish within ${Math.round(budgetMs / 1000)} s`,
-            { written: false },
-          ),
-        );
-      }
+      if (timeoutMs <= 0) return Promise.reject(budgetSpent(budgetMs, false));
       return conn.call(method, params, { signal, timeoutMs });
     },
     signal,

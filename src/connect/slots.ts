@@ -23,11 +23,6 @@ export class HelperSlots {
     this.#queueMax = queueMax;
   }
 
-  /** Slots in use now. */
-  get inUse(): number {
-    return this.#inUse;
-  }
-
   /** The most slots ever in use at once. */
   get peak(): number {
     return this.#peak;

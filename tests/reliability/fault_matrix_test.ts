@@ -26,7 +26,7 @@ import { ManualClock } from "../../src/core/clock.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
-import { listThreads } from "../../src/host/tools/list_threads_tool.ts";
+import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
 import { waitReplyTool } from "../../src/host/tools/wait_reply_tool.ts";
@@ -327,7 +327,7 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
 });
 
 const OWNER_TOOLS = {
-  codex_list_threads: listThreads,
+  codex_list_threads: listThreadsTool,
   codex_queue_message: queueMessageTool,
   codex_read_reply: readReplyTool,
   codex_wait_reply: waitReplyTool,

@@ -3,25 +3,16 @@
  * @module
  */
 
+import { RELAY_PERMISSIONS } from "../../core/permissions.ts";
+
 /**
- * The variables passed through to `codex app-server` when set. The relay's
- * permission set (`permissions.default.env` in deno.json) lists exactly these.
+ * The variables passed through to `codex app-server` when set: exactly the
+ * names the relay's permission set (`permissions.default.env` in deno.json)
+ * may read.
  */
-export const PASSED_ENV: readonly string[] = [
-  "PATH",
-  "HOME",
-  "CODEX_HOME",
-  "USER",
-  "LANG",
-  "LC_ALL",
-  "TMPDIR",
-  "SystemRoot",
-  "USERPROFILE",
-  "APPDATA",
-  "LOCALAPPDATA",
-  "OPENAI_API_KEY",
-  "CODEX_API_KEY",
-];
+export const PASSED_ENV: readonly string[] = Array.isArray(RELAY_PERMISSIONS.env)
+  ? RELAY_PERMISSIONS.env
+  : [];
 
 /**
  * Reads the passed-through variables that are set and readable. A variable

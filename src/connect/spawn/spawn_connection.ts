@@ -18,6 +18,7 @@ import {
 } from "./helper_process.ts";
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
+import { Budget } from "../budget.ts";
 import {
   type Connection,
   type ConnectionLimits,
@@ -117,18 +118,7 @@ export class SpawnConnection implements Connection {
     const budget = options.budgetMs === undefined
       ? this.#limits.operationMs
       : Math.min(options.budgetMs, this.#limits.maxOperationMs);
-    const start = this.#clock.now();
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError(
-          "timeout",
-          `The operation did not finish within ${Math.round(budget / 1000)} s`,
-          {
-            written: true,
-          },
-        ),
-      ));
+    const deadline = new Budget(budget, this.#clock);
     const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
     let live: Live | undefined;
     let used = 0;
@@ -136,7 +126,7 @@ export class SpawnConnection implements Connection {
       if (live) void this.#close(live, abortReason(signal, true));
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    const remainingMs = () => Math.max(0, budget - (this.#clock.now() - start));
+    const remainingMs = () => deadline.remainingMs();
     const session: Session = {
       signal,
       remainingMs,
@@ -172,7 +162,7 @@ export class SpawnConnection implements Connection {
     try {
       return await fn(session);
     } finally {
-      timer.cancel();
+      deadline.cancel();
       signal.removeEventListener("abort", onAbort);
       if (live) await this.#close(live);
     }
@@ -186,20 +176,19 @@ export class SpawnConnection implements Connection {
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
     const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
-    const start = this.#clock.now();
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError("timeout", `No helper was ready within ${Math.round(budget / 1000)} s`, {
-          written: true,
-        }),
-      ));
+    const deadline = new Budget(
+      budget,
+      this.#clock,
+      new RelayError("timeout", `No helper was ready within ${Math.round(budget / 1000)} s`, {
+        written: true,
+      }),
+    );
     const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
     let live: Live;
     try {
-      live = await this.#open(signal, () => Math.max(0, budget - (this.#clock.now() - start)));
+      live = await this.#open(signal, () => deadline.remainingMs());
     } finally {
-      timer.cancel();
+      deadline.cancel();
     }
     const onShutdown = () => void this.#close(live);
     this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { Capabilities } from "../../core/capabilities.ts";
 import type { Tool } from "../tool.ts";
-import { listThreads } from "./list_threads_tool.ts";
+import { listThreadsTool } from "./list_threads_tool.ts";
 import { queueMessageTool } from "./queue_message_tool.ts";
 import { readReplyTool } from "./read_reply_tool.ts";
 import { waitReplyTool } from "./wait_reply_tool.ts";
@@ -16,7 +16,7 @@ import { interruptTool } from "./interrupt_tool.ts";
 
 /** Every tool. */
 export const TOOLS = [
-  listThreads,
+  listThreadsTool,
   queueMessageTool,
   readReplyTool,
   waitReplyTool,

@@ -6,8 +6,7 @@
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
-import { parseThreadList } from "../../codex/validate.ts";
-import { reasonSchema } from "../../core/errors.ts";
+import { listThreads, type ThreadList, threadListSchema } from "../../ops/list_threads.ts";
 import type { Tool } from "../tool.ts";
 
 const input = z.strictObject({
@@ -17,31 +16,14 @@ const input = z.strictObject({
   cursor: z.string().min(1).max(4096).optional().describe("`nextCursor` of a previous page"),
 });
 
-const threadSchema = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  status: z.enum(["idle", "active", "notLoaded", "systemError"]),
-  updatedAt: z.string().describe("ISO 8601 time of the thread's last update"),
-});
-
-const output = z.object({
-  status: z.enum(["ok", "unavailable"]),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threads: z.array(threadSchema),
-  nextCursor: z.string().nullable(),
-});
-
-type Output = z.output<typeof output>;
-
 /** The `codex_list_threads` tool. */
-export const listThreads: Tool<typeof input, typeof output> = {
+export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
   name: "codex_list_threads",
   title: "List Codex threads",
   description:
     "Lists the local Codex threads, most recently updated first: id, name, status (idle, active, notLoaded, or systemError when Codex could not load it) and last update time. Returns no conversation content. Page with `cursor` = the previous `nextCursor`. Use a thread's id (or its exact name) with codex_queue_message.",
   inputSchema: input,
-  outputSchema: output,
+  outputSchema: threadListSchema,
   annotations: {
     readOnlyHint: true,
     destructiveHint: false,
@@ -49,23 +31,12 @@ export const listThreads: Tool<typeof input, typeof output> = {
     openWorldHint: false,
   },
   enabled: () => true,
-  async run({ limit, cursor }, ctx): Promise<Output> {
+  async run({ limit, cursor }, ctx): Promise<ThreadList> {
     try {
-      const page = await ctx.connection.operation(
-        async (s) =>
-          parseThreadList(await s.call("thread/list", cursor ? { limit, cursor } : { limit })),
-        { signal: ctx.signal, label: "list" },
-      );
-      return {
-        status: "ok",
-        threads: page.data.slice(0, limit).map((t) => ({
-          id: t.id,
-          name: t.name,
-          status: t.status,
-          updatedAt: new Date(t.updatedAt * 1000).toISOString(),
-        })),
-        nextCursor: page.nextCursor,
-      };
+      return await ctx.connection.operation((s) => listThreads(s, { limit, cursor }), {
+        signal: ctx.signal,
+        label: "list",
+      });
     } catch (error) {
       const e = asRelayError(error);
       return {
