@@ -8,6 +8,7 @@
  */
 
 import type { RpcId, TurnError } from "../codex/types.ts";
+import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { RelayError } from "../core/errors.ts";
 import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
@@ -48,8 +49,6 @@ export interface RunSnapshot {
   error?: string;
   itemsCompleted: number;
 }
-
-type Obj = Record<string, unknown>;
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
@@ -251,34 +250,28 @@ export class TurnRuntime implements RuntimeHandle {
   }
 
   #onNotification(method: string, raw: unknown): void {
-    const params = (typeof raw === "object" && raw !== null ? raw : {}) as Obj;
-    if (params.threadId !== undefined && params.threadId !== this.threadId) return;
-    switch (method) {
-      case "turn/started": {
-        const turn = params.turn as Obj | undefined;
-        this.#currentTurnId = typeof turn?.id === "string" ? turn.id : null;
+    const event = parseTurnEvent(method, raw);
+    if (!event || (event.threadId !== undefined && event.threadId !== this.threadId)) return;
+    switch (event.kind) {
+      case "turnStarted":
+        this.#currentTurnId = event.turnId;
         if (this.#turnId === null) {
           this.#note("A turn started (an earlier queued message may run first)");
         }
         break;
-      }
-      case "item/started":
-      case "item/completed":
-        this.#onItem(method, params);
+      case "item":
+        this.#onItem(event.completed, event.turnId ?? this.#currentTurnId, event.item);
         break;
-      case "turn/completed":
-        this.#onTurnCompleted(params.turn as Obj | undefined);
+      case "turnCompleted":
+        this.#onTurnCompleted(event.turnId, event.status, event.error);
         break;
-      case "serverRequest/resolved":
-        this.#router.resolved(this, params.requestId);
+      case "requestResolved":
+        this.#router.resolved(this, event.requestId);
         break;
     }
   }
 
-  #onItem(method: string, params: Obj): void {
-    const item = params.item as Obj | undefined;
-    if (!item) return;
-    const turnId = typeof params.turnId === "string" ? params.turnId : this.#currentTurnId;
+  #onItem(completed: boolean, turnId: string | null, item: ItemRef): void {
     if (
       item.type === "userMessage" && item.clientId === this.clientMessageId && this.#turnId === null
     ) {
@@ -287,23 +280,22 @@ export class TurnRuntime implements RuntimeHandle {
       this.#note("Your message's turn started");
       return;
     }
-    if (item.type === "mcpToolCall" && typeof item.id === "string") {
-      if (method === "item/started") this.#toolCalls.add(item.id);
+    if (item.type === "mcpToolCall" && item.id !== undefined) {
+      if (!completed) this.#toolCalls.add(item.id);
       else this.#toolCalls.delete(item.id);
       this.#armStall();
     }
-    if (
-      method === "item/completed" && item.type !== "userMessage" && turnId !== null &&
-      turnId === this.#turnId
-    ) {
+    if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.#turnId) {
       this.#itemsCompleted++;
-      this.#note(`Item completed: ${typeof item.type === "string" ? item.type : "item"}`);
+      this.#note(`Item completed: ${item.type ?? "item"}`);
     }
   }
 
-  #onTurnCompleted(turn: Obj | undefined): void {
-    const id = typeof turn?.id === "string" ? turn.id : null;
-    const status = turn?.status;
+  #onTurnCompleted(
+    id: string | null,
+    status: string | undefined,
+    error: TurnError | null | undefined,
+  ): void {
     if (id === null || id !== this.#turnId) {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
       this.#currentTurnId = null;
@@ -312,7 +304,6 @@ export class TurnRuntime implements RuntimeHandle {
       }
       return;
     }
-    const error = turn?.error as TurnError | null | undefined;
     if (status === "completed") this.#finish("completed");
     else if (status === "failed") {
       this.#finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));

@@ -1,0 +1,82 @@
+/**
+ * The app-server notifications the relay follows, parsed into typed events.
+ * Unknown notifications and malformed fields yield nothing (Codex adds
+ * notifications and fields in minor releases; a turn runtime must not fail
+ * on one it does not know).
+ * @module
+ */
+
+import type { TurnError, TurnStatus } from "./types.ts";
+
+/** The item fields a runtime follows. */
+export interface ItemRef {
+  type: string | undefined;
+  id: string | undefined;
+  /** A userMessage's `clientId`. */
+  clientId: unknown;
+}
+
+/** A notification the relay follows. */
+export type TurnEvent =
+  | { kind: "turnStarted"; threadId?: string; turnId: string | null }
+  | {
+    kind: "item";
+    completed: boolean;
+    threadId?: string;
+    turnId: string | null;
+    item: ItemRef;
+  }
+  | {
+    kind: "turnCompleted";
+    threadId?: string;
+    turnId: string | null;
+    status: TurnStatus | string | undefined;
+    error: TurnError | null | undefined;
+  }
+  | { kind: "requestResolved"; threadId?: string; requestId: unknown }
+  | { kind: "threadStatus"; threadId?: string; status: string | undefined };
+
+type Obj = Record<string, unknown>;
+
+const asObj = (v: unknown): Obj | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? v as Obj : undefined;
+const asStr = (v: unknown): string | undefined => typeof v === "string" ? v : undefined;
+
+/** Parses a notification into an event, or undefined when the relay does not follow it. */
+export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefined {
+  const params = asObj(raw) ?? {};
+  const threadId = params.threadId === undefined ? undefined : asStr(params.threadId) ?? "";
+  const scope = threadId === undefined ? {} : { threadId };
+  switch (method) {
+    case "turn/started":
+      return { kind: "turnStarted", ...scope, turnId: asStr(asObj(params.turn)?.id) ?? null };
+    case "item/started":
+    case "item/completed": {
+      const item = asObj(params.item);
+      if (!item) return undefined;
+      return {
+        kind: "item",
+        completed: method === "item/completed",
+        ...scope,
+        turnId: asStr(params.turnId) ?? null,
+        item: { type: asStr(item.type), id: asStr(item.id), clientId: item.clientId },
+      };
+    }
+    case "turn/completed": {
+      const turn = asObj(params.turn);
+      return {
+        kind: "turnCompleted",
+        ...scope,
+        turnId: asStr(turn?.id) ?? null,
+        status: asStr(turn?.status),
+        error: turn?.error as TurnError | null | undefined,
+      };
+    }
+    case "serverRequest/resolved":
+      return { kind: "requestResolved", ...scope, requestId: params.requestId };
+    case "thread/status/changed":
+      return { kind: "threadStatus", ...scope, status: asStr(asObj(params.status)?.type) };
+    default:
+      return undefined;
+  }
+}
