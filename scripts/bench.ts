@@ -30,16 +30,16 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import denoJson from "../deno.json" with { type: "json" };
-import { CommandClientTransport } from "../tests/_mcp_client.ts";
-import { relayArgs, ROOT } from "../tests/_relay.ts";
-import { agentItem, FIXTURE_BIN, thread, turn, userItem } from "../tests/_fixture.ts";
+import { CommandClientTransport } from "../testing/mcp_client.ts";
+import { relayArgs, ROOT } from "../testing/relay.ts";
+import { agentItem, FIXTURE_BIN, thread, turn, userItem } from "../testing/fixture_home.ts";
 import {
   AppServer,
   type CodexHome,
   createCodexHome,
   nativeCodexFor,
-} from "../tests/e2e/codex_home.ts";
-import { type MockResponses, startMockResponses } from "../tests/e2e/mock_responses.ts";
+} from "../testing/codex_home.ts";
+import { type MockResponses, startMockResponses } from "../testing/mock_responses.ts";
 import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods } from "../src/core/capabilities.ts";
 import { matchUserItem, projectReplies } from "../src/reply/mod.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { connectClient, type ElicitParams } from "../tests/_mcp_client.ts";
+import { connectClient, type ElicitParams } from "../testing/mcp_client.ts";
 import type { Scenario } from "../fixtures/scenario.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");

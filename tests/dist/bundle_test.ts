@@ -14,8 +14,8 @@ import {
   permissionSetOfFlags,
   RELAY_PERMISSIONS,
 } from "../../src/core/permissions.ts";
-import { connectClient } from "../_mcp_client.ts";
-import { FixtureHome, thread } from "../_fixture.ts";
+import { connectClient } from "../../testing/mcp_client.ts";
+import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { EXPECTED_OUTCOMES, PROBE, runProbe } from "./_probe.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 

@@ -6,7 +6,7 @@
 
 import assert from "assert";
 import { bundleServeCommand, commandLine, jsrServeCommand } from "../../src/install/launch.ts";
-import { ROOT } from "../_relay.ts";
+import { ROOT } from "../../testing/relay.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 const lines = readme.split("\n").map((l) => l.trim());

@@ -17,7 +17,7 @@
  * Without a codex binary the check is reported as ignored and a SKIPPED line is printed.
  */
 import assert from "node:assert/strict";
-import { codexForTests } from "./codex_home.ts";
+import { codexForTests } from "../../testing/codex_home.ts";
 import { type Schema, SchemaDoc } from "./schema_check.ts";
 
 const BIN = codexForTests("tests/e2e/drift_test.ts");

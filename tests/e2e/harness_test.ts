@@ -19,8 +19,12 @@ import {
   processesTagged,
   RpcError,
   type ServerRequestHandler,
-} from "./codex_home.ts";
-import { longAnswerText, type MockResponses, startMockResponses } from "./mock_responses.ts";
+} from "../../testing/codex_home.ts";
+import {
+  longAnswerText,
+  type MockResponses,
+  startMockResponses,
+} from "../../testing/mock_responses.ts";
 
 const BIN = codexForTests("tests/e2e/harness_test.ts");
 const ignore = BIN === null;

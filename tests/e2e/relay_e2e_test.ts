@@ -32,7 +32,7 @@ import {
   denoDir,
   listAllItems,
   processesTagged,
-} from "./codex_home.ts";
+} from "../../testing/codex_home.ts";
 import {
   longAnswerText,
   type MockResponses,
@@ -40,9 +40,9 @@ import {
   secondAnswer,
   SHELL_JUSTIFICATION,
   startMockResponses,
-} from "./mock_responses.ts";
-import { PROTOCOLS, startRelay } from "../_relay.ts";
-import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../_mcp_client.ts";
+} from "../../testing/mock_responses.ts";
+import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
+import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
 
 const BIN = codexForTests("tests/e2e/relay_e2e_test.ts");

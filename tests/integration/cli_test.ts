@@ -1,6 +1,6 @@
 import assert from "assert";
-import { ROOT } from "../_relay.ts";
-import { FixtureHome } from "../_fixture.ts";
+import { ROOT } from "../../testing/relay.ts";
+import { FixtureHome } from "../../testing/fixture_home.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /** Runs the real entry point under the relay's permission set with exactly these arguments. */

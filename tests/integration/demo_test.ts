@@ -1,5 +1,5 @@
 import assert from "assert";
-import { processesMatching } from "../_fixture.ts";
+import { processesMatching } from "../../testing/fixture_home.ts";
 
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 

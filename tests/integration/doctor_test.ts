@@ -4,8 +4,8 @@
  */
 
 import assert from "assert";
-import { FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
-import { ROOT } from "../_relay.ts";
+import { FIXTURE_BIN, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { ROOT } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 
 async function doctor(

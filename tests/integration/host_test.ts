@@ -1,6 +1,6 @@
 import assert from "assert";
-import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
-import { PROTOCOLS, startRelay } from "../_relay.ts";
+import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 
 type Structured = Record<string, unknown>;

@@ -7,9 +7,9 @@
 
 import assert from "assert";
 import { parse as parseToml } from "smol-toml";
-import { connectClient } from "../_mcp_client.ts";
-import { FixtureHome, thread } from "../_fixture.ts";
-import { ROOT } from "../_relay.ts";
+import { connectClient } from "../../testing/mcp_client.ts";
+import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { ROOT } from "../../testing/relay.ts";
 
 const decoder = new TextDecoder();
 

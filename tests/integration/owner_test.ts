@@ -1,11 +1,11 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import {
   SpawnConnection as Owner,
   type SpawnOptions as OwnerOptions,
 } from "../../src/connect/spawn/spawn_connection.ts";
-import { FixtureHome, thread } from "../_fixture.ts";
+import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 
 const QUEUE_METHODS = new Set(["thread/list", "thread/queue/add", "thread/queue/list"]);

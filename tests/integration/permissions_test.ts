@@ -5,8 +5,8 @@
  */
 
 import assert from "assert";
-import { FixtureHome } from "../_fixture.ts";
-import { ROOT } from "../_relay.ts";
+import { FixtureHome } from "../../testing/fixture_home.ts";
+import { ROOT } from "../../testing/relay.ts";
 import { EXPECTED_OUTCOMES, runProbe } from "../dist/_probe.ts";
 
 Deno.test("under deno run -P (permissions.default) only codex may be spawned; sh, sockets, files are NotCapable", async () => {

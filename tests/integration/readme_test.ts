@@ -1,7 +1,7 @@
 import assert from "assert";
-import { FixtureHome, thread } from "../_fixture.ts";
-import { connectClient } from "../_mcp_client.ts";
-import { ROOT } from "../_relay.ts";
+import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { connectClient } from "../../testing/mcp_client.ts";
+import { ROOT } from "../../testing/relay.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 const PLACEHOLDER = "/path/to/codex-relay";

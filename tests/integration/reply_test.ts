@@ -1,12 +1,12 @@
 import assert from "assert";
 import { allowedMethods } from "../../src/core/capabilities.ts";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
 import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
-import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
-import { PROTOCOLS, startRelay } from "../_relay.ts";
+import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];

@@ -1,7 +1,7 @@
 import assert from "assert";
-import { type TurnRig, turnRig } from "../_turn_rig.ts";
+import { type TurnRig, turnRig } from "../../testing/turn_rig.ts";
 import { DEFAULT_TURN_LIMITS, type TurnRuntime } from "../../src/turn/turn_runtime.ts";
-import { agentItem, FixtureHome, thread } from "../_fixture.ts";
+import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 
 interface Rig extends TurnRig {

@@ -1,8 +1,8 @@
 import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import type { ElicitParams } from "../_mcp_client.ts";
-import { agentItem, FixtureHome, thread } from "../_fixture.ts";
-import { PROTOCOLS, startRelay } from "../_relay.ts";
+import type { ElicitParams } from "../../testing/mcp_client.ts";
+import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 
 type Structured = Record<string, unknown>;

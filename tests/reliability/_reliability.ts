@@ -8,9 +8,13 @@
 
 import assert from "assert";
 import { Client, type ElicitResult } from "@modelcontextprotocol/client";
-import { CommandClientTransport, type ElicitParams, type McpTestProtocol } from "../_mcp_client.ts";
-import { agentItem, type FixtureHome, thread, turn, userItem } from "../_fixture.ts";
-import { relayArgs, ROOT } from "../_relay.ts";
+import {
+  CommandClientTransport,
+  type ElicitParams,
+  type McpTestProtocol,
+} from "../../testing/mcp_client.ts";
+import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import { relayArgs, ROOT } from "../../testing/relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
 
 /** Text stored in Codex that no tool at any level may return (previews, cwd, user text, commentary). */

@@ -16,13 +16,13 @@
  * (the fixture's holds and releases balance).
  */
 
-import { turnRig as wireTurns } from "../_turn_rig.ts";
+import { turnRig as wireTurns } from "../../testing/turn_rig.ts";
 import assert from "assert";
 import type { ServerContext } from "@modelcontextprotocol/server";
-import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../_fixture.ts";
+import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.ts";
 import { silentLogger } from "../../src/core/log.ts";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
@@ -70,7 +70,7 @@ import {
 import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
 import { runTool } from "../../src/host/tools/run_tool.ts";
 import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";
-import { ROOT } from "../_relay.ts";
+import { ROOT } from "../../testing/relay.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
 /** Message text of the matrix; it must never appear in the relay's log. */

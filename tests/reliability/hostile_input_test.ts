@@ -13,8 +13,8 @@
 
 import assert from "assert";
 import fc from "fast-check";
-import { agentItem, FixtureHome, thread, turn, userItem } from "../_fixture.ts";
-import { relayArgs, ROOT } from "../_relay.ts";
+import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import { relayArgs, ROOT } from "../../testing/relay.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
 import {
   type CallResult,

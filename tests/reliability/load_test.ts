@@ -13,9 +13,9 @@
  * nothing queued.
  */
 
-import { turnRig } from "../_turn_rig.ts";
+import { turnRig } from "../../testing/turn_rig.ts";
 import assert from "assert";
-import { agentItem, FixtureHome, thread } from "../_fixture.ts";
+import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { TurnStep } from "../../fixtures/scenario.ts";
 import {
   assertReceiptsTruthful,

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { ElicitationRouter, type RuntimeHandle } from "../../src/elicit/router.ts";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { answerProblem } from "../../src/elicit/validate_answer.ts";
 import { forwardOf } from "../../src/elicit/mappings.ts";

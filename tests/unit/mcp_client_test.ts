@@ -1,5 +1,9 @@
 import assert from "assert";
-import { CommandClientTransport, connectClient, type McpTestProtocol } from "../_mcp_client.ts";
+import {
+  CommandClientTransport,
+  connectClient,
+  type McpTestProtocol,
+} from "../../testing/mcp_client.ts";
 
 const fixture = new URL("../fixtures_mcp/echo_server.ts", import.meta.url);
 const repoRoot = new URL("../../", import.meta.url);

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import { type HeldConnection, heldSession } from "../../src/connect/connection.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 

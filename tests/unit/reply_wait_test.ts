@@ -1,5 +1,5 @@
 import assert from "assert";
-import { ManualClock } from "../../src/core/clock.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
 import type { ReadReplyResult } from "../../src/reply/mod.ts";

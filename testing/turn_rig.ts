@@ -6,13 +6,13 @@
 
 import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
 import { silentLogger } from "../src/core/log.ts";
-import { ManualClock } from "../src/core/clock.ts";
+import { ManualClock } from "./manual_clock.ts";
 import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
 import type { ElicitationRouter } from "../src/elicit/router.ts";
 import { turnMachinery } from "../src/turn/turn_machinery.ts";
 import type { TurnRegistry } from "../src/turn/turn_registry.ts";
 import type { TurnStarts } from "../src/turn/turn_start.ts";
-import type { FixtureHome } from "./_fixture.ts";
+import type { FixtureHome } from "./fixture_home.ts";
 
 /** Options of {@linkcode turnRig}. */
 export interface TurnRigOptions {

@@ -13,9 +13,7 @@
  * @module
  */
 
-const E2E_DIR = new URL(".", import.meta.url).pathname;
-/** Root of the repository (two levels above this file). */
-export const REPO_ROOT: string = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+import { E2E_DIR, ROOT } from "./paths.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Binary resolution
@@ -102,7 +100,7 @@ export function resolveCodexBinInfo(): CodexBinInfo | null {
     if (!found) return null; // an explicit but broken CODEX_BIN must not silently fall back
   }
   if (!found) {
-    const repoBin = `${REPO_ROOT}/.codex-npm/node_modules/.bin/codex`;
+    const repoBin = `${ROOT}/.codex-npm/node_modules/.bin/codex`;
     if (isFile(repoBin)) {
       found = repoBin;
       source = "repo .codex-npm";
@@ -297,7 +295,7 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
     await Deno.mkdir(bin);
     await Deno.symlink(Deno.execPath(), `${bin}/deno`);
     await Deno.symlink(`${E2E_DIR}elicit_mcp_server.ts`, `${bin}/elicit_mcp_server.ts`);
-    await Deno.symlink(`${REPO_ROOT}/deno.json`, `${bin}/deno.json`);
+    await Deno.symlink(`${ROOT}/deno.json`, `${bin}/deno.json`);
     mcp = {
       command: `${bin}/deno`,
       args: [

@@ -9,12 +9,14 @@ import {
   type ConnectedClient,
   type ElicitParams,
   type McpTestProtocol,
-} from "./_mcp_client.ts";
+} from "./mcp_client.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import type { FixtureHome } from "./_fixture.ts";
+import type { FixtureHome } from "./fixture_home.ts";
+
+import { ROOT } from "./paths.ts";
 
 /** The repository root. */
-export const ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+export { ROOT };
 
 /** The exact command line the relay is started with (besides the serve flags). */
 export function relayArgs(flags: string[] = []): string[] {
