@@ -73,6 +73,9 @@ Options:
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
 `;
 
+/** The line printed after a usage error of the install command line. */
+export const INSTALL_HINT = "Run with --help for the options.";
+
 /** Parses `args`; `defaultAction` applies when no action word is given. */
 export function parseInstallArgs(args: readonly string[]): InstallArgs {
   const { values, positionals, seen } = parseStrict(args, OPTIONS);
@@ -138,7 +141,10 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   };
 }
 
-/** The arguments that select the same change again (for printed commands). */
+/**
+ * The arguments that select the same change again, with the same way of
+ * applying it (`--dry-run`, `--yes`, `--force`), for printed commands.
+ */
 export function passOnArgs(a: InstallArgs): string[] {
   return [
     "--client",
@@ -147,5 +153,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     ...(a.replyRead ? ["--allow-reply-read"] : []),
     ...(a.turnStart ? ["--allow-turn-start"] : []),
     ...(a.force ? ["--force"] : []),
+    ...(a.dryRun ? ["--dry-run"] : []),
+    ...(a.yes ? ["--yes"] : []),
   ];
 }
