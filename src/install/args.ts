@@ -28,6 +28,8 @@ export interface InstallArgs {
   force: boolean;
   /** Only print the snippet and the command that applies it. */
   print: boolean;
+  /** Print only the command that applies it (for `sh -c "$(...)"`). */
+  printCommand: boolean;
   /** Register this downloaded binary instead of the running source. */
   binary?: string;
   /** Register this bundle file instead of the running source. */
@@ -45,6 +47,7 @@ const OPTIONS = {
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
   print: { type: "boolean" },
+  "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -69,6 +72,7 @@ Options:
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
   --print                Only print the entry and the command that applies it
+  --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
 `;
@@ -97,6 +101,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       yes: false,
       force: false,
       print: false,
+      printCommand: false,
       help,
     };
   }
@@ -135,6 +140,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     yes: values.yes ?? false,
     force: values.force ?? false,
     print: values.print ?? false,
+    printCommand: values["print-command"] ?? false,
     binary: values.binary,
     bundle: values.bundle,
     help,

@@ -132,7 +132,11 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
       io.os,
     );
 
-  if (printOnly || args.print) {
+  if (printOnly || args.print || args.printCommand) {
+    if (args.printCommand) {
+      io.out(`${applyLine()}\n`);
+      return 0;
+    }
     let apply: string;
     try {
       apply = applyLine();
