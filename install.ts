@@ -5,15 +5,16 @@
  * (`<file>.codex-relay.bak`), leaves entries it did not write alone unless
  * told (`--force`), and `uninstall` reverses it.
  *
- * It runs with read and write permission on exactly the config file it edits
- * (and its backup); the relay itself never holds write permission. Print the
- * exact command for your client with `codex-relay install --client <client>`,
- * or run it from a checkout:
+ * It runs with read permission on exactly the config file it edits (its temp
+ * file and backup), and write permission on the client's own folder (which it
+ * creates when missing, as the client would) or on exactly those files; the
+ * relay itself never holds write permission. Print the exact command for your
+ * client with `codex-relay install --client <client>`, or run it from a checkout:
  *
  * ```sh
- * deno run -P=install --allow-read=$HOME/.cursor/mcp.json \
- *   --allow-write=$HOME/.cursor/mcp.json,$HOME/.cursor/mcp.json.codex-relay.bak,$HOME/.cursor/mcp.json.codex-relay.tmp \
- *   install.ts --client cursor
+ * deno run -P=install \
+ *   --allow-read=$HOME/.cursor/mcp.json,$HOME/.cursor/mcp.json.codex-relay.tmp,$HOME/.cursor/mcp.json.codex-relay.bak \
+ *   --allow-write=$HOME/.cursor install.ts --client cursor
  * ```
  *
  * Started without that permission it prints the exact command and exits 77.
@@ -27,7 +28,7 @@ import { realInstallIo, runInstall } from "./src/install/run.ts";
 /**
  * Runs the installer command line (`[install|uninstall] --client <client>
  * [--scope user|project] [--allow-reply-read] [--allow-turn-start] [--dry-run]
- * [--yes] [--force] [--print]`) and resolves with the exit code.
+ * [--yes] [--force] [--print] [--print-command]`) and resolves with the exit code.
  *
  * @example Show what registering codex-relay in Cursor would change, writing nothing
  * ```ts ignore

@@ -1,5 +1,5 @@
 /**
- * Prints the README's fault tables (between its fault-table markers: the
+ * Prints the fault tables of docs/reliability.md (between its fault-table markers: the
  * queue and reply-read tools, then the turn-start tools) from the fault
  * matrix's expectation table, `tests/reliability/fault_table.ts`.
  * Run: `deno run scripts/fault_table.ts`.

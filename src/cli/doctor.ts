@@ -157,7 +157,7 @@ function resolveCodex(io: DoctorIo): string | null {
 async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]> {
   const findings: Finding[] = [];
   const owner = new SpawnConnection({
-    allowlist: new Set(["thread/list"]),
+    allowlist: new Set(["thread/list", "account/read"]),
     version,
     log: silentLogger,
   });
@@ -165,8 +165,12 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");
   try {
-    const page = await owner.operation(
-      async (s) => parseThreadList(await s.call("thread/list", { limit: 1 })),
+    const [page, account] = await owner.operation(
+      async (s) =>
+        [
+          parseThreadList(await s.call("thread/list", { limit: 1 })),
+          await s.call("account/read", {}),
+        ] as const,
       { label: "doctor" },
     );
     findings.push({
@@ -180,6 +184,7 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
           `CODEX_HOME (${home}) has no threads yet: codex_queue_message needs an existing thread (start one in Codex, or serve with --allow-turn-start so codex_run can start one)`,
       },
     );
+    findings.push(loginFinding(account, io));
   } catch (error) {
     const e = asRelayError(error);
     findings.push({
@@ -191,6 +196,28 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
     await owner.shutdown();
   }
   return findings;
+}
+
+/** What `account/read` says about the login (Codex 0.169 and 0.171 answer the same shape). */
+function loginFinding(answer: unknown, io: DoctorIo): Finding {
+  const r = (typeof answer === "object" && answer !== null ? answer : {}) as {
+    account?: { type?: unknown } | null;
+    requiresOpenaiAuth?: unknown;
+  };
+  if (r.account && typeof r.account.type === "string") {
+    return { level: "ok", text: `Codex is logged in (${r.account.type})` };
+  }
+  if (r.requiresOpenaiAuth === false) {
+    return { level: "ok", text: "Codex's model provider needs no OpenAI login" };
+  }
+  const key = ["OPENAI_API_KEY", "CODEX_API_KEY"].find((name) => io.env(name));
+  return {
+    level: key ? "warn" : "problem",
+    text: `Codex is not logged in (account/read has no account)${
+      key ? `; ${key} is set, which Codex may use instead` : ""
+    }: turns would fail`,
+    fix: "run `codex login` in a terminal (or `codex login --with-api-key`), then check again",
+  };
 }
 
 const FIXES: Partial<Record<ReasonCode, string>> = {

@@ -21,6 +21,9 @@ export type Command =
 
 const COMMANDS = ["serve", "doctor"] as const;
 
+/** Every command, as a usage error lists them. */
+const ALL_COMMANDS = "serve, doctor, install, uninstall, help";
+
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
@@ -35,6 +38,10 @@ const REPEATABLE = new Set(["disable-codex-mcp-server"]);
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
+  if (args[0] === "help") {
+    if (args.length > 2) throw new UsageError(`Unexpected argument '${args[2]}'`);
+    return { kind: "help", topic: args[1] };
+  }
   const { values, positionals, seen } = parseStrict(args, OPTIONS, REPEATABLE);
   if (values.help) return { kind: "help", topic: positionals[0] };
   if (values.version) {
@@ -43,10 +50,12 @@ export function parseCommand(args: readonly string[]): Command {
     }
     return { kind: "version" };
   }
-  if (positionals.length === 0) throw new UsageError("Missing command: give one of serve, doctor");
+  if (positionals.length === 0) {
+    throw new UsageError(`Missing command: give one of ${ALL_COMMANDS}`);
+  }
   const [command, ...rest] = positionals;
   if (!(COMMANDS as readonly string[]).includes(command)) {
-    throw new UsageError(`Unknown command '${command}': give one of serve, doctor`);
+    throw new UsageError(`Unknown command '${command}': give one of ${ALL_COMMANDS}`);
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
   const logLevel = values["log-level"] ?? "warn";

@@ -3,7 +3,18 @@
  * @module
  */
 
-/** The usage text printed by `--help` and after a usage error. */
+/** The line printed after a usage error (instead of the whole usage). */
+export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
+
+/** The topics `codex-relay help TOPIC` knows (install and uninstall have their own text). */
+export const HELP_TOPICS: readonly string[] = ["serve", "doctor", "install", "uninstall"];
+
+/** Said once on stderr when `serve` starts in a terminal, where it would look hung. */
+export function servingNotice(version: string): string {
+  return `codex-relay ${version}: serving MCP on stdin/stdout. An MCP client starts it this way (codex-relay help install registers it); press Ctrl-D or Ctrl-C to stop.\n`;
+}
+
+/** The usage text printed by `help` and `--help`. */
 export function helpText(version: string): string {
   return `codex-relay ${version}: an MCP server (stdio) for local OpenAI Codex threads
 
@@ -13,6 +24,7 @@ Usage:
   codex-relay install --client CLIENT [--scope user|project] [--allow-reply-read]
                                  Print the entry for an MCP client and the command that
                                  writes it (codex-relay install --help); uninstall likewise
+  codex-relay help [install]      This text, or the install options
   codex-relay --help | --version
 
 Serve options:

@@ -7,7 +7,8 @@ import { serve } from "../host/serve.ts";
 import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
-import { helpText } from "./help.ts";
+import { HELP_TOPICS, helpText, servingNotice, USAGE_HINT } from "./help.ts";
+import { INSTALL_USAGE } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -27,12 +28,23 @@ export async function main(args: readonly string[]): Promise<number> {
     const command = parseCommand(args);
     switch (command.kind) {
       case "help":
+        if (command.topic === "install" || command.topic === "uninstall") {
+          print(Deno.stdout, INSTALL_USAGE);
+          return EXIT.ok;
+        }
+        if (command.topic !== undefined && !HELP_TOPICS.includes(command.topic)) {
+          throw new UsageError(
+            `No help for '${command.topic}': give one of ${HELP_TOPICS.join(", ")}`,
+          );
+        }
         print(Deno.stdout, helpText(VERSION));
         return EXIT.ok;
       case "version":
         print(Deno.stdout, `codex-relay ${VERSION}\n`);
         return EXIT.ok;
       case "serve":
+        // In a terminal nothing else would show: say once what it is doing.
+        if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION));
         return await serve(command.flags, VERSION);
       case "doctor":
         return await doctor(command.flags, VERSION);
@@ -42,7 +54,7 @@ export async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       print(Deno.stderr, `codex-relay: ${error.message}\n`);
-      if (error.code === EXIT.usage) print(Deno.stderr, `\n${helpText(VERSION)}`);
+      if (error.code === EXIT.usage) print(Deno.stderr, `${USAGE_HINT}\n`);
       return error.code;
     }
     const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -25,7 +25,8 @@ const REASON_TEXT: Record<string, string> = {
   output_limit: "Codex wrote a frame longer than 1 MiB.",
   busy: "Every Codex helper was busy; try again shortly.",
   cancelled: "The call was cancelled.",
-  codex_missing: "The codex executable was not found on PATH.",
+  codex_missing:
+    "The codex executable was not found on the PATH codex-relay was started with: put the folder of codex in the PATH of its entry in the MCP client (codex-relay install writes it), and see codex-relay doctor.",
   spawn_failed: "The codex app-server could not be started.",
   experimental_unavailable: "This Codex does not offer the read methods the relay needs.",
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",

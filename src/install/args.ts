@@ -29,6 +29,8 @@ export interface InstallArgs {
   force: boolean;
   /** Only print the snippet and the command that applies it. */
   print: boolean;
+  /** Print only the command that applies it (for `sh -c "$(...)"`). */
+  printCommand: boolean;
   /** Register this downloaded binary instead of the running source. */
   binary?: string;
   /** Register this bundle file instead of the running source. */
@@ -46,6 +48,7 @@ const OPTIONS = {
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
   print: { type: "boolean" },
+  "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -70,9 +73,13 @@ Options:
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
   --print                Only print the entry and the command that applies it
+  --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
 `;
+
+/** The line printed after a usage error of the install command line. */
+export const INSTALL_HINT = "Run with --help for the options.";
 
 /** Parses `args`; `defaultAction` applies when no action word is given. */
 export function parseInstallArgs(args: readonly string[]): InstallArgs {
@@ -95,6 +102,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       yes: false,
       force: false,
       print: false,
+      printCommand: false,
       help,
     };
   }
@@ -133,13 +141,17 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     yes: values.yes ?? false,
     force: values.force ?? false,
     print: values.print ?? false,
+    printCommand: values["print-command"] ?? false,
     binary: values.binary,
     bundle: values.bundle,
     help,
   };
 }
 
-/** The arguments that select the same change again (for printed commands). */
+/**
+ * The arguments that select the same change again, with the same way of
+ * applying it (`--dry-run`, `--yes`, `--force`), for printed commands.
+ */
 export function passOnArgs(a: InstallArgs): string[] {
   return [
     "--client",
@@ -147,5 +159,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     ...(a.scope === "project" ? ["--scope", "project"] : []),
     ...capabilityArgs(a),
     ...(a.force ? ["--force"] : []),
+    ...(a.dryRun ? ["--dry-run"] : []),
+    ...(a.yes ? ["--yes"] : []),
   ];
 }

@@ -43,13 +43,28 @@ export const ENTRY_NAME = "codex-relay";
  */
 export const MARKER = { name: "CODEX_RELAY_MANAGED", value: "1" } as const;
 
-/** How the relay is started: the command and its arguments. */
+/** How the relay is started: the command, its arguments and its environment. */
 export interface Launcher {
   /** The executable. */
   command: string;
   /** Its arguments. */
   args: string[];
+  /** Environment variables the entry sets besides the marker (PATH, the Deno cache). */
+  env?: Record<string, string>;
 }
+
+/**
+ * The variables the relay reads that Codex does not pass to MCP servers by
+ * default (it passes HOME, PATH, USER, LANG, LC_ALL, TMPDIR and a few more):
+ * a Codex entry names them in `env_vars` so Codex passes them on when set.
+ */
+export const CODEX_PASS_ENV = [
+  "CODEX_HOME",
+  "OPENAI_API_KEY",
+  "CODEX_API_KEY",
+  "DENO_DIR",
+  "XDG_CACHE_HOME",
+] as const;
 
 /** A client's config file and the shape of its entries. */
 export interface Target {
@@ -61,6 +76,18 @@ export interface Target {
   scope: Scope;
   /** Absolute path of the config file. */
   path: string;
+  /**
+   * The client's own config folder holding the file, when `install` may
+   * create it (as the client would on its first start). `undefined`: the
+   * folder must exist (the home folder, a `CLAUDE_CONFIG_DIR` or `CODEX_HOME`
+   * the user chose).
+   */
+  folder?: string;
+  /**
+   * Whether the client starts servers with its own short PATH (GUI apps:
+   * Claude Desktop, Cursor, VS Code), so the entry carries the PATH.
+   */
+  shortPath: boolean;
   /** File format. */
   format: "json" | "toml";
   /** Key path of the object holding the servers (JSON), e.g. `["mcpServers"]`. */
@@ -82,7 +109,7 @@ export interface TargetEnv {
 const marked = (launcher: Launcher) => ({
   command: launcher.command,
   args: launcher.args,
-  env: { [MARKER.name]: MARKER.value },
+  env: { [MARKER.name]: MARKER.value, ...launcher.env },
 });
 
 /** The config file and entry shape of `client` at `scope`. */
@@ -113,9 +140,20 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
   const json = (
     label: string,
     path: string,
+    folder: string | undefined,
     container: string,
     entry: (l: Launcher) => Record<string, unknown>,
-  ): Target => ({ client, label, scope, path, format: "json", container: [container], entry });
+  ): Target => ({
+    client,
+    label,
+    scope,
+    path,
+    folder,
+    shortPath: client !== "claude-code",
+    format: "json",
+    container: [container],
+    entry,
+  });
 
   switch (client) {
     case "claude-code":
@@ -124,6 +162,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
         scope === "user"
           ? join(env.get("CLAUDE_CONFIG_DIR") || home(), ".claude.json")
           : project(".mcp.json"),
+        undefined,
         "mcpServers",
         (l) => ({ type: "stdio", ...marked(l) }),
       );
@@ -134,37 +173,39 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
       return json(
         "Claude Desktop",
         join(userData("Claude"), "claude_desktop_config.json"),
+        userData("Claude"),
         "mcpServers",
         marked,
       );
-    case "cursor":
-      return json(
-        "Cursor",
-        scope === "user" ? join(home(), ".cursor", "mcp.json") : project(".cursor", "mcp.json"),
-        "mcpServers",
-        marked,
-      );
-    case "vscode":
+    case "cursor": {
+      const folder = scope === "user" ? join(home(), ".cursor") : project(".cursor");
+      return json("Cursor", join(folder, "mcp.json"), folder, "mcpServers", marked);
+    }
+    case "vscode": {
+      const folder = scope === "user" ? join(userData("Code"), "User") : project(".vscode");
       return json(
         "VS Code",
-        scope === "user"
-          ? join(userData("Code"), "User", "mcp.json")
-          : project(".vscode", "mcp.json"),
+        join(folder, "mcp.json"),
+        folder,
         "servers",
         (l) => ({ type: "stdio", ...marked(l) }),
       );
-    case "codex":
+    }
+    case "codex": {
+      const chosen = scope === "user" ? env.get("CODEX_HOME") : undefined;
+      const folder = chosen || (scope === "user" ? join(home(), ".codex") : project(".codex"));
       return {
         client,
         label: "Codex",
         scope,
-        path: scope === "user"
-          ? join(env.get("CODEX_HOME") || join(home(), ".codex"), "config.toml")
-          : project(".codex", "config.toml"),
+        path: join(folder, "config.toml"),
+        folder: chosen ? undefined : folder,
+        shortPath: false,
         format: "toml",
         container: ["mcp_servers"],
-        entry: marked,
+        entry: (l) => ({ ...marked(l), env_vars: [...CODEX_PASS_ENV] }),
       };
+    }
   }
 }
 

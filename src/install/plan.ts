@@ -9,8 +9,11 @@ import { EXIT, InstallError } from "./install_error.ts";
 import { readJsonConfig, removeJsonEntry, setJsonEntry } from "./json_edit.ts";
 import { readTomlConfig, removeTomlEntry, setTomlEntry, type TomlEntry } from "./toml_edit.ts";
 
-/** The change a plan makes. */
-export type Change = "create" | "add" | "update" | "remove" | "none";
+/**
+ * The change a plan makes. `delete`: uninstall removes the whole file, which
+ * holds exactly what install writes into no file (install created it).
+ */
+export type Change = "create" | "add" | "update" | "remove" | "delete" | "none";
 
 /** A planned edit of one config file. */
 export interface Plan {
@@ -20,12 +23,14 @@ export interface Plan {
   action: "install" | "uninstall";
   /** The file's text now (`null`: no file). */
   before: string | null;
-  /** The file's text after the edit (equal to `before` when nothing changes). */
+  /** The file's text after the edit (equal to `before` when nothing changes; `null`: no file). */
   after: string | null;
   /** What changes. */
   change: Change;
   /** The entry written (install). */
   entry?: Record<string, unknown>;
+  /** `delete`: the backup is install's too, and goes with the file. */
+  deleteBackup?: boolean;
 }
 
 /** Plans writing the relay's entry for `launcher` into `before` (the file's text or `null`). */
@@ -54,8 +59,22 @@ export function planInstall(
   return { ...plan, after, change };
 }
 
-/** Plans removing the relay's entry from `before`. */
-export function planUninstall(target: Target, before: string | null, force: boolean): Plan {
+/**
+ * Plans removing the relay's entry from `before`. What install added goes
+ * with it, judged by the file and its backup (`backup`: the file before
+ * install's last write, `null` when there is none):
+ * - a file install created is deleted, with its backup: it holds exactly
+ *   what install writes into no file, and so does the backup, if any;
+ * - a server list (`"mcpServers": {}`) install added to a file is removed
+ *   when install, run on the file without it, would write exactly the file as
+ *   it is, and the backup has no server list either.
+ */
+export function planUninstall(
+  target: Target,
+  before: string | null,
+  force: boolean,
+  backup: string | null = null,
+): Plan {
   const plan = { target, action: "uninstall" as const, before };
   if (before === null) return { ...plan, after: null, change: "none" };
   const existing = readEntry(target, before);
@@ -66,10 +85,65 @@ export function planUninstall(target: Target, before: string | null, force: bool
       EXIT.refused,
     );
   }
-  const after = target.format === "json"
+  const reinstalled = (text: string) => writeEntry(target, text, existing) === before;
+  if (reinstalled("") && (backup === null || createdByInstall(target, backup))) {
+    return { ...plan, after: null, change: "delete", deleteBackup: backup !== null };
+  }
+  let after = target.format === "json"
     ? removeJsonEntry(before, target.container, ENTRY_NAME, target.path)
     : removeTomlEntry(before, ENTRY_NAME, target.path);
+  const backupHasList = backup !== null && readJsonValue(backup, target) !== undefined;
+  if (
+    target.format === "json" && isEmptyObject(readJsonValue(after, target)) && !backupHasList
+  ) {
+    const container = target.container;
+    const without = removeJsonEntry(
+      after,
+      container.slice(0, -1),
+      container[container.length - 1],
+      target.path,
+    );
+    if (reinstalled(without)) after = without;
+  }
   return { ...plan, after, change: "remove" };
+}
+
+/** Whether `text` is exactly what install writes into no file (a marked entry, nothing else). */
+function createdByInstall(target: Target, text: string): boolean {
+  let entry: unknown;
+  try {
+    entry = readEntry(target, text);
+  } catch {
+    return false;
+  }
+  return isMarked(entry) && writeEntry(target, "", entry) === text;
+}
+
+function writeEntry(target: Target, text: string, entry: unknown): string | null {
+  try {
+    return target.format === "json"
+      ? setJsonEntry(text, target.container, ENTRY_NAME, entry, target.path)
+      : setTomlEntry(text, ENTRY_NAME, entry as TomlEntry, target.path);
+  } catch {
+    return null; // An entry this installer cannot write back was not written by it.
+  }
+}
+
+/** The server list of a JSON config (the object holding the entries). */
+function readJsonValue(text: string, target: Target): unknown {
+  if (target.format !== "json") return undefined;
+  const container = target.container;
+  return readJsonConfig(
+    text,
+    container.slice(0, -1),
+    container[container.length - 1],
+    target.path,
+  ).entry;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.keys(value).length === 0;
 }
 
 function readEntry(target: Target, text: string): unknown {

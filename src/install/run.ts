@@ -8,13 +8,20 @@
  */
 
 import { UsageError } from "../core/usage_error.ts";
-import { INSTALL_USAGE, type InstallArgs, parseInstallArgs, passOnArgs } from "./args.ts";
+import {
+  INSTALL_HINT,
+  INSTALL_USAGE,
+  type InstallArgs,
+  parseInstallArgs,
+  passOnArgs,
+} from "./args.ts";
 import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
+import { entryEnv } from "./entry_env.ts";
 import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
-import { tomlString } from "./toml_edit.ts";
+import { setTomlEntry, type TomlEntry } from "./toml_edit.ts";
 
 /** File operations of the installer (real ones by default; tests may wrap them). */
 export interface ConfigFs {
@@ -32,6 +39,15 @@ export interface ConfigFs {
     backup: string,
     tmp: string,
   ): Promise<void>;
+  /** Deletes the file; refuses when it no longer holds `before`. */
+  remove(path: string, before: string): Promise<void>;
+  /**
+   * Whether the folder exists, asked with write permission on it alone (the
+   * installer holds no read permission on the client's folder).
+   */
+  folderExists(path: string): Promise<boolean>;
+  /** Creates the folder and any missing parents. */
+  makeFolder(path: string): Promise<void>;
 }
 
 /** Everything the flow touches outside itself. */
@@ -75,7 +91,7 @@ export async function runInstall(
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`codex-relay install: ${error.message}\n`);
-      if (error.code === 64) io.err(`\n${INSTALL_USAGE}`);
+      if (error.code === 64) io.err(`${INSTALL_HINT}\n`);
       return error.code;
     }
     throw error;
@@ -95,7 +111,13 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
   });
   const backup = `${target.path}.codex-relay.bak`;
   const tmp = `${target.path}.codex-relay.tmp`;
-  const launcher = serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args);
+  const launcher = {
+    ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args),
+    env: entryEnv(target, source, io.env),
+  };
+  // Write permission on the client's own folder covers creating it (Deno checks the folder's
+  // path for mkdir) and every file of the install in it; otherwise exactly those files.
+  const writes = target.folder ? [target.folder] : [target.path, backup, tmp];
   const applyLine = () =>
     commandLine(
       applyCommand({
@@ -104,13 +126,17 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
         action: args.action,
         args: passOnArgs(args),
         // Renaming the temp file over the config needs read and write on both.
-        read: [target.path, tmp],
-        write: [target.path, backup, tmp],
+        read: [target.path, tmp, backup],
+        write: writes,
       }),
       io.os,
     );
 
-  if (printOnly || args.print) {
+  if (printOnly || args.print || args.printCommand) {
+    if (args.printCommand) {
+      io.out(`${applyLine()}\n`);
+      return 0;
+    }
     let apply: string;
     try {
       apply = applyLine();
@@ -124,14 +150,18 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
 
   const missing = [
     { name: "read", path: target.path } as const,
-    ...(args.dryRun ? [] : [
+    ...(args.action === "uninstall" ? [{ name: "read", path: backup } as const] : []),
+    // A dry run asks whether the folder exists, which takes write permission on it.
+    ...(args.dryRun ? (target.folder ? [{ name: "write", path: target.folder } as const] : []) : [
       { name: "read", path: tmp } as const,
-      ...[target.path, backup, tmp].map((path) => ({ name: "write", path }) as const),
+      ...writes.map((path) => ({ name: "write", path }) as const),
     ]),
   ].filter((d) => !io.granted(d));
   if (missing.length > 0) {
     throw new InstallError(
-      `Needs to read and write ${target.path} (and ${backup}), and has no permission for ${
+      `Needs to read and write ${target.path} (and ${backup}${
+        target.folder ? `, and create ${target.folder} when missing` : ""
+      }), and has no permission for ${
         missing.map((d) => `${d.name} ${d.path}`).join(", ")
       }. Run exactly:\n  ${applyLine()}`,
       EXIT.permission,
@@ -144,9 +174,26 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
   } catch (error) {
     throw new InstallError(`Cannot read ${target.path}: ${describe(error)}`, EXIT.io);
   }
+  let backupText: string | null = null;
+  if (args.action === "uninstall" && before !== null) {
+    try {
+      backupText = await io.fs.read(backup);
+    } catch (error) {
+      throw new InstallError(`Cannot read ${backup}: ${describe(error)}`, EXIT.io);
+    }
+  }
   const plan: Plan = args.action === "install"
     ? planInstall(target, before, launcher, args.force)
-    : planUninstall(target, before, args.force);
+    : planUninstall(target, before, args.force, backupText);
+  let createFolder: string | undefined;
+  if (plan.change === "create" && target.folder) {
+    try {
+      if (!(await io.fs.folderExists(target.folder))) createFolder = target.folder;
+    } catch (error) {
+      if (error instanceof InstallError) throw error;
+      throw new InstallError(`Cannot look at ${target.folder}: ${describe(error)}`, EXIT.io);
+    }
+  }
 
   if (plan.change === "none") {
     io.out(
@@ -157,12 +204,17 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
     return 0;
   }
 
+  const folderNote = createFolder
+    ? `will create the folder ${createFolder} (as ${target.label} does on its first start) and `
+    : "";
   io.out(
-    `${target.label} (${target.scope}): ${describeChange(plan)} ${target.path}\n\n` +
-      unifiedDiff(plan.before, plan.after, target.path) + "\n",
+    `${target.label} (${target.scope}): ${folderNote}${describeChange(plan)} ${target.path}\n\n` +
+      unifiedDiff(plan.before, plan.after ?? "", target.path) + "\n",
   );
   if (args.dryRun) {
-    io.out("Dry run: nothing was written.\n");
+    io.out(
+      `Dry run: nothing was written. To write it, run the same command without --dry-run.\n`,
+    );
     return 0;
   }
   if (!args.yes) {
@@ -172,9 +224,38 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
         EXIT.refused,
       );
     }
-    if (!io.confirm(`Write this change to ${target.path}?`)) {
+    const question = plan.change === "delete"
+      ? `Delete ${target.path}?`
+      : createFolder
+      ? `Create the folder ${createFolder} and write this change to ${target.path}?`
+      : `Write this change to ${target.path}?`;
+    if (!io.confirm(question)) {
       io.out("Nothing was written.\n");
       return EXIT.refused;
+    }
+  }
+  if (plan.change === "delete") {
+    try {
+      await io.fs.remove(target.path, plan.before!);
+      if (plan.deleteBackup) await io.fs.remove(backup, backupText!);
+    } catch (error) {
+      if (error instanceof InstallError) throw error;
+      throw new InstallError(`Cannot delete ${target.path}: ${describe(error)}`, EXIT.io);
+    }
+    io.out(
+      `Deleted ${target.path}: codex-relay install had created it, and it held nothing else.\n` +
+        `Restart ${target.label} (or reload its MCP servers) to stop codex-relay.\n`,
+    );
+    return 0;
+  }
+  if (createFolder) {
+    try {
+      await io.fs.makeFolder(createFolder);
+    } catch (error) {
+      throw new InstallError(
+        `Cannot create the folder ${createFolder}: ${describe(error)}. Nothing was written`,
+        EXIT.io,
+      );
     }
   }
   try {
@@ -193,7 +274,7 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
     throw new InstallError(`Cannot write ${target.path}: ${describe(error)}`, EXIT.io);
   }
   io.out(
-    `Wrote ${target.path}${
+    `${createFolder ? `Created ${createFolder}. ` : ""}Wrote ${target.path}${
       plan.before === null ? "" : ` (the previous version is in ${backup})`
     }.\n` +
       (args.action === "install"
@@ -213,6 +294,8 @@ function describeChange(plan: Plan): string {
       return `will replace the "${ENTRY_NAME}" entry in`;
     case "remove":
       return `will remove the "${ENTRY_NAME}" entry from`;
+    case "delete":
+      return `will delete (it holds only the "${ENTRY_NAME}" entry install wrote)`;
     default:
       return "leaves";
   }
@@ -226,9 +309,15 @@ function printSnippet(
   io: InstallIo,
 ): void {
   const lines: string[] = [];
+  const dry = args.dryRun
+    ? "Dry run: nothing was written, and the command below writes nothing either (it has --dry-run): it shows the exact change. Run it without --dry-run to write."
+    : undefined;
   if (args.action === "uninstall") {
     lines.push(
-      `To remove the "${ENTRY_NAME}" entry from ${target.label} (${target.scope}) in ${target.path}, run (it shows the change and asks first):`,
+      ...(dry ? [dry, ""] : []),
+      `To remove the "${ENTRY_NAME}" entry from ${target.label} (${target.scope}) in ${target.path}, run (${
+        args.yes ? "it shows the change and writes it" : "it shows the change and asks first"
+      }):`,
       "",
       `  ${apply}`,
       "",
@@ -238,54 +327,31 @@ function printSnippet(
   }
   const entry = target.entry(launcher);
   lines.push(
+    ...(dry ? [dry, ""] : []),
     `codex-relay entry for ${target.label} (${target.scope} scope), in ${target.path}:`,
     "",
-  );
-  if (target.format === "json") {
-    lines.push(JSON.stringify({ [target.container[0]]: { [ENTRY_NAME]: entry } }, null, 2));
-  } else {
-    const env = entry.env as Record<string, string>;
-    lines.push(
-      `[mcp_servers.${ENTRY_NAME}]`,
-      `command = ${tomlString(launcher.command)}`,
-      `args = [${launcher.args.map(tomlString).join(", ")}]`,
-      `env = { ${Object.entries(env).map(([k, v]) => `${k} = ${tomlString(v)}`).join(", ")} }`,
-    );
-  }
-  lines.push(
+    target.format === "json"
+      ? JSON.stringify({ [target.container[0]]: { [ENTRY_NAME]: entry } }, null, 2)
+      : setTomlEntry("", ENTRY_NAME, entry as unknown as TomlEntry, target.path).trimEnd(),
     "",
-    "Apply it with this command (it shows the change, keeps a backup and asks before writing):",
+    args.dryRun
+      ? "See the change with this command:"
+      : args.yes
+      ? "Write it with this command (it shows the change, keeps a backup and writes it):"
+      : "Write it with this command (it shows the change, keeps a backup and asks before writing):",
     "",
     `  ${apply}`,
     "",
   );
-  if (target.client === "claude-code") {
-    const json = JSON.stringify(entry);
+  if (target.client === "claude-code" && !args.dryRun) {
     lines.push(
       "Or let Claude Code write it:",
       "",
       `  ${
-        commandLine(["claude", "mcp", "add-json", "--scope", target.scope, ENTRY_NAME, json], io.os)
-      }`,
-      "",
-    );
-  }
-  if (target.client === "codex" && target.scope === "user") {
-    const env = entry.env as Record<string, string>;
-    lines.push(
-      "Or let Codex write it:",
-      "",
-      `  ${
-        commandLine([
-          "codex",
-          "mcp",
-          "add",
-          ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
-          ENTRY_NAME,
-          "--",
-          launcher.command,
-          ...launcher.args,
-        ], io.os)
+        commandLine(
+          ["claude", "mcp", "add-json", "--scope", target.scope, ENTRY_NAME, JSON.stringify(entry)],
+          io.os,
+        )
       }`,
       "",
     );
@@ -306,6 +372,30 @@ export const realFs: ConfigFs = {
       if (error instanceof Deno.errors.NotFound) return null;
       throw error;
     }
+  },
+  async remove(path, before) {
+    if ((await realFs.read(path)) !== before) {
+      throw new InstallError(
+        `${path} changed while codex-relay install was working (is the client running and rewriting it?); run again. Nothing was written`,
+        EXIT.io,
+      );
+    }
+    await Deno.remove(path);
+  },
+  async folderExists(path) {
+    try {
+      // Opening for writing, without create or truncate, changes nothing.
+      (await Deno.open(path, { write: true })).close();
+    } catch (error) {
+      if (error instanceof Deno.errors.IsADirectory) return true;
+      if (error instanceof Deno.errors.NotFound) return false;
+      if (error instanceof Deno.errors.PermissionDenied) return true; // A folder, on Windows.
+      throw error;
+    }
+    throw new InstallError(`${path} is a file, not a folder; move it away and run again`, EXIT.io);
+  },
+  async makeFolder(path) {
+    await Deno.mkdir(path, { recursive: true });
   },
   async replace(path, text, before, backup, tmp) {
     let mode: number | undefined;

@@ -28,6 +28,8 @@ export interface TomlEntry {
   args: string[];
   /** Environment variables for the server. */
   env: Record<string, string>;
+  /** Names of variables Codex passes on from its own environment. */
+  env_vars?: string[];
 }
 
 const CONTAINER = "mcp_servers";
@@ -114,6 +116,7 @@ function renderTable(name: string, entry: TomlEntry, eol: string): string {
     `command = ${tomlString(entry.command)}`,
     argsText,
     `env = { ${env.join(", ")} }`,
+    ...(entry.env_vars ? [`env_vars = [${entry.env_vars.map(tomlString).join(", ")}]`] : []),
   ].join(eol) + eol;
 }
 

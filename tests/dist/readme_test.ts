@@ -30,10 +30,19 @@ Deno.test("the README's bundle command is the one generated from deno.json", () 
   assert.ok(lines.includes(expected), `README.md must contain this line:\n${expected}`);
 });
 
-Deno.test("the README still opens with the two newcomer commands", () => {
+Deno.test("the README opens with one copy-paste per client, then the two newcomer commands", () => {
+  const [, first, second] = readme.split("```sh\n");
+  assert.ok(readme.indexOf("```sh\n") < readme.indexOf("\n## "), "before the first section");
+  const lines = first.split("```")[0].trim().split("\n");
+  assert.match(
+    lines[0],
+    /^claude mcp add -s user codex-relay -- deno run -P .* serve +# Claude Code$/,
+  );
+  const clients = lines.slice(1).map((l) => l.match(/--client (\S+) /)?.[1]);
+  assert.deepEqual(clients, ["codex", "cursor", "vscode", "claude-desktop"]);
   assert.ok(
-    readme.startsWith(
-      "# codex-relay\n\n```sh\ndeno task start   # start the MCP server on stdio (= deno run -P mod.ts serve)\ndeno task test    # run the tests\n```\n",
+    second.startsWith(
+      "deno task start   # start the MCP server on stdio (= deno run -P mod.ts serve)\ndeno task test    # run the tests\n```\n",
     ),
   );
 });

@@ -105,6 +105,10 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
       capabilities: { experimentalApi: true },
     },
   },
+  // --- doctor: the login (src/cli/doctor.ts loginFinding)
+  { at: { request: "account/read" }, sample: {} },
+  { at: { result: "account/read" }, path: "account", types: ["object", "null"] },
+  { at: { result: "account/read" }, path: "requiresOpenaiAuth", types: ["boolean"] },
   // --- queue level: thread/list (list_threads.ts, name lookup in queue_message.ts)
   { at: { request: "thread/list" }, sample: { limit: 100, cursor: "opaque" } },
   { at: { result: "thread/list" }, path: "data", types: ARR, required: true },

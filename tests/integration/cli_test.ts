@@ -30,9 +30,20 @@ Deno.test("codex-relay --help prints usage on stdout and exits 0", async () => {
   assert.match(r.stdout, /--allow-reply-read/);
 });
 
+Deno.test("codex-relay help is a command: the same text as --help; help install shows the install options", async () => {
+  const help = await cli("help");
+  assert.equal(help.code, 0, help.stderr);
+  assert.equal(help.stdout, (await cli("--help")).stdout);
+  const install = await cli("help", "install");
+  assert.equal(install.code, 0);
+  assert.match(install.stdout, /--dry-run +Show the change, write nothing/);
+});
+
 const USAGE_ERRORS: [string[], RegExp][] = [
-  [[], /Missing command/],
-  [["launch"], /Unknown command 'launch'/],
+  [[], /^codex-relay: Missing command: give one of serve, doctor, install, uninstall, help$/m],
+  [["launch"], /Unknown command 'launch': give one of serve, doctor, install, uninstall, help/],
+  [["help", "launch"], /No help for 'launch'/],
+  [["install", "--client", "emacs"], /Unknown client 'emacs'/],
   [["serve", "--bogus"], /Unknown flag '--bogus'/],
   [
     ["serve", "--allow-reply-read", "--allow-reply-read"],
@@ -53,7 +64,13 @@ for (const [args, message] of USAGE_ERRORS) {
     assert.equal(r.code, 64);
     assert.equal(r.stdout, "", "nothing on stdout (the MCP channel)");
     assert.match(r.stderr, message);
-    assert.match(r.stderr, /Usage:/);
+    // One line and a hint, not the whole usage.
+    const lines = r.stderr.split("\n").filter((l) =>
+      l.startsWith("codex-relay") || l.startsWith("Run ")
+    );
+    assert.equal(lines.length, 2, r.stderr);
+    assert.match(lines[1], /^Run .*(help|--help)/);
+    assert.doesNotMatch(r.stderr, /Usage:/);
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
   });
 }
@@ -101,4 +118,51 @@ Deno.test("importing mod.ts runs no command and starts no helper", async () => {
   } finally {
     await f.dispose();
   }
+});
+
+Deno.test("serve in a terminal says once on stderr that it serves MCP on stdio; piped, it says nothing", async () => {
+  // `script` gives the relay a terminal for stdin, stdout and stderr; EOF (Ctrl-D) ends it.
+  const script = await new Deno.Command("script", {
+    args: ["--version"],
+    stdout: "null",
+    stderr: "null",
+  })
+    .output().then((o) => o.success, () => false);
+  if (!script) {
+    console.log("SKIPPED: no `script` to give the relay a terminal");
+    return;
+  }
+  const command = [
+    "deno",
+    "run",
+    "-P",
+    "--quiet",
+    "--config",
+    `${ROOT}/deno.json`,
+    `${ROOT}/mod.ts`,
+    "serve",
+  ]
+    .map((w) => `'${w}'`).join(" ").replace("'deno'", `'${Deno.execPath()}'`);
+  const child = new Deno.Command("script", {
+    args: ["-q", "-e", "-c", command, "/dev/null"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: { HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin", TERM: "dumb" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("\x04")); // Ctrl-D: end of input for the relay.
+  await writer.close();
+  let seen = "";
+  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) seen += chunk;
+  await child.stderr.cancel();
+  const status = await child.status;
+  assert.equal(status.code, 0, seen);
+  assert.equal(seen.split("serving MCP on stdin/stdout").length - 1, 1, seen);
+  assert.match(seen, /press Ctrl-D or Ctrl-C to stop/);
+
+  const piped = await cli("serve");
+  assert.equal(piped.code, 0);
+  assert.doesNotMatch(piped.stderr, /serving MCP/);
 });

@@ -65,7 +65,8 @@ Deno.test("doctor: codex, its version, the app-server, threads and the permissio
     assert.match(out, /tools at these flags: codex_list_threads, codex_queue_message/);
     assert.match(out, /No problems found\./);
     const methods = (await f.requests()).map((r) => r.method);
-    assert.deepEqual(methods, ["initialize", "thread/list"], "one RPC after initialize");
+    assert.deepEqual(methods, ["initialize", "thread/list", "account/read"]);
+    assert.match(out, /ok +Codex is logged in \(apiKey\)/);
     const init = (await f.requests())[0].params as { capabilities: unknown };
     assert.deepEqual(init.capabilities, { experimentalApi: true });
   });
@@ -126,4 +127,28 @@ Deno.test("doctor: run with -A, every needless permission is a problem", async (
     assert.match(out, /problem +read, write, net, ffi, sys: granted but not needed/);
     assert.match(out, /fix: start the relay with exactly its permission set/);
   });
+});
+
+Deno.test("doctor: Codex not logged in is a problem with its fix (exit 1), as account/read tells", async () => {
+  // Codex 0.169 and 0.171 answer this with no auth.json and the default (OpenAI) provider.
+  const account = { account: null, userId: null, requiresOpenaiAuth: true, workspaceRouting: null };
+  await withFixture({ threads: [thread({ name: "alpha" })], account }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /problem +Codex is not logged in \(account\/read has no account\): turns would fail/,
+    );
+    assert.match(out, /fix: run `codex login` in a terminal/);
+    assert.doesNotMatch(out, /No problems found/);
+  });
+  // A model provider that needs no OpenAI login (requiresOpenaiAuth: false) is fine.
+  await withFixture(
+    { threads: [], account: { ...account, requiresOpenaiAuth: false } },
+    async (f) => {
+      const { code, out } = await doctor(f.env);
+      assert.equal(code, 0, out);
+      assert.match(out, /ok +Codex's model provider needs no OpenAI login/);
+    },
+  );
 });

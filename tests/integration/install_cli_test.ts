@@ -26,7 +26,7 @@ async function run(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args,
-    env: { ...env, DENO_DIR, PATH: Deno.env.get("PATH") ?? "" },
+    env: { PATH: Deno.env.get("PATH") ?? "", ...env, DENO_DIR },
     clearEnv: true,
     cwd: env.HOME,
     stdin: "null",
@@ -73,7 +73,7 @@ Deno.test("the relay prints the install command; run as printed it registers a r
     assert.ok(args.includes("-P=install"));
     assert.ok(
       args.includes(
-        `--allow-read=${home}/.codex/config.toml,${home}/.codex/config.toml.codex-relay.tmp`,
+        `--allow-read=${home}/.codex/config.toml,${home}/.codex/config.toml.codex-relay.tmp,${home}/.codex/config.toml.codex-relay.bak`,
       ),
     );
 
@@ -138,18 +138,14 @@ Deno.test("the install entry under -P=install alone prints the exact command (77
     );
     assert.equal(r.code, 77, r.stderr);
     assert.match(r.stderr, /has no permission for read .*\/\.cursor\/mcp\.json/);
-    assert.ok(
-      r.stderr.includes(
-        `--allow-write=${home}/.cursor/mcp.json,${home}/.cursor/mcp.json.codex-relay.bak,`,
-      ),
-    );
+    assert.ok(r.stderr.includes(`--allow-write=${home}/.cursor `), "write on Cursor's folder");
     assert.deepEqual([...Deno.readDirSync(`${home}/.cursor`)], []);
   } finally {
     await Deno.remove(home, { recursive: true });
   }
 });
 
-Deno.test("the install entry's file permissions cover one client's file only", async () => {
+Deno.test("the install entry's permissions cover one client's files only", async () => {
   const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
   try {
     await Deno.mkdir(`${home}/.cursor`);
@@ -157,7 +153,7 @@ Deno.test("the install entry's file permissions cover one client's file only", a
     const cursor = `${home}/.cursor/mcp.json`;
     const fileFlags = [
       `--allow-read=${cursor},${cursor}.codex-relay.tmp`,
-      `--allow-write=${cursor},${cursor}.codex-relay.bak,${cursor}.codex-relay.tmp`,
+      `--allow-write=${home}/.cursor`,
     ];
     const base = [
       "run",
@@ -180,3 +176,81 @@ Deno.test("the install entry's file permissions cover one client's file only", a
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** The relay's own install step (print-only), as a user runs it from a checkout. */
+function firstStep(...args: string[]): string[] {
+  return ["run", "-P", "--quiet", "--config", `${ROOT}/deno.json`, `${ROOT}/mod.ts`, ...args];
+}
+
+Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travels and writes without a terminal, the folder is created", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
+  const f = await FixtureHome.create({ threads: [thread({ name: "alpha" })] });
+  try {
+    // The user's shell PATH has codex (the fixture's) on it; ~/.cursor does not exist yet.
+    const env = { HOME: home, PATH: f.env.PATH };
+    const dry = await run(firstStep("install", "--client", "cursor", "--dry-run"), env);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /^Dry run: nothing was written/);
+    const dryArgs = appliedArgs(dry.stdout);
+    assert.ok(dryArgs.includes("--dry-run"), "the printed command is a dry run too");
+    assert.ok(dryArgs.includes(`--allow-write=${home}/.cursor`), "write on the folder to create");
+    const shown = await run(dryArgs, env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(
+      shown.stdout.includes(
+        `Cursor (user): will create the folder ${home}/.cursor (as Cursor does on its first start) and will create ${home}/.cursor/mcp.json`,
+      ),
+      shown.stdout,
+    );
+    assert.match(shown.stdout, /Dry run: nothing was written/);
+    assert.ok(!(await exists(`${home}/.cursor`)), "the dry run created nothing");
+
+    const real = await run(firstStep("install", "--client", "cursor", "--yes"), env);
+    assert.notEqual(real.stdout, dry.stdout, "a dry run differs from the real one");
+    const applied = await run(appliedArgs(real.stdout), env); // stdin is not a terminal
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, new RegExp(`Created ${home}/\\.cursor\\. Wrote `));
+
+    // Cursor starts servers with PATH=/usr/bin:/bin and the entry's own env on top.
+    const entry = (JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`)) as {
+      mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+    }).mcpServers["codex-relay"];
+    assert.equal(entry.env.PATH, f.env.PATH, "the entry carries the PATH of the install");
+    const startAsCursor = async (entryEnv: Record<string, string>) => {
+      const relay = await connectClient({
+        command: entry.command,
+        args: entry.args,
+        env: { HOME: f.env.HOME, CODEX_HOME: f.env.CODEX_HOME, PATH: "/usr/bin:/bin", ...entryEnv },
+        clearEnv: true,
+        cwd: home,
+        protocol: "2026-07-28",
+        timeoutMs: 20_000,
+      });
+      try {
+        const r = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
+        return r.structuredContent as { status: string; reason?: string; message?: string };
+      } finally {
+        assert.equal((await relay.close()).code, 0);
+      }
+    };
+    assert.equal((await startAsCursor(entry.env)).status, "ok");
+    // Without the PATH in the entry, the agent is told the PATH the relay saw and the fix.
+    const { PATH: _, ...withoutPath } = entry.env;
+    const missing = await startAsCursor(withoutPath);
+    assert.equal(missing.reason, "codex_missing");
+    assert.match(missing.message!, /PATH=\/usr\/bin:\/bin/);
+    assert.match(missing.message!, /put the folder of codex .* in the PATH of codex-relay's entry/);
+  } finally {
+    await f.dispose();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -27,7 +27,12 @@ interface Sandbox {
 }
 
 async function sandbox(
-  options: { tty?: boolean; answer?: boolean; granted?: boolean } = {},
+  options: {
+    tty?: boolean;
+    answer?: boolean;
+    granted?: boolean;
+    vars?: Record<string, string>;
+  } = {},
 ): Promise<Sandbox> {
   const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
   const project = `${home}/project`;
@@ -35,7 +40,11 @@ async function sandbox(
   let out = "";
   let err = "";
   let asked = 0;
-  const vars: Record<string, string> = { HOME: home, CODEX_HOME: `${home}/.codex` };
+  const vars: Record<string, string> = {
+    HOME: home,
+    CODEX_HOME: `${home}/.codex`,
+    ...options.vars,
+  };
   return {
     home,
     project,
@@ -165,7 +174,12 @@ model = "o4-mini"
 `,
     entry: (text) =>
       (parseToml(text) as { mcp_servers?: Record<string, unknown> }).mcp_servers?.["codex-relay"],
-    expected: { command: DENO, args: ARGS, env: MARKED },
+    expected: {
+      command: DENO,
+      args: ARGS,
+      env: MARKED,
+      env_vars: ["CODEX_HOME", "OPENAI_API_KEY", "CODEX_API_KEY", "DENO_DIR", "XDG_CACHE_HOME"],
+    },
   },
 ];
 
@@ -392,15 +406,53 @@ Deno.test("without --yes: a non-terminal stdin is refused, a terminal is asked f
   }
 });
 
-Deno.test("a missing config folder is a clear error with the fix, nothing written", async () => {
-  const s = await sandbox();
+Deno.test("a missing client folder: the dry run says it will create it, install creates it", async () => {
+  const folders: [string[], string, string][] = [
+    [["--client", "cursor"], ".cursor", "mcp.json"],
+    [["--client", "cursor", "--scope", "project"], "project/.cursor", "mcp.json"],
+    [["--client", "vscode"], ".config/Code/User", "mcp.json"],
+    [["--client", "vscode", "--scope", "project"], "project/.vscode", "mcp.json"],
+    [["--client", "claude-desktop"], ".config/Claude", "claude_desktop_config.json"],
+    [["--client", "codex", "--scope", "project"], "project/.codex", "config.toml"],
+  ];
+  for (const [args, folder, file] of folders) {
+    const s = await sandbox({ tty: true, answer: true });
+    try {
+      const dir = `${s.home}/${folder}`;
+      assert.equal(await runInstall([...args, "--dry-run"], SOURCE, s.io), 0, s.err());
+      assert.ok(s.out().includes(`will create the folder ${dir} (as `), s.out());
+      assert.match(s.out(), /Dry run: nothing was written/);
+      assert.ok(!(await exists(dir)), "a dry run creates nothing");
+      assert.equal(s.asked(), 0);
+
+      assert.equal(await runInstall(args, SOURCE, s.io), 0, s.err());
+      assert.equal(s.asked(), 1, "asked once, before creating anything");
+      assert.ok(s.out().includes(`Created ${dir}. Wrote ${dir}/`), s.out());
+      assert.ok((await Deno.readTextFile(`${dir}/${file}`)).includes("codex-relay"));
+    } finally {
+      await s.dispose();
+    }
+  }
+});
+
+Deno.test("a missing client folder: answering no creates nothing", async () => {
+  const s = await sandbox({ tty: true, answer: false });
   try {
-    assert.equal(
-      await runInstall(["--client", "cursor", "--scope", "project", "-y"], SOURCE, s.io),
-      74,
-    );
-    assert.match(s.err(), /The folder .*\/project\/\.cursor does not exist.*mkdir/);
-    assert.ok(!(await exists(`${s.project}/.cursor`)));
+    assert.equal(await runInstall(["--client", "cursor"], SOURCE, s.io), 1);
+    assert.equal(s.asked(), 1);
+    assert.ok(!(await exists(`${s.home}/.cursor`)));
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("a folder the user chose (CODEX_HOME) is not created: clear error with the fix", async () => {
+  const s = await sandbox({ vars: {} });
+  try {
+    // CODEX_HOME points at a folder that does not exist; Codex itself would refuse it.
+    assert.equal(await runInstall(["--client", "codex", "-y"], SOURCE, s.io), 74);
+    assert.match(s.err(), /The folder .*\/\.codex does not exist.*mkdir/);
+    assert.ok(!(await exists(`${s.home}/.codex`)));
   } finally {
     await s.dispose();
   }
@@ -413,7 +465,7 @@ Deno.test("without read/write permission on the file: exit 77 and the exact comm
     await writeConfig(path, "model = 1\n");
     assert.equal(await runInstall(["--client", "codex", "--allow-reply-read"], SOURCE, s.io), 77);
     const expected =
-      `deno run -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
+      `deno run -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
     assert.ok(s.err().includes(expected), s.err());
     assert.equal(s.out(), "");
   } finally {
@@ -440,10 +492,8 @@ Deno.test("--print (the relay's own install) prints the entry and the command, r
         0,
       );
       assert.match(codex.out(), /^\[mcp_servers\.codex-relay\]\ncommand = "\/usr\/bin\/deno"\n/m);
-      assert.match(
-        codex.out(),
-        /codex mcp add --env CODEX_RELAY_MANAGED=1 codex-relay -- \/usr\/bin\/deno run -P/,
-      );
+      assert.match(codex.out(), /^env_vars = \["CODEX_HOME", "OPENAI_API_KEY", /m);
+      assert.ok(!codex.out().includes("codex mcp add"), "codex mcp add cannot write env_vars");
     } finally {
       await codex.dispose();
     }
@@ -495,5 +545,110 @@ Deno.test("install keeps the file's mode, and a symlinked config stays a link to
   } finally {
     await s.dispose();
     await Deno.remove(dotfiles, { recursive: true });
+  }
+});
+
+Deno.test("uninstall deletes a file install created, and leaves no empty server list it added", async () => {
+  for (const c of CASES) {
+    const s = await sandbox();
+    try {
+      const path = `${s.home}/${c.file}`;
+      await Deno.mkdir(dirOf(path), { recursive: true });
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0, s.err());
+      assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
+      assert.match(s.out(), /Deleted .*: codex-relay install had created it/);
+      assert.ok(!(await exists(path)), `${c.client}: the file install created is gone`);
+      const left = [...Deno.readDirSync(dirOf(path))].map((e) => e.name).filter((n) =>
+        n !== "project"
+      );
+      assert.deepEqual(left, [], "no backup or temp file left");
+    } finally {
+      await s.dispose();
+    }
+  }
+  // A file of the user's without a server list: install adds one, uninstall takes it away.
+  const s = await sandbox();
+  try {
+    const path = `${s.home}/.claude.json`;
+    const mine = `{\n  "numStartups": 3,\n  "theme": "dark"\n}\n`;
+    await Deno.writeTextFile(path, mine);
+    assert.equal(await runInstall(["--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.match(await Deno.readTextFile(path), /"mcpServers"/);
+    assert.equal(await runInstall(["uninstall", "--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.equal(await Deno.readTextFile(path), mine, 'byte for byte, no "mcpServers": {}');
+    // A server list the user wrote stays, even when empty.
+    const own = `{\n  "mcpServers": {}\n}\n`;
+    await Deno.writeTextFile(path, own);
+    assert.equal(await runInstall(["--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.equal(await runInstall(["uninstall", "--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.equal(await Deno.readTextFile(path), own);
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("GUI clients' entries carry the install's PATH; every Deno entry its Deno cache", async () => {
+  const vars = { PATH: "/opt/node/bin:/usr/bin:/bin", DENO_DIR: "/var/cache/deno" };
+  for (const c of CASES) {
+    const s = await sandbox({ vars });
+    try {
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0, s.err());
+      const entry = plain(c.entry(await Deno.readTextFile(path))) as { env: unknown };
+      const gui = ["claude-desktop", "cursor", "vscode"].includes(c.client);
+      assert.deepEqual(entry.env, {
+        ...MARKED,
+        ...(gui ? { PATH: vars.PATH } : {}),
+        DENO_DIR: "/var/cache/deno",
+      }, c.client);
+    } finally {
+      await s.dispose();
+    }
+  }
+  const s = await sandbox({ vars });
+  try {
+    await Deno.mkdir(`${s.home}/.cursor`);
+    const args = ["--client", "cursor", "--binary", "/usr/local/bin/codex-relay", "-y"];
+    assert.equal(await runInstall(args, SOURCE, s.io), 0);
+    const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+    assert.deepEqual(entry.env, { ...MARKED, PATH: vars.PATH }, "a binary needs no Deno cache");
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("the relay's own install passes --dry-run, --yes and --force on, and says a dry run writes nothing", async () => {
+  const s = await sandbox({ granted: false });
+  try {
+    const args = ["--client", "cursor", "--allow-reply-read", "--force"];
+    assert.equal(await runInstall(args, SOURCE, s.io, { printOnly: true }), 0);
+    const real = s.out();
+    assert.ok(
+      real.includes(
+        "/opt/codex-relay/install.ts install --client cursor --allow-reply-read --force\n",
+      ),
+      real,
+    );
+    assert.ok(real.includes(`--allow-write=${s.home}/.cursor `), "covers creating ~/.cursor");
+    assert.doesNotMatch(real, /Dry run/);
+
+    const dry = await sandbox({ granted: false });
+    try {
+      assert.equal(
+        await runInstall([...args, "--dry-run", "--yes"], SOURCE, dry.io, { printOnly: true }),
+        0,
+      );
+      assert.match(
+        dry.out(),
+        /^Dry run: nothing was written, and the command below writes nothing/,
+      );
+      assert.ok(dry.out().includes("--allow-reply-read --force --dry-run --yes\n"), dry.out());
+      assert.notEqual(dry.out(), real);
+    } finally {
+      await dry.dispose();
+    }
+  } finally {
+    await s.dispose();
   }
 });

@@ -2,6 +2,7 @@ import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { ROOT } from "../../testing/relay.ts";
+import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 const PLACEHOLDER = "/path/to/codex-relay";
@@ -64,4 +65,60 @@ Deno.test("the README's JSON client config starts the server exactly as written"
 Deno.test("the README's Claude Code command starts the server exactly as written", async () => {
   const [command, ...args] = claudeCodeCommand();
   await startsAsWritten(command, args);
+});
+
+/** The README's first code block: one registration line per client. */
+function quickStart(): string[] {
+  return readme.split("```sh\n")[1].split("```")[0].trim().split("\n");
+}
+
+Deno.test("the README's first Claude Code line (claude mcp add -s user) starts the server as written", async () => {
+  const line = quickStart().find((l) => l.startsWith("claude mcp add -s user codex-relay -- "));
+  assert.ok(line);
+  const words = line.split(" -- ")[1].replace(/#.*$/, "").trim().split(/\s+/)
+    .map((w) => w.replaceAll('"$PWD', `"${ROOT}`).replaceAll('"', ""));
+  await startsAsWritten(words[0], words.slice(1));
+});
+
+Deno.test("the README's first install lines register each client as pasted (with --yes: no terminal here)", async () => {
+  const lines = quickStart().filter((l) => l.startsWith('sh -c "$(deno run'));
+  assert.equal(lines.length, 4);
+  const denoDir = JSON.parse(
+    new TextDecoder().decode(
+      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+        .output()).stdout,
+    ),
+  ).denoDir as string;
+  for (const line of lines) {
+    const client = line.match(/--client (\S+) /)![1] as ClientId;
+    const home = await Deno.makeTempDir({ prefix: "codex-relay-readme-" });
+    try {
+      const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR: denoDir };
+      const pasted = line.replace(/\s+#.*$/, "").replace(
+        "--print-command)",
+        "--print-command --yes)",
+      );
+      const out = await new Deno.Command("sh", {
+        args: ["-c", pasted],
+        cwd: ROOT, // "run in a checkout of codex-relay"
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, `${client}: ${stderr}`);
+      const target = resolveTarget(client, "user", {
+        get: (name) => (env as Record<string, string>)[name],
+        os: Deno.build.os,
+        cwd: home,
+      });
+      const text = await Deno.readTextFile(target.path);
+      assert.match(text, /codex-relay/, `${client}: ${target.path}`);
+      assert.match(new TextDecoder().decode(out.stdout), /Wrote /);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
 });

@@ -34,6 +34,7 @@ import { WAIT_MARGIN_MS } from "../../src/ops/wait_reply.ts";
 import type { z } from "zod";
 import {
   FAULT_CASES,
+  FAULT_DOC,
   type FaultCase,
   faultTableMarkdown,
   type InterruptSeen,
@@ -386,16 +387,16 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
   }
 });
 
-Deno.test("the README's fault table is the matrix's expectation table", async () => {
-  const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+Deno.test("the fault table of docs/reliability.md is the matrix's expectation table", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}/${FAULT_DOC}`);
   const start = readme.indexOf(README_MARKERS.start);
   const end = readme.indexOf(README_MARKERS.end);
-  assert.ok(start !== -1 && end > start, "README.md has the fault table markers");
+  assert.ok(start !== -1 && end > start, `${FAULT_DOC} has the fault table markers`);
   const shown = tablesOf(readme.slice(start + README_MARKERS.start.length, end));
   assert.deepEqual(
     shown,
     tablesOf(faultTableMarkdown()),
-    "README.md's fault table is stale: replace it with the output of `deno run scripts/fault_table.ts`",
+    `${FAULT_DOC}'s fault table is stale: replace it with the output of \`deno run scripts/fault_table.ts\``,
   );
 });
 

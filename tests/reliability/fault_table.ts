@@ -3,9 +3,10 @@
  * provoked, and what each tool's caller sees, at the queue and reply-read
  * levels and at the turn-start level (`codex_run` with the fault at each step
  * of starting a turn, `codex_interrupt` with it at `turn/interrupt`).
- * `fault_matrix_test.ts` runs it and the README's "Faults" tables are printed
- * from it (`deno run scripts/fault_table.ts`), so the two cannot drift: the
- * test asserts that the README holds exactly {@linkcode faultTableMarkdown}.
+ * `fault_matrix_test.ts` runs it and the "Faults" tables of
+ * `docs/reliability.md` ({@linkcode FAULT_DOC}) are printed from it
+ * (`deno run scripts/fault_table.ts`), so the two cannot drift: the test
+ * asserts that the document holds exactly {@linkcode faultTableMarkdown}.
  * @module
  */
 
@@ -462,7 +463,10 @@ export function tableRows(text: string): string[][] {
   return tablesOf(text)[0] ?? [];
 }
 
-/** Marks the generated table in the README. */
+/** The document holding the fault tables (the README links to it). */
+export const FAULT_DOC = "docs/reliability.md";
+
+/** Marks the generated table in {@linkcode FAULT_DOC}. */
 export const README_MARKERS = {
   start: "<!-- fault-table:start (deno run scripts/fault_table.ts) -->",
   end: "<!-- fault-table:end -->",

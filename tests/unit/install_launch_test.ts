@@ -179,13 +179,19 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
     [a.action, a.client, a.scope, a.turnStart, a.replyRead, a.yes, a.dryRun, a.force],
     ["install", "vscode", "project", true, false, true, false, false],
   );
+  // The flags of the first step travel into the printed command, --yes included.
   assert.deepEqual(passOnArgs(a), [
     "--client",
     "vscode",
     "--scope",
     "project",
     "--allow-turn-start",
+    "--yes",
   ]);
+  assert.deepEqual(
+    passOnArgs(parseInstallArgs(["--client", "cursor", "--dry-run", "--force", "--print"])),
+    ["--client", "cursor", "--force", "--dry-run"],
+  );
   assert.equal(parseInstallArgs(["uninstall", "--client", "codex"]).action, "uninstall");
   assert.equal(
     parseInstallArgs(["install", "--client", "codex", "--binary", "/x/relay"]).binary,

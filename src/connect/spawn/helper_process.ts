@@ -73,16 +73,23 @@ export class HelperProcess {
         stderr: "piped",
       }).spawn();
     } catch (error) {
+      // Both say which PATH the relay saw and what to do: a client that starts servers with a
+      // short PATH (GUI apps) needs the folder of codex in the entry's own PATH.
+      const seen = `PATH=${spec.env.PATH ?? "(unset)"}`;
+      const fix =
+        `install Codex (npm install -g @openai/codex), or put the folder of codex (and node) in the PATH of codex-relay's entry in the MCP client ("env": {"PATH": "..."}; codex-relay install writes it), then restart the client`;
       if (error instanceof Deno.errors.NotFound) {
-        throw new RelayError("codex_missing", `Could not find '${spec.command}' on PATH`, {
-          cause: error,
-        });
+        throw new RelayError(
+          "codex_missing",
+          `Could not find '${spec.command}' on the PATH codex-relay was started with (${seen}): ${fix}`,
+          { cause: error },
+        );
       }
       if (error instanceof Deno.errors.NotCapable) {
         // The permission set grants the `codex` found on PATH when the relay started.
         throw new RelayError(
           "codex_missing",
-          `'${spec.command}' was not on PATH when codex-relay started, or has moved since; restart codex-relay`,
+          `'${spec.command}' was not on the PATH codex-relay was started with (${seen}), or has moved since: ${fix}`,
           { cause: error },
         );
       }
