@@ -6,13 +6,14 @@
 import type { AgentMessageItem, ItemEntry } from "../codex/types.ts";
 import { parseItem } from "../codex/validate.ts";
 import { RelayError } from "../errors.ts";
+import { moderationVerdict } from "./moderation.ts";
 import { utf8Truncate } from "./utf8_truncate.ts";
 
 /** UTF-8 bytes of reply text per result page, shared by all replies of the page. */
 export const REPLY_BUDGET_BYTES = 16384;
 
-/** One projected final answer. */
-export interface Reply {
+/** One projected final answer whose text may be disclosed. */
+export interface TextReply {
   /** The agentMessage item id. */
   itemId: string;
   /** Its text, or the prefix of it that fitted the budget. */
@@ -20,6 +21,25 @@ export interface Reply {
   /** Whether the text was cut to fit the budget. */
   truncated: boolean;
 }
+
+/**
+ * A final answer Codex moderated: its text is never disclosed. Where Codex
+ * names one, the kind of text it shows instead (`replacement`, 0.171 `hide`)
+ * or the kind of reason it blocked it (`blockReason`, 0.171 `block`).
+ */
+export interface ModeratedReply {
+  /** The agentMessage item id. */
+  itemId: string;
+  /** Always true: the text is withheld. */
+  moderated: true;
+  /** The replacement's kind (0.171 `hide`), e.g. `wellbeingPromptHelpline`. */
+  replacement?: string;
+  /** The block reason's kind (0.171 `block`), e.g. `protection` or `cyber`. */
+  blockReason?: string;
+}
+
+/** One projected final answer. */
+export type Reply = TextReply | ModeratedReply;
 
 /**
  * The running state of a projection over several `thread/items/list` pages of
@@ -63,7 +83,9 @@ const FRESH: Readonly<ProjectionState> = Object.freeze({
  *
  * Only agentMessage items with `phase: "final_answer"` become replies, all of
  * them (association `same_turn_not_exclusive`: a final that answers a later
- * input of the same turn is included). User messages, reasoning, commentary,
+ * input of the same turn is included). A final answer whose `moderation`
+ * withholds its text ({@linkcode moderationVerdict}) becomes a
+ * {@linkcode ModeratedReply}: no text, no budget spent. User messages, reasoning, commentary,
  * partial answers, agentMessages with a null/absent phase, command and tool
  * items and any other type are consumed without output.
  *
@@ -108,6 +130,17 @@ export function projectReplies(
     const id = agent ? agent.id : itemId(entries[i]);
     lastConsumedItemId = id;
     if (agent?.phase !== "final_answer") continue;
+    const verdict = moderationVerdict(agent.moderation);
+    if (!verdict.disclose) {
+      const { replacement, blockReason } = verdict;
+      replies.push({
+        itemId: id,
+        moderated: true,
+        ...(replacement === undefined ? {} : { replacement }),
+        ...(blockReason === undefined ? {} : { blockReason }),
+      });
+      continue;
+    }
     const cut = utf8Truncate(agent.text, budgetLeft);
     replies.push({ itemId: id, text: cut.text.toWellFormed(), truncated: cut.truncated });
     budgetLeft -= cut.bytes;

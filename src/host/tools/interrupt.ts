@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { threadId } from "../schemas.ts";
 import { type Tool, ToolRefusal } from "../tool.ts";
+import { replySchema } from "./read_reply.ts";
 import { runReplies, runTurn } from "./run.ts";
 
 const input = z.strictObject({ threadId });
@@ -21,8 +22,7 @@ const output = z.object({
   failureClass: z.enum(["capacity", "stalled", "auth", "bad_request", "internal", "unknown"])
     .optional(),
   error: z.string().optional(),
-  replies: z.array(z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() }))
-    .optional(),
+  replies: z.array(replySchema).optional(),
   nextCursor: z.string().nullable().optional(),
 });
 

@@ -32,6 +32,23 @@ export const cursorInput = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe
   "nextCursor (more replies of the matched turn) or searchCursor (older items) of an earlier result for the same thread and message",
 );
 
+/** One final answer: its text, or (moderated by Codex) no text at all. */
+export const replySchema = z.union([
+  z.strictObject({ itemId: z.string(), text: z.string(), truncated: z.boolean() }),
+  z.strictObject({
+    itemId: z.string(),
+    moderated: z.literal(true).describe(
+      "Codex moderated this answer: its text is withheld and never returned",
+    ),
+    replacement: z.string().optional().describe(
+      "The kind of text Codex shows in its place (Codex hide), e.g. wellbeingPromptHelpline",
+    ),
+    blockReason: z.string().optional().describe(
+      "The kind of reason Codex blocked it for (Codex block), e.g. protection or cyber",
+    ),
+  }),
+]);
+
 /** The result of `codex_read_reply` (`ReadReplyResult`), the one schema of it. */
 export const readReplySchema = z.object({
   status: z.enum(["observed", "no_match", "ambiguous", "unavailable"]),
@@ -45,7 +62,7 @@ export const readReplySchema = z.object({
     id: z.string(),
     status: z.enum(["inProgress", "completed", "failed", "interrupted", "unverified"]),
   }).nullable(),
-  replies: z.array(z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() })),
+  replies: z.array(replySchema),
   nextCursor: z.string().nullable(),
   searchCursor: z.string().nullable(),
 });
@@ -72,7 +89,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read the reply to a queued message",
   description:
-    "Reads the stored final answers of the Codex turn that took a message you queued (give the receipt's threadId and clientMessageId). `observed`: the message was found in the newest 100 items; `replies` holds every final_answer of that turn (association same_turn_not_exclusive: not a certified answer to this message alone), possibly none yet; `turn.status` is `unverified` while the turn runs in another process. `no_match`: not among those items (still queued, or older: pass searchCursor as cursor). `ambiguous`: several messages carry the id; no text. `unavailable`: with a reason. Reply text is capped at 16 KiB per result; pass nextCursor as cursor for more. Never returns user text, reasoning, commentary or tool output.",
+    "Reads the stored final answers of the Codex turn that took a message you queued (give the receipt's threadId and clientMessageId). `observed`: the message was found in the newest 100 items; `replies` holds every final_answer of that turn (association same_turn_not_exclusive: not a certified answer to this message alone), possibly none yet; `turn.status` is `unverified` while the turn runs in another process. `no_match`: not among those items (still queued, or older: pass searchCursor as cursor). `ambiguous`: several messages carry the id; no text. `unavailable`: with a reason. Reply text is capped at 16 KiB per result; pass nextCursor as cursor for more. A final answer Codex moderated comes as {itemId, moderated: true, replacement?|blockReason?} without its text. Never returns user text, reasoning, commentary or tool output.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -123,6 +140,19 @@ const REASON_TEXT: Record<string, string> = {
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",
 };
 
+/** One reply as text: its quoted text, or what Codex's moderation says in its place. */
+export function replyText(r: z.output<typeof replySchema>): string {
+  if ("moderated" in r) {
+    const why = r.blockReason
+      ? `, blocked (${r.blockReason})`
+      : r.replacement
+      ? `, replaced by Codex (${r.replacement})`
+      : "";
+    return `(withheld: Codex moderated this answer${why}; its text is not returned)`;
+  }
+  return `${JSON.stringify(r.text)}${r.truncated ? " (truncated)" : ""}`;
+}
+
 /** One paragraph telling what a read found. */
 export function renderReadReply(out: z.output<typeof readReplySchema>): string {
   const about = `message ${out.clientMessageId} in thread ${out.threadId}`;
@@ -132,9 +162,7 @@ export function renderReadReply(out: z.output<typeof readReplySchema>): string {
       const replies = out.replies.length === 0
         ? "It has no final answer yet."
         : `${out.replies.length} final answer(s): ${
-          out.replies.map((r) =>
-            `[${r.itemId}] ${JSON.stringify(r.text)}${r.truncated ? " (truncated)" : ""}`
-          ).join("; ")
+          out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
       const more = out.nextCursor
         ? " More may follow: pass nextCursor as cursor (with codex_read_reply, refresh: true rescans the turn from its start)."

@@ -14,6 +14,7 @@ import { type Followed, followTurn, type PendingSummary, takeAnswers } from "../
 import { messageText, reasonSchema, threadId } from "../schemas.ts";
 import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
 import { receiptSchema } from "./queue_message.ts";
+import { replySchema, replyText } from "./read_reply.ts";
 
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),
@@ -27,8 +28,6 @@ const input = z.strictObject({
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
 });
-
-const replySchema = z.object({ itemId: z.string(), text: z.string(), truncated: z.boolean() });
 
 /** The `codex_run` result. */
 export const runOutput = z.object({
@@ -222,7 +221,9 @@ function renderRun(out: Output): string {
   const replies = out.replies
     ? out.replies.length
       ? ` Final answer${out.replies.length > 1 ? "s" : ""}: ${
-        out.replies.map((x) => x.text + (x.truncated ? " […truncated]" : "")).join("\n\n")
+        out.replies.map((x) =>
+          "moderated" in x ? replyText(x) : x.text + (x.truncated ? " […truncated]" : "")
+        ).join("\n\n")
       }`
       : " No final answer was stored."
     : "";
