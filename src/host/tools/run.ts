@@ -16,6 +16,19 @@ import { type CallContext, type Tool, ToolRefusal } from "../tool.ts";
 import { receiptSchema } from "./queue_message.ts";
 import { replySchema, replyText } from "./read_reply.ts";
 
+/** Requests of Codex the relay declined at once, as `declinedRequests` (also in codex_wait_reply). */
+export const declinedRequestsSchema = z.array(z.object({ method: z.string(), summary: z.string() }))
+  .optional().describe(
+    "Requests of Codex that codex-relay cannot forward to you (for example an openai/userVerification elicitation); Codex got decline at once",
+  );
+
+/** The `declinedRequests` field of a snapshot: present only when something was declined. */
+export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+  return snapshot.declined.length > 0
+    ? { declinedRequests: snapshot.declined.map((d) => ({ method: d.method, summary: d.summary })) }
+    : {};
+}
+
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
@@ -45,6 +58,7 @@ export const runOutput = z.object({
   retryAfterMs: z.number().optional(),
   error: z.string().optional(),
   pendingApprovals: z.array(z.object({ method: z.string(), summary: z.string() })).optional(),
+  declinedRequests: declinedRequestsSchema,
   replies: z.array(replySchema).optional(),
   nextCursor: z.string().nullable().optional(),
 });
@@ -179,10 +193,19 @@ function shape(followed: Followed, receipt: Receipt): Output | { inputRequired: 
     }
   }
   if (snapshot.error) out.error = snapshot.error;
+  Object.assign(out, runDeclined(snapshot));
   if (followed.kind === "running") {
     if (followed.pending.length > 0) out.pendingApprovals = followed.pending;
   } else Object.assign(out, runReplies(followed.run));
   return out;
+}
+
+/** What the text says about requests declined at once. */
+export function declinedText(declined: PendingSummary[] | undefined): string {
+  if (!declined?.length) return "";
+  return ` codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
+    declined.map((d) => d.summary).join("; ")
+  }.`;
 }
 
 function pendingText(pending: PendingSummary[] | undefined): string {
@@ -207,8 +230,8 @@ function renderRun(out: Output): string {
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   if (out.turn.status === "running") {
-    return `The turn is still running (${ids}).${
-      pendingText(out.pendingApprovals)
+    return `The turn is still running (${ids}).${pendingText(out.pendingApprovals)}${
+      declinedText(out.declinedRequests)
     } Follow it with codex_wait_reply or stop it with codex_interrupt.`;
   }
   const failure = out.failureClass
@@ -227,5 +250,7 @@ function renderRun(out: Output): string {
       }`
       : " No final answer was stored."
     : "";
-  return `The turn ${out.turn.status} (${ids}).${failure}${replies}`;
+  return `The turn ${out.turn.status} (${ids}).${failure}${
+    declinedText(out.declinedRequests)
+  }${replies}`;
 }

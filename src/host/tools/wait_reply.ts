@@ -21,7 +21,7 @@ import { readReply } from "../../reply/read_reply.ts";
 import type { ReadReplyResult } from "../../reply/read_result.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { followDeps } from "./run.ts";
+import { declinedRequestsSchema, declinedText, followDeps, runDeclined } from "./run.ts";
 import {
   clientMessageId,
   cursorInput,
@@ -46,6 +46,7 @@ export const waitReplySchema = readReplySchema.extend({
   ),
   pendingApprovals: z.array(z.object({ method: z.string(), summary: z.string() })).optional()
     .describe("Requests from a turn codex-relay runs that still wait for your answer"),
+  declinedRequests: declinedRequestsSchema,
 });
 
 type WaitOutput = z.output<typeof waitReplySchema>;
@@ -102,7 +103,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         out.pendingApprovals.map((p) => p.summary).join("; ")
       }. Call codex_wait_reply again to answer them.`
       : "";
-    const read = renderReadReply(out) + pending;
+    const read = renderReadReply(out) + pending + declinedText(out.declinedRequests);
     return out.timedOut
       ? `The wait timed out before a final answer or the end of the turn was observed. ${read} Call codex_wait_reply again to keep waiting.`
       : read;
@@ -138,7 +139,9 @@ async function followRelayTurn(
   }
   if (!runtime) {
     const run = turns.finished(args.threadId, args.clientMessageId);
-    if (run?.replies) return { ...(run.replies as ReadReplyResult), timedOut: false };
+    if (run?.replies) {
+      return { ...(run.replies as ReadReplyResult), timedOut: false, ...runDeclined(run.snapshot) };
+    }
     return undefined;
   }
   const base = {
@@ -152,13 +155,16 @@ async function followRelayTurn(
   if (followed.kind === "input") return { inputRequired: followed.result };
   if (followed.kind === "settled") {
     const replies = followed.run.replies as ReadReplyResult | undefined;
-    return replies ? { ...replies, timedOut: false } : undefined;
+    return replies
+      ? { ...replies, timedOut: false, ...runDeclined(followed.run.snapshot) }
+      : undefined;
   }
   const read = await readReply(heldSession(runtime.connection, ctx.signal, 12_000), args);
   return {
     ...read,
     timedOut: true,
     ...(followed.pending.length > 0 ? { pendingApprovals: followed.pending } : {}),
+    ...runDeclined(followed.snapshot),
   };
 }
 
