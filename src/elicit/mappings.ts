@@ -51,6 +51,22 @@ export const ROUTED_METHODS: ReadonlySet<string> = new Set([
   "item/tool/requestUserInput",
 ]);
 
+/**
+ * Server→client methods Codex defines that the relay refuses with a JSON-RPC
+ * error (it runs no tools, holds no ChatGPT tokens, makes no attestations; the
+ * last two are the v1 approvals, replaced by the routed v2 ones). With
+ * {@linkcode ROUTED_METHODS} this names every method the relay classifies; the
+ * drift check fails on a method in neither.
+ */
+export const REFUSED_METHODS: ReadonlySet<string> = new Set([
+  "item/tool/call",
+  "account/chatgptAuthTokens/refresh",
+  "attestation/generate",
+  "currentTime/read",
+  "applyPatchApproval",
+  "execCommandApproval",
+]);
+
 const MAX_SHOWN = 2000;
 
 function isObj(v: unknown): v is Obj {
