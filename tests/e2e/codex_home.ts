@@ -312,6 +312,12 @@ export function offlineConfigToml(opts: {
     ``,
     `[feedback]`,
     `enabled = false`,
+    ``,
+    // Codex 0.171 syncs its plugin marketplace (git ls-remote https://github.com/openai/plugins.git)
+    // in the background, and the git processes can outlive the app-server: offline tests turn it
+    // off (0.169 knows the key too).
+    `[features]`,
+    `plugins = false`,
   ];
   if (opts.mcp) {
     const env = Object.entries(opts.mcp.env).map(([k, v]) => `${k} = ${tomlString(v)}`);
