@@ -225,6 +225,58 @@ export async function denoDir(): Promise<string> {
   return (denoDirCache = info.denoDir);
 }
 
+let elicitServerChecked: Promise<void> | null = null;
+
+/**
+ * Fills the module cache for `tests/e2e/elicit_mcp_server.ts` (`deno cache` with the repo's
+ * config and lock), then starts the server once with the command line Codex will use (without its
+ * log), stdin closed, and requires a clean exit: a server that cannot start from the cache fails the test
+ * here, before Codex starts without it. Once per test process.
+ */
+export function elicitServerStarts(
+  mcp: { command: string; args: string[]; env: Record<string, string> },
+): Promise<void> {
+  return elicitServerChecked ??= (async () => {
+    const cache = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "cache",
+        "--quiet",
+        "--frozen",
+        "--config",
+        `${ROOT}/deno.json`,
+        `${E2E_DIR}elicit_mcp_server.ts`,
+      ],
+      env: mcp.env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!cache.success) {
+      throw new Error(`deno cache of the elicitation MCP server failed: ${decode(cache.stderr)}`);
+    }
+    const run = await new Deno.Command(mcp.command, {
+      // Without --log: the check leaves nothing in the test's MCP log.
+      args: mcp.args.filter((a) => !a.startsWith("--log=")),
+      env: mcp.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!run.success) {
+      throw new Error(
+        `The elicitation MCP server does not start from the module cache (exit ${run.code}): ${
+          decode(run.stderr)
+        }`,
+      );
+    }
+  })();
+}
+
+function decode(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes).trim().slice(-2000);
+}
+
 /** Builds the offline config.toml text (see README "Running Codex offline for tests"). */
 export function offlineConfigToml(opts: {
   mockUrl: string;
@@ -258,6 +310,12 @@ export function offlineConfigToml(opts: {
     ``,
     `[feedback]`,
     `enabled = false`,
+    ``,
+    // Codex 0.171 syncs its plugin marketplace (git ls-remote https://github.com/openai/plugins.git)
+    // in the background, and the git processes can outlive the app-server: offline tests turn it
+    // off (0.169 knows the key too).
+    `[features]`,
+    `plugins = false`,
   ];
   if (opts.mcp) {
     const env = Object.entries(opts.mcp.env).map(([k, v]) => `${k} = ${tomlString(v)}`);
@@ -296,13 +354,19 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
     await Deno.symlink(Deno.execPath(), `${bin}/deno`);
     await Deno.symlink(`${E2E_DIR}elicit_mcp_server.ts`, `${bin}/elicit_mcp_server.ts`);
     await Deno.symlink(`${ROOT}/deno.json`, `${bin}/deno.json`);
+    await Deno.symlink(`${ROOT}/deno.lock`, `${bin}/deno.lock`);
     mcp = {
       command: `${bin}/deno`,
       args: [
         "run",
         "--quiet",
         "--no-prompt",
-        "--no-lock",
+        // Codex does not wait for an MCP server that is still starting, so the server must start
+        // from the module cache: the repo's lock (read-only) resolves exactly the packages the
+        // test run installed, and `--cached-only` makes a cold cache fail at once, visibly, in
+        // the start check below, instead of a download racing the turn.
+        "--frozen",
+        "--cached-only",
         // The server imports bare specifiers through the repo's deno.json import map.
         "--config",
         `${bin}/deno.json`,
@@ -315,6 +379,7 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
       env: { DENO_DIR: await denoDir(), NO_COLOR: "1" },
     };
   }
+  if (mcp) await elicitServerStarts(mcp);
   const approval = opts.approval ?? (opts.elicitMcp ? "elicitations-to-client" : "never");
   const configToml = offlineConfigToml({
     mockUrl: opts.mockUrl,

@@ -16,9 +16,10 @@ import { curatedEnv } from "../connect/spawn/curated_env.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
+import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 
-/** The Codex version the relay's protocol subset was captured from. */
-export const TESTED_CODEX = "0.169.0";
+/** The Codex version the relay's protocol subset was captured from (the oldest supported). */
+export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
 
 /** What the doctor touches outside itself. */
 export interface DoctorIo {
@@ -123,13 +124,19 @@ async function checkCodex(
   }
   const found = text.match(/(\d+)\.(\d+)\.(\d+)/);
   findings.push({ level: "ok", text: `codex --version: ${text.split("\n")[0].slice(0, 120)}` });
-  if (found && compareVersions(found[0], TESTED_CODEX) < 0) {
+  const support = found ? supportOf(found[0]) : "supported";
+  if (found && support !== "supported") {
+    const { oldest, newest } = SUPPORTED_CODEX;
     findings.push({
       level: "warn",
-      text: `codex ${
-        found[0]
-      } is older than ${TESTED_CODEX}, the version the relay's protocol subset comes from`,
-      fix: "npm install -g @openai/codex@latest",
+      text: `codex ${found[0]} is ${
+        support === "older" ? "older" : "newer"
+      } than the Codex releases codex-relay supports (${oldest} to ${newest})`,
+      fix: support === "older"
+        ? `npm install -g @openai/codex@${newest}`
+        : `npm install -g @openai/codex@${newest}, or update codex-relay to a release that supports ${
+          found[0]
+        }`,
     });
   }
   return { findings, runs: true, missing: false };
@@ -301,13 +308,6 @@ function capabilities(flags: ServeFlags): Finding[] {
     });
   }
   return findings;
-}
-
-function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
-  return 0;
 }
 
 /** The real doctor environment: stdout, permission queries that never prompt. */

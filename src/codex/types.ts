@@ -60,6 +60,8 @@ export interface AgentMessageItem {
   id: string;
   text: string;
   phase: AgentPhase | null;
+  /** `moderation` as stored (null when absent); judged by the reply projector. */
+  moderation: unknown;
 }
 
 /** Any other item type: only its type and id are looked at. */

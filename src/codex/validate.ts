@@ -133,7 +133,7 @@ export function parseItem(value: unknown): ThreadItem {
     if (phase !== null && !PHASES.includes(phase as AgentPhase)) {
       fail("agentMessage.phase is unknown");
     }
-    return { type, id, text, phase: phase as AgentPhase | null };
+    return { type, id, text, phase: phase as AgentPhase | null, moderation: i.moderation ?? null };
   }
   return { type, id };
 }

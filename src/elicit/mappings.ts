@@ -24,8 +24,23 @@ export type Forward =
     accept(content: Obj): unknown;
   }
   | { kind: "url"; message: string; url: string }
-  /** The client cannot be asked: the router answers `decline` itself. */
-  | { kind: "unsupported" };
+  /** The client cannot be asked: the router answers `decline` itself, and tells the caller. */
+  | { kind: "unsupported"; summary: string };
+
+/**
+ * Every `mode` of `mcpServer/elicitation/request` the relay classifies:
+ * forwarded to the client, or declined at once (the client cannot give what
+ * it asks for: `openai/userVerification` wants a device-bound proof). A mode
+ * not listed is declined too; the drift check (tests/e2e/drift_test.ts) fails
+ * when a Codex release has a mode missing here.
+ */
+export const ELICITATION_MODES: Readonly<Record<string, "forward" | "decline">> = Object.freeze({
+  form: "forward",
+  url: "forward",
+  "openai/form": "forward",
+  openaiForm: "forward",
+  "openai/userVerification": "decline",
+});
 
 /** The server→client methods the router handles; anything else gets a JSON-RPC error. */
 export const ROUTED_METHODS: ReadonlySet<string> = new Set([
@@ -34,6 +49,22 @@ export const ROUTED_METHODS: ReadonlySet<string> = new Set([
   "item/fileChange/requestApproval",
   "item/permissions/requestApproval",
   "item/tool/requestUserInput",
+]);
+
+/**
+ * Server→client methods Codex defines that the relay refuses with a JSON-RPC
+ * error (it runs no tools, holds no ChatGPT tokens, makes no attestations; the
+ * last two are the v1 approvals, replaced by the routed v2 ones). With
+ * {@linkcode ROUTED_METHODS} this names every method the relay classifies; the
+ * drift check fails on a method in neither.
+ */
+export const REFUSED_METHODS: ReadonlySet<string> = new Set([
+  "item/tool/call",
+  "account/chatgptAuthTokens/refresh",
+  "attestation/generate",
+  "currentTime/read",
+  "applyPatchApproval",
+  "execCommandApproval",
 ]);
 
 const MAX_SHOWN = 2000;
@@ -159,13 +190,18 @@ export function forwardOf(method: string, params: Obj): Forward {
     case "mcpServer/elicitation/request":
       return mcpElicitation(params);
     default:
-      return { kind: "unsupported" };
+      return {
+        kind: "unsupported",
+        summary: `Codex sent ${shown(method)}, which codex-relay cannot forward`,
+      };
   }
 }
 
 function userInputForm(params: Obj): Forward {
   const questions = Array.isArray(params.questions) ? params.questions.filter(isObj) : [];
-  if (questions.length === 0) return { kind: "unsupported" };
+  if (questions.length === 0) {
+    return { kind: "unsupported", summary: "Codex asked for user input without any question" };
+  }
   const properties: Obj = {};
   for (const q of questions) {
     const id = String(q.id);
@@ -220,6 +256,17 @@ function mcpElicitation(params: Obj): Forward {
     );
   }
   const mode = params.mode;
+  const how = typeof mode === "string" && Object.hasOwn(ELICITATION_MODES, mode)
+    ? ELICITATION_MODES[mode]
+    : "decline";
+  if (how === "decline") {
+    const named = typeof mode === "string" ? JSON.stringify(mode.slice(0, 64)) : "no";
+    return {
+      kind: "unsupported",
+      summary:
+        `[${server}] asked for input of mode ${named}, which codex-relay cannot forward to you`,
+    };
+  }
   if (mode === "url" && typeof params.url === "string") {
     return { kind: "url", message: `[${server}] ${shown(params.message)}`, url: params.url };
   }
@@ -234,7 +281,10 @@ function mcpElicitation(params: Obj): Forward {
       accept: (content) => ({ action: "accept", content, _meta: null }),
     };
   }
-  return { kind: "unsupported" };
+  return {
+    kind: "unsupported",
+    summary: `[${server}] sent a ${shown(mode)} request without what that mode needs`,
+  };
 }
 
 /** The Codex result for a client that declined or cancelled. */

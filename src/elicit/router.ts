@@ -34,6 +34,16 @@ export interface RuntimeHandle {
   changed(): void;
   /** Whether a pending human answer should pause the runtime's stall watchdog. */
   waitingOnHuman(waiting: boolean): void;
+  /** The router declined a request at once that it cannot forward; tell the caller. */
+  declinedUnforwardable?(declined: DeclinedRequest): void;
+}
+
+/** A request the router declined at once because it cannot be forwarded to the client. */
+export interface DeclinedRequest {
+  /** The Codex method. */
+  method: string;
+  /** A one-line summary (no answer content). */
+  summary: string;
 }
 
 /** A request waiting for an answer. */
@@ -124,6 +134,7 @@ export class ElicitationRouter {
     if (forward.kind === "unsupported") {
       runtime.respond(rpcId, refusalAnswer(method, "decline"));
       this.#log.info("declined unsupported request", { method });
+      runtime.declinedUnforwardable?.({ method, summary: forward.summary.slice(0, 200) });
       return;
     }
     const token = newToken();

@@ -11,8 +11,8 @@ import { heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import type { PendingSummary, RunEnd } from "../turn/run_result.ts";
-import type { TurnRuntime } from "../turn/turn_runtime.ts";
+import { type PendingSummary, runDeclined, type RunEnd } from "../turn/run_result.ts";
+import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
 import {
   applyAnswers,
   askable,
@@ -108,7 +108,13 @@ export function takeAnswers(
 
 /** What `codex_wait_reply` returns when it followed a relay-run turn. */
 export type WaitFollowed =
-  | { kind: "read"; read: ReadReplyResult; timedOut: boolean; pending?: PendingSummary[] }
+  | {
+    kind: "read";
+    read: ReadReplyResult;
+    timedOut: boolean;
+    pending?: PendingSummary[];
+    declined?: PendingSummary[];
+  }
   | { kind: "input"; result: InputRequiredResult };
 
 /**
@@ -140,8 +146,9 @@ export async function followForWait(
     if (active?.clientMessageId === args.clientMessageId) runtime = active;
   }
   if (!runtime) {
-    const replies = turns.finished(args.threadId, args.clientMessageId)?.replies;
-    return replies ? { kind: "read", read: replies, timedOut: false } : undefined;
+    const run = turns.finished(args.threadId, args.clientMessageId);
+    if (!run?.replies) return undefined;
+    return { kind: "read", read: run.replies, timedOut: false, ...declinedOf(run.snapshot) };
   }
   const base: RoundBase = {
     v: 1,
@@ -153,8 +160,10 @@ export async function followForWait(
   const followed = await followTurn(runtime, ctx, base, round);
   if (followed.kind === "input") return followed;
   if (followed.kind === "settled") {
-    const replies = followed.run.replies;
-    return replies ? { kind: "read", read: replies, timedOut: false } : undefined;
+    const { replies, snapshot } = followed.run;
+    return replies
+      ? { kind: "read", read: replies, timedOut: false, ...declinedOf(snapshot) }
+      : undefined;
   }
   const budgetMs = ctx.connection.limits.rpcTimeoutMs;
   const session = heldSession(runtime.connection, ctx.signal, budgetMs, ctx.clock);
@@ -163,5 +172,11 @@ export async function followForWait(
     read: await readReply(session, args),
     timedOut: true,
     ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
+    ...declinedOf(followed.snapshot),
   };
+}
+
+function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {
+  const { declinedRequests } = runDeclined(snapshot);
+  return declinedRequests ? { declined: declinedRequests } : {};
 }

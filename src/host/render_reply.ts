@@ -4,7 +4,29 @@
  * @module
  */
 
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { PendingSummary } from "../turn/run_result.ts";
+import type { ReadReplyResult, Reply } from "../reply/schemas.ts";
+
+/** One reply as text: its quoted text, or what Codex's moderation says in its place. */
+export function replyText(r: Reply): string {
+  if ("moderated" in r) {
+    const why = r.blockReason
+      ? `, blocked (${r.blockReason})`
+      : r.replacement
+      ? `, replaced by Codex (${r.replacement})`
+      : "";
+    return `(withheld: Codex moderated this answer${why}; its text is not returned)`;
+  }
+  return `${JSON.stringify(r.text)}${r.truncated ? " (truncated)" : ""}`;
+}
+
+/** What the text says about requests declined at once. */
+export function declinedText(declined: PendingSummary[] | undefined): string {
+  if (!declined?.length) return "";
+  return ` codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
+    declined.map((d) => d.summary).join("; ")
+  }.`;
+}
 
 const STATUS_TEXT: Record<string, string> = {
   inProgress: "in progress",
@@ -41,9 +63,7 @@ export function renderReadReply(out: ReadReplyResult): string {
       const replies = out.replies.length === 0
         ? "It has no final answer yet."
         : `${out.replies.length} final answer(s): ${
-          out.replies.map((r) =>
-            `[${r.itemId}] ${JSON.stringify(r.text)}${r.truncated ? " (truncated)" : ""}`
-          ).join("; ")
+          out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
       const more = out.nextCursor
         ? " More may follow: pass nextCursor as cursor (with codex_read_reply, refresh: true rescans the turn from its start)."

@@ -9,6 +9,8 @@ export { matchUserItem, SEARCH_PAGE_LIMIT } from "./match_user_item.ts";
 export type { MatchOutcome } from "./match_user_item.ts";
 export { projectReplies, REPLY_BUDGET_BYTES } from "./project_replies.ts";
 export type { ProjectionPage, ProjectionState } from "./project_replies.ts";
+export { DISPLAY_MODES, moderationVerdict } from "./moderation.ts";
+export type { ModerationVerdict } from "./moderation.ts";
 export { utf8Truncate } from "./utf8_truncate.ts";
 export type { Utf8Prefix } from "./utf8_truncate.ts";
 export { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "./turn_status.ts";
@@ -35,4 +37,11 @@ export {
   readReplySchema,
   replySchema,
 } from "./schemas.ts";
-export type { ObservedTurnStatus, ReadReplyResult, ReadReplyStatus, Reply } from "./schemas.ts";
+export type {
+  ModeratedReply,
+  ObservedTurnStatus,
+  ReadReplyResult,
+  ReadReplyStatus,
+  Reply,
+  TextReply,
+} from "./schemas.ts";

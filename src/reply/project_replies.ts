@@ -7,6 +7,7 @@ import type { AgentMessageItem, ItemEntry } from "../codex/types.ts";
 import { parseItem } from "../codex/validate.ts";
 import { RelayError } from "../core/errors.ts";
 import type { Reply } from "./schemas.ts";
+import { moderationVerdict } from "./moderation.ts";
 import { utf8Truncate } from "./utf8_truncate.ts";
 
 /** UTF-8 bytes of reply text per result page, shared by all replies of the page. */
@@ -54,7 +55,9 @@ const FRESH: Readonly<ProjectionState> = Object.freeze({
  *
  * Only agentMessage items with `phase: "final_answer"` become replies, all of
  * them (association `same_turn_not_exclusive`: a final that answers a later
- * input of the same turn is included). User messages, reasoning, commentary,
+ * input of the same turn is included). A final answer whose `moderation`
+ * withholds its text ({@linkcode moderationVerdict}) becomes a
+ * moderated reply (`moderatedReplySchema`): no text, no budget spent. User messages, reasoning, commentary,
  * partial answers, agentMessages with a null/absent phase, command and tool
  * items and any other type are consumed without output.
  *
@@ -99,6 +102,17 @@ export function projectReplies(
     const id = agent ? agent.id : itemId(entries[i]);
     lastConsumedItemId = id;
     if (agent?.phase !== "final_answer") continue;
+    const verdict = moderationVerdict(agent.moderation);
+    if (!verdict.disclose) {
+      const { replacement, blockReason } = verdict;
+      replies.push({
+        itemId: id,
+        moderated: true,
+        ...(replacement === undefined ? {} : { replacement }),
+        ...(blockReason === undefined ? {} : { blockReason }),
+      });
+      continue;
+    }
     const cut = utf8Truncate(agent.text, budgetLeft);
     replies.push({ itemId: id, text: cut.text.toWellFormed(), truncated: cut.truncated });
     budgetLeft -= cut.bytes;

@@ -55,11 +55,7 @@ export function buildReadResult(input: ReadResultInput): ReadReplyResult {
         ...base,
         association: "same_turn_not_exclusive",
         turn: { id: match.turnId, status: input.turnStatus ?? "unverified" },
-        replies: (input.replies ?? []).map((r) => ({
-          itemId: r.itemId,
-          text: r.text,
-          truncated: r.truncated,
-        })),
+        replies: (input.replies ?? []).map(copyReply),
         nextCursor: input.nextCursor ?? null,
       };
     case "no_match":
@@ -69,4 +65,18 @@ export function buildReadResult(input: ReadResultInput): ReadReplyResult {
     case "unavailable":
       return { status: "unavailable", reason: match.reason, ...base };
   }
+}
+
+/** A copy of a reply with only the fields of its kind (a moderated reply never carries text). */
+function copyReply(r: Reply): Reply {
+  if ("moderated" in r && r.moderated === true) {
+    return {
+      itemId: r.itemId,
+      moderated: true,
+      ...(r.replacement === undefined ? {} : { replacement: r.replacement }),
+      ...(r.blockReason === undefined ? {} : { blockReason: r.blockReason }),
+    };
+  }
+  const t = r as { itemId: string; text: string; truncated: boolean };
+  return { itemId: t.itemId, text: t.text, truncated: t.truncated };
 }

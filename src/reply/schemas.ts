@@ -8,8 +8,8 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { TURN_STATUSES } from "../codex/types.ts";
 
-/** One projected final answer. */
-export const replySchema = z.object({
+/** One projected final answer whose text may be disclosed. */
+export const textReplySchema = z.strictObject({
   /** The agentMessage item id. */
   itemId: z.string(),
   /** Its text, or the prefix of it that fitted the budget. */
@@ -18,6 +18,31 @@ export const replySchema = z.object({
   truncated: z.boolean(),
 });
 
+/**
+ * A final answer Codex moderated: its text is never disclosed. Where Codex
+ * names one, the kind of text it shows instead (`replacement`, 0.171 `hide`)
+ * or the kind of reason it blocked it (`blockReason`, 0.171 `block`).
+ */
+export const moderatedReplySchema = z.strictObject({
+  itemId: z.string(),
+  moderated: z.literal(true).describe(
+    "Codex moderated this answer: its text is withheld and never returned",
+  ),
+  replacement: z.string().optional().describe(
+    "The kind of text Codex shows in its place (Codex hide), e.g. wellbeingPromptHelpline",
+  ),
+  blockReason: z.string().optional().describe(
+    "The kind of reason Codex blocked it for (Codex block), e.g. protection or cyber",
+  ),
+});
+
+/** One final answer: its text, or (moderated by Codex) no text at all. */
+export const replySchema = z.union([textReplySchema, moderatedReplySchema]);
+
+/** One projected final answer whose text may be disclosed. */
+export type TextReply = z.output<typeof textReplySchema>;
+/** A final answer whose text is withheld. */
+export type ModeratedReply = z.output<typeof moderatedReplySchema>;
 /** One projected final answer. */
 export type Reply = z.output<typeof replySchema>;
 

@@ -27,31 +27,39 @@ export interface Failure {
 /** How long a capacity failure should wait before a retry. */
 export const CAPACITY_RETRY_AFTER_MS = 60_000;
 
-const CAPACITY = new Set([
-  "serverOverloaded",
-  "rateLimitExceeded",
-  "usageLimitExceeded",
-  "flexUnavailable",
-  "policyCapacityUnavailable",
-]);
-const AUTH = new Set(["unauthorized"]);
-const BAD_REQUEST = new Set([
-  "badRequest",
-  "contextWindowExceeded",
-  "sessionBudgetExceeded",
-  "modelNotFound",
-  "cyberPolicy",
-  "misalignmentPolicyViolation",
-  "tooManyDenials",
-  "inferenceHookDenied",
-]);
-const INTERNAL = new Set(["internalServerError", "threadRollbackFailed", "sandboxError"]);
-const HTTP_VARIANTS = [
-  "httpConnectionFailed",
-  "responseStreamConnectionFailed",
-  "responseStreamDisconnected",
-  "responseTooManyFailedAttempts",
-];
+/**
+ * Every `codexErrorInfo` kind the relay classifies: string kinds, and the keys
+ * of object kinds. The drift check (tests/e2e/drift_test.ts) fails when a
+ * Codex release has a kind missing here. `http` kinds are classified by their
+ * `httpStatusCode`; `other` is Codex's own catch-all.
+ */
+export const ERROR_KIND_CLASSES: Readonly<Record<string, FailureClass | "http">> = Object.freeze({
+  serverOverloaded: "capacity",
+  rateLimitExceeded: "capacity",
+  usageLimitExceeded: "capacity",
+  flexUnavailable: "capacity",
+  policyCapacityUnavailable: "capacity",
+  unauthorized: "auth",
+  badRequest: "bad_request",
+  contextWindowExceeded: "bad_request",
+  sessionBudgetExceeded: "bad_request",
+  modelNotFound: "bad_request",
+  cyberPolicy: "bad_request",
+  // Codex 0.171: refused under the biology policy; a retry would be refused again.
+  bioPolicy: "bad_request",
+  misalignmentPolicyViolation: "bad_request",
+  tooManyDenials: "bad_request",
+  inferenceHookDenied: "bad_request",
+  activeTurnNotSteerable: "bad_request",
+  internalServerError: "internal",
+  threadRollbackFailed: "internal",
+  sandboxError: "internal",
+  other: "unknown",
+  httpConnectionFailed: "http",
+  responseStreamConnectionFailed: "http",
+  responseStreamDisconnected: "http",
+  responseTooManyFailedAttempts: "http",
+});
 
 function fromStatus(status: unknown): Failure | undefined {
   if (typeof status !== "number") return undefined;
@@ -68,24 +76,30 @@ function capacity(): Failure {
 
 /** Classifies a failed turn's `error.codexErrorInfo`. */
 export function classifyFailure(codexErrorInfo: unknown): Failure {
-  if (typeof codexErrorInfo === "string") {
-    if (CAPACITY.has(codexErrorInfo)) return capacity();
-    if (AUTH.has(codexErrorInfo)) return { failureClass: "auth", retryable: false };
-    if (BAD_REQUEST.has(codexErrorInfo)) return { failureClass: "bad_request", retryable: false };
-    if (INTERNAL.has(codexErrorInfo)) return { failureClass: "internal", retryable: false };
-    return { failureClass: "unknown", retryable: false };
-  }
+  if (typeof codexErrorInfo === "string") return ofClass(kindClass(codexErrorInfo));
   if (typeof codexErrorInfo === "object" && codexErrorInfo !== null) {
     const info = codexErrorInfo as Record<string, unknown>;
-    for (const variant of HTTP_VARIANTS) {
-      const detail = info[variant] as Record<string, unknown> | undefined;
+    for (const [kind, detail] of Object.entries(info)) {
+      const cls = kindClass(kind);
+      if (cls === undefined) continue;
+      if (cls !== "http") return ofClass(cls);
       if (detail && typeof detail === "object") {
-        return fromStatus(detail.httpStatusCode) ?? { failureClass: "unknown", retryable: false };
+        return fromStatus((detail as Record<string, unknown>).httpStatusCode) ??
+          { failureClass: "unknown", retryable: false };
       }
     }
-    if ("activeTurnNotSteerable" in info) return { failureClass: "bad_request", retryable: false };
   }
   return { failureClass: "unknown", retryable: false };
+}
+
+function kindClass(kind: string): FailureClass | "http" | undefined {
+  return Object.hasOwn(ERROR_KIND_CLASSES, kind) ? ERROR_KIND_CLASSES[kind] : undefined;
+}
+
+function ofClass(cls: FailureClass | "http" | undefined): Failure {
+  if (cls === "capacity") return capacity();
+  if (cls === undefined || cls === "http") return { failureClass: "unknown", retryable: false };
+  return { failureClass: cls, retryable: false };
 }
 
 /** A turn the watchdog interrupted: retryable only if it produced nothing. */

@@ -28,6 +28,18 @@ export const pendingApprovalSchema = z.object({ method: z.string(), summary: z.s
 /** A Codex request that waits for the client's answer. */
 export type PendingSummary = z.output<typeof pendingApprovalSchema>;
 
+/** Requests of Codex the relay declined at once, as `declinedRequests` (run and wait results). */
+export const declinedRequestsSchema = z.array(pendingApprovalSchema).optional().describe(
+  "Requests of Codex that codex-relay cannot forward to you (for example an openai/userVerification elicitation); Codex got decline at once",
+);
+
+/** The `declinedRequests` field of a snapshot: present only when something was declined. */
+export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+  return snapshot.declined.length > 0
+    ? { declinedRequests: snapshot.declined.map((d) => ({ method: d.method, summary: d.summary })) }
+    : {};
+}
+
 /** The failure fields of a run. */
 const failureFields = {
   failureClass: z.enum(FAILURE_CLASSES).optional(),
@@ -51,6 +63,7 @@ export const runOutput = z.object({
   message: z.string().optional(),
   ...failureFields,
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
+  declinedRequests: declinedRequestsSchema,
   ...replyFields,
 });
 
@@ -112,6 +125,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     threadId: snapshot.threadId,
     turn: runTurn(snapshot, end.kind === "running"),
     ...runFailure(snapshot),
+    ...runDeclined(snapshot),
   };
   if (end.kind === "running") {
     if (end.pending.length > 0) out.pendingApprovals = end.pending;

@@ -10,7 +10,7 @@
 import type { RpcId, TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { RelayError } from "../core/errors.ts";
-import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
+import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock, Timer } from "../core/clock.ts";
 import type { HeldConnection } from "../connect/connection.ts";
@@ -48,7 +48,12 @@ export interface RunSnapshot {
   failure?: Failure;
   error?: string;
   itemsCompleted: number;
+  /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
+  declined: DeclinedRequest[];
 }
+
+/** How many declined requests a runtime remembers. */
+export const MAX_DECLINED_KEPT = 20;
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
@@ -67,6 +72,7 @@ export class TurnRuntime implements RuntimeHandle {
   #failure: Failure | undefined;
   #error: string | undefined;
   #itemsCompleted = 0;
+  #declined: DeclinedRequest[] = [];
   #toolCalls = new Set<string>();
   #waitingOnHuman = false;
   #alive = true;
@@ -136,6 +142,7 @@ export class TurnRuntime implements RuntimeHandle {
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#itemsCompleted,
+      declined: this.#declined.map((d) => ({ ...d })),
     };
   }
 
@@ -177,6 +184,13 @@ export class TurnRuntime implements RuntimeHandle {
     this.#waitingOnHuman = waiting;
     if (waiting) this.#note("Waiting on an approval or answer from you");
     this.#armStall();
+  }
+
+  /** RuntimeHandle: a request the router declined at once (it cannot be forwarded). */
+  declinedUnforwardable(declined: DeclinedRequest): void {
+    this.#declined.push({ method: declined.method, summary: declined.summary });
+    if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
+    this.#note(`Declined a request codex-relay cannot forward: ${declined.summary}`);
   }
 
   /** RuntimeHandle: answers a server request. */

@@ -13,11 +13,17 @@
  *   accepts; a field the validator requires is required and not nullable; every enum value the
  *   relay relies on still exists, and no value exists that the validator would reject (a new
  *   value would fail closed), apart from those listed in `tolerated`.
+ * - `classified` rows: every value a release has at a place the relay classifies (error kinds,
+ *   elicitation modes, moderation display modes, server request methods) is in the relay's own
+ *   table, so a value added by the next release fails the check instead of passing silently.
  *
  * Without a codex binary the check is reported as ignored and a SKIPPED line is printed.
  */
 import assert from "node:assert/strict";
 import { codexForTests } from "../../testing/codex_home.ts";
+import { ELICITATION_MODES, REFUSED_METHODS, ROUTED_METHODS } from "../../src/elicit/mappings.ts";
+import { DISPLAY_MODES } from "../../src/reply/moderation.ts";
+import { ERROR_KIND_CLASSES } from "../../src/turn/classify_failure.ts";
 import { type Schema, SchemaDoc } from "./schema_check.ts";
 
 const BIN = codexForTests("tests/e2e/drift_test.ts");
@@ -49,6 +55,25 @@ interface ReadRow {
    * enum value or an object key of some alternative.
    */
   names?: string[];
+}
+
+/**
+ * A place whose values the relay classifies: every enum or const value there, and every field
+ * name of an object alternative (tagged unions such as `{httpConnectionFailed: {...}}`), must be
+ * in `classified`. An open alternative (a bare `string` or `object`) adds nothing.
+ */
+interface ClassifiedRow {
+  at: Where;
+  path: string;
+  classified: readonly unknown[];
+  /** The place may be absent in a release (the relay then treats every value as unknown). */
+  optional?: boolean;
+}
+
+/** The method names of a union of messages (`ServerRequest`, ...). */
+interface MethodsRow {
+  methodsOf: "ServerRequest";
+  classified: readonly string[];
 }
 
 /** A value the relay sends. */
@@ -85,6 +110,8 @@ const HTTP_FAILURES = [
   "responseTooManyFailedAttempts",
 ];
 const ITEM = "data[].item";
+const modes = (how: "forward" | "decline") =>
+  Object.entries(ELICITATION_MODES).filter(([, h]) => h === how).map(([m]) => m);
 const USER = `${ITEM}<userMessage>`;
 const AGENT = `${ITEM}<agentMessage>`;
 
@@ -96,7 +123,7 @@ const AGENT = `${ITEM}<agentMessage>`;
  * start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes, and DESIGN.md.
  * Update it with the code: a field the relay starts to rely on belongs here.
  */
-export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
+export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow | MethodsRow)[] = [
   // --- every helper: the handshake (owner.ts)
   {
     at: { request: "initialize" },
@@ -182,6 +209,22 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
     enum: PHASES,
   },
   { at: { result: "thread/items/list" }, path: "nextCursor", types: STR_NULL },
+  // src/reply/moderation.ts: the display instruction of a moderated answer (0.171 on; 0.169 has
+  // a free-form `action`, which the relay never shows).
+  ...["thread/items/list", "thread/items/read"].flatMap((m): ClassifiedRow[] => [
+    {
+      at: { result: m },
+      path: `${AGENT}.moderation.display.mode`,
+      classified: Object.keys(DISPLAY_MODES),
+      optional: true,
+    },
+    {
+      at: { result: m },
+      path: `${AGENT}.moderation.display.version`,
+      classified: [1],
+      optional: true,
+    },
+  ]),
   {
     at: { request: "thread/items/read" },
     sample: { threadId: T, turnId: U, itemIds: ["019ac5a8-0000-7000-8000-00000000000a"] },
@@ -263,10 +306,17 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
     path: "mode",
     types: STR,
     required: true,
-    enum: ["form", "url", "openai/form", "openaiForm"],
-    // Not forwarded: the router answers it `decline` (DESIGN.md lists form, url, openai form).
-    tolerated: ["openai/userVerification"],
+    enum: modes("forward"),
+    // Not forwarded: the router answers them `decline` at once and tells the caller.
+    tolerated: modes("decline"),
   },
+  {
+    at: { serverRequest: "mcpServer/elicitation/request" },
+    path: "mode",
+    classified: Object.keys(ELICITATION_MODES),
+  },
+  // src/elicit/mappings.ts: every server request is routed or refused by name.
+  { methodsOf: "ServerRequest", classified: [...ROUTED_METHODS, ...REFUSED_METHODS] },
   {
     at: { serverRequest: "mcpServer/elicitation/request" },
     path: "<form>.message",
@@ -437,6 +487,16 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow)[] = [
       ...["sandboxError", "activeTurnNotSteerable", ...HTTP_FAILURES],
     ],
   },
+  ...["turn/completed", "turn/started"].map((m): ClassifiedRow => ({
+    at: { notification: m },
+    path: "turn.error.codexErrorInfo",
+    classified: Object.keys(ERROR_KIND_CLASSES),
+  })),
+  {
+    at: { result: "thread/turns/list" },
+    path: "data[].error.codexErrorInfo",
+    classified: Object.keys(ERROR_KIND_CLASSES),
+  },
   ...HTTP_FAILURES.map((name): ReadRow => ({
     at: { notification: "turn/completed" },
     path: `turn.error.codexErrorInfo.${name}.httpStatusCode`,
@@ -504,6 +564,14 @@ function locate(doc: SchemaDoc, at: Where): Schema | string {
 export function driftProblems(doc: SchemaDoc, rows = RELIED_ON): string[] {
   const problems: string[] = [];
   for (const row of rows) {
+    if ("methodsOf" in row) {
+      for (const method of unionMethods(doc, row.methodsOf)) {
+        if (!row.classified.includes(method)) {
+          problems.push(`${row.methodsOf}: new method ${method} the relay does not classify`);
+        }
+      }
+      continue;
+    }
     const schema = locate(doc, row.at);
     const where = label(row.at);
     if (typeof schema === "string") {
@@ -516,6 +584,18 @@ export function driftProblems(doc: SchemaDoc, rows = RELIED_ON): string[] {
     }
     const r = doc.resolve(schema, row.path);
     const at = `${where} ${row.path}`;
+    if ("classified" in row) {
+      if (!r) {
+        if (!row.optional) problems.push(`${at}: missing`);
+        continue;
+      }
+      for (const v of classifiedValues(r.alts)) {
+        if (!row.classified.includes(v)) {
+          problems.push(`${at}: new value ${JSON.stringify(v)} the relay does not classify`);
+        }
+      }
+      continue;
+    }
     if ("sameAs" in row) {
       const target = locate(doc, row.sameAs.at);
       const into = typeof target === "string" ? null : doc.resolve(target, row.sameAs.path);
@@ -564,6 +644,29 @@ export function driftProblems(doc: SchemaDoc, rows = RELIED_ON): string[] {
     }
   }
   return problems;
+}
+
+/** Enum and const values, and field names of object alternatives (see {@link ClassifiedRow}). */
+function classifiedValues(alts: Schema[]): unknown[] {
+  const out: unknown[] = [];
+  for (const a of alts) {
+    if (typeof a !== "object") continue;
+    if (Array.isArray(a.enum)) out.push(...a.enum.filter((v) => v !== null));
+    else if ("const" in a) out.push(a.const);
+    else if (typeof a.properties === "object" && a.properties !== null) {
+      out.push(...Object.keys(a.properties));
+    }
+  }
+  return [...new Set(out)];
+}
+
+/** The `method` names of a message union such as `ServerRequest`. */
+function unionMethods(doc: SchemaDoc, name: string): string[] {
+  const defs = doc.root.definitions as Obj;
+  return (((defs[name] as Obj)?.oneOf ?? []) as Obj[]).flatMap((e) => {
+    const m = ((e.properties as Obj | undefined)?.method as Obj | undefined)?.enum;
+    return Array.isArray(m) ? m.filter((v): v is string => typeof v === "string") : [];
+  });
 }
 
 /** A canonical text of schema alternatives ($refs followed, descriptions and titles dropped). */
@@ -721,6 +824,74 @@ Deno.test({
     assert.ok(
       driftProblems(gone).includes(
         "serverRequest item/tool/requestUserInput: item/tool/requestUserInput is not in ServerRequest",
+      ),
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "drift: a value the release has where the relay classifies, missing from the relay's table, fails the check",
+  ignore: BIN === null,
+  async fn() {
+    const doc = await schema();
+    let checked = 0;
+    for (const row of RELIED_ON) {
+      if (!("classified" in row) || "methodsOf" in row) continue;
+      const schemaAt = locate(doc, row.at);
+      assert.ok(typeof schemaAt !== "string", schemaAt as string);
+      const present = doc.resolve(schemaAt, row.path);
+      if (present === null && row.optional) continue; // e.g. 0.169 has no display mode
+      const values = row.classified.filter((v) =>
+        driftProblems(doc, [{ ...row, classified: row.classified.filter((c) => c !== v) }])
+          .includes(
+            `${label(row.at)} ${row.path}: new value ${
+              JSON.stringify(v)
+            } the relay does not classify`,
+          )
+      );
+      assert.ok(values.length > 0, `${label(row.at)} ${row.path}: the check sees the values`);
+      checked++;
+    }
+    assert.ok(checked >= 4, `classified rows checked: ${checked}`);
+    const methods = RELIED_ON.find((r) => "methodsOf" in r) as MethodsRow;
+    assert.deepEqual(
+      driftProblems(doc, [{ ...methods, classified: methods.classified.slice(1) }]),
+      [`ServerRequest: new method ${methods.classified[0]} the relay does not classify`],
+    );
+
+    const newKind = await mutated((defs) => {
+      ((v2(defs, "CodexErrorInfo").anyOf as Obj[])[0].enum as string[]).push("quantumPolicy");
+    });
+    assert.ok(
+      driftProblems(newKind).includes(
+        `notification turn/completed turn.error.codexErrorInfo: new value "quantumPolicy" the relay does not classify`,
+      ),
+      driftProblems(newKind).join("\n"),
+    );
+    const newMode = await mutated((defs) => {
+      const p = defs.McpServerElicitationRequestParams as Obj;
+      (p.oneOf as Obj[]).push({
+        properties: { mode: { enum: ["openai/faceScan"], type: "string" } },
+        required: ["mode"],
+        type: "object",
+      });
+    });
+    assert.ok(
+      driftProblems(newMode).some((p) =>
+        p.includes(`mode: new value "openai/faceScan" the relay does not classify`)
+      ),
+      driftProblems(newMode).join("\n"),
+    );
+    const newMethod = await mutated((defs) => {
+      const u = defs.ServerRequest as Obj;
+      const copy = structuredClone((u.oneOf as Obj[])[0]);
+      ((copy.properties as Obj).method as Obj).enum = ["item/camera/requestApproval"];
+      (u.oneOf as Obj[]).push(copy);
+    });
+    assert.ok(
+      driftProblems(newMethod).includes(
+        "ServerRequest: new method item/camera/requestApproval the relay does not classify",
       ),
     );
   },

@@ -2,7 +2,7 @@
  * Throwaway MCP stdio server used by the client-transport tests: one `echo` tool.
  *
  * Run with explicit permissions only, e.g.
- * `deno run --no-prompt --no-lock --allow-env=ECHO_PREFIX tests/fixtures_mcp/echo_server.ts`.
+ * `deno run --no-prompt --frozen --cached-only --allow-env=ECHO_PREFIX tests/fixtures_mcp/echo_server.ts`.
  * It relies on the SDK's stdio behaviour: on stdin EOF the transport closes and,
  * with nothing else keeping the event loop alive, the process exits with code 0.
  *

@@ -5,7 +5,15 @@ const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 Deno.test("deno task demo walks list, queue, run with an approval round and read, and cleans up", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=demo", "--quiet", "--config", `${root}/deno.json`, `${root}/scripts/demo.ts`],
+    args: [
+      "run",
+      "-P=demo",
+      "--quiet",
+      "--cached-only", // cached by `deno task test` (tests/integration/cold_cache_test.ts)
+      "--config",
+      `${root}/deno.json`,
+      `${root}/scripts/demo.ts`,
+    ],
     cwd: root,
     stdout: "piped",
     stderr: "piped",

@@ -97,7 +97,28 @@ Deno.test("doctor: an empty CODEX_HOME is reported, not a problem; an old codex 
     const { code, out } = await doctor(f.env);
     assert.equal(code, 0, out);
     assert.match(out, /info +CODEX_HOME \(.*\) has no threads yet/);
-    assert.match(out, /warn +codex 0\.150\.2 is older than 0\.169\.0/);
+    assert.match(
+      out,
+      /warn +codex 0\.150\.2 is older than the Codex releases codex-relay supports \(0\.169\.0 to 0\.171\.0\)/,
+    );
+    assert.match(out, /fix: npm install -g @openai\/codex@0\.171\.0/);
+  });
+});
+
+Deno.test("doctor: a codex newer than the supported range is a warning with its fix; the newest supported is not", async () => {
+  await withFixture({ threads: [], startup: { version: "0.172.0" } }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /warn +codex 0\.172\.0 is newer than the Codex releases codex-relay supports/,
+    );
+    assert.match(out, /fix: npm install -g @openai\/codex@0\.171\.0, or update codex-relay/);
+  });
+  await withFixture({ threads: [], startup: { version: "0.171.0" } }, async (f) => {
+    const { out } = await doctor(f.env);
+    assert.match(out, /ok +codex --version: codex-cli 0\.171\.0/);
+    assert.doesNotMatch(out, /supports/, "no warning at the newest supported release");
   });
 });
 

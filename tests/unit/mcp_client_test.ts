@@ -12,7 +12,9 @@ function echoServerArgs(): string[] {
   return [
     "run",
     "--no-prompt",
-    "--no-lock",
+    // The repo's lock, read-only, and only what the test run installed (no download at start).
+    "--frozen",
+    "--cached-only",
     "--config",
     new URL("deno.json", repoRoot).pathname,
     "--allow-env=ECHO_PREFIX",

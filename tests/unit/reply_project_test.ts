@@ -2,8 +2,21 @@ import assert from "assert";
 import fc from "fast-check";
 import type { ItemEntry, RawItem } from "../../src/codex/types.ts";
 import { RelayError } from "../../src/core/errors.ts";
-import { projectReplies, REPLY_BUDGET_BYTES, utf8Truncate } from "../../src/reply/mod.ts";
-import type { ProjectionState } from "../../src/reply/mod.ts";
+import {
+  projectReplies as project,
+  REPLY_BUDGET_BYTES,
+  utf8Truncate,
+} from "../../src/reply/mod.ts";
+import type { ProjectionPage, ProjectionState, TextReply } from "../../src/reply/mod.ts";
+
+/** The projector, for pages without moderated answers (tests/unit/reply_moderation_test.ts has those). */
+function projectReplies(
+  ...args: Parameters<typeof project>
+): Omit<ProjectionPage, "replies"> & { replies: TextReply[] } {
+  const page = project(...args);
+  assert.ok(page.replies.every((r) => "text" in r), "these pages have no moderated answer");
+  return page as Omit<ProjectionPage, "replies"> & { replies: TextReply[] };
+}
 
 // Shapes from transcripts/02-read-methods.json, 07-edge-cases.json and 09-approvals.json.
 const TURN = "01a22a5b-b41a-7e51-8a8b-b71346ecbe4b";

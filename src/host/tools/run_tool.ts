@@ -18,6 +18,7 @@ import {
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
 import { messageText, threadId } from "../../ops/inputs.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
+import { declinedText, replyText } from "../render_reply.ts";
 
 const input = z.strictObject({
   threadId: threadId.optional().describe("Run in this existing thread (its id)"),
@@ -137,8 +138,8 @@ function renderRun(out: RunResult): string {
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   if (out.turn.status === "running") {
-    return `The turn is still running (${ids}).${
-      pendingText(out.pendingApprovals)
+    return `The turn is still running (${ids}).${pendingText(out.pendingApprovals)}${
+      declinedText(out.declinedRequests)
     } Follow it with codex_wait_reply or stop it with codex_interrupt.`;
   }
   const failure = out.failureClass
@@ -151,9 +152,13 @@ function renderRun(out: RunResult): string {
   const replies = out.replies
     ? out.replies.length
       ? ` Final answer${out.replies.length > 1 ? "s" : ""}: ${
-        out.replies.map((x) => x.text + (x.truncated ? " […truncated]" : "")).join("\n\n")
+        out.replies.map((x) =>
+          "moderated" in x ? replyText(x) : x.text + (x.truncated ? " […truncated]" : "")
+        ).join("\n\n")
       }`
       : " No final answer was stored."
     : "";
-  return `The turn ${out.turn.status} (${ids}).${failure}${replies}`;
+  return `The turn ${out.turn.status} (${ids}).${failure}${
+    declinedText(out.declinedRequests)
+  }${replies}`;
 }

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
 import { buildReadResult } from "../../reply/read_result.ts";
 import { readReplySchema } from "../../reply/schemas.ts";
-import { pendingApprovalSchema } from "../../turn/run_result.ts";
+import { declinedRequestsSchema, pendingApprovalSchema } from "../../turn/run_result.ts";
 import {
   WAIT_MARGIN_MS,
   WAIT_SECONDS,
@@ -21,7 +21,7 @@ import {
 import { clientMessageId, cursorInput, threadId } from "../../ops/inputs.ts";
 import { READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
 import { followForWait } from "../follow_turn.ts";
-import { renderReadReply } from "../render_reply.ts";
+import { declinedText, renderReadReply } from "../render_reply.ts";
 
 const input = z.strictObject({
   threadId: threadId.describe("The thread's id (a UUID), as in the receipt"),
@@ -39,6 +39,7 @@ export const waitReplySchema = readReplySchema.extend({
   ),
   pendingApprovals: z.array(pendingApprovalSchema).optional()
     .describe("Requests from a turn codex-relay runs that still wait for your answer"),
+  declinedRequests: declinedRequestsSchema,
 });
 
 type WaitOutput = z.output<typeof waitReplySchema>;
@@ -61,6 +62,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         ...followed.read,
         timedOut: followed.timedOut,
         ...(followed.pending ? { pendingApprovals: followed.pending } : {}),
+        ...(followed.declined ? { declinedRequests: followed.declined } : {}),
       };
     }
     const onProgress = (p: WaitProgress) =>
@@ -95,7 +97,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         out.pendingApprovals.map((p) => p.summary).join("; ")
       }. Call codex_wait_reply again to answer them.`
       : "";
-    const read = renderReadReply(out) + pending;
+    const read = renderReadReply(out) + pending + declinedText(out.declinedRequests);
     return out.timedOut
       ? `The wait timed out before a final answer or the end of the turn was observed. ${read} Call codex_wait_reply again to keep waiting.`
       : read;
