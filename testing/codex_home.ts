@@ -313,9 +313,11 @@ export function offlineConfigToml(opts: {
     ``,
     // Codex 0.171 syncs its plugin marketplace (git ls-remote https://github.com/openai/plugins.git)
     // in the background, and the git processes can outlive the app-server: offline tests turn it
-    // off (0.169 knows the key too).
+    // off (0.169 knows the key too). A thread's start also captures the user's shell in a
+    // background `bash -lc` (the shell snapshot) that can outlive the app-server: off as well.
     `[features]`,
     `plugins = false`,
+    `shell_snapshot = false`,
   ];
   if (opts.mcp) {
     const env = Object.entries(opts.mcp.env).map(([k, v]) => `${k} = ${tomlString(v)}`);
