@@ -18,6 +18,7 @@ import {
 } from "./helper_process.ts";
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
+import { LineTransport } from "./line_transport.ts";
 import {
   type Connection,
   type ConnectionLimits,
@@ -265,7 +266,10 @@ export class SpawnConnection implements Connection {
       throw notWritten(error);
     }
     this.#spawned++;
-    const connection = new RpcConnection(helper, this.#limits.frameBytes, this.#clock);
+    const connection = new RpcConnection(
+      new LineTransport(helper, this.#limits.frameBytes),
+      this.#clock,
+    );
     const live: Live = { helper, connection, release };
     this.#live.add(live);
     this.#log.debug("spawn", { pid: helper.pid });
