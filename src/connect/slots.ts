@@ -18,9 +18,13 @@ export class HelperSlots {
   #inUse = 0;
   #peak = 0;
 
-  constructor(max: number, queueMax: number) {
+  readonly #what: string;
+
+  /** `what` names the slots in the `busy` message. */
+  constructor(max: number, queueMax: number, what = "helpers") {
     this.#max = max;
     this.#queueMax = queueMax;
+    this.#what = what;
   }
 
   /** Slots in use now. */
@@ -50,7 +54,7 @@ export class HelperSlots {
       return Promise.reject(
         new RelayError(
           "busy",
-          `All ${this.#max} helpers are busy and ${this.#queueMax} calls are waiting`,
+          `All ${this.#max} ${this.#what} are busy and ${this.#queueMax} calls are waiting`,
         ),
       );
     }

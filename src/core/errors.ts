@@ -20,7 +20,11 @@ export type ReasonCode =
   | "not_allowed"
   | "ambiguous_name"
   | "turn_running"
-  | "rpc_error";
+  | "rpc_error"
+  /** The shared app-server connection was lost (proxy exit, daemon restart, bad frame). */
+  | "connection_lost"
+  /** No app-server daemon answers (daemon mode): it must be started first. */
+  | "daemon_unavailable";
 
 /** Every reason code, for schemas. */
 export const REASON_CODES: readonly ReasonCode[] = [
@@ -40,6 +44,8 @@ export const REASON_CODES: readonly ReasonCode[] = [
   "ambiguous_name",
   "turn_running",
   "rpc_error",
+  "connection_lost",
+  "daemon_unavailable",
 ];
 
 /** Options of a {@linkcode RelayError}. */
