@@ -92,6 +92,8 @@ export class DaemonConnection implements Connection {
   readonly #shutdown = new AbortController();
   readonly #watchers = new Map<string, Set<Watcher>>();
   #live: Live | undefined;
+  /** Connections being closed (shutdown waits for their proxies to exit). */
+  readonly #closings = new Set<Promise<void>>();
   #opening: Promise<Live> | undefined;
   #dialed = 0;
 
@@ -305,6 +307,7 @@ export class DaemonConnection implements Connection {
     if (live) {
       await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
     }
+    await Promise.all([...this.#closings]);
   }
 
   #checkAllowed(method: string): void {
@@ -386,7 +389,10 @@ export class DaemonConnection implements Connection {
       await live.rpc.drained;
       if (this.#live === live) this.#live = undefined;
     })();
-    return live.closing;
+    const closing = live.closing;
+    this.#closings.add(closing);
+    void closing.finally(() => this.#closings.delete(closing));
+    return closing;
   }
 
   #onNotification(live: Live, method: string, params: unknown): void {
