@@ -13,6 +13,9 @@ import { type Capabilities, toolNames } from "../host/capabilities.ts";
 import { silentLogger } from "../core/log.ts";
 import { curatedEnv } from "../connect/spawn/curated_env.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
+import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
+import { startAdvice } from "../connect/daemon/proxy_dial.ts";
+import { appServerFlag, type AppServerMode } from "./app_server_flag.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "./flags.ts";
 
@@ -46,7 +49,10 @@ export async function doctor(
   const sections: [string, Finding[]][] = [];
   const codex = await checkCodex(io);
   sections.push(["codex", codex.findings]);
-  sections.push(["app-server", codex.runs ? await checkAppServer(io, version) : []]);
+  sections.push([
+    "app-server",
+    codex.runs ? await checkAppServer(io, version, flags.appServer) : [],
+  ]);
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
   sections.push(["capabilities", capabilities(flags)]);
 
@@ -153,13 +159,17 @@ function resolveCodex(io: DoctorIo): string | null {
   return null;
 }
 
-async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]> {
+async function checkAppServer(
+  io: DoctorIo,
+  version: string,
+  mode: AppServerMode,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const owner = new SpawnConnection({
-    allowlist: new Set(["thread/list"]),
-    version,
-    log: silentLogger,
-  });
+  const options = { allowlist: new Set(["thread/list"]), version, log: silentLogger };
+  const daemon = mode.kind === "spawn"
+    ? undefined
+    : new DaemonConnection({ ...options, target: mode });
+  const owner = daemon ?? new SpawnConnection(options);
   const home = io.env("CODEX_HOME") ??
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");
@@ -168,10 +178,34 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
       async (s) => parseThreadList(await s.call("thread/list", { limit: 1 })),
       { label: "doctor" },
     );
-    findings.push({
-      level: "ok",
-      text: "codex app-server answered initialize (experimental API) and thread/list",
-    });
+    if (daemon) {
+      const agent = (daemon.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
+      const found = typeof agent === "string" ? agent.match(/\/(\d+\.\d+\.\d+[^\s]*)/) : null;
+      findings.push({
+        level: "ok",
+        text: `the app-server daemon (${
+          mode.kind === "unix" ? `socket ${mode.path}` : "of CODEX_HOME"
+        }) answered through codex app-server proxy: initialize (experimental API) and thread/list`,
+      });
+      findings.push(
+        found
+          ? { level: "ok", text: `daemon version: ${found[1]}` }
+          : { level: "warn", text: "the daemon did not say its version (no userAgent)" },
+      );
+      if (found && compareVersions(found[1], TESTED_CODEX) < 0) {
+        findings.push({
+          level: "warn",
+          text: `the daemon runs codex ${found[1]}, older than ${TESTED_CODEX}`,
+          fix:
+            "update Codex, then restart the daemon: codex app-server daemon stop; codex app-server daemon start",
+        });
+      }
+    } else {
+      findings.push({
+        level: "ok",
+        text: "codex app-server answered initialize (experimental API) and thread/list",
+      });
+    }
     findings.push(
       page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
         level: "info",
@@ -181,10 +215,15 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
     );
   } catch (error) {
     const e = asRelayError(error);
+    const fix = e.reason === "daemon_unavailable" && mode.kind !== "spawn"
+      ? startAdvice(mode)
+      : FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails";
     findings.push({
       level: "problem",
-      text: `codex app-server failed (${e.reason}): ${e.message}`,
-      fix: FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails",
+      text: `${
+        daemon ? "the app-server daemon" : "codex app-server"
+      } failed (${e.reason}): ${e.message}`,
+      fix,
     });
   } finally {
     await owner.shutdown();
@@ -257,6 +296,7 @@ function capabilities(flags: ServeFlags): Finding[] {
     "serve",
     ...(caps.replyRead ? ["--allow-reply-read"] : []),
     ...(caps.turnStart ? ["--allow-turn-start"] : []),
+    ...(flags.appServer.kind === "spawn" ? [] : ["--app-server", appServerFlag(flags.appServer)]),
   ];
   const findings: Finding[] = [
     { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },

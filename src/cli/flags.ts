@@ -8,6 +8,7 @@ import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
+import { type AppServerMode, parseAppServerMode } from "./app_server_flag.ts";
 
 /** Options of `serve`. */
 export interface ServeFlags {
@@ -21,6 +22,8 @@ export interface ServeFlags {
   disableCodexMcpServers: string[];
   /** Log level on stderr. */
   logLevel: LogLevel;
+  /** How Codex is reached (`--app-server`, default `spawn`). */
+  appServer: AppServerMode;
 }
 
 /** What the command line asks for. */
@@ -42,6 +45,7 @@ const OPTIONS = {
   "auto-approve-mcp-tools": { type: "boolean" },
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
+  "app-server": { type: "string" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -85,6 +89,7 @@ export function parseCommand(args: readonly string[]): Command {
     autoApproveMcpTools: values["auto-approve-mcp-tools"] ?? false,
     disableCodexMcpServers: disabled,
     logLevel: logLevel as LogLevel,
+    appServer: parseAppServerMode(values["app-server"]),
   };
   if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
     throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");

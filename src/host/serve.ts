@@ -8,6 +8,8 @@ import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/s
 import type { z } from "zod";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
+import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
+import type { Connection } from "../connect/connection.ts";
 import { allowedMethods, type Capabilities } from "./capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
 import { buildServer } from "./server.ts";
@@ -41,7 +43,11 @@ const TOOLS = [
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const owner = new SpawnConnection({ allowlist: allowedMethods(caps), version, log });
+  // Side-effect free: the daemon connection opens on the first RPC.
+  const mode = flags.appServer;
+  const owner: Connection = mode.kind === "spawn"
+    ? new SpawnConnection({ allowlist: allowedMethods(caps), version, log })
+    : new DaemonConnection({ allowlist: allowedMethods(caps), version, log, target: mode });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),
@@ -94,7 +100,12 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     done.resolve("stdin closed");
   };
   const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => done.resolve(signal), log);
-  log.info("serving", { replyRead: caps.replyRead, turnStart: caps.turnStart, version });
+  log.info("serving", {
+    replyRead: caps.replyRead,
+    turnStart: caps.turnStart,
+    version,
+    appServer: mode.kind,
+  });
 
   const why = await done.promise;
   log.info("shutting down", { why });
