@@ -185,6 +185,35 @@ Deno.test({
     }),
 });
 
+Deno.test({
+  name:
+    "e2e daemon: a daemon stopped under the relay fails the next call; once restarted, the relay reconnects",
+  ignore,
+  fn: () =>
+    withDaemonWorld({ daemon: true }, async (w, track) => {
+      const [id] = await seedThreads(w.home, 1);
+      const relay = await startRelay({
+        env: w.env,
+        flags: ["--app-server", "daemon"],
+        protocol: "2026-07-28",
+      });
+      track(relay);
+      assert.equal((await call(relay, "codex_list_threads", {})).status, "ok");
+      await stopDaemon(BIN!.path, w.home);
+      const down = await call(relay, "codex_list_threads", {});
+      assert.ok(
+        down.reason === "connection_lost" || down.reason === "daemon_unavailable",
+        JSON.stringify(down),
+      );
+      const again = await call(relay, "codex_list_threads", {});
+      assert.equal(again.reason, "daemon_unavailable", JSON.stringify(again));
+      await startDaemon(BIN!.path, w.home);
+      const up = await call(relay, "codex_list_threads", {});
+      assert.equal(up.status, "ok", JSON.stringify(up));
+      assert.deepEqual((up.threads as Rec[]).map((t) => t.id), [id]);
+    }),
+});
+
 // ---------------------------------------------------------------------------------------------
 // One interleaved measurement (CODEX_RELAY_DAEMON_BENCH=1)
 // ---------------------------------------------------------------------------------------------

@@ -54,8 +54,8 @@ export async function startDaemon(bin: string, home: CodexHome): Promise<DaemonI
 }
 
 /**
- * Stops the daemon of `home`, then ends every process left whose command
- * line names the home (the `pid-update-loop`, a daemon that did not stop):
+ * Stops the daemon of `home`, then ends every daemon process left (the
+ * `pid-update-loop`, a daemon that did not stop):
  * SIGTERM, then SIGKILL, by pid. Resolves with what had to be killed.
  */
 export async function stopDaemon(bin: string, home: CodexHome): Promise<string[]> {
@@ -79,9 +79,20 @@ export async function stopDaemon(bin: string, home: CodexHome): Promise<string[]
   return killed;
 }
 
-/** Live processes whose command line contains `needle` (the process table). */
-async function livePids(needle: string): Promise<Map<number, string>> {
-  return new Map((await processesTagged(needle)).map((p) => [p.pid, p.cmdline]));
+/**
+ * Live processes of the daemon of `codexHome`: those running the binary that
+ * `daemon start` installed under `$CODEX_HOME/packages` (the daemon and its
+ * `pid-update-loop`), never a client that merely has CODEX_HOME in its
+ * environment.
+ */
+async function livePids(codexHome: string): Promise<Map<number, string>> {
+  const bin = `${codexHome}/packages/app-server-daemon/`;
+  return new Map(
+    (await processesTagged(bin)).filter((p) => p.cmdline.startsWith(bin)).map((p) => [
+      p.pid,
+      p.cmdline,
+    ]),
+  );
 }
 
 interface Driver {
