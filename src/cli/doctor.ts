@@ -14,6 +14,9 @@ import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { curatedEnv } from "../connect/spawn/curated_env.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
+import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
+import { startAdvice } from "../connect/daemon/proxy_dial.ts";
+import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
@@ -48,7 +51,10 @@ export async function doctor(
   const sections: [string, Finding[]][] = [];
   const codex = await checkCodex(io);
   sections.push(["codex", codex.findings]);
-  sections.push(["app-server", codex.runs ? await checkAppServer(io, version) : []]);
+  sections.push([
+    "app-server",
+    codex.runs ? await checkAppServer(io, version, flags.appServer) : [],
+  ]);
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
   sections.push(["capabilities", capabilities(flags)]);
 
@@ -161,13 +167,21 @@ function resolveCodex(io: DoctorIo): string | null {
   return null;
 }
 
-async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]> {
+async function checkAppServer(
+  io: DoctorIo,
+  version: string,
+  mode: AppServerMode,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const owner = new SpawnConnection({
+  const options = {
     allowlist: new Set(["thread/list", "account/read"]),
     version,
     log: silentLogger,
-  });
+  };
+  const daemon = mode.kind === "spawn"
+    ? undefined
+    : new DaemonConnection({ ...options, target: mode });
+  const owner = daemon ?? new SpawnConnection(options);
   const home = io.env("CODEX_HOME") ??
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");
@@ -180,10 +194,37 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
         ] as const,
       { label: "doctor" },
     );
-    findings.push({
-      level: "ok",
-      text: "codex app-server answered initialize (experimental API) and thread/list",
-    });
+    if (daemon) {
+      const agent = (daemon.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
+      const found = typeof agent === "string" ? agent.match(/\/(\d+\.\d+\.\d+[^\s]*)/) : null;
+      findings.push({
+        level: "ok",
+        text: `the app-server daemon (${
+          mode.kind === "unix" ? `socket ${mode.path}` : "of CODEX_HOME"
+        }) answered through codex app-server proxy: initialize (experimental API) and thread/list`,
+      });
+      findings.push(
+        found
+          ? { level: "ok", text: `daemon version: ${found[1]}` }
+          : { level: "warn", text: "the daemon did not say its version (no userAgent)" },
+      );
+      const support = found ? supportOf(found[1]) : "supported";
+      if (found && support !== "supported") {
+        findings.push({
+          level: "warn",
+          text: `the daemon runs codex ${
+            found[1]
+          }, ${support} than the supported ${SUPPORTED_CODEX.oldest} to ${SUPPORTED_CODEX.newest}`,
+          fix:
+            "update Codex, then restart the daemon: codex app-server daemon stop; codex app-server daemon start",
+        });
+      }
+    } else {
+      findings.push({
+        level: "ok",
+        text: "codex app-server answered initialize (experimental API) and thread/list",
+      });
+    }
     findings.push(
       page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
         level: "info",
@@ -194,10 +235,15 @@ async function checkAppServer(io: DoctorIo, version: string): Promise<Finding[]>
     findings.push(loginFinding(account, io));
   } catch (error) {
     const e = asRelayError(error);
+    const fix = e.reason === "daemon_unavailable" && mode.kind !== "spawn"
+      ? startAdvice(mode)
+      : FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails";
     findings.push({
       level: "problem",
-      text: `codex app-server failed (${e.reason}): ${e.message}`,
-      fix: FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails",
+      text: `${
+        daemon ? "the app-server daemon" : "codex app-server"
+      } failed (${e.reason}): ${e.message}`,
+      fix,
     });
   } finally {
     await owner.shutdown();
@@ -288,7 +334,11 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
 
 function capabilities(flags: ServeFlags): Finding[] {
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const serve = ["serve", ...capabilityArgs(caps)];
+  const serve = [
+    "serve",
+    ...capabilityArgs(caps),
+    ...(flags.appServer.kind === "spawn" ? [] : ["--app-server", appServerFlag(flags.appServer)]),
+  ];
   const findings: Finding[] = [
     { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },
     { level: "info", text: `the client entry's arguments end with: ${serve.join(" ")}` },

@@ -9,6 +9,7 @@ import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
+import { parseAppServerMode } from "./app_server_flag.ts";
 
 /** What the command line asks for. */
 export type Command =
@@ -32,6 +33,7 @@ const OPTIONS = {
   "auto-approve-mcp-tools": { type: "boolean" },
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
+  "app-server": { type: "string" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -81,6 +83,7 @@ export function parseCommand(args: readonly string[]): Command {
     autoApproveMcpTools: values["auto-approve-mcp-tools"] ?? false,
     disableCodexMcpServers: disabled,
     logLevel: logLevel as LogLevel,
+    appServer: parseAppServerMode(values["app-server"]),
   };
   if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
     throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");

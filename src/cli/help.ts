@@ -34,6 +34,9 @@ Serve options:
   --disable-codex-mcp-server NAME  With --allow-turn-start: disable this Codex MCP server in turns
                                    the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)
   --log-level LEVEL                debug, info, warn (default), error, silent; logs go to stderr
+  --app-server MODE                spawn (default: a private codex app-server per call), daemon
+                                   (the running daemon of CODEX_HOME, via codex app-server proxy)
+                                   or unix:///absolute/path.sock (a daemon socket, e.g. over SSH)
 
 Each flag may be given once (except --disable-codex-mcp-server). Unknown or repeated flags exit 64.
 `;

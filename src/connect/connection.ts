@@ -69,8 +69,13 @@ export interface ConnectionLimits {
   helpers: number;
   /** Operations waiting for a helper. */
   queue: number;
-  /** Sequential helpers one operation may use. */
+  /** Sequential helpers one operation may use (daemon mode: connections it may open). */
   helpersPerOperation: number;
+  /**
+   * Operations in flight at once on a shared connection (daemon mode); more
+   * wait in the queue of `queue`.
+   */
+  inFlight: number;
 }
 
 /** The default bounds. */
@@ -83,6 +88,7 @@ export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
   helpers: 4,
   queue: 64,
   helpersPerOperation: 3,
+  inFlight: 16,
 });
 
 /** Per-operation options. */
@@ -110,6 +116,13 @@ export interface Session {
   readonly signal: AbortSignal;
   /** Milliseconds left of the operation budget. */
   remainingMs(): number;
+  /**
+   * Observes one thread's notifications until the returned function is called
+   * or the operation ends (a shared connection carries `thread/status/changed`
+   * of every thread, so a wait can wake at once). Absent where the backend
+   * sees no other process's threads (a private helper).
+   */
+  watch?(threadId: string, onNotification: (method: string, params: unknown) => void): () => void;
 }
 
 /** A connection held open beyond one operation (turn runtimes). */

@@ -1,17 +1,17 @@
 /**
- * JSON-RPC over one helper's stdio: requests with timeouts and cancellation,
+ * JSON-RPC over one {@linkcode FrameTransport} (a helper's stdio, or the
+ * daemon's WebSocket): requests with timeouts and cancellation,
  * notifications, and server→client requests. Any frame that breaks the
- * protocol fails the whole connection: after it nothing the helper says can
- * be trusted.
+ * protocol fails the whole connection: after it nothing the app-server says
+ * can be trusted.
  * @module
  */
 
-import { abortReason, RelayError } from "../core/errors.ts";
+import { abortReason, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { ConnectionListeners } from "./connection.ts";
 import type { RpcId } from "../codex/types.ts";
 import type { Clock } from "../core/clock.ts";
-import type { HelperProcess } from "./spawn/helper_process.ts";
-import { readLines } from "./spawn/line_reader.ts";
+import type { FrameTransport } from "./frame_transport.ts";
 import { mapRpcError } from "./rpc_errors.ts";
 
 /** Options of one request. */
@@ -22,18 +22,33 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Options of an {@linkcode RpcConnection}. */
+export interface RpcConnectionOptions {
+  /**
+   * The reason of the failures this connection detects itself (a frame that
+   * is not JSON, an answer to an id never sent); default `protocol_error`.
+   */
+  lostReason?: ReasonCode;
+  /**
+   * Whether a server request that arrives with no `onServerRequest` listener
+   * is answered `-32601` (default true: a private helper only asks about its
+   * own turns). A shared connection must leave such requests to their owners.
+   */
+  answerUnhandled?: boolean;
+}
+
 interface Pending {
   method: string;
   resolve: (value: unknown) => void;
   reject: (error: RelayError) => void;
 }
 
-const encoder = new TextEncoder();
-
-/** A JSON-RPC connection to one helper. */
+/** A JSON-RPC connection to one app-server. */
 export class RpcConnection {
-  readonly #helper: HelperProcess;
+  readonly #transport: FrameTransport;
   readonly #clock: Clock;
+  readonly #lost: ReasonCode;
+  readonly #answerUnhandled: boolean;
   readonly #pending = new Map<RpcId, Pending>();
   /** Ids given up on (timeout, cancel): their late answers are ignored. */
   readonly #abandoned = new Set<RpcId>();
@@ -45,11 +60,13 @@ export class RpcConnection {
   readonly ended: Promise<RelayError>;
   readonly #loop: Promise<void>;
 
-  constructor(helper: HelperProcess, maxFrameBytes: number, clock: Clock) {
-    this.#helper = helper;
+  constructor(transport: FrameTransport, clock: Clock, options: RpcConnectionOptions = {}) {
+    this.#transport = transport;
     this.#clock = clock;
+    this.#lost = options.lostReason ?? "protocol_error";
+    this.#answerUnhandled = options.answerUnhandled ?? true;
     this.ended = new Promise((resolve) => (this.#failed = resolve));
-    this.#loop = this.#read(maxFrameBytes);
+    this.#loop = this.#read();
   }
 
   /** Replaces the listeners. */
@@ -77,7 +94,7 @@ export class RpcConnection {
     if (this.#failure) return Promise.reject(this.#notWritten(this.#failure));
     if (options.signal?.aborted) return Promise.reject(abortReason(options.signal, false));
     const id = this.#nextId++;
-    const frame = encoder.encode(JSON.stringify({ id, method, params }) + "\n");
+    const frame = JSON.stringify({ id, method, params });
     return new Promise<unknown>((resolve, reject) => {
       const settle = (fn: () => void) => {
         if (!this.#pending.delete(id)) return;
@@ -102,12 +119,14 @@ export class RpcConnection {
         reject: (error) => settle(() => reject(error)),
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.#helper.write(frame).catch((error) =>
+      this.#transport.write(frame).catch((error) =>
         this.#fail(
-          new RelayError("protocol_error", "The app-server stopped reading its input", {
-            written: true,
-            cause: error,
-          }),
+          error instanceof RelayError
+            ? error
+            : new RelayError(this.#lost, "The app-server stopped reading its input", {
+              written: true,
+              cause: error,
+            }),
         )
       );
     });
@@ -117,20 +136,20 @@ export class RpcConnection {
   notify(method: string, params?: unknown): void {
     if (this.#failure) return;
     const body = params === undefined ? { method } : { method, params };
-    this.#helper.write(encoder.encode(JSON.stringify(body) + "\n")).catch(() => {});
+    this.#transport.write(JSON.stringify(body)).catch(() => {});
   }
 
   /** Answers a server→client request with a result. */
   respond(id: RpcId, result: unknown): void {
     if (this.#failure) return;
-    this.#helper.write(encoder.encode(JSON.stringify({ id, result }) + "\n")).catch(() => {});
+    this.#transport.write(JSON.stringify({ id, result })).catch(() => {});
   }
 
   /** Answers a server→client request with a JSON-RPC error. */
   respondError(id: RpcId, code: number, message: string): void {
     if (this.#failure) return;
-    const frame = JSON.stringify({ id, error: { code, message } }) + "\n";
-    this.#helper.write(encoder.encode(frame)).catch(() => {});
+    const frame = JSON.stringify({ id, error: { code, message } });
+    this.#transport.write(frame).catch(() => {});
   }
 
   /** Ends the connection with `error` (e.g. on reap); pending requests reject with it. */
@@ -151,21 +170,19 @@ export class RpcConnection {
     }
   }
 
-  async #read(maxFrameBytes: number): Promise<void> {
+  async #read(): Promise<void> {
     try {
-      for await (const line of readLines(this.#helper.stdout, maxFrameBytes)) {
+      for await (const line of this.#transport.frames()) {
         if (this.#failure) continue;
         this.#listeners.onActivity?.();
         this.#dispatch(line);
       }
-      const status = await this.#helper.status;
-      const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
-      this.#fail(new RelayError("protocol_error", `The app-server exited (${how})`));
+      this.#fail(await this.#transport.closed());
     } catch (error) {
       this.#fail(
         error instanceof RelayError
           ? error
-          : new RelayError("protocol_error", "Reading the app-server failed", { cause: error }),
+          : new RelayError(this.#lost, "Reading the app-server failed", { cause: error }),
       );
     }
   }
@@ -175,12 +192,12 @@ export class RpcConnection {
     try {
       message = JSON.parse(line);
     } catch {
-      this.#fail(new RelayError("protocol_error", "The app-server wrote a line that is not JSON"));
+      this.#fail(new RelayError(this.#lost, "The app-server wrote a frame that is not JSON"));
       return;
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       this.#fail(
-        new RelayError("protocol_error", "The app-server wrote a frame that is not an object"),
+        new RelayError(this.#lost, "The app-server wrote a frame that is not an object"),
       );
       return;
     }
@@ -193,7 +210,7 @@ export class RpcConnection {
           method: m.method,
           params: m.params,
         });
-        if (!this.#listeners.onServerRequest) {
+        if (!this.#listeners.onServerRequest && this.#answerUnhandled) {
           this.respondError(m.id as RpcId, -32601, `codex-relay does not handle ${m.method}`);
         }
       } else {
@@ -205,7 +222,7 @@ export class RpcConnection {
     if (!pending && hasId && this.#abandoned.delete(m.id as RpcId)) return;
     if (!pending) {
       this.#fail(
-        new RelayError("protocol_error", "The app-server answered a request it was not sent"),
+        new RelayError(this.#lost, "The app-server answered a request it was not sent"),
       );
       return;
     }
@@ -215,7 +232,7 @@ export class RpcConnection {
       pending.resolve(m.result);
     } else {
       this.#fail(
-        new RelayError("protocol_error", "The app-server wrote a response without a result"),
+        new RelayError(this.#lost, "The app-server wrote a response without a result"),
       );
     }
   }

@@ -18,9 +18,13 @@ export class HelperSlots {
   #inUse = 0;
   #peak = 0;
 
-  constructor(max: number, queueMax: number) {
+  readonly #what: string;
+
+  /** `what` names the slots in the `busy` message. */
+  constructor(max: number, queueMax: number, what = "helpers") {
     this.#max = max;
     this.#queueMax = queueMax;
+    this.#what = what;
   }
 
   /** The most slots ever in use at once. */
@@ -45,7 +49,7 @@ export class HelperSlots {
       return Promise.reject(
         new RelayError(
           "busy",
-          `All ${this.#max} helpers are busy and ${this.#queueMax} calls are waiting`,
+          `All ${this.#max} ${this.#what} are busy and ${this.#queueMax} calls are waiting`,
         ),
       );
     }

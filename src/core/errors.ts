@@ -23,6 +23,8 @@ export const REASON_CODES = [
   "ambiguous_name",
   "turn_running",
   "rpc_error",
+  "connection_lost",
+  "daemon_unavailable",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

@@ -7,6 +7,8 @@
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
+import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
+import type { Connection } from "../connect/connection.ts";
 import { allowedMethods, type Capabilities } from "../core/capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
 import { buildServer } from "./server.ts";
@@ -21,7 +23,11 @@ import type { ServeFlags } from "./serve_flags.ts";
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
-  const connection = new SpawnConnection({ allowlist: allowedMethods(caps), version, log });
+  // Side-effect free: the daemon connection opens on the first RPC.
+  const mode = flags.appServer;
+  const connection: Connection = mode.kind === "spawn"
+    ? new SpawnConnection({ allowlist: allowedMethods(caps), version, log })
+    : new DaemonConnection({ allowlist: allowedMethods(caps), version, log, target: mode });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),
@@ -67,7 +73,12 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     done.resolve("stdin closed");
   };
   const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => done.resolve(signal), log);
-  log.info("serving", { replyRead: caps.replyRead, turnStart: caps.turnStart, version });
+  log.info("serving", {
+    replyRead: caps.replyRead,
+    turnStart: caps.turnStart,
+    version,
+    appServer: mode.kind,
+  });
 
   const why = await done.promise;
   log.info("shutting down", { why });

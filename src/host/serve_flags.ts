@@ -4,6 +4,7 @@
  */
 
 import type { LogLevel } from "../core/log.ts";
+import type { AppServerMode } from "../connect/app_server_mode.ts";
 
 /** Options of `serve`. */
 export interface ServeFlags {
@@ -17,4 +18,6 @@ export interface ServeFlags {
   disableCodexMcpServers: string[];
   /** Log level on stderr. */
   logLevel: LogLevel;
+  /** How Codex is reached (`--app-server`, default `spawn`). */
+  appServer: AppServerMode;
 }

@@ -19,6 +19,7 @@ import {
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import { Budget } from "../budget.ts";
+import { LineTransport } from "./line_transport.ts";
 import {
   type Connection,
   type ConnectionLimits,
@@ -254,7 +255,10 @@ export class SpawnConnection implements Connection {
       throw notWritten(error);
     }
     this.#spawned++;
-    const connection = new RpcConnection(helper, this.#limits.frameBytes, this.#clock);
+    const connection = new RpcConnection(
+      new LineTransport(helper, this.#limits.frameBytes),
+      this.#clock,
+    );
     const live: Live = { helper, connection, release };
     this.#live.add(live);
     this.#log.debug("spawn", { pid: helper.pid });

@@ -1,0 +1,461 @@
+/**
+ * The daemon backend: one long-lived connection to the user's shared
+ * app-server (`codex app-server daemon`), opened on the first RPC and
+ * multiplexing every operation. Per operation the allowlist, the per-RPC
+ * timeout, the operation budget and the frame bound apply as in spawn mode;
+ * at most `inFlight` operations hold the connection at once, `queue` more
+ * wait, then `busy`. A lost connection fails what was in flight with
+ * `connection_lost` (`written: true`: a queue write in flight is unknown) and
+ * the next RPC reconnects.
+ *
+ * The daemon sends every subscribed connection every thread's events and
+ * server requests. Held connections are views that see only the thread they
+ * follow; a server request no view follows is never answered here.
+ * @module
+ */
+
+import { abortReason, RelayError } from "../../core/errors.ts";
+import { type Logger, silentLogger } from "../../core/log.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
+import type { RpcId } from "../../codex/types.ts";
+import { curatedEnv } from "../spawn/curated_env.ts";
+import { DEFAULT_REAP, type ReapTimings } from "../spawn/helper_process.ts";
+import { HelperSlots } from "../slots.ts";
+import { RpcConnection } from "../rpc_connection.ts";
+import {
+  type Connection,
+  type ConnectionLimits,
+  type ConnectionListeners,
+  type ConnectionStats,
+  DEFAULT_LIMITS,
+  type HeldConnection,
+  type HoldOptions,
+  lowerOnly,
+  type OperationOptions,
+  type ServerRequest,
+  type Session,
+} from "../connection.ts";
+import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
+
+/** Options of a {@linkcode DaemonConnection}. */
+export interface DaemonOptions {
+  /** Methods that may be sent (besides `initialize`). */
+  allowlist: ReadonlySet<string>;
+  /** The relay's version, sent in `initialize`. */
+  version: string;
+  /** Which daemon (default: the one of the relay's CODEX_HOME). */
+  target?: DaemonTarget;
+  /** The executable (default `codex`). */
+  command?: string;
+  /** Proxy environment (default: the curated pass-through set). */
+  env?: Record<string, string>;
+  /** Lower bounds than the defaults (never higher). */
+  limits?: Partial<ConnectionLimits>;
+  /** Time source of budgets. */
+  clock?: Clock;
+  /** Reap grace periods of the proxy. */
+  reap?: ReapTimings;
+  /** Logger (stderr). */
+  log?: Logger;
+  /** Opens the channel (tests); default: spawn `codex app-server proxy`. */
+  dial?: (timeoutMs: number) => Promise<Dialed>;
+}
+
+type Watcher = (method: string, params: unknown) => void;
+
+interface Live {
+  dialed: Dialed;
+  rpc: RpcConnection;
+  views: Set<View>;
+  info: unknown;
+  closing?: Promise<void>;
+}
+
+/** A held connection's view of the shared one. */
+interface View {
+  followed: string | undefined;
+  listeners: ConnectionListeners;
+  /** Server request ids delivered to this view and not yet answered. */
+  asked: Set<RpcId>;
+}
+
+/** The daemon backend. */
+export class DaemonConnection implements Connection {
+  readonly mode = "daemon" as const;
+  readonly #allow: ReadonlySet<string>;
+  readonly #version: string;
+  readonly #limits: ConnectionLimits;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #dial: (timeoutMs: number) => Promise<Dialed>;
+  readonly #slots: HelperSlots;
+  readonly #shutdown = new AbortController();
+  readonly #watchers = new Map<string, Set<Watcher>>();
+  #live: Live | undefined;
+  /** Connections being closed (shutdown waits for their proxies to exit). */
+  readonly #closings = new Set<Promise<void>>();
+  #opening: Promise<Live> | undefined;
+  #dialed = 0;
+
+  constructor(options: DaemonOptions) {
+    this.#allow = options.allowlist;
+    this.#version = options.version;
+    this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.log ?? silentLogger;
+    const target = options.target ?? { kind: "daemon" };
+    const command = options.command ?? "codex";
+    const env = options.env;
+    this.#dial = options.dial ?? ((timeoutMs) =>
+      dialProxy({
+        command,
+        env: env ?? curatedEnv(),
+        target,
+        frameBytes: this.#limits.frameBytes,
+        stderrBytes: this.#limits.stderrBytes,
+        reap: options.reap ?? DEFAULT_REAP,
+        timeoutMs,
+      }));
+    this.#slots = new HelperSlots(this.#limits.inFlight, this.#limits.queue, "operation slots");
+  }
+
+  /** The bounds in force. */
+  get limits(): Readonly<ConnectionLimits> {
+    return this.#limits;
+  }
+
+  /** The time source of budgets. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** Live counters: `alive` is 1 while the connection is open, `spawned` counts proxies. */
+  get stats(): ConnectionStats {
+    return {
+      alive: this.#live && !this.#live.rpc.failure ? 1 : 0,
+      peak: this.#slots.peak,
+      spawned: this.#dialed,
+      waiting: this.#slots.waiting,
+    };
+  }
+
+  /** What the daemon answered to `initialize` on the open connection (for `doctor`). */
+  get initializeResult(): unknown {
+    return this.#live?.info;
+  }
+
+  /**
+   * Runs `fn` as one operation on the shared connection. It takes one of the
+   * `inFlight` slots at its first RPC and gives it back when `fn` settles.
+   */
+  async operation<T>(
+    fn: (session: Session) => Promise<T>,
+    options: OperationOptions = {},
+  ): Promise<T> {
+    const budget = options.budgetMs === undefined
+      ? this.#limits.operationMs
+      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
+    const start = this.#clock.now();
+    const deadline = new AbortController();
+    const timer = this.#clock.after(budget, () =>
+      deadline.abort(
+        new RelayError(
+          "timeout",
+          `The operation did not finish within ${Math.round(budget / 1000)} s`,
+          { written: true },
+        ),
+      ));
+    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    const remainingMs = () => Math.max(0, budget - (this.#clock.now() - start));
+    let release: (() => void) | undefined;
+    let live: Live | undefined;
+    let used = 0;
+    const unwatch = new Set<() => void>();
+    const session: Session = {
+      signal,
+      remainingMs,
+      call: async (method, params) => {
+        this.#checkAllowed(method);
+        if (signal.aborted) throw abortReason(signal, false);
+        if (!release) {
+          try {
+            release = await this.#slots.acquire(signal);
+          } catch (error) {
+            throw notWritten(
+              error instanceof RelayError && error.reason === "timeout" ? busy() : error,
+            );
+          }
+        }
+        if (!live || live.rpc.failure) {
+          const next = await this.#connected(signal);
+          if (next !== live) {
+            if (used >= this.#limits.helpersPerOperation) {
+              throw new RelayError(
+                "connection_lost",
+                "The operation lost the app-server daemon connection too often",
+                { written: false },
+              );
+            }
+            used++;
+            live = next;
+          }
+        }
+        const timeoutMs = Math.min(this.#limits.rpcTimeoutMs, remainingMs());
+        this.#log.debug("rpc", { method, op: options.label, pid: live.dialed.pid });
+        return await live.rpc.request(method, params, { timeoutMs, signal });
+      },
+      watch: (threadId, onNotification) => {
+        const set = this.#watchers.get(threadId) ?? new Set<Watcher>();
+        this.#watchers.set(threadId, set);
+        const watcher: Watcher = (method, params) => onNotification(method, params);
+        set.add(watcher);
+        const stop = () => {
+          set.delete(watcher);
+          if (set.size === 0 && this.#watchers.get(threadId) === set) {
+            this.#watchers.delete(threadId);
+          }
+          unwatch.delete(stop);
+        };
+        unwatch.add(stop);
+        return stop;
+      },
+    };
+    try {
+      return await fn(session);
+    } finally {
+      timer.cancel();
+      for (const stop of [...unwatch]) stop();
+      release?.();
+    }
+  }
+
+  /**
+   * A view of the shared connection held beyond one operation. It takes no
+   * operation slot; closing it detaches it and never closes the connection.
+   */
+  async hold(options: HoldOptions = {}): Promise<HeldConnection> {
+    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
+    const deadline = new AbortController();
+    const timer = this.#clock.after(budget, () =>
+      deadline.abort(
+        new RelayError(
+          "timeout",
+          `The app-server daemon was not ready within ${Math.round(budget / 1000)} s`,
+          { written: false },
+        ),
+      ));
+    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    let live: Live;
+    try {
+      live = await this.#connected(signal);
+    } finally {
+      timer.cancel();
+    }
+    const view: View = { followed: undefined, listeners: {}, asked: new Set() };
+    live.views.add(view);
+    const detached = Promise.withResolvers<RelayError>();
+    let failure: RelayError | undefined;
+    const end = (error: RelayError) => {
+      if (failure) return;
+      failure = error;
+      live.views.delete(view);
+      detached.resolve(error);
+    };
+    void live.rpc.ended.then(end);
+    return {
+      follow: (threadId) => {
+        view.followed = threadId;
+      },
+      ended: detached.promise,
+      get failure() {
+        return failure;
+      },
+      listen: (listeners) => {
+        view.listeners = listeners;
+      },
+      respond: (id, result) => {
+        if (this.#mayAnswer(view, id)) live.rpc.respond(id, result);
+      },
+      respondError: (id, code, message) => {
+        if (this.#mayAnswer(view, id)) live.rpc.respondError(id, code, message);
+      },
+      call: (method, params, callOptions = {}) => {
+        this.#checkAllowed(method);
+        if (failure) {
+          return Promise.reject(
+            new RelayError(failure.reason, failure.message, { written: false, cause: failure }),
+          );
+        }
+        const timeoutMs = Math.min(
+          callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
+          this.#limits.rpcTimeoutMs,
+        );
+        return live.rpc.request(method, params, { timeoutMs, signal: callOptions.signal });
+      },
+      close: () => {
+        end(new RelayError("cancelled", "The held connection was released", { written: true }));
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** Cancels every operation, detaches every view and closes the connection. */
+  async shutdown(): Promise<void> {
+    this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
+    const opening = this.#opening;
+    const live = this.#live ?? await opening?.catch(() => undefined);
+    if (live) {
+      await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
+    }
+    await Promise.all([...this.#closings]);
+  }
+
+  #checkAllowed(method: string): void {
+    if (!this.#allow.has(method)) {
+      this.#log.warn("refused", { method });
+      throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
+        written: false,
+      });
+    }
+  }
+
+  #mayAnswer(view: View, id: RpcId): boolean {
+    if (view.asked.delete(id)) return true;
+    this.#log.warn("refused answer", { id: String(id) });
+    return false;
+  }
+
+  /** The open connection, opening it if needed (one opening at a time, shared). */
+  async #connected(signal: AbortSignal): Promise<Live> {
+    if (signal.aborted) throw abortReason(signal, false);
+    if (this.#live && !this.#live.rpc.failure) return this.#live;
+    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
+    const aborted = Promise.withResolvers<never>();
+    const onAbort = () => aborted.reject(abortReason(signal, false));
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await Promise.race([this.#opening, aborted.promise]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #open(): Promise<Live> {
+    if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);
+    this.#dialed++;
+    const dialed = await this.#dial(this.#limits.rpcTimeoutMs).catch((error) => {
+      throw notWritten(error);
+    });
+    const rpc = new RpcConnection(dialed.transport, this.#clock, {
+      lostReason: "connection_lost",
+      answerUnhandled: false,
+    });
+    const live: Live = { dialed, rpc, views: new Set(), info: undefined };
+    rpc.listen({
+      onNotification: (method, params) => this.#onNotification(live, method, params),
+      onServerRequest: (request) => this.#onServerRequest(live, request),
+      onActivity: () => {
+        for (const view of live.views) view.listeners.onActivity?.();
+      },
+    });
+    void rpc.ended.then((error) => {
+      this.#log.info("daemon connection ended", { reason: error.reason });
+      if (this.#live === live) this.#live = undefined;
+      void this.#close(live, error);
+    });
+    this.#log.debug("daemon connecting", { pid: dialed.pid });
+    try {
+      live.info = await rpc.request("initialize", {
+        clientInfo: { name: "codex_relay", title: "codex-relay", version: this.#version },
+        capabilities: { experimentalApi: true },
+      }, { timeoutMs: this.#limits.rpcTimeoutMs, signal: this.#shutdown.signal });
+      rpc.notify("initialized");
+    } catch (error) {
+      await this.#close(live, asError(error));
+      throw notWritten(error);
+    }
+    if (this.#shutdown.signal.aborted) {
+      await this.#close(live, abortReason(this.#shutdown.signal, false));
+      throw abortReason(this.#shutdown.signal, false);
+    }
+    this.#live = live;
+    return live;
+  }
+
+  #close(live: Live, why: RelayError): Promise<void> {
+    live.closing ??= (async () => {
+      live.rpc.close(why);
+      await live.dialed.close();
+      await live.rpc.drained;
+      if (this.#live === live) this.#live = undefined;
+    })();
+    const closing = live.closing;
+    this.#closings.add(closing);
+    void closing.finally(() => this.#closings.delete(closing));
+    return closing;
+  }
+
+  #onNotification(live: Live, method: string, params: unknown): void {
+    const threadId = threadOf(params);
+    for (const view of live.views) {
+      if (threadId === undefined ? true : view.followed === threadId) {
+        view.listeners.onNotification?.(method, params);
+      }
+    }
+    if (threadId === undefined) return;
+    for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
+  }
+
+  /** Delivered only to views following the request's thread; never answered otherwise. */
+  #onServerRequest(live: Live, request: ServerRequest): void {
+    const threadId = threadOf(request.params);
+    if (threadId === undefined) return;
+    for (const view of live.views) {
+      if (view.followed !== threadId || !view.listeners.onServerRequest) continue;
+      view.asked.add(request.id);
+      view.listeners.onServerRequest(request);
+    }
+  }
+}
+
+/** The thread a notification or request is about: `params.threadId` or `params.thread.id`. */
+function threadOf(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const p = params as Record<string, unknown>;
+  if (typeof p.threadId === "string") return p.threadId;
+  const thread = p.thread;
+  if (typeof thread === "object" && thread !== null) {
+    const id = (thread as Record<string, unknown>).id;
+    if (typeof id === "string") return id;
+  }
+  return undefined;
+}
+
+function busy(): RelayError {
+  return new RelayError(
+    "busy",
+    "No operation slot on the app-server daemon connection became free within the operation budget",
+  );
+}
+
+function asError(error: unknown): RelayError {
+  return error instanceof RelayError
+    ? error
+    : new RelayError("connection_lost", error instanceof Error ? error.message : String(error));
+}
+
+function notWritten(error: unknown): RelayError {
+  if (error instanceof RelayError) {
+    return error.written
+      ? new RelayError(error.reason, error.message, { written: false, cause: error })
+      : error;
+  }
+  return new RelayError("spawn_failed", error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
+}
+
+/** An AbortSignal that aborts with the reason of the first of `signals` to abort. */
+function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
+  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+}

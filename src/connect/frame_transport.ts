@@ -1,0 +1,25 @@
+/**
+ * What {@linkcode RpcConnection} runs over: a channel of whole JSON-RPC
+ * frames (one JSON text each). A helper's stdio (one frame per line) and the
+ * daemon's WebSocket (one frame per text message) are both one.
+ * @module
+ */
+
+import type { RelayError } from "../core/errors.ts";
+
+/** A channel of JSON text frames. */
+export interface FrameTransport {
+  /**
+   * Writes one frame. Rejects with a {@linkcode RelayError} (`written: true`)
+   * when the other side stopped reading.
+   */
+  write(frame: string): Promise<void>;
+  /**
+   * Every frame received, in order, read by exactly one consumer. Ends when
+   * the other side is gone; throws a {@linkcode RelayError} on a frame that
+   * breaks the framing or passes the frame bound.
+   */
+  frames(): AsyncIterable<string>;
+  /** Once {@linkcode frames} has ended: why the channel closed (the error pending requests get). */
+  closed(): Promise<RelayError>;
+}

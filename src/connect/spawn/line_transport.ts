@@ -1,0 +1,43 @@
+/**
+ * A helper's stdio as a {@linkcode FrameTransport}: one JSON frame per line.
+ * @module
+ */
+
+import { RelayError } from "../../core/errors.ts";
+import type { FrameTransport } from "../frame_transport.ts";
+import type { HelperProcess } from "./helper_process.ts";
+import { readLines } from "./line_reader.ts";
+
+const encoder = new TextEncoder();
+
+/** Frames over a spawned helper's stdin/stdout, newline-delimited, under a byte bound. */
+export class LineTransport implements FrameTransport {
+  readonly #helper: HelperProcess;
+  readonly #maxFrameBytes: number;
+
+  constructor(helper: HelperProcess, maxFrameBytes: number) {
+    this.#helper = helper;
+    this.#maxFrameBytes = maxFrameBytes;
+  }
+
+  async write(frame: string): Promise<void> {
+    try {
+      await this.#helper.write(encoder.encode(frame + "\n"));
+    } catch (error) {
+      throw new RelayError("protocol_error", "The app-server stopped reading its input", {
+        written: true,
+        cause: error,
+      });
+    }
+  }
+
+  frames(): AsyncIterable<string> {
+    return readLines(this.#helper.stdout, this.#maxFrameBytes);
+  }
+
+  async closed(): Promise<RelayError> {
+    const status = await this.#helper.status;
+    const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+    return new RelayError("protocol_error", `The app-server exited (${how})`);
+  }
+}

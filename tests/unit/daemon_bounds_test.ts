@@ -1,0 +1,168 @@
+import assert from "assert";
+import { RelayError } from "../../src/core/errors.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
+import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
+import type { FrameTransport } from "../../src/connect/frame_transport.ts";
+import type { Dialed } from "../../src/connect/daemon/proxy_dial.ts";
+
+/**
+ * An in-memory app-server: answers `initialize` at once and holds every
+ * other request until the test releases it.
+ */
+class FakeDaemon {
+  readonly held: { id: number; method: string }[] = [];
+  readonly #frames: string[] = [];
+  #wake: (() => void) | undefined;
+  #ended = false;
+  #arrived: (() => void)[] = [];
+  dials = 0;
+
+  dial = (): Promise<Dialed> => {
+    this.dials++;
+    const transport: FrameTransport = {
+      write: (frame) => {
+        const m = JSON.parse(frame);
+        if (m.method === "initialize") {
+          this.#push({ id: m.id, result: { userAgent: "fake/0.1.0" } });
+        } else if (m.id !== undefined) {
+          this.held.push({ id: m.id, method: m.method });
+          for (const fn of this.#arrived.splice(0)) fn();
+        }
+        return Promise.resolve();
+      },
+      frames: () => this.#iterate(),
+      closed: () => Promise.resolve(new RelayError("connection_lost", "fake closed")),
+    };
+    return Promise.resolve({
+      transport,
+      close: () => {
+        this.#ended = true;
+        this.#wake?.();
+        return Promise.resolve();
+      },
+    });
+  };
+
+  /** Resolves once `n` requests are held. */
+  async heldCount(n: number): Promise<void> {
+    while (this.held.length < n) await new Promise<void>((r) => this.#arrived.push(r));
+  }
+
+  /** Answers every held request. */
+  releaseAll(): void {
+    for (const { id } of this.held.splice(0)) this.#push({ id, result: { ok: true } });
+  }
+
+  #push(message: unknown): void {
+    this.#frames.push(JSON.stringify(message));
+    this.#wake?.();
+  }
+
+  async *#iterate(): AsyncGenerator<string> {
+    while (true) {
+      const next = this.#frames.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.#ended) return;
+      await new Promise<void>((r) => (this.#wake = r));
+      this.#wake = undefined;
+    }
+  }
+}
+
+function daemon(fake: FakeDaemon, inFlight: number, queue: number, clock = new ManualClock()) {
+  return new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "0.0.0-test",
+    limits: { inFlight, queue },
+    clock,
+    dial: fake.dial,
+  });
+}
+
+async function rejection(p: Promise<unknown>): Promise<RelayError> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof RelayError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+/** Lets queued microtasks run until `cond` holds (fails if it never does). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !cond(); i++) await Promise.resolve();
+  assert.ok(cond(), "condition not reached");
+}
+
+const list = (d: DaemonConnection) => d.operation((s) => s.call("thread/list", {}));
+
+Deno.test("daemon bounds: the default is 16 operations in flight and a queue of 64", () => {
+  const d = new DaemonConnection({
+    allowlist: new Set(),
+    version: "0",
+    dial: new FakeDaemon().dial,
+  });
+  assert.equal(d.limits.inFlight, 16);
+  assert.equal(d.limits.queue, 64);
+  assert.equal(d.stats.spawned, 0, "constructing dials nothing");
+});
+
+Deno.test("daemon bounds: at the in-flight bound every operation is sent; one past waits unsent", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake, 3, 2);
+  const ops = [list(d), list(d), list(d)];
+  await fake.heldCount(3);
+  assert.equal(d.stats.waiting, 0);
+  const fourth = list(d);
+  await until(() => d.stats.waiting === 1);
+  assert.equal(fake.held.length, 3, "the fourth is not sent while three are in flight");
+  fake.releaseAll();
+  await Promise.all(ops);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  assert.deepEqual(await fourth, { ok: true });
+  assert.equal(d.stats.peak, 3);
+  assert.equal(fake.dials, 1, "all on one connection");
+  await d.shutdown();
+});
+
+Deno.test("daemon bounds: at the queue bound the call waits; one past fails busy, not written", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake, 1, 2);
+  const first = list(d);
+  await fake.heldCount(1);
+  const queued = [list(d), list(d)];
+  await until(() => d.stats.waiting === 2);
+  const e = await rejection(list(d));
+  assert.equal(e.reason, "busy");
+  assert.equal(e.written, false);
+  assert.match(e.message, /operation slots/);
+  for (let i = 0; i < 3; i++) {
+    await fake.heldCount(1);
+    fake.releaseAll();
+  }
+  await Promise.all([first, ...queued]);
+  await d.shutdown();
+});
+
+Deno.test("daemon bounds: a queued operation whose budget runs out fails busy and was never sent", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, 1, 4, clock);
+  const first = list(d);
+  await fake.heldCount(1);
+  const waiting = rejection(list(d));
+  await until(() => d.stats.waiting === 1);
+  clock.advance(d.limits.operationMs);
+  const e = await waiting;
+  assert.equal(e.reason, "busy");
+  assert.equal(e.written, false);
+  assert.equal(fake.held.length, 1);
+  fake.releaseAll();
+  await first.catch(() => {}); // Its own budget ran out with the same clock.
+  await d.shutdown();
+});
