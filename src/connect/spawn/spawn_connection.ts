@@ -6,6 +6,7 @@
  * @module
  */
 
+import { anySignal, notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
@@ -301,20 +302,4 @@ export class SpawnConnection implements Connection {
 
 function busy(): RelayError {
   return new RelayError("busy", "No helper became free within the operation budget");
-}
-
-function notWritten(error: unknown): RelayError {
-  if (error instanceof RelayError) {
-    return error.written
-      ? new RelayError(error.reason, error.message, { written: false, cause: error })
-      : error;
-  }
-  return new RelayError("spawn_failed", error instanceof Error ? error.message : String(error), {
-    cause: error,
-  });
-}
-
-/** An AbortSignal that aborts with the reason of the first of `signals` to abort. */
-function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
-  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
 }
