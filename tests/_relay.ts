@@ -12,6 +12,7 @@ import {
 } from "./_mcp_client.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { FixtureHome } from "./_fixture.ts";
+import { RELAY_V8_FLAGS } from "../src/install/launch.ts";
 
 /** The repository root. */
 export const ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -23,6 +24,7 @@ export function relayArgs(flags: string[] = []): string[] {
     "-P",
     "--quiet",
     "--no-prompt",
+    RELAY_V8_FLAGS,
     "--config",
     `${ROOT}/deno.json`,
     `${ROOT}/mod.ts`,

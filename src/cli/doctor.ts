@@ -13,6 +13,7 @@ import { type Capabilities, toolNames } from "../host/capabilities.ts";
 import { silentLogger } from "../log.ts";
 import { curatedEnv } from "../owner/curated_env.ts";
 import { Owner } from "../owner/owner.ts";
+import { GROUP_KILL } from "../owner/process_group.ts";
 import { RELAY_PERMISSIONS } from "../permissions.ts";
 import type { ServeFlags } from "./flags.ts";
 
@@ -208,7 +209,13 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
   } else if (io.granted({ name: "run", command: "codex" })) {
-    findings.push({ level: "ok", text: "run: codex only" });
+    const kill = io.granted({ name: "run", command: GROUP_KILL });
+    findings.push({
+      level: "ok",
+      text: kill
+        ? `run: codex only (and ${GROUP_KILL}, to end a helper's process group)`
+        : "run: codex only",
+    });
   } else if (codexMissing) {
     findings.push({ level: "ok", text: "run: nothing (codex was not found on PATH at start-up)" });
   }

@@ -98,13 +98,36 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
 
   const why = await done.promise;
   log.info("shutting down", { why });
-  stopSignals();
+  // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
   shutdown.abort();
-  await turns?.shutdown();
-  await owner.shutdown();
-  await handle.close().catch(() => {});
+  const cleanup = (async () => {
+    await turns?.shutdown();
+    await owner.shutdown();
+  })();
+  if (!(await settlesWithin(cleanup, SHUTDOWN_GRACE_MS))) {
+    const killed = await owner.kill();
+    log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+  }
+  await settlesWithin(handle.close(), 100);
+  stopSignals();
   log.info("stopped", { spawned: owner.stats.spawned });
   return 0;
+}
+
+/**
+ * How long a shutdown waits for turns to be interrupted and helpers to be
+ * reaped before it kills what is left: the whole shutdown takes at most 2 s.
+ */
+export const SHUTDOWN_GRACE_MS = 1_600;
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (id = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);
+  } finally {
+    clearTimeout(id);
+  }
 }
 
 function onSignals(signals: Deno.Signal[], fn: (signal: string) => void, log: Logger): () => void {

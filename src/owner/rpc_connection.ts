@@ -69,6 +69,7 @@ export class RpcConnection {
     this.#clock = clock;
     this.ended = new Promise((resolve) => (this.#failed = resolve));
     this.#loop = this.#read(maxFrameBytes);
+    helper.readingStdout(this.#loop);
   }
 
   /** Replaces the listeners. */
@@ -172,7 +173,8 @@ export class RpcConnection {
 
   async #read(maxFrameBytes: number): Promise<void> {
     try {
-      for await (const line of readLines(this.#helper.stdout, maxFrameBytes)) {
+      const lines = readLines(this.#helper.stdout, maxFrameBytes, this.#helper.pipesCut);
+      for await (const line of lines) {
         if (this.#failure) continue;
         this.#listeners.onActivity?.();
         this.#dispatch(line);

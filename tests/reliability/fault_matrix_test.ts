@@ -267,6 +267,10 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
               "SIGTERM was sent, ignored, then SIGKILL",
             );
           }
+          if (c.provoke.startup.orphan) {
+            const left = (await main.f.log()).filter((e) => e.event === "orphan");
+            assert.ok(left.length >= main.tools.length, "every helper left an orphan, now gone");
+          }
           await main.f.write(s.scenario);
           for (const tool of main.tools) {
             await callAndCheck(main, s, tool, SUCCESS[tool], `${c.id}, then ${tool}`);
@@ -574,6 +578,10 @@ async function turnCase(rig: TurnRig, c: FaultCase): Promise<void> {
   if (provoke.kind === "startup" && provoke.startup.stubborn) {
     const ignored = (await rig.f.log()).filter((e) => e.event === "sigterm-ignored");
     assert.ok(ignored.length > 0, `${label}: SIGTERM was sent, ignored, then SIGKILL`);
+  }
+  if (provoke.kind === "startup" && provoke.startup.orphan) {
+    const left = (await rig.f.log()).filter((e) => e.event === "orphan");
+    assert.ok(left.length > 0, `${label}: the helper left an orphan, now gone`);
   }
   assert.deepEqual(rig.f.alive(), [], `${label}: no process is left`);
   await rig.f.write(rig.base);
