@@ -4,7 +4,7 @@
  * @module
  */
 
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import { type Logger, stderrLogger } from "../log.ts";
 import { Owner } from "../owner/owner.ts";
@@ -26,6 +26,7 @@ import { TurnRegistry } from "../turn/turn_registry.ts";
 import { DEFAULT_TURN_LIMITS } from "../turn/turn_runtime.ts";
 import { readReply } from "../reply/read_reply.ts";
 import type { ServeFlags } from "../cli/flags.ts";
+import { LineStdioTransport } from "./stdio_transport.ts";
 
 /** Every tool the relay has; each registers only at its level. */
 const TOOLS = [
@@ -66,7 +67,8 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const shutdown = new AbortController();
   const done = Promise.withResolvers<string>();
 
-  const wire = new StdioServerTransport();
+  // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
+  const wire = new LineStdioTransport({ log });
   const handle = serveStdio(
     () =>
       buildServer({
