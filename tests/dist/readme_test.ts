@@ -19,7 +19,7 @@ Deno.test("the README's JSR one-liner is the one generated from deno.json", () =
   );
   assert.match(
     expected,
-    /^deno run --v8-flags=--max-old-space-size=\d+ --allow-run=codex,\/bin\/kill --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
+    /^deno run --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+ --allow-run=codex,\/bin\/kill --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
   );
   const stale = lines.filter((l) => l.includes("jsr:@codex-relay/cli serve") && l !== expected);
   assert.deepEqual(stale, [], "no other (stale) form of the one-liner");
@@ -33,7 +33,7 @@ Deno.test("the README's bundle command is the one generated from deno.json", () 
 Deno.test("the README still opens with the two newcomer commands", () => {
   assert.ok(
     readme.startsWith(
-      "# codex-relay\n\n```sh\ndeno task start   # start the MCP server on stdio (= deno run -P --v8-flags=--max-old-space-size=64 mod.ts serve)\ndeno task test    # run the tests\n```\n",
+      "# codex-relay\n\n```sh\ndeno task start   # start the MCP server on stdio (= deno run -P --v8-flags=--max-old-space-size=64,--max-semi-space-size=2 mod.ts serve)\ndeno task test    # run the tests\n```\n",
     ),
   );
 });
