@@ -17,14 +17,17 @@
  * - projector: `matchUserItem` + `projectReplies` on a 1 MiB items page vs
  *   `JSON.parse` of that frame;
  * - 100 concurrent `codex_queue_message` calls: wall time, peak helpers,
- *   peak RSS, receipts accounted for against the fixture's store.
+ *   peak RSS, receipts accounted for against the fixture's store;
+ * - sustained load: the relay's RSS after 2,000 mixed calls (4 at a time)
+ *   vs after a warm-up of 200, started as users start it (with the V8 flag
+ *   of `src/install/launch.ts`), and the same without the flag for contrast.
  *
  * Targets: the fixture app-server (`fixtures/bin/codex`), and real Codex when
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
  * within the bench permission set.
  *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
- * `--no-codex` (fixture only).
+ * `--no-codex` (fixture only), `--only sustained` (just the sustained-load figure).
  * @module
  */
 
@@ -33,6 +36,7 @@ import denoJson from "../deno.json" with { type: "json" };
 import { CommandClientTransport } from "../testing/mcp_client.ts";
 import { relayArgs, ROOT } from "../testing/relay.ts";
 import { agentItem, FIXTURE_BIN, thread, turn, userItem } from "../testing/fixture_home.ts";
+import { RELAY_V8_FLAGS } from "../src/install/launch.ts";
 import {
   AppServer,
   type CodexHome,
@@ -55,6 +59,8 @@ const TOOLS = ["codex_list_threads", "codex_queue_message", "codex_read_reply", 
 interface Options {
   samples: number;
   codex: boolean;
+  /** Run only this section. */
+  only?: "sustained";
 }
 
 function parseOptions(args: string[]): Options {
@@ -62,7 +68,13 @@ function parseOptions(args: string[]): Options {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
-    else throw new Error(`Unknown option '${args[i]}' (give --samples N or --no-codex)`);
+    else if (args[i] === "--only" && args[i + 1] === "sustained") {
+      options.only = args[++i] as "sustained";
+    } else {
+      throw new Error(
+        `Unknown option '${args[i]}' (give --samples N, --no-codex or --only sustained)`,
+      );
+    }
   }
   if (!Number.isInteger(options.samples) || options.samples < 7) {
     throw new Error("--samples must be an integer of at least 7");
@@ -187,10 +199,14 @@ async function denoDir(): Promise<string> {
   return denoDirCache;
 }
 
-async function startRelay(env: Record<string, string>, flags: string[]): Promise<Relay> {
+async function startRelay(
+  env: Record<string, string>,
+  flags: string[],
+  args: string[] = relayArgs(flags),
+): Promise<Relay> {
   const transport = new CommandClientTransport({
     command: "deno",
-    args: relayArgs(flags),
+    args,
     env: { ...env, DENO_DIR: await denoDir() },
     clearEnv: true,
     cwd: ROOT,
@@ -735,6 +751,82 @@ async function benchConcurrentQueue(t: Target): Promise<void> {
   }
 }
 
+// ------------------------------------------------------------------ sustained load
+
+const SUSTAINED_WARMUP = 200;
+const SUSTAINED_CALLS = 2_000;
+const SUSTAINED_GOAL = 1.2;
+
+/** RSS of one relay over a warm-up and then {@linkcode SUSTAINED_CALLS} mixed calls, 4 at a time. */
+async function sustainedRun(
+  t: Target,
+  capped: boolean,
+): Promise<{ warmKiB: number; afterKiB: number; peakKiB: number; calls: number; ms: number }> {
+  const args = relayArgs(["--allow-reply-read"]).filter((a) => capped || a !== RELAY_V8_FLAGS);
+  const relay = await startRelay({ ...t.env, PATH: `${t.binDir}:${PATH}` }, [], args);
+  const pid = relay.transport.pid!;
+  let n = 0;
+  let peakKiB = 0;
+  const batch = async (count: number) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const tool = TOOLS[(n + next++) % TOOLS.length];
+        const out = await callTool(relay.client, tool, toolArgs(tool, t));
+        if (out.status !== SUCCESS[tool]) throw new Error(`${tool}: ${JSON.stringify(out)}`);
+        if (next % 100 === 0) peakKiB = Math.max(peakKiB, await rssKiB(pid));
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    n += count;
+  };
+  try {
+    await batch(SUSTAINED_WARMUP);
+    const warmKiB = await rssKiB(pid);
+    const t0 = performance.now();
+    await batch(SUSTAINED_CALLS);
+    const ms = performance.now() - t0;
+    const afterKiB = await rssKiB(pid);
+    return { warmKiB, afterKiB, peakKiB: Math.max(peakKiB, afterKiB), calls: n, ms };
+  } finally {
+    await relay.close();
+  }
+}
+
+async function benchSustained(t: Target): Promise<void> {
+  const capped = await sustainedRun(t, true);
+  const uncapped = await sustainedRun(t, false);
+  const mib = (kib: number) => kib / 1024;
+  const ratio = capped.afterKiB / capped.warmKiB;
+  figures.push({
+    id: "sustained_rss",
+    target: t.name,
+    what:
+      `relay RSS after ${SUSTAINED_CALLS} mixed calls vs after a warm-up of ${SUSTAINED_WARMUP} (${RELAY_V8_FLAGS})`,
+    a: {
+      label: "after",
+      unit: "MiB",
+      samples: [mib(capped.afterKiB)],
+      median: mib(capped.afterKiB),
+    },
+    b: {
+      label: "warm-up",
+      unit: "MiB",
+      samples: [mib(capped.warmKiB)],
+      median: mib(capped.warmKiB),
+    },
+    ratio,
+    goal: `≤ ${SUSTAINED_GOAL}`,
+    met: ratio <= SUSTAINED_GOAL,
+    note: `capped: peak ${mib(capped.peakKiB).toFixed(0)} MiB, ${capped.calls} calls in all, ` +
+      `${Math.round(capped.ms / 1000)} s for the ${SUSTAINED_CALLS}; without the flag: ` +
+      `${mib(uncapped.warmKiB).toFixed(0)} → ${mib(uncapped.afterKiB).toFixed(0)} MiB (ratio ${
+        (uncapped.afterKiB / uncapped.warmKiB).toFixed(2)
+      }, peak ${mib(uncapped.peakKiB).toFixed(0)} MiB)`,
+  });
+  console.error(`bench: ${t.name} sustained load: ratio ${ratio.toFixed(2)}`);
+}
+
 // ------------------------------------------------------------------ report
 
 interface Machine {
@@ -794,10 +886,13 @@ async function main(): Promise<void> {
         codexNote = `skipped: ${found.skip}`;
       }
     }
-    for (const t of targets) await benchTarget(t, options);
-    await benchStart(options);
-    await benchProjector(options);
-    await benchConcurrentQueue(targets[0]);
+    if (options.only !== "sustained") {
+      for (const t of targets) await benchTarget(t, options);
+      await benchStart(options);
+      await benchProjector(options);
+      await benchConcurrentQueue(targets[0]);
+    }
+    await benchSustained(targets[0]);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }

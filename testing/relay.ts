@@ -14,6 +14,7 @@ import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { FixtureHome } from "./fixture_home.ts";
 
 import { ROOT } from "./paths.ts";
+import { RELAY_V8_FLAGS } from "../src/install/launch.ts";
 
 /** The repository root. */
 export { ROOT };
@@ -25,6 +26,7 @@ export function relayArgs(flags: string[] = []): string[] {
     "-P",
     "--quiet",
     "--no-prompt",
+    RELAY_V8_FLAGS,
     "--config",
     `${ROOT}/deno.json`,
     `${ROOT}/mod.ts`,

@@ -20,6 +20,7 @@ import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
+import { GROUP_KILL } from "../connect/spawn/process_group.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
@@ -293,7 +294,13 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
   } else if (io.granted({ name: "run", command: "codex" })) {
-    findings.push({ level: "ok", text: "run: codex only" });
+    const kill = io.granted({ name: "run", command: GROUP_KILL });
+    findings.push({
+      level: "ok",
+      text: kill
+        ? `run: codex only (and ${GROUP_KILL}, to end a helper's process group)`
+        : "run: codex only",
+    });
   } else if (codexMissing) {
     findings.push({ level: "ok", text: "run: nothing (codex was not found on PATH at start-up)" });
   }

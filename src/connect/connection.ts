@@ -40,6 +40,12 @@ export interface Connection {
   hold(options?: HoldOptions): Promise<HeldConnection>;
   /** Cancels every operation and releases everything the backend holds. */
   shutdown(): Promise<void>;
+  /**
+   * Ends everything at once, whatever it is doing (the last step of a
+   * shutdown out of time): kills every process it started, as a group.
+   * Resolves with how many it killed.
+   */
+  kill(): Promise<number>;
 }
 
 /** Options of {@linkcode Connection.hold}. */

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
 import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
@@ -18,6 +18,7 @@ import type { RoundState } from "./input_rounds.ts";
 import { systemClock } from "../core/clock.ts";
 import { turnMachinery } from "../turn/turn_machinery.ts";
 import type { ServeFlags } from "./serve_flags.ts";
+import { LineStdioTransport } from "./stdio_transport.ts";
 
 /** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
 export async function serve(flags: ServeFlags, version: string): Promise<number> {
@@ -44,7 +45,8 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const shutdown = new AbortController();
   const done = Promise.withResolvers<string>();
 
-  const wire = new StdioServerTransport();
+  // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
+  const wire = new LineStdioTransport({ log });
   const handle = serveStdio(
     () =>
       buildServer({
@@ -82,13 +84,36 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
 
   const why = await done.promise;
   log.info("shutting down", { why });
-  stopSignals();
+  // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
   shutdown.abort();
-  await turns.shutdown();
-  await connection.shutdown();
-  await handle.close().catch(() => {});
+  const cleanup = (async () => {
+    await turns.shutdown();
+    await connection.shutdown();
+  })();
+  if (!(await settlesWithin(cleanup, SHUTDOWN_GRACE_MS))) {
+    const killed = await connection.kill();
+    log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+  }
+  await settlesWithin(handle.close(), 100);
+  stopSignals();
   log.info("stopped", { spawned: connection.stats.spawned });
   return 0;
+}
+
+/**
+ * How long a shutdown waits for turns to be interrupted and helpers to be
+ * reaped before it kills what is left: the whole shutdown takes at most 2 s.
+ */
+export const SHUTDOWN_GRACE_MS = 1_600;
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (id = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);
+  } finally {
+    clearTimeout(id);
+  }
 }
 
 function onSignals(signals: Deno.Signal[], fn: (signal: string) => void, log: Logger): () => void {

@@ -58,7 +58,8 @@ type Start =
  * - no cursor, or a search cursor: the search page `thread/items/list
  *   {threadId, sortDirection: "desc", limit: 100, cursor?}`;
  * - a reply cursor: `thread/items/read {threadId, turnId, itemIds: [userItemId]}`,
- *   verified (item id, turn, `clientId`) before anything else;
+ *   verified (item id, turn, `clientId`) before anything else, then the search
+ *   page: another message with the same `clientMessageId` makes it `ambiguous`;
  * - when matched: `thread/turns/list {threadId, limit: 50, sortDirection: "desc",
  *   itemsView: "notLoaded"}` (status read before the items, so a terminal
  *   status means every item of the turn was stored), then the turn's pages
@@ -111,6 +112,9 @@ async function read(
   let from: string | null = null;
   if (start.kind === "reply") {
     await verifyUserItem(session, input, start.cursor);
+    if (await laterDuplicate(session, input, start.cursor)) {
+      return buildReadResult({ ...scope, match: { kind: "ambiguous", count: 2 } });
+    }
     match = { kind: "observed", turnId: start.cursor.turnId, itemId: start.cursor.userItemId };
     from = input.refresh ? null : start.cursor.lastItemId;
   } else {
@@ -184,6 +188,30 @@ async function verifyUserItem(
       "The cursor's user message is no longer this thread's message with this id",
     );
   }
+}
+
+/**
+ * Whether the thread now holds another user message with the cursor's
+ * `clientMessageId`: the search page a fresh read would look at (the newest
+ * 100 items) has several matches, or one that is not the cursor's item (the
+ * cursor's is then older than the page). A fresh read would say `ambiguous`
+ * (or match the other message), so the continuation must not return text.
+ */
+async function laterDuplicate(
+  session: Session,
+  input: ReadReplyInput,
+  cursor: ReplyCursorData,
+): Promise<boolean> {
+  const page = parseItemsPage(
+    await session.call("thread/items/list", {
+      threadId: input.threadId,
+      sortDirection: "desc",
+      limit: SEARCH_PAGE_LIMIT,
+    }),
+  );
+  const found = matchUserItem(page.data, input.clientMessageId);
+  return found.kind === "ambiguous" ||
+    (found.kind === "observed" && found.itemId !== cursor.userItemId);
 }
 
 /**

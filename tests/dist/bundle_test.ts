@@ -8,7 +8,7 @@
 
 import assert from "assert";
 import { buildBundle } from "../../scripts/bundle.ts";
-import { bundleServeCommand, relayFlags } from "../../src/install/launch.ts";
+import { bundleServeCommand, RELAY_V8_FLAGS, relayFlags } from "../../src/install/launch.ts";
 import {
   normalizePermissionSet,
   permissionSetOfFlags,
@@ -39,12 +39,18 @@ Deno.test("the derived serve flags grant exactly permissions.default of deno.jso
   assert.deepEqual(permissionSetOfFlags(flags), normalizePermissionSet(RELAY_PERMISSIONS));
   assert.deepEqual(RELAY_PERMISSIONS, denoJson.permissions.default);
   assert.deepEqual(flags, [
-    "--allow-run=codex",
+    "--allow-run=codex,/bin/kill",
     `--allow-env=${denoJson.permissions.default.env.join(",")}`,
   ]);
   const cmd = bundleServeCommand("/x/codex-relay.js");
-  assert.deepEqual(cmd.slice(0, 4), ["deno", "run", "--no-remote", "--cached-only"]);
-  assert.deepEqual(cmd.slice(4, -2), flags, "the bundle runs with exactly the derived flags");
+  assert.deepEqual(cmd.slice(0, 5), [
+    "deno",
+    "run",
+    "--no-remote",
+    "--cached-only",
+    RELAY_V8_FLAGS,
+  ]);
+  assert.deepEqual(cmd.slice(5, -2), flags, "the bundle runs with exactly the derived flags");
   assert.ok(!cmd.some((a) => a === "-A" || a.startsWith("--allow-all")));
 });
 

@@ -19,7 +19,7 @@ Deno.test("the README's JSR one-liner is the one generated from deno.json", () =
   );
   assert.match(
     expected,
-    /^deno run --allow-run=codex --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
+    /^deno run --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+ --allow-run=codex,\/bin\/kill --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
   );
   const stale = lines.filter((l) => l.includes("jsr:@codex-relay/cli serve") && l !== expected);
   assert.deepEqual(stale, [], "no other (stale) form of the one-liner");
@@ -42,7 +42,7 @@ Deno.test("the README opens with one copy-paste per client, then the two newcome
   assert.deepEqual(clients, ["codex", "cursor", "vscode", "claude-desktop"]);
   assert.ok(
     second.startsWith(
-      "deno task start   # start the MCP server on stdio (= deno run -P mod.ts serve)\ndeno task test    # run the tests\n```\n",
+      "deno task start   # start the MCP server on stdio (= deno run -P --v8-flags=--max-old-space-size=64,--max-semi-space-size=2 mod.ts serve)\ndeno task test    # run the tests\n```\n",
     ),
   );
 });

@@ -9,7 +9,7 @@ import assert from "assert";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseJsonc } from "jsonc-parser";
 import { type InstallIo, realFs, runInstall } from "../../src/install/run.ts";
-import type { Source } from "../../src/install/launch.ts";
+import { RELAY_V8_FLAGS, type Source } from "../../src/install/launch.ts";
 import { type ClientId, MARKER } from "../../src/install/clients.ts";
 
 const SOURCE: Source = { kind: "checkout", root: "/opt/codex-relay" };
@@ -88,6 +88,7 @@ const ARGS = [
   "run",
   "-P",
   "--quiet",
+  RELAY_V8_FLAGS,
   "--config",
   "/opt/codex-relay/deno.json",
   "/opt/codex-relay/mod.ts",

@@ -368,15 +368,17 @@ Deno.test("codex_read_reply: a reply cursor re-reads the user item, then continu
     const reqs = (await requestsOf(f, pid)).slice(1);
     assert.deepEqual(reqs.map((r) => r.method), [
       "thread/items/read",
+      "thread/items/list",
       "thread/turns/list",
       "thread/items/list",
-    ], "the continuation reads the user item first, and searches nothing");
+    ], "the continuation reads the user item first, then the search page for duplicates");
     assert.deepEqual(reqs[0].params, {
       threadId: t.id,
       turnId: matched.id,
       itemIds: [user.id],
     });
-    assert.deepEqual(reqs[2].params, {
+    assert.deepEqual(reqs[1].params, { threadId: t.id, sortDirection: "desc", limit: 100 });
+    assert.deepEqual(reqs[3].params, {
       threadId: t.id,
       turnId: matched.id,
       sortDirection: "asc",
@@ -512,10 +514,41 @@ Deno.test("codex_read_reply: refresh rescans the matched turn and picks up an it
     const reqs = (await requestsOf(f, pid)).slice(1);
     assert.deepEqual(reqs.map((r) => r.method), [
       "thread/items/read",
+      "thread/items/list",
       "thread/turns/list",
       "thread/items/list",
     ], "refresh still verifies the cursor first");
-    assert.equal("cursor" in (reqs[2].params as object), false, "from the turn's start");
+    assert.equal("cursor" in (reqs[3].params as object), false, "from the turn's start");
+  });
+});
+
+Deno.test("codex_read_reply: a reply cursor gives no text once a second message with the same clientMessageId is in the thread (also with refresh)", async () => {
+  const { scenario, t } = pagedScenario();
+  await withRelay(scenario, READ, async (client, f) => {
+    const first = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.equal(first.status, "observed");
+    assert.equal(typeof first.nextCursor, "string");
+
+    const again = turn([]);
+    const { items: _, ...summary } = again;
+    await f.updateTurn(t.id, summary);
+    await f.addItem(t.id, again.id, userItem("c1", "USER-SECRET again"));
+    await f.addItem(t.id, again.id, agentItem("msg_again", "SECOND-ANSWER"));
+
+    const fresh = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
+    assert.equal(fresh.status, "ambiguous");
+    for (const refresh of [false, true]) {
+      const { out, text } = await readReply_(client, {
+        threadId: t.id,
+        clientMessageId: "c1",
+        cursor: first.nextCursor,
+        refresh,
+      });
+      assert.equal(out.status, "ambiguous", `refresh ${refresh}: as a fresh read`);
+      assert.deepEqual(out.replies, [], `refresh ${refresh}: no text`);
+      assert.equal(out.nextCursor, null, `refresh ${refresh}: nothing to continue`);
+      assert.ok(!text.includes("LAST") && !text.includes("SECOND-ANSWER"), text);
+    }
   });
 });
 

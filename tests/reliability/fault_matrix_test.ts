@@ -69,6 +69,7 @@ import {
   startRelayProcess,
 } from "./_reliability.ts";
 import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
+import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import { runTool } from "../../src/host/tools/run_tool.ts";
 import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";
 import { ROOT } from "../../testing/relay.ts";
@@ -268,6 +269,10 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
               "SIGTERM was sent, ignored, then SIGKILL",
             );
           }
+          if (c.provoke.startup.orphan) {
+            const left = (await main.f.log()).filter((e) => e.event === "orphan");
+            assert.ok(left.length >= main.tools.length, "every helper left an orphan, now gone");
+          }
           await main.f.write(s.scenario);
           for (const tool of main.tools) {
             await callAndCheck(main, s, tool, SUCCESS[tool], `${c.id}, then ${tool}`);
@@ -354,15 +359,16 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
         clock,
         reap: { eofGraceMs: 300, termGraceMs: 300 },
       });
-      // What the read and queue levels use of a call's context (the rest is turn-start's).
+      // What the read and queue levels use of a call's context (the turn machinery stays idle).
       const ctx = {
-        owner,
+        connection: owner,
         caps,
         clock,
+        ...turnMachinery({ connection: owner, clock, log: silentLogger, readsReplies: true }),
         signal: new AbortController().signal,
         progress: () => Promise.resolve(),
         log: silentLogger,
-        mcp: {} as ServerContext,
+        mcp: { mcpReq: { requestState: () => undefined } } as unknown as ServerContext,
         clientModes: () => ({ form: false, url: false }),
         mintRound: () => Promise.reject(new Error("no input rounds here")),
       } as unknown as CallContext;
@@ -576,6 +582,10 @@ async function turnCase(rig: TurnRig, c: FaultCase): Promise<void> {
     const ignored = (await rig.f.log()).filter((e) => e.event === "sigterm-ignored");
     assert.ok(ignored.length > 0, `${label}: SIGTERM was sent, ignored, then SIGKILL`);
   }
+  if (provoke.kind === "startup" && provoke.startup.orphan) {
+    const left = (await rig.f.log()).filter((e) => e.event === "orphan");
+    assert.ok(left.length > 0, `${label}: the helper left an orphan, now gone`);
+  }
   assert.deepEqual(rig.f.alive(), [], `${label}: no process is left`);
   await rig.f.write(rig.base);
   assertRun(rig, await callTool(client, "codex_run", args()), RUN_OK, `${label}, then codex_run`);
@@ -692,10 +702,11 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
     });
     // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
     const ctx = {
-      owner,
+      connection: owner,
       caps,
       clock,
       turns,
+      starts,
       router,
       signal: new AbortController().signal,
       progress: () => Promise.resolve(),

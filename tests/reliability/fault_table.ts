@@ -313,6 +313,15 @@ export const FAULT_CASES: readonly FaultCase[] = [
     turnStart: TURN_OK,
   },
   {
+    id: "orphaning_grandchild",
+    fault: "orphaning grandchild (keeps stdout/stderr open)",
+    provoke: { kind: "startup", startup: { stubborn: true, orphan: true } },
+    seen: ok(),
+    note: "the process group is SIGKILLed",
+    turnNote: "the process group is SIGKILLed",
+    turnStart: TURN_OK,
+  },
+  {
     id: "rpc_32600",
     fault: "answers error -32600 (invalid request)",
     provoke: {

@@ -16,6 +16,7 @@ import fc from "fast-check";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
+import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import {
   type CallResult,
   callTool,
@@ -955,6 +956,16 @@ class RawRelay {
     await this.#writer.write(new TextEncoder().encode(line + "\n"));
   }
 
+  /** Writes raw bytes (no newline added). */
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    await this.#writer.write(bytes);
+  }
+
+  /** Resolves with the next message answered under `id` (sent by the caller). */
+  answer(id: unknown): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => this.#waiters.push({ id, resolve }));
+  }
+
   /** Sends a request and resolves with its response. */
   request(id: string, method: string, params: unknown): Promise<Record<string, unknown>> {
     const answered = new Promise<Record<string, unknown>>((resolve) =>
@@ -1068,5 +1079,115 @@ Deno.test("hostile input: malformed MCP frames on stdin do not kill the relay", 
     assert.equal(status.code, 0, `the relay exits 0 on stdin EOF:\n${raw.stderr.slice(-2000)}`);
     assert.deepEqual(left, []);
     assert.ok(!raw.stderr.includes(FRAME_MARK), "text in malformed frames never reaches the log");
+  }
+});
+
+/** A request line of exactly `bytes` bytes (newline excluded), padded with JSON whitespace. */
+function paddedRequest(id: string, idAtEnd: boolean, bytes: number): Uint8Array {
+  const params = { name: "codex_list_threads", arguments: { limit: 5 } };
+  const [before, after] = idAtEnd
+    ? [
+      `{"method":"tools/call","params":${JSON.stringify(params)}`,
+      `,"jsonrpc":"2.0","id":"${id}"}`,
+    ]
+    : [
+      `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":${JSON.stringify(params)}`,
+      "}",
+    ];
+  const pad = bytes - before.length - after.length;
+  assert.ok(pad > 0);
+  const line = new Uint8Array(bytes + 1).fill(0x20);
+  const enc = new TextEncoder();
+  line.set(enc.encode(before), 0);
+  line.set(enc.encode(after), before.length + pad);
+  line[bytes] = 0x0a;
+  return line;
+}
+
+async function initialized(raw: RawRelay): Promise<void> {
+  const init = await raw.request("init", "initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "0" },
+  });
+  assert.ok(init.result, JSON.stringify(init).slice(0, 300));
+  await raw.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+}
+
+function structured(m: Record<string, unknown>): Record<string, unknown> | undefined {
+  return (m.result as { structuredContent?: Record<string, unknown> } | undefined)
+    ?.structuredContent;
+}
+
+Deno.test(`hostile input: an MCP message of ${MAX_MESSAGE_BYTES} bytes is served, one byte more is refused alone, and the relay serves on`, async () => {
+  const f = await FixtureHome.create(seeded().scenario);
+  const raw = new RawRelay(f.env);
+  try {
+    await initialized(raw);
+    for (const idAtEnd of [false, true]) {
+      const at = `at-bound-${idAtEnd}`;
+      const served = raw.answer(at);
+      await raw.writeBytes(paddedRequest(at, idAtEnd, MAX_MESSAGE_BYTES));
+      assert.equal(structured(await served)?.status, "ok", `${at}: answered as usual`);
+
+      const over = `over-bound-${idAtEnd}`;
+      const refused = raw.answer(over);
+      await raw.writeBytes(paddedRequest(over, idAtEnd, MAX_MESSAGE_BYTES + 1));
+      const error = (await refused).error as { code: number; message: string; data?: unknown };
+      assert.equal(error.code, -32600, `${over}: invalid request`);
+      assert.match(
+        error.message,
+        new RegExp(`${MAX_MESSAGE_BYTES + 1} bytes.*${MAX_MESSAGE_BYTES}`),
+      );
+      assert.deepEqual(error.data, { limitBytes: MAX_MESSAGE_BYTES });
+    }
+    // 10 MiB without an id to be seen (the SDK's own transport closed the connection on it).
+    await raw.writeBytes(new Uint8Array(10 * 1024 * 1024).fill(0x78));
+    await raw.write("");
+    const after = await raw.request("after-oversized", "tools/call", {
+      name: "codex_list_threads",
+      arguments: { limit: 5 },
+    });
+    assert.equal(structured(after)?.status, "ok", "the same process serves on");
+  } finally {
+    const status = await raw.close();
+    const left = f.alive();
+    await f.dispose();
+    assert.equal(status.code, 0, `the relay exits 0 on stdin EOF:\n${raw.stderr.slice(-2000)}`);
+    assert.deepEqual(left, []);
+  }
+  const refusals = raw.stderr.split("\n").filter((l) => l.includes("mcp message refused"));
+  assert.equal(refusals.length, 3, raw.stderr.slice(-2000));
+  for (const l of refusals) assert.match(l, /why="too large"/);
+  assert.match(refusals[2], new RegExp(`bytes=${10 * 1024 * 1024} .*answered=false`));
+  assert.ok(!raw.stderr.includes("ReadBuffer"), "the connection was never given up");
+});
+
+Deno.test("hostile input: a line that is not JSON, a batch and a request with id null get the JSON-RPC errors the spec gives", async () => {
+  const f = await FixtureHome.create(seeded().scenario);
+  const raw = new RawRelay(f.env);
+  try {
+    await initialized(raw);
+    const before = raw.lines.length;
+    await raw.write("this is not JSON");
+    await raw.write(JSON.stringify([{ jsonrpc: "2.0", id: "b1", method: "ping" }]));
+    await raw.write(JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" }));
+    await raw.write(JSON.stringify({ jsonrpc: "2.0", id: 7, method: 42 }));
+    await raw.request("fence", "ping", {});
+    const got = raw.lines.slice(before).map((l) => JSON.parse(l));
+    const errors = got.filter((m) => m.error).map((m) => [m.id, m.error.code]);
+    assert.deepEqual(errors, [[null, -32700], [null, -32600], [null, -32600], [7, -32600]]);
+    const texts = got.filter((m) => m.error).map((m) => m.error.message as string);
+    assert.match(texts[0], /^Parse error/);
+    assert.match(texts[1], /batch/);
+    assert.match(texts[2], /null/);
+    assert.deepEqual(got.at(-1), { jsonrpc: "2.0", id: "fence", result: {} });
+  } finally {
+    const status = await raw.close();
+    await f.dispose();
+    assert.equal(status.code, 0);
+  }
+  for (const why of ["not JSON", "batch", "id null", "invalid request"]) {
+    assert.ok(raw.stderr.includes(`mcp message refused why="${why}"`), why);
   }
 });

@@ -33,13 +33,15 @@ class FakeDaemon {
       frames: () => this.#iterate(),
       closed: () => Promise.resolve(new RelayError("connection_lost", "fake closed")),
     };
+    const close = () => {
+      this.#ended = true;
+      this.#wake?.();
+      return Promise.resolve();
+    };
     return Promise.resolve({
       transport,
-      close: () => {
-        this.#ended = true;
-        this.#wake?.();
-        return Promise.resolve();
-      },
+      close,
+      kill: close,
     });
   };
 

@@ -6,6 +6,7 @@ import {
   commandLine,
   detectSource,
   installEnvFlags,
+  RELAY_V8_FLAGS,
   relayFlags,
   serveLauncher,
   shellQuote,
@@ -21,6 +22,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
       "run",
       "-P",
       "--quiet",
+      RELAY_V8_FLAGS,
       "--config",
       "/opt/relay/deno.json",
       "/opt/relay/mod.ts",
@@ -31,6 +33,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
   assert.deepEqual(serveLauncher({ kind: "jsr", version: "1.2.3" }, "/bin/deno", flags).args, [
     "run",
     "--quiet",
+    RELAY_V8_FLAGS,
     ...relayFlags(),
     "jsr:@codex-relay/cli@1.2.3",
     "serve",
@@ -46,6 +49,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
       "--quiet",
       "--no-remote",
       "--cached-only",
+      RELAY_V8_FLAGS,
       ...relayFlags(),
       "/d/relay.js",
       "serve",
@@ -214,6 +218,27 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
       () => parseInstallArgs(args),
       (e: unknown) => e instanceof UsageError && e.code === 64 && message.test(e.message),
       args.join(" "),
+    );
+  }
+});
+
+Deno.test("every way of starting the relay caps V8's old space the same way", async () => {
+  assert.match(RELAY_V8_FLAGS, /^--v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+$/);
+  assert.ok(denoJson.tasks.start.split(" ").includes(RELAY_V8_FLAGS), denoJson.tasks.start);
+  const { compileArgs } = await import("../../scripts/compile.ts");
+  assert.ok(compileArgs("x86_64-unknown-linux-gnu").includes(RELAY_V8_FLAGS), "deno compile");
+  for (
+    const source of [
+      { kind: "checkout", root: "/opt/relay" },
+      { kind: "jsr", version: "1.2.3" },
+      { kind: "bundle", path: "/d/relay.js" },
+    ] as const
+  ) {
+    const args = serveLauncher(source, "/bin/deno", flags).args;
+    assert.equal(args.filter((a) => a === RELAY_V8_FLAGS).length, 1, source.kind);
+    assert.ok(
+      args.indexOf(RELAY_V8_FLAGS) < args.indexOf("serve") - 1,
+      "a deno flag, not a script arg",
     );
   }
 });

@@ -1,7 +1,7 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
-import { decodeCursor } from "../../src/reply/mod.ts";
+import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { MAX_TURN_PAGES, readReply } from "../../src/ops/read_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
@@ -126,4 +126,65 @@ Deno.test("readReply() refuses a cursor of neither kind before any RPC", async (
   const out = await readReply(session, { ...SCOPE, cursor: "e30" });
   assert.equal(out.reason, "invalid_cursor");
   assert.deepEqual(calls, []);
+});
+
+Deno.test("readReply() a reply cursor gives no text once a second message with the same clientMessageId is in the thread, as a fresh read does", async () => {
+  const TURN2 = "01a22a5c-6700-7f43-a294-c1ac8dd820af";
+  const duplicate = { type: "userMessage", id: "u2", clientId: "c1", content: [] };
+  let searchPage = [entry(user)];
+  const { session } = scripted({
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(user), entry(final("m1", "first"))], nextCursor: null }
+        : { data: searchPage, nextCursor: null },
+    "thread/items/read": () => ({ data: [entry(user)], nextCursor: null }),
+    "thread/turns/list": () => ({
+      data: [{ id: TURN, status: "inProgress", completedAt: null }],
+      nextCursor: null,
+    }),
+  });
+  const first = await readReply(session, SCOPE);
+  assert.equal(first.status, "observed");
+  assert.deepEqual(first.replies.map((r) => "text" in r ? r.text : undefined), ["first"]);
+  const cursor = first.nextCursor!;
+  assert.equal(typeof cursor, "string", "the turn runs on: a reply cursor");
+
+  // A later turn takes a second message with the same clientMessageId.
+  searchPage = [{ turnId: TURN2, item: duplicate }, entry(user)];
+  const fresh = await readReply(session, SCOPE);
+  assert.equal(fresh.status, "ambiguous");
+  for (const refresh of [false, true]) {
+    const out = await readReply(session, { ...SCOPE, cursor, refresh });
+    assert.equal(out.status, "ambiguous", `refresh: ${refresh}`);
+    assert.deepEqual(out.replies, [], `refresh: ${refresh}: no text`);
+    assert.equal(out.nextCursor, null, `refresh: ${refresh}: nothing to continue`);
+  }
+
+  // The original is older than the search page: the page's one match is the other message.
+  searchPage = [{ turnId: TURN2, item: duplicate }];
+  const out = await readReply(session, { ...SCOPE, cursor, refresh: true });
+  assert.equal(out.status, "ambiguous");
+  assert.deepEqual(out.replies, []);
+});
+
+Deno.test("readReply() a reply cursor still continues when its message is the only one with that id", async () => {
+  const { session } = scripted({
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(user), entry(final("m1", "first"))], nextCursor: null }
+        : { data: [entry(user)], nextCursor: null },
+    "thread/items/read": () => ({ data: [entry(user)], nextCursor: null }),
+    "thread/turns/list": () => completed,
+  });
+  const cursor = encodeCursor({
+    v: 1,
+    kind: "reply",
+    ...SCOPE,
+    userItemId: "u1",
+    turnId: TURN,
+    lastItemId: null,
+  });
+  const out = await readReply(session, { ...SCOPE, cursor });
+  assert.equal(out.status, "observed");
+  assert.deepEqual(out.replies.map((r) => "text" in r ? r.text : undefined), ["first"]);
 });

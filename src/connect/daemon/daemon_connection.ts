@@ -301,6 +301,15 @@ export class DaemonConnection implements Connection {
   }
 
   /** Cancels every operation, detaches every view and closes the connection. */
+  /** Kills the proxy at once (its process group); resolves with the processes killed. */
+  async kill(): Promise<number> {
+    this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
+    const live = this.#live;
+    if (!live) return 0;
+    await live.dialed.kill();
+    return 1;
+  }
+
   async shutdown(): Promise<void> {
     this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
     const opening = this.#opening;

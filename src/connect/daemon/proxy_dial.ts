@@ -21,6 +21,8 @@ export interface Dialed {
   pid?: number;
   /** Ends the channel and reaps what carries it. Idempotent. */
   close(): Promise<void>;
+  /** Kills what carries the channel at once (its whole process group). */
+  kill(): Promise<void>;
 }
 
 /** What {@linkcode dialProxy} needs. */
@@ -110,7 +112,7 @@ export async function dialProxy(spec: ProxySpec): Promise<Dialed> {
   } finally {
     clearTimeout(timer);
   }
-  return { transport, pid: helper.pid, close };
+  return { transport, pid: helper.pid, close, kill: () => helper.kill() };
 }
 
 /** The first line of the proxy's stderr that says what failed (`Error: ...`), shortened. */

@@ -1,10 +1,12 @@
 /**
- * One spawned `codex app-server` process: spawn with a curated environment,
- * write frames, keep the tail of stderr, and reap.
+ * One spawned `codex app-server` process: spawn with a curated environment in
+ * its own process group, write frames, keep the tail of stderr, and reap the
+ * group within a bound, whatever the helper and its descendants do.
  * @module
  */
 
 import { RelayError } from "../../core/errors.ts";
+import { signalGroup } from "./process_group.ts";
 
 /** What to spawn. */
 export interface HelperSpec {
@@ -22,10 +24,21 @@ export interface ReapTimings {
   eofGraceMs: number;
   /** How long to wait for an exit after SIGTERM before SIGKILL. */
   termGraceMs: number;
+  /**
+   * How long to wait, once the helper has exited, for its stdout and stderr
+   * to close before the relay stops reading them (a descendant may hold
+   * them). Default {@linkcode PIPE_GRACE_MS}.
+   */
+  pipeGraceMs?: number;
 }
 
 /** Default grace periods: the app-server exits within ~10 ms of stdin EOF. */
 export const DEFAULT_REAP: ReapTimings = { eofGraceMs: 500, termGraceMs: 1000 };
+
+/** Default {@linkcode ReapTimings.pipeGraceMs}. */
+export const PIPE_GRACE_MS = 150;
+/** How long to wait for the exit after SIGKILL (it is immediate unless the kernel is stuck). */
+const KILL_WAIT_MS = 250;
 
 /** A spawned helper. */
 export class HelperProcess {
@@ -36,6 +49,8 @@ export class HelperProcess {
   #stderr: Uint8Array[] = [];
   #stderrSize = 0;
   #stderrDone: Promise<void>;
+  #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  readonly #cut = new AbortController();
   #reaping: Promise<void> | undefined;
   #exited = false;
   /** Resolves with the exit status once the process has exited. */
@@ -71,6 +86,8 @@ export class HelperProcess {
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
+        // Its own process group (setsid): the whole group is signalled when reaping.
+        detached: true,
       }).spawn();
     } catch (error) {
       // Both say which PATH the relay saw and what to do: a client that starts servers with a
@@ -116,6 +133,15 @@ export class HelperProcess {
     return this.#child.stdout;
   }
 
+  /**
+   * Aborted when the relay stops reading the helper's pipes (the helper has
+   * exited and something else still holds them): the reader of
+   * {@linkcode stdout} must cancel its read.
+   */
+  get pipesCut(): AbortSignal {
+    return this.#cut.signal;
+  }
+
   /** Writes bytes to the child's stdin. */
   async write(bytes: Uint8Array): Promise<void> {
     await this.#writer.write(bytes);
@@ -133,8 +159,12 @@ export class HelperProcess {
   }
 
   async #drainStderr(): Promise<void> {
+    const reader = this.#child.stderr.getReader();
+    this.#stderrReader = reader;
     try {
-      for await (const chunk of this.#child.stderr) {
+      while (true) {
+        const { value: chunk, done } = await reader.read();
+        if (done) return;
         this.#stderr.push(chunk);
         this.#stderrSize += chunk.length;
         while (this.#stderrSize > this.#stderrCap && this.#stderr.length > 0) {
@@ -151,12 +181,18 @@ export class HelperProcess {
       }
     } catch {
       // The pipe broke because the process is gone; nothing to keep.
+    } finally {
+      reader.releaseLock();
     }
   }
 
   /**
-   * Ends the process: close stdin, wait a short grace, SIGTERM, wait, SIGKILL.
-   * Resolves once the process has exited and its pipes are drained. Idempotent.
+   * Ends the process group: close stdin, wait a short grace, SIGTERM the
+   * group, wait, SIGKILL the group. Once the helper has exited, a group that
+   * did not end on its own (a signal was needed, or its pipes stay open) is
+   * SIGKILLed whole, and pipes still open after {@linkcode PIPE_GRACE_MS} are
+   * no longer read. Resolves within about eofGrace + termGrace + 1 s,
+   * whatever the helper and its descendants do. Idempotent.
    */
   reap(): Promise<void> {
     this.#reaping ??= this.#reap();
@@ -164,24 +200,67 @@ export class HelperProcess {
   }
 
   async #reap(): Promise<void> {
-    await this.#writer.close().catch(() => {});
+    // Not awaited: a write pending on a full pipe would hold close() forever.
+    const stdinClosed = this.#writer.close().catch(() => {});
+    let signalled = false;
     if (!(await this.#exitWithin(this.#reapTimings.eofGraceMs))) {
-      this.#signal("SIGTERM");
+      signalled = true;
+      await this.#signal("SIGTERM");
       if (!(await this.#exitWithin(this.#reapTimings.termGraceMs))) {
-        this.#signal("SIGKILL");
+        await this.#signal("SIGKILL");
+        await this.#exitWithin(KILL_WAIT_MS);
       }
     }
-    await this.status;
-    await this.#stdoutClosed();
-    await this.#stderrDone;
+    const pipes = Promise.all([this.#stderrDone, this.#stdoutDone()]);
+    const pipeGrace = this.#reapTimings.pipeGraceMs ?? PIPE_GRACE_MS;
+    if (signalled || !(await settlesWithin(pipes, pipeGrace))) {
+      // Descendants may outlive it, holding its pipes: end the whole group.
+      await signalGroup(this.pid, "SIGKILL");
+      await settlesWithin(pipes, pipeGrace);
+    }
+    this.#cutPipes();
+    await settlesWithin(stdinClosed, 0);
+    await this.#writer.abort().catch(() => {});
+    await settlesWithin(pipes, KILL_WAIT_MS);
   }
 
-  async #stdoutClosed(): Promise<void> {
+  /**
+   * SIGKILLs the process group now, without any grace, and stops reading its
+   * pipes (a shutdown that ran out of time). Never rejects.
+   */
+  async kill(): Promise<void> {
+    this.#killLeader("SIGKILL");
+    await signalGroup(this.pid, "SIGKILL");
+    this.#cutPipes();
+    await this.#writer.abort().catch(() => {});
+  }
+
+  #cutPipes(): void {
+    this.#cut.abort();
+    this.#stderrReader?.cancel().catch(() => {});
     // Release stdout if no connection is reading it, so no resource is left open.
-    if (!this.#child.stdout.locked) await this.#child.stdout.cancel().catch(() => {});
+    if (!this.#child.stdout.locked) this.#child.stdout.cancel().catch(() => {});
   }
 
-  #signal(signal: Deno.Signal): void {
+  #stdoutDone(): Promise<unknown> {
+    // A connection reading stdout cancels its read on pipesCut; with none, cancelling is ours.
+    return this.#child.stdout.locked ? this.#stdoutEnd : Promise.resolve();
+  }
+
+  #stdoutEnd: Promise<void> = Promise.resolve();
+
+  /** Called by the reader of stdout with the promise that settles when it stops reading. */
+  readingStdout(done: Promise<unknown>): void {
+    this.#stdoutEnd = done.then(() => {}, () => {});
+  }
+
+  async #signal(signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+    // The group, and the helper itself in case the group cannot be signalled.
+    this.#killLeader(signal);
+    await signalGroup(this.pid, signal);
+  }
+
+  #killLeader(signal: Deno.Signal): void {
     try {
       this.#child.kill(signal);
     } catch {
@@ -200,5 +279,18 @@ export class HelperProcess {
     } finally {
       clearTimeout(id);
     }
+  }
+}
+
+/** Whether `promise` settles within `ms` (it is never rejected through this). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    id = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);
+  } finally {
+    clearTimeout(id);
   }
 }

@@ -11,16 +11,22 @@ const NEWLINE = 0x0a;
  * Yields each line of `stream` (without its `\n`, and without a trailing `\r`)
  * as UTF-8 text. A line longer than `maxBytes` fails with `output_limit` as soon
  * as the bound is passed, before the rest of it is buffered. A final line
- * without a newline is dropped: the writer died mid-frame.
+ * without a newline is dropped: the writer died mid-frame. When `stop` aborts,
+ * the read in progress is cancelled and the lines end there (a pipe another
+ * process keeps open never holds the reader).
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
+  stop?: AbortSignal,
 ): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let parts: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  if (stop?.aborted) cancel();
+  stop?.addEventListener("abort", cancel, { once: true });
   try {
     while (true) {
       const { value, done } = await reader.read();
@@ -57,6 +63,7 @@ export async function* readLines(
       }
     }
   } finally {
+    stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
 }

@@ -32,7 +32,18 @@ export class LineTransport implements FrameTransport {
   }
 
   frames(): AsyncIterable<string> {
-    return readLines(this.#helper.stdout, this.#maxFrameBytes);
+    // The read is cancelled when the helper's pipes are cut (reaping never waits on a pipe
+    // another process keeps open); the helper learns when the reading has stopped.
+    const lines = readLines(this.#helper.stdout, this.#maxFrameBytes, this.#helper.pipesCut);
+    const stopped = Promise.withResolvers<void>();
+    this.#helper.readingStdout(stopped.promise);
+    return (async function* () {
+      try {
+        yield* lines;
+      } finally {
+        stopped.resolve();
+      }
+    })();
   }
 
   async closed(): Promise<RelayError> {

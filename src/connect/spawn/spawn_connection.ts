@@ -218,10 +218,22 @@ export class SpawnConnection implements Connection {
     };
   }
 
-  /** Cancels every operation and reaps every helper. */
+  /** Cancels every operation and reaps every helper (each within its reap bound). */
   async shutdown(): Promise<void> {
     this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
     await Promise.all([...this.#live].map((live) => this.#close(live)));
+  }
+
+  /**
+   * SIGKILLs every live helper's process group at once, with no grace, and
+   * stops reading their pipes: the last step of a shutdown out of time.
+   * Returns how many helpers were still alive.
+   */
+  async kill(): Promise<number> {
+    this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
+    const live = [...this.#live];
+    await Promise.all(live.map((l) => l.helper.kill()));
+    return live.length;
   }
 
   #checkAllowed(method: string): void {

@@ -1,0 +1,51 @@
+/**
+ * Signals a helper's whole process group (the helper is spawned detached, so
+ * its pid is its group id), so that descendants that outlive it (a launcher's
+ * native child, a backgrounded process keeping its pipes open) end with it.
+ *
+ * Deno's `Deno.kill` needs the unrestricted run permission, which the relay
+ * never has (`--allow-run=codex` refuses it, also for its own children), and
+ * `ChildProcess.kill` reaches the child alone. So the group is signalled by
+ * `/bin/kill`, which the relay's permission set allows for exactly this;
+ * without that permission (or on Windows) only the child itself is signalled.
+ * @module
+ */
+
+/** The program that signals a process group; granted in deno.json `permissions.default`. */
+export const GROUP_KILL = "/bin/kill";
+
+/** How long one `/bin/kill` may take before it is given up on. */
+const KILL_TIMEOUT_MS = 500;
+
+let canRun: boolean | undefined;
+
+/** Whether this process may signal process groups (run permission for {@linkcode GROUP_KILL}). */
+export function canSignalGroups(): boolean {
+  if (Deno.build.os === "windows") return false;
+  canRun ??= Deno.permissions.querySync({ name: "run", command: GROUP_KILL }).state === "granted";
+  return canRun;
+}
+
+/**
+ * Sends `signal` to the process group `pgid`. Resolves `true` once the
+ * signal was delivered to the group, `false` when the group could not be
+ * signalled (no permission, no such group, `/bin/kill` missing); never
+ * rejects, never takes longer than {@linkcode KILL_TIMEOUT_MS}.
+ */
+export async function signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean> {
+  if (!canSignalGroups() || !Number.isInteger(pgid) || pgid <= 1) return false;
+  try {
+    const out = await new Deno.Command(GROUP_KILL, {
+      args: ["-s", signal.slice(3), "--", `-${pgid}`],
+      clearEnv: true,
+      env: {},
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+      signal: AbortSignal.timeout(KILL_TIMEOUT_MS),
+    }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * The MCP stdio transport of `serve`: newline-delimited JSON-RPC on stdin and
+ * stdout, with the relay's own bound on one message. A message longer than
+ * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered and
+ * refused on its own (a JSON-RPC error when its id can be seen, a log line in
+ * any case); a line that is not JSON, a batch and a request with `id: null`
+ * get the error the JSON-RPC 2.0 spec gives. The server keeps serving; only
+ * stdin EOF closes it. (The SDK's own transport closes the whole connection
+ * on a line of 10 MiB, and drops malformed lines unanswered.)
+ * @module
+ */
+
+import {
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+  type JSONRPCMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import type { Logger } from "../core/log.ts";
+
+/**
+ * The longest MCP message accepted from the client, in bytes (one line, its
+ * newline excluded). The largest legitimate one is a tool call with 16 KiB of
+ * text, or an `inputResponses` retry carrying a sealed request state: a few
+ * tens of KiB.
+ */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Bytes kept of each end of an oversized line, to find its id. */
+const SNIFF_BYTES = 1024;
+
+/** JSON-RPC 2.0 error codes. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+type Id = string | number;
+
+const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
+
+/** Options of a {@linkcode LineStdioTransport}. */
+export interface StdioOptions {
+  /** Where messages come from (default `Deno.stdin.readable`). */
+  input?: ReadableStream<Uint8Array>;
+  /** Where messages go (default `Deno.stdout.writable`). */
+  output?: WritableStream<Uint8Array>;
+  /** The bound on one message (default {@linkcode MAX_MESSAGE_BYTES}; lower only). */
+  maxMessageBytes?: number;
+  /** Where refusals are logged. */
+  log: Logger;
+}
+
+/** A {@linkcode Transport} over stdio that refuses bad or oversized messages one by one. */
+export class LineStdioTransport implements Transport {
+  /** Called once stdin has ended or {@linkcode close} was called. */
+  onclose?: () => void;
+  /** Called for out-of-band problems (a failed write). */
+  onerror?: (error: Error) => void;
+  /** Called for every well-formed JSON-RPC message. */
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #input: ReadableStream<Uint8Array>;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #max: number;
+  readonly #log: Logger;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #closed = false;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(options: StdioOptions) {
+    this.#input = options.input ?? Deno.stdin.readable;
+    this.#writer = (options.output ?? Deno.stdout.writable).getWriter();
+    this.#max = Math.min(options.maxMessageBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+    this.#log = options.log;
+  }
+
+  /** Starts reading stdin. */
+  start(): Promise<void> {
+    if (this.#reader) return Promise.reject(new Error("LineStdioTransport already started"));
+    this.#reader = this.#input.getReader();
+    void this.#read(this.#reader).finally(() => this.close());
+    return Promise.resolve();
+  }
+
+  /** Writes one message as one line on stdout. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("LineStdioTransport is closed"));
+    return this.#write(JSON.stringify(message));
+  }
+
+  /** Stops reading stdin and fires `onclose` (once). */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#reader?.cancel().catch(() => {});
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  #write(line: string): Promise<void> {
+    const bytes = encoder.encode(line + "\n");
+    const done = this.#writing.then(() => this.#writer.write(bytes));
+    this.#writing = done.catch((error) => {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    });
+    return done;
+  }
+
+  async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    /** The line being skipped (over the bound): its first and last bytes, and its length. */
+    let skipping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
+    try {
+      while (!this.#closed) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        let start = 0;
+        while (start < value.length) {
+          const nl = value.indexOf(NEWLINE, start);
+          const end = nl === -1 ? value.length : nl;
+          const piece = value.subarray(start, end);
+          if (!skipping && size + piece.length > this.#max) {
+            const seen = concat(parts, size);
+            skipping = {
+              head: seen.subarray(0, SNIFF_BYTES).slice(),
+              tail: lastBytes(seen, SNIFF_BYTES).slice(),
+              bytes: size,
+            };
+            parts = [];
+            size = 0;
+          }
+          if (skipping) {
+            skipping.bytes += piece.length;
+            if (skipping.head.length < SNIFF_BYTES) {
+              skipping.head = join(
+                skipping.head,
+                piece.subarray(0, SNIFF_BYTES - skipping.head.length),
+              );
+            }
+            skipping.tail = lastBytes(
+              join(skipping.tail, lastBytes(piece, SNIFF_BYTES)),
+              SNIFF_BYTES,
+            );
+          } else if (nl === -1) {
+            parts.push(piece.slice());
+            size += piece.length;
+          }
+          if (nl === -1) break;
+          start = nl + 1;
+          if (skipping) {
+            this.#oversized(skipping.head, skipping.tail, skipping.bytes);
+            skipping = undefined;
+          } else {
+            const line = parts.length === 0
+              ? piece
+              : concat([...parts, piece], size + piece.length);
+            parts = [];
+            size = 0;
+            this.#line(line);
+          }
+        }
+      }
+    } catch (error) {
+      if (!this.#closed) {
+        this.#log.warn("stdin failed", { error: error instanceof Error ? error.message : "" });
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  /** One complete line (at most the bound): a message, or the error the spec gives. */
+  #line(bytes: Uint8Array): void {
+    let text = new TextDecoder().decode(bytes);
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.#log.warn("mcp message refused", { why: "not JSON", bytes: bytes.length });
+      this.#error(null, PARSE_ERROR, "Parse error: the message is not JSON");
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.#log.warn("mcp message refused", { why: "batch", bytes: bytes.length });
+      this.#error(null, INVALID_REQUEST, "Invalid request: codex-relay does not support batches");
+      return;
+    }
+    if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value)) {
+      this.onmessage?.(value as JSONRPCMessage);
+      return;
+    }
+    const m = typeof value === "object" && value !== null ? value as Record<string, unknown> : {};
+    const isResponse = "result" in m || "error" in m;
+    if (isResponse && !("method" in m)) {
+      // A malformed response: nothing to answer (answering a response is not allowed).
+      this.#log.warn("mcp message refused", { why: "malformed response", bytes: bytes.length });
+      return;
+    }
+    const id = usableId(m.id);
+    const why = "id" in m && m.id === null ? "id null" : "invalid request";
+    this.#log.warn("mcp message refused", { why, bytes: bytes.length });
+    this.#error(
+      id,
+      INVALID_REQUEST,
+      why === "id null"
+        ? "Invalid request: the id must be a string or a number, not null"
+        : "Invalid request: not a JSON-RPC 2.0 request or notification",
+    );
+  }
+
+  /** A line over the bound, skipped: answered by its id when one end of it shows it. */
+  #oversized(head: Uint8Array, tail: Uint8Array, bytes: number): void {
+    const id = sniffId(new TextDecoder().decode(head), new TextDecoder().decode(tail));
+    this.#log.warn("mcp message refused", {
+      why: "too large",
+      bytes,
+      limitBytes: this.#max,
+      answered: id !== null,
+    });
+    if (id === null) return;
+    this.#error(
+      id,
+      INVALID_REQUEST,
+      `Invalid request: the message is ${bytes} bytes, over codex-relay's limit of ${this.#max} bytes`,
+      { limitBytes: this.#max },
+    );
+  }
+
+  #error(id: Id | null, code: number, message: string, data?: unknown): void {
+    if (this.#closed) return;
+    const error = data === undefined ? { code, message } : { code, message, data };
+    void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error })).catch(() => {});
+  }
+}
+
+function usableId(id: unknown): Id | null {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * The top-level id of a JSON-RPC request too large to parse, from its first
+ * or last bytes: `{"jsonrpc":"2.0","id":…` at the start, or `"id":…}` right
+ * before the final brace (where the SDK client writes it). Only a request
+ * (`"method"` present in what was seen) gets one; otherwise null.
+ */
+export function sniffId(head: string, tail: string): Id | null {
+  if (!/"method"\s*:/.test(head + tail)) return null;
+  const value = String.raw`(-?\d{1,15}|"(?:[^"\\]|\\.){0,256}")`;
+  const atStart = head.match(
+    new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${value}\s*[,}]`),
+  );
+  const atEnd = tail.match(new RegExp(String.raw`[,{]\s*"id"\s*:\s*${value}\s*\}\s*\r?$`));
+  const raw = atStart?.[1] ?? atEnd?.[1];
+  if (raw === undefined) return null;
+  try {
+    return usableId(JSON.parse(raw));
+  } catch {
+    return null;
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return concat([a, b], a.length + b.length);
+}
+
+function lastBytes(bytes: Uint8Array, n: number): Uint8Array {
+  return bytes.length <= n ? bytes : bytes.subarray(bytes.length - n);
+}
