@@ -1,0 +1,33 @@
+// deno-lint-ignore-file no-console
+/**
+ * `deno task bench`: The bench's command-line options (`--samples N`, `--no-codex`, `--only sustained`).
+ * @module
+ */
+
+export interface Options {
+  samples: number;
+  codex: boolean;
+  /** Run only this section. */
+  only?: "sustained";
+}
+
+export function parseOptions(args: string[]): Options {
+  const options: Options = { samples: 9, codex: true };
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--samples") options.samples = Number(args[++i]);
+    else if (args[i] === "--no-codex") options.codex = false;
+    else if (args[i] === "--only" && args[i + 1] === "sustained") {
+      options.only = args[++i] as "sustained";
+    } else {
+      throw new Error(
+        `Unknown option '${args[i]}' (give --samples N, --no-codex or --only sustained)`,
+      );
+    }
+  }
+  if (!Number.isInteger(options.samples) || options.samples < 7) {
+    throw new Error("--samples must be an integer of at least 7");
+  }
+  return options;
+}
+
+// ------------------------------------------------------------------ stats

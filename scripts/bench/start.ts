@@ -1,0 +1,126 @@
+// deno-lint-ignore-file no-console
+/**
+ * `deno task bench`: Relay start to the `initialize` answer vs a bare Deno script, and the idle RSS.
+ * @module
+ */
+
+import { relayArgs, ROOT } from "../../testing/relay.ts";
+import type { Options } from "./_options.ts";
+import { rssKiB, TMP } from "./_relay.ts";
+import { figures, GOAL_RSS_MIB, median, pairFigure, round } from "./_stats.ts";
+import { HOME, PATH } from "./targets.ts";
+
+export async function firstAnswer(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  settleMs: number,
+): Promise<{ ms: number; rssKiB: number }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(cmd, {
+    args,
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const answer = async (id: number) => {
+    for (;;) {
+      const nl = buffer.indexOf("\n");
+      if (nl !== -1) {
+        const m = JSON.parse(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        if (m.id === id) return;
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${cmd} exited before answering`);
+      buffer += value;
+    }
+  };
+  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "bench", version: "0" },
+    },
+  });
+  await answer(1);
+  const ms = performance.now() - t0;
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+  await answer(2);
+  await new Promise((r) => setTimeout(r, settleMs));
+  const rss = await rssKiB(child.pid);
+  await writer.close();
+  await reader.cancel();
+  await child.status;
+  return { ms, rssKiB: rss };
+}
+
+export const BARE_SERVER = `
+const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+let buffer = "";
+const out = (id) => Deno.stdout.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id, result: {} }) + "\\n"));
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  buffer += value;
+  let nl;
+  while ((nl = buffer.indexOf("\\n")) !== -1) {
+    const m = JSON.parse(buffer.slice(0, nl));
+    buffer = buffer.slice(nl + 1);
+    if (m.id !== undefined) await out(m.id);
+  }
+}
+`;
+
+export async function benchStart(options: Options): Promise<void> {
+  const bare = `${TMP}/bare_server.js`;
+  await Deno.writeTextFile(bare, BARE_SERVER);
+  const env = { PATH, HOME };
+  const relay = () => firstAnswer("deno", relayArgs([]), env, 500);
+  const bareRun = () =>
+    firstAnswer("deno", ["run", "--quiet", "--no-prompt", "--no-config", bare], env, 500);
+  const relayRuns: { ms: number; rssKiB: number }[] = [];
+  const bareRuns: { ms: number; rssKiB: number }[] = [];
+  for (let i = 0; i < 2; i++) {
+    await relay();
+    await bareRun();
+  }
+  for (let i = 0; i < options.samples; i++) {
+    relayRuns.push(await relay());
+    bareRuns.push(await bareRun());
+  }
+  await Deno.remove(bare);
+  pairFigure(
+    "start_to_initialize",
+    "-",
+    "relay vs bare Deno script: spawn to the initialize answer",
+    ["relay (deno run -P mod.ts serve)", "bare Deno script"],
+    { a: relayRuns.map((r) => r.ms), b: bareRuns.map((r) => r.ms) },
+  );
+  const rss = relayRuns.map((r) => r.rssKiB / 1024);
+  const bareRss = bareRuns.map((r) => r.rssKiB / 1024);
+  figures.push({
+    id: "idle_rss",
+    target: "-",
+    what: "relay vs bare Deno script: idle RSS (after initialize, tools/list)",
+    a: { label: "relay", unit: "MiB", samples: round(rss), median: median(rss) },
+    b: { label: "bare Deno script", unit: "MiB", samples: round(bareRss), median: median(bareRss) },
+    ratio: median(rss) / median(bareRss),
+    goal: `relay ≤ ${GOAL_RSS_MIB} MiB`,
+    met: median(rss) <= GOAL_RSS_MIB,
+  });
+}
+
+// ------------------------------------------------------------------ projector
