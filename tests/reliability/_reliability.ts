@@ -8,7 +8,12 @@
 
 import assert from "assert";
 import { Client, type ElicitResult } from "@modelcontextprotocol/client";
-import { CommandClientTransport, type ElicitParams, type McpTestProtocol } from "../_mcp_client.ts";
+import {
+  CommandClientTransport,
+  type ElicitParams,
+  type McpTestProtocol,
+  SHUTDOWN_BOUND_MS,
+} from "../_mcp_client.ts";
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../_fixture.ts";
 import { relayArgs, ROOT } from "../_relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
@@ -126,6 +131,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     clearEnv: true,
     cwd: ROOT,
     stderrLimit: options.stderrLimit ?? 8 * 1024 * 1024,
+    closeGraceMs: SHUTDOWN_BOUND_MS,
   });
   const protocol = options.protocol ?? "2026-07-28";
   const client = new Client(
@@ -145,6 +151,11 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     await client.close().catch(() => {});
     await transport.close();
     const status = await transport.exited;
+    if (transport.escalation) {
+      throw new Error(
+        `The relay did not exit within ${SHUTDOWN_BOUND_MS} ms of stdin EOF; the test client sent ${transport.escalation}`,
+      );
+    }
     return { code: status.code, stderr: transport.stderr };
   };
   try {
