@@ -77,7 +77,9 @@ async function ensureStryker(): Promise<void> {
     `@stryker-mutator/core@${STRYKER_VERSION}`,
   ]);
   if (code !== 0 || await installedVersion() !== STRYKER_VERSION) {
-    throw new Error(`Could not install @stryker-mutator/core@${STRYKER_VERSION} (npm exit ${code})`);
+    throw new Error(
+      `Could not install @stryker-mutator/core@${STRYKER_VERSION} (npm exit ${code})`,
+    );
   }
 }
 

@@ -22,12 +22,13 @@ export const strykerPlugins = [{
       const node = path.node;
       if (
         node.type === "CallExpression" && node.callee.type === "MemberExpression" &&
-        node.callee.property.type === "Identifier" && LOGGER_METHODS.has(node.callee.property.name) &&
+        node.callee.property.type === "Identifier" &&
+        LOGGER_METHODS.has(node.callee.property.name) &&
         isLogger(node.callee.object)
       ) {
         return "A log line (stderr diagnostics)";
       }
       return undefined;
-    }
+    },
   },
 }];
