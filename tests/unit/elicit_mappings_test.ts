@@ -328,3 +328,33 @@ Deno.test("answerProblem: booleans, multi-selects with item bounds, and unknown 
     "o has a type the relay cannot check",
   );
 });
+
+Deno.test("answerProblem: bounds that are not numbers are not applied", () => {
+  const s = schema({
+    s: { type: "string", minLength: "5", maxLength: "1" },
+    n: { type: "number", minimum: "5", maximum: "1" },
+    a: { type: "array", minItems: "5", maxItems: "1" },
+  });
+  assert.equal(answerProblem(s, { s: "abc", n: 3, a: ["x", "y"] }), undefined);
+  const e = schema({
+    e: { type: "string", oneOf: [{ const: "a" }, "junk", { title: "no const" }] },
+  });
+  assert.equal(answerProblem(e, { e: "a" }), undefined);
+  assert.equal(answerProblem(e, { e: "junk" }), "e must be one of a");
+  const multi = schema({ m: { type: "array", items: { enum: ["x"] } } });
+  assert.equal(answerProblem(multi, { m: [1] }), "m may only hold x");
+});
+
+Deno.test("forwardOf: a reason that is not a string is not shown; an empty amendment still names its option", () => {
+  assert.equal(
+    form(CMD, { reason: 42, command: "c", cwd: "d" }).message,
+    "Codex asks to run a command.\nCommand: c\nIn: d",
+  );
+  const f = form(CMD, { availableDecisions: [{ applyNetworkPolicyAmendment: {} }] });
+  assert.deepEqual(decisions(f), [
+    { const: "applyNetworkPolicyAmendment0", title: '"" network access to "" from now on' },
+  ]);
+  const tool = form(MCP, { _meta: { codex_approval_kind: "mcp_tool_call", persist: [] } });
+  assert.deepEqual(decisions(tool).map((d) => d.const), ["accept", "decline"]);
+  assert.deepEqual(forwardOf(MCP, { mode: "form", requestedSchema: [1] }), { kind: "unsupported" });
+});
