@@ -6,6 +6,7 @@
  */
 
 import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
+import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
 
 /** The folder holding the fixture launcher named `codex`. */
 export const FIXTURE_BIN: string = new URL("../fixtures/bin", import.meta.url).pathname;
@@ -27,8 +28,11 @@ export interface LogEntry {
 
 /** A barrier in a fixture scenario, held by the test. */
 export interface Barrier {
-  /** Resolves once the fixture is waiting at the barrier. */
-  reached(): Promise<void>;
+  /**
+   * Resolves once the fixture is waiting at the barrier; rejects with a
+   * message when it is not reached within `timeoutMs` (default 30 s).
+   */
+  reached(timeoutMs?: number): Promise<void>;
   /** Lets the fixture go on; call after `reached()`. */
   release(): Promise<void>;
 }
@@ -73,8 +77,21 @@ export class FixtureHome {
     if (!mk.success) throw new Error(`mkfifo failed for ${path}`);
     this.#barriers.set(name, undefined);
     return {
-      reached: async () => {
-        this.#barriers.set(name, await Deno.open(path, { write: true }));
+      reached: async (timeoutMs = WAIT_DEADLINE_MS) => {
+        // Opening a FIFO's write end blocks until the fixture opens its read end.
+        const opening = Deno.open(path, { write: true });
+        const file = await within(
+          opening,
+          `The fixture reaching barrier ${name}`,
+          timeoutMs,
+          async () => {
+            // Unblock the pending open by opening the read end ourselves; close both.
+            const reader = await Deno.open(path, { read: true });
+            (await opening).close();
+            reader.close();
+          },
+        );
+        this.#barriers.set(name, file);
       },
       release: async () => {
         const file = this.#barriers.get(name);

@@ -74,6 +74,8 @@ export class CommandClientTransport implements Transport {
   #status?: Promise<Deno.CommandStatus>;
   #closing?: Promise<void>;
   #closedFired = false;
+  #escalation: "SIGTERM" | "SIGKILL" | undefined;
+  #abortPipes = new AbortController();
   #encoder = new TextEncoder();
 
   /** Creates the transport; nothing is spawned until {@linkcode start}. */
@@ -91,6 +93,14 @@ export class CommandClientTransport implements Transport {
   /** The captured (capped) stderr text of the child so far. */
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /**
+   * The signal {@linkcode close} had to send because the child did not exit
+   * within the grace period of stdin EOF (`undefined`: EOF alone was enough).
+   */
+  get escalation(): "SIGTERM" | "SIGKILL" | undefined {
+    return this.#escalation;
   }
 
   /**
@@ -153,18 +163,43 @@ export class CommandClientTransport implements Transport {
       // stdin already closed (child gone); nothing to do.
     }
     if (!(await this.#waitExit(this.#graceMs))) {
+      this.#escalation = "SIGTERM";
       this.#kill(child, "SIGTERM");
       if (!(await this.#waitExit(this.#graceMs))) {
+        this.#escalation = "SIGKILL";
         this.#kill(child, "SIGKILL");
         await this.#status;
       }
     }
-    await Promise.all(this.#pumps);
+    await this.#drained();
     this.#fireClose();
   }
 
+  /**
+   * Waits for stdout and stderr to end; a pipe still held open after the child
+   * exited (by a descendant it left behind) fails after the grace period.
+   */
+  async #drained(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stuck = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.#graceMs);
+    });
+    try {
+      const done = await Promise.race([Promise.all(this.#pumps).then(() => true), stuck]);
+      if (!done) {
+        this.#abortPipes.abort();
+        await Promise.all(this.#pumps);
+        throw new Error(
+          `The child's output stayed open ${this.#graceMs} ms after it exited (a descendant holds it)`,
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async #afterExit(): Promise<void> {
-    await Promise.all(this.#pumps);
+    await this.#drained().catch((error) => this.onerror?.(error));
     if (!this.#closing) {
       // Release stdin so no resource outlives the child.
       this.#closing = this.#writer?.close().catch(() => {}) ?? Promise.resolve();
@@ -203,7 +238,11 @@ export class CommandClientTransport implements Transport {
   async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
     let buffer = "";
     try {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      for await (
+        const chunk of stream.pipeThrough(new TextDecoderStream(), {
+          signal: this.#abortPipes.signal,
+        })
+      ) {
         buffer += chunk;
         let newline: number;
         while ((newline = buffer.indexOf("\n")) !== -1) {
@@ -237,7 +276,11 @@ export class CommandClientTransport implements Transport {
 
   async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
     try {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      for await (
+        const chunk of stream.pipeThrough(new TextDecoderStream(), {
+          signal: this.#abortPipes.signal,
+        })
+      ) {
         this.#stderr += chunk;
         if (this.#stderr.length > this.#stderrLimit) {
           this.#stderr = this.#stderr.slice(this.#stderr.length - this.#stderrLimit);
@@ -248,6 +291,9 @@ export class CommandClientTransport implements Transport {
     }
   }
 }
+
+/** DESIGN.md's shutdown bound: a server exits within 2 s of stdin EOF. */
+export const SHUTDOWN_BOUND_MS = 2000;
 
 /** Protocol revisions {@linkcode connectClient} can pin. */
 export type McpTestProtocol = "2026-07-28" | "2025-11-25";
@@ -290,7 +336,11 @@ export interface ConnectedClient {
   client: Client;
   /** The underlying transport (for `pid`, `stderr`, `exited`). */
   transport: CommandClientTransport;
-  /** Closes the client and the child; resolves with the child's exit code and captured stderr. */
+  /**
+   * Closes the client and the child (stdin EOF); resolves with the child's exit
+   * code and captured stderr. Rejects when the child did not exit within the
+   * shutdown bound of EOF and had to be signalled (the exit code would hide it).
+   */
   close(): Promise<{ code: number; stderr: string }>;
 }
 
@@ -305,6 +355,7 @@ export async function connectClient(options: ConnectClientOptions): Promise<Conn
     env: options.env,
     clearEnv: options.clearEnv,
     cwd: options.cwd,
+    closeGraceMs: SHUTDOWN_BOUND_MS,
   });
   const capabilities: ClientCapabilities = { ...options.capabilities };
   if (options.onElicit && !capabilities.elicitation) capabilities.elicitation = {};
@@ -325,6 +376,13 @@ export async function connectClient(options: ConnectClientOptions): Promise<Conn
     await client.close().catch(() => {});
     await transport.close();
     const status = await transport.exited;
+    if (transport.escalation) {
+      throw new Error(
+        `The server did not exit within ${SHUTDOWN_BOUND_MS} ms of stdin EOF; the test client sent ${transport.escalation}\n${
+          transport.stderr.slice(-2000)
+        }`,
+      );
+    }
     return { code: status.code, stderr: transport.stderr };
   };
   try {

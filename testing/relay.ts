@@ -67,3 +67,41 @@ export async function startRelay(options: StartRelay): Promise<ConnectedClient> 
 
 /** Both protocol revisions the relay speaks. */
 export const PROTOCOLS: readonly McpTestProtocol[] = ["2026-07-28", "2025-11-25"];
+
+/** How a relay run ended: its exit, its log and the fixture processes still alive. */
+export interface RelayEnd<T> {
+  code: number;
+  stderr: string;
+  /** Fixture processes alive after the relay exited (should be none). */
+  left: number[];
+  /** What `collect` read from the fixture before it was removed. */
+  collected: T;
+}
+
+/**
+ * Runs `body`, then always closes the relay (stdin EOF) and removes the
+ * fixture. The body's failure wins; then a failed close (the relay needed a
+ * signal). Assert on the returned end *after* this resolves, never inside a
+ * `finally`: an assertion there would hide the body's own failure and skip the
+ * cleanup after it.
+ */
+export async function closeAfter<T = undefined>(
+  relay: Pick<ConnectedClient, "close">,
+  f: FixtureHome,
+  body: () => Promise<void>,
+  collect?: (f: FixtureHome) => Promise<T>,
+): Promise<RelayEnd<T>> {
+  let failure: { error: unknown } | undefined;
+  try {
+    await body();
+  } catch (error) {
+    failure = { error };
+  }
+  const closed = await relay.close().then((c) => c, (error: unknown) => ({ error }));
+  const left = f.alive();
+  const collected = await (collect ? collect(f) : Promise.resolve(undefined as T));
+  await f.dispose();
+  if (failure) throw failure.error;
+  if ("error" in closed) throw closed.error;
+  return { ...closed, left, collected };
+}

@@ -103,8 +103,11 @@ function decisionForm(
       },
       required: ["decision"],
     },
-    accept: (content) =>
-      wrap(options.find((o) => o.const === content.decision)?.codex ?? "decline"),
+    accept: (content) => {
+      // An option's Codex value may be null (allow once, deny): never read it as "not chosen".
+      const chosen = options.find((o) => o.const === content.decision);
+      return wrap(chosen ? chosen.codex : "decline");
+    },
   };
 }
 

@@ -83,12 +83,17 @@ Deno.test({
       assert.equal(r.threadId, t.id);
       const methods = (await f.requests()).map((x) => x.method);
       assert.ok(methods.includes("thread/queue/add"), methods.join(","));
-    } finally {
-      const { code } = await relay.close();
-      assert.equal(code, 0);
-      assert.deepEqual(f.alive(), []);
+    } catch (error) {
+      await relay.close().catch(() => {});
       await f.dispose();
+      throw error;
     }
+    const closed = await relay.close().catch((error: Error) => error);
+    const left = f.alive();
+    await f.dispose();
+    if (closed instanceof Error) throw closed;
+    assert.equal(closed.code, 0);
+    assert.deepEqual(left, []);
   },
 });
 

@@ -44,6 +44,8 @@ async function withCodex(
   const mock = await startMockResponses();
   const home = await createCodexHome({ ...opts, mockUrl: mock.url });
   let server: AppServer | null = null;
+  let status: Deno.CommandStatus | undefined;
+  let left: Awaited<ReturnType<typeof processesTagged>> = [];
   try {
     server = await AppServer.start(home, { bin: BIN!.path, onServerRequest: opts.onServerRequest });
     // The check below is only meaningful if it sees our processes while they run.
@@ -53,8 +55,6 @@ async function withCodex(
     );
     await fn({ mock, home, server });
   } finally {
-    let status: Deno.CommandStatus | undefined;
-    let left: Awaited<ReturnType<typeof processesTagged>> = [];
     try {
       status = await server?.close();
       left = await processesTagged(home.root);
@@ -62,9 +62,9 @@ async function withCodex(
       await mock.close();
       await home.cleanup();
     }
-    assert.deepEqual(left, [], "no process may be left behind");
-    if (status) assert.equal(status.code, 0, `app-server exit status ${JSON.stringify(status)}`);
   }
+  assert.deepEqual(left, [], "no process may be left behind");
+  if (status) assert.equal(status.code, 0, `app-server exit status ${JSON.stringify(status)}`);
 }
 
 function items(entries: { item: Rec }[]): Rec[] {

@@ -644,21 +644,25 @@ Deno.test({
 const RUN = ["--allow-turn-start", "--allow-reply-read"];
 
 /**
- * Runs `step` as a test step when the relay lists `codex_run`; otherwise the step is reported as
- * ignored and a SKIPPED line is printed, so the tests turn on by themselves when the tool lands.
+ * Runs `step` as a test step; the relay started with `--allow-turn-start` must list
+ * `codex_run` (a missing tool fails the step, it is never skipped).
  */
-async function whenRunAvailable(
+async function turnStep(
   t: Deno.TestContext,
   relay: ConnectedClient,
   step: { name: string; fn: () => Promise<void> },
 ): Promise<void> {
   const { tools } = await relay.client.listTools();
-  const available = tools.some((tool) => tool.name === "codex_run");
-  if (!available) {
-    // deno-lint-ignore no-console
-    console.error(`SKIPPED: codex_run not available yet (step "${step.name}" is ignored)`);
-  }
-  await t.step({ ...step, ignore: !available });
+  await t.step({
+    ...step,
+    fn: async () => {
+      assert.ok(
+        tools.some((tool) => tool.name === "codex_run"),
+        `codex_run is listed at --allow-turn-start (got ${tools.map((x) => x.name).join(", ")})`,
+      );
+      await step.fn();
+    },
+  });
 }
 
 /** `codex_run` (fails the test on an isError result). */
@@ -692,7 +696,7 @@ for (const protocol of PROTOCOLS) {
             return { action: "accept", content: { colour: "blue", sure: true } };
           },
         });
-        await whenRunAvailable(t, relay, {
+        await turnStep(t, relay, {
           name: "codex_run completes the turn with the answered elicitation",
           fn: async () => {
             const text = "please MCP_ELICIT";
@@ -787,7 +791,7 @@ Deno.test({
           return { action: "decline" };
         },
       });
-      await whenRunAvailable(t, relay, {
+      await turnStep(t, relay, {
         name: "the recursion guard found the entry in config/read",
         fn: () => assertElicitorDisabled(w, relay, seed.threadId, asked),
       });
@@ -809,7 +813,7 @@ Deno.test({
           return { action: "decline" };
         },
       });
-      await whenRunAvailable(t, relay, {
+      await turnStep(t, relay, {
         name: "the named server is disabled",
         fn: () => assertElicitorDisabled(w, relay, seed.threadId, asked),
       });
@@ -822,7 +826,7 @@ Deno.test({
   fn: (t) =>
     withWorld({}, async (w) => {
       const relay = await w.relay(RUN);
-      await whenRunAvailable(t, relay, {
+      await turnStep(t, relay, {
         name: "a new thread in the workspace",
         fn: async () => {
           const text = "new thread NOECHO";
@@ -840,7 +844,7 @@ Deno.test({
           assert.deepEqual((listed.threads as Rec[]).map((x) => x.id), [out.threadId]);
         },
       });
-      await whenRunAvailable(t, relay, {
+      await turnStep(t, relay, {
         name: "a thread another Codex process has open is held_elsewhere; the message stays queued",
         fn: async () => {
           const d = await w.driver();
@@ -1004,7 +1008,7 @@ for (const protocol of PROTOCOLS) {
             return answer;
           },
         });
-        await whenRunAvailable(t, relay, {
+        await turnStep(t, relay, {
           name: "accept: the command runs and the final answer carries its output",
           fn: async () => {
             const scratch = await Deno.makeTempDir({ dir: w.home.root, prefix: "scratch-" });
@@ -1045,7 +1049,7 @@ for (const protocol of PROTOCOLS) {
             await d.close();
           },
         });
-        await whenRunAvailable(t, relay, {
+        await turnStep(t, relay, {
           name: "decline: the command does not run and the turn still completes",
           fn: async () => {
             answer = { action: "decline" };
@@ -1061,7 +1065,7 @@ for (const protocol of PROTOCOLS) {
         });
         // A client that declares no elicitation capability cannot be asked.
         const mute = await w.relay(RUN, { protocol });
-        await whenRunAvailable(t, mute, {
+        await turnStep(t, mute, {
           name: "no elicitation capability: the relay declines by itself and the turn completes",
           fn: async () => {
             const scratch = await Deno.makeTempDir({ dir: w.home.root, prefix: "scratch-" });

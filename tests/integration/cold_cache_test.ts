@@ -50,7 +50,7 @@ const ENTRY_POINTS: readonly EntryPoint[] = [
   },
   {
     file: "tests/fixtures_mcp/echo_server.ts",
-    flags: ["--frozen", "--allow-env=ECHO_PREFIX"],
+    flags: ["--frozen", "--allow-env=ECHO_PREFIX,ECHO_IGNORE_EOF"],
     args: [],
     code: 0,
     startedBy: "tests/unit/mcp_client_test.ts",

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
-import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
+import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 
 type Structured = Record<string, unknown>;
@@ -29,14 +29,9 @@ async function withRelay(
 ): Promise<void> {
   const f = await FixtureHome.create(scenario);
   const relay = await startRelay({ fixture: f, flags, protocol });
-  try {
-    await fn(relay.client, f);
-  } finally {
-    const { code } = await relay.close();
-    assert.equal(code, 0, "the relay exits 0 on stdin EOF");
-    assert.deepEqual(f.alive(), [], "no helper is left in the process table");
-    await f.dispose();
-  }
+  const { code, left } = await closeAfter(relay, f, () => fn(relay.client, f));
+  assert.equal(code, 0, "the relay exits 0 on stdin EOF");
+  assert.deepEqual(left, [], "no helper is left in the process table");
 }
 
 for (const protocol of PROTOCOLS) {
@@ -316,20 +311,17 @@ Deno.test("the relay logs to stderr without message text, even at debug level", 
     flags: ["--log-level", "debug"],
   });
   const marker = "UNIQUE-MARKER-7f3a9c";
-  try {
+  const { code, stderr } = await closeAfter(relay, f, async () => {
     const r = await relay.client.callTool({
       name: "codex_queue_message",
       arguments: { threadId: s.threads[0].id, text: `do the thing ${marker}` },
     });
     assert.equal((r.structuredContent as Structured).status, "queued");
-  } finally {
-    const { code, stderr } = await relay.close();
-    await f.dispose();
-    assert.equal(code, 0);
-    assert.match(stderr, /codex-relay debug spawn pid=\d+/);
-    assert.match(stderr, /codex-relay debug rpc method="thread\/queue\/add"/);
-    assert.ok(!stderr.includes(marker), "message text never reaches the log");
-  }
+  });
+  assert.equal(code, 0);
+  assert.match(stderr, /codex-relay debug spawn pid=\d+/);
+  assert.match(stderr, /codex-relay debug rpc method="thread\/queue\/add"/);
+  assert.ok(!stderr.includes(marker), "message text never reaches the log");
 });
 
 Deno.test("codex_list_threads reports a thread in systemError instead of failing the page", async () => {

@@ -100,12 +100,14 @@ Deno.test("the relay prints the install command; run as printed it registers a r
       protocol: "2026-07-28",
       timeoutMs: 20_000,
     });
+    let closed: { code: number } | undefined;
     try {
       const { tools } = await relay.client.listTools();
       assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
     } finally {
-      assert.equal((await relay.close()).code, 0);
+      closed = await relay.close();
     }
+    assert.equal(closed.code, 0);
 
     const again = await run([...args, "--yes"], env);
     assert.equal(again.code, 0);

@@ -6,6 +6,7 @@ import {
   type SpawnOptions as OwnerOptions,
 } from "../../src/connect/spawn/spawn_connection.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { within } from "../../testing/deadline.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 
 const QUEUE_METHODS = new Set(["thread/list", "thread/queue/add", "thread/queue/list"]);
@@ -249,7 +250,9 @@ Deno.test("Owner fails the operation on a response with a wrong id", async () =>
   );
 });
 
-Deno.test("Owner drains a stderr flood and keeps only the capped tail", async () => {
+// What the kept tail holds (the last 16 KiB) is tested on HelperProcess in
+// tests/unit/helper_stderr_test.ts; here: a flood never stalls the operation.
+Deno.test("Owner drains a 6 MiB stderr flood and the operation still completes", async () => {
   await withFixture({
     threads: [thread()],
     startup: { stderrFlood: 4 * 1024 * 1024 },
@@ -354,4 +357,70 @@ Deno.test("Owner.shutdown() cancels operations and reaps every helper", async ()
       assert.equal(owner.stats.alive, 0);
     },
   );
+});
+
+Deno.test("Owner: with 4 helpers busy, 64 operations wait; the 65th waiter is busy at once, spawning nothing", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const owner = ownerFor(f);
+    assert.equal(owner.limits.helpers, 4);
+    assert.equal(owner.limits.queue, 64);
+    const gate = Promise.withResolvers<void>();
+    const answered = Array.from({ length: 4 }, () => Promise.withResolvers<void>());
+    const holding = answered.map((a) =>
+      owner.operation(async (s) => {
+        await s.call("thread/list", {});
+        a.resolve();
+        await gate.promise; // Keeps the helper (and its slot) until the test lets go.
+      })
+    );
+    await within(Promise.all(answered.map((a) => a.promise)), "Four helpers answering");
+    assert.equal(owner.stats.alive, 4);
+    const cancel = new AbortController();
+    const waiting = Array.from(
+      { length: 64 },
+      () =>
+        owner.operation((s) => s.call("thread/list", {}), { signal: cancel.signal }).then(
+          () => "ran",
+          (e: RelayError) => e.reason,
+        ),
+    );
+    await Promise.resolve();
+    assert.equal(owner.stats.waiting, 64, "the queue holds 64 waiters");
+    const busy = await rejection(listThreads(owner));
+    assert.equal(busy.reason, "busy");
+    assert.equal(busy.message, "All 4 helpers are busy and 64 calls are waiting");
+    assert.equal(owner.stats.spawned, 4, "the refused operation spawned nothing");
+    cancel.abort();
+    assert.deepEqual(new Set(await Promise.all(waiting)), new Set(["cancelled"]));
+    gate.resolve();
+    await Promise.all(holding);
+    assert.equal(owner.stats.alive, 0);
+    assert.equal(owner.stats.peak, 4);
+  });
+});
+
+Deno.test("Owner: one operation may use 3 sequential helpers; a 4th is refused without spawning", async () => {
+  await withFixture({
+    threads: [thread()],
+    faults: [{ method: "thread/list", action: { exit: 1 } }], // Every helper dies on it.
+  }, async (f) => {
+    const owner = ownerFor(f);
+    assert.equal(owner.limits.helpersPerOperation, 3);
+    const seen: { message: string; spawned: number }[] = [];
+    await owner.operation(async (s) => {
+      for (let i = 0; i < 4; i++) {
+        const error = await rejection(s.call("thread/list", {}));
+        assert.equal(error.reason, "protocol_error");
+        seen.push({ message: error.message, spawned: owner.stats.spawned });
+      }
+    });
+    const died = { message: "The app-server exited (code 1)" };
+    assert.deepEqual(seen, [
+      { ...died, spawned: 1 },
+      { ...died, spawned: 2 },
+      { ...died, spawned: 3 },
+      { message: "The operation used all its helpers", spawned: 3 },
+    ]);
+    assert.equal((await f.spawned()).length, 3, "the 4th helper was never spawned");
+  });
 });

@@ -42,14 +42,16 @@ async function startsAsWritten(command: string, args: string[]): Promise<void> {
       protocol: "2026-07-28",
       timeoutMs: 20_000,
     });
+    let closed: { code: number } | undefined;
     try {
       const { tools } = await relay.client.listTools();
       assert.ok(tools.some((x) => x.name === "codex_queue_message"));
       const list = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
       assert.equal((list.structuredContent as { threads: { id: string }[] }).threads[0].id, t.id);
     } finally {
-      assert.equal((await relay.close()).code, 0);
+      closed = await relay.close();
     }
+    assert.equal(closed.code, 0);
   } finally {
     await Deno.remove(cwd);
     await f.dispose();

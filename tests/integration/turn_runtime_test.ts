@@ -1,3 +1,4 @@
+import { untilChanged } from "../../testing/deadline.ts";
 import assert from "assert";
 import { type TurnRig, turnRig } from "../../testing/turn_rig.ts";
 import { DEFAULT_TURN_LIMITS, type TurnRuntime } from "../../src/turn/turn_runtime.ts";
@@ -26,10 +27,9 @@ async function done(r: Rig): Promise<void> {
   await r.f.dispose();
 }
 
-/** Waits (on the runtime's own change events, not on time) until `ready()` holds. */
-async function until(runtime: TurnRuntime, ready: () => boolean): Promise<void> {
-  const never = new AbortController().signal;
-  while (!ready()) await runtime.waitForChange(runtime.version, Number.MAX_SAFE_INTEGER, never);
+/** Waits (on the runtime's own change events, not on time) until `ready()` holds; bounded. */
+function until(runtime: TurnRuntime, ready: () => boolean): Promise<void> {
+  return untilChanged(runtime, ready, "The turn runtime reaching the awaited state");
 }
 
 function untilRunning(runtime: TurnRuntime): Promise<void> {

@@ -2,7 +2,7 @@ import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ElicitParams } from "../../testing/mcp_client.ts";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
-import { PROTOCOLS, startRelay } from "../../testing/relay.ts";
+import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 
 type Structured = Record<string, unknown>;
@@ -48,14 +48,9 @@ async function withTurnRelay(
     protocol: options.protocol,
     onElicit: options.onElicit,
   });
-  try {
-    await fn(relay.client, f);
-  } finally {
-    const { code } = await relay.close();
-    assert.equal(code, 0);
-    assert.deepEqual(f.alive(), [], "no helper is left in the process table");
-    await f.dispose();
-  }
+  const { code, left } = await closeAfter(relay, f, () => fn(relay.client, f));
+  assert.equal(code, 0, "the relay exits 0 on stdin EOF");
+  assert.deepEqual(left, [], "no helper is left in the process table");
 }
 
 async function released(f: FixtureHome, threadId: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import {
   CommandClientTransport,
   type ElicitParams,
   type McpTestProtocol,
+  SHUTDOWN_BOUND_MS,
 } from "../../testing/mcp_client.ts";
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
@@ -130,6 +131,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     clearEnv: true,
     cwd: ROOT,
     stderrLimit: options.stderrLimit ?? 8 * 1024 * 1024,
+    closeGraceMs: SHUTDOWN_BOUND_MS,
   });
   const protocol = options.protocol ?? "2026-07-28";
   const client = new Client(
@@ -149,6 +151,11 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     await client.close().catch(() => {});
     await transport.close();
     const status = await transport.exited;
+    if (transport.escalation) {
+      throw new Error(
+        `The relay did not exit within ${SHUTDOWN_BOUND_MS} ms of stdin EOF; the test client sent ${transport.escalation}`,
+      );
+    }
     return { code: status.code, stderr: transport.stderr };
   };
   try {

@@ -14,7 +14,9 @@
 import assert from "assert";
 import fc from "fast-check";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
-import { relayArgs, ROOT } from "../../testing/relay.ts";
+import { closeAfter, relayArgs, ROOT } from "../../testing/relay.ts";
+import { within } from "../../testing/deadline.ts";
+import { SHUTDOWN_BOUND_MS } from "../../testing/mcp_client.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import {
@@ -340,7 +342,7 @@ Deno.test({
   async fn(t) {
     f = await FixtureHome.create(h.scenario);
     relay = await startRelayProcess({ env: f.env, flags: ["--allow-reply-read"] });
-    try {
+    const { code, stderr, left } = await closeAfter(relay, f, async () => {
       const tools = await registeredTools(relay.client);
       assert.deepEqual(
         tools.sort(),
@@ -546,18 +548,14 @@ Deno.test({
           );
         },
       );
-    } finally {
-      const { code, stderr } = await relay.close();
-      const left = f.alive();
-      await f.dispose();
-      assert.equal(code, 0, `the relay exits 0 after all of it:\n${stderr.slice(-2000)}`);
-      assert.deepEqual(left, [], "no helper is left");
-      assert.deepEqual(
-        leakedSecrets(stderr, [...ALL_SECRETS, MARK_A, MARK_B]),
-        [],
-        "nothing stored reaches the log",
-      );
-    }
+    });
+    assert.equal(code, 0, `the relay exits 0 after all of it:\n${stderr.slice(-2000)}`);
+    assert.deepEqual(left, [], "no helper is left");
+    assert.deepEqual(
+      leakedSecrets(stderr, [...ALL_SECRETS, MARK_A, MARK_B]),
+      [],
+      "nothing stored reaches the log",
+    );
   },
 });
 
@@ -644,7 +642,7 @@ Deno.test({
       flags: ["--allow-turn-start", "--allow-reply-read"],
       onElicit: () => ({ action: "accept", content: { decision: "accept" } }),
     });
-    try {
+    const end = await closeAfter(relay, f, async () => {
       const tools = await registeredTools(relay.client);
       for (const tool of tools) assert.ok(Object.hasOwn(VALID, tool), `${tool} is covered`);
       assert.ok(TURN_TOOLS.every((tool) => tools.includes(tool)));
@@ -888,20 +886,16 @@ Deno.test({
           assert.equal(listed.structuredContent?.status, "ok", "the relay serves on");
         },
       );
-    } finally {
-      const { code, stderr } = await relay.close();
-      const left = f.alive();
-      const holds = await holdsAndReleases(f);
-      await f.dispose();
-      assert.equal(code, 0, `the relay exits 0 after all of it:\n${stderr.slice(-2000)}`);
-      assert.deepEqual(left, [], "no helper is left");
-      for (const [id, n] of holds) assert.equal(n.releases, n.holds, `thread ${id} released`);
-      assert.deepEqual(
-        leakedSecrets(stderr, [...ALL_SECRETS, RUN_FINAL]),
-        [],
-        "nothing stored reaches the log",
-      );
-    }
+    }, holdsAndReleases);
+    const { code, stderr, left, collected: holds } = end;
+    assert.equal(code, 0, `the relay exits 0 after all of it:\n${stderr.slice(-2000)}`);
+    assert.deepEqual(left, [], "no helper is left");
+    for (const [id, n] of holds) assert.equal(n.releases, n.holds, `thread ${id} released`);
+    assert.deepEqual(
+      leakedSecrets(stderr, [...ALL_SECRETS, RUN_FINAL]),
+      [],
+      "nothing stored reaches the log",
+    );
   },
 });
 
@@ -971,13 +965,25 @@ class RawRelay {
     const answered = new Promise<Record<string, unknown>>((resolve) =>
       this.#waiters.push({ id, resolve })
     );
-    return this.write(JSON.stringify({ jsonrpc: "2.0", id, method, params })).then(() => answered);
+    return this.write(JSON.stringify({ jsonrpc: "2.0", id, method, params })).then(() =>
+      within(answered, `The relay answering request ${id}`)
+    );
   }
 
+  /** Closes stdin; the relay must exit within the shutdown bound (else it is killed and this fails). */
   async close(): Promise<Deno.CommandStatus> {
-    await this.#writer.close();
-    const status = await this.child.status;
-    await Promise.all(this.#pumps);
+    await this.#writer.close().catch(() => {});
+    const status = await within(
+      this.child.status,
+      "The relay exiting after stdin EOF",
+      SHUTDOWN_BOUND_MS,
+      async () => {
+        this.child.kill("SIGKILL");
+        await this.child.status;
+        await Promise.all(this.#pumps).catch(() => {});
+      },
+    );
+    await within(Promise.all(this.#pumps), "The relay's output closing after it exited");
     return status;
   }
 }
@@ -1072,14 +1078,18 @@ Deno.test("hostile input: malformed MCP frames on stdin do not kill the relay", 
       const m = JSON.parse(line);
       assert.equal(m.jsonrpc, "2.0", `stdout carries JSON-RPC only: ${line.slice(0, 200)}`);
     }
-  } finally {
-    const status = await raw.close();
-    const left = f.alive();
+  } catch (error) {
+    await raw.close().catch(() => {});
     await f.dispose();
-    assert.equal(status.code, 0, `the relay exits 0 on stdin EOF:\n${raw.stderr.slice(-2000)}`);
-    assert.deepEqual(left, []);
-    assert.ok(!raw.stderr.includes(FRAME_MARK), "text in malformed frames never reaches the log");
+    throw error;
   }
+  const status = await raw.close().catch((error: Error) => error);
+  const left = f.alive();
+  await f.dispose();
+  if (status instanceof Error) throw status;
+  assert.equal(status.code, 0, `the relay exits 0 on stdin EOF:\n${raw.stderr.slice(-2000)}`);
+  assert.deepEqual(left, []);
+  assert.ok(!raw.stderr.includes(FRAME_MARK), "text in malformed frames never reaches the log");
 });
 
 /** A request line of exactly `bytes` bytes (newline excluded), padded with JSON whitespace. */

@@ -171,14 +171,18 @@ Deno.test("load: 500 mixed calls from 10 concurrent lanes through one relay stay
       rssAfter - rssBefore <= RSS_SLACK_KIB,
       `memory stays flat: ${rssBefore} KiB after the warm-up, ${rssAfter} KiB after 500 calls`,
     );
-  } finally {
-    const closed = await relay.close();
-    stderr = closed.stderr;
-    const left = f.alive();
+  } catch (error) {
+    await relay.close().catch(() => {});
     await f.dispose();
-    assert.equal(closed.code, 0, `the relay exits 0:\n${stderr.slice(-2000)}`);
-    assert.deepEqual(left, [], "no helper is left");
+    throw error;
   }
+  const closed = await relay.close().catch((error: Error) => error);
+  const left = f.alive();
+  await f.dispose();
+  if (closed instanceof Error) throw closed;
+  stderr = closed.stderr;
+  assert.equal(closed.code, 0, `the relay exits 0:\n${stderr.slice(-2000)}`);
+  assert.deepEqual(left, [], "no helper is left");
   const helpers = helpersFromLog(stderr);
   assert.equal(helpers.spawned, helpers.reaped, "every helper spawned was reaped");
   assert.ok(!stderr.includes("load "), "message text never reaches the log");
@@ -292,14 +296,18 @@ Deno.test("load (turn start): codex_run turns (half of them asking an approval) 
       sampled.peakProcesses <= HELPER_CAP,
       `at most 4 helpers in the process table (${sampled.peakProcesses})`,
     );
-  } finally {
-    const closed = await relay.close();
-    stderr = closed.stderr;
-    const left = f.alive();
+  } catch (error) {
+    await relay.close().catch(() => {});
     await f.dispose();
-    assert.equal(closed.code, 0, `the relay exits 0:\n${stderr.slice(-2000)}`);
-    assert.deepEqual(left, [], "no helper is left");
+    throw error;
   }
+  const closed = await relay.close().catch((error: Error) => error);
+  const left = f.alive();
+  await f.dispose();
+  if (closed instanceof Error) throw closed;
+  stderr = closed.stderr;
+  assert.equal(closed.code, 0, `the relay exits 0:\n${stderr.slice(-2000)}`);
+  assert.deepEqual(left, [], "no helper is left");
   const helpers = helpersFromLog(stderr);
   assert.equal(helpers.spawned, helpers.reaped, "every helper spawned was reaped");
   assert.ok(!stderr.includes("load ") && !stderr.includes(RUN_FINAL), "no text reaches the log");
@@ -316,6 +324,7 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
   const barriers = await Promise.all(holding.map((_, i) => f.barrier(`hold-${i}`)));
   const { clock, owner, turns, starts } = turnRig(f, { ownerOnManualClock: true });
   const signal = new AbortController().signal;
+  let left: number[] = [];
   try {
     const runtimes = [];
     for (const [i, t] of holding.entries()) {
@@ -367,8 +376,8 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
   } finally {
     await turns.shutdown();
     await owner.shutdown();
-    const left = f.alive();
+    left = f.alive();
     await f.dispose();
-    assert.deepEqual(left, [], "no helper is left");
   }
+  assert.deepEqual(left, [], "no helper is left");
 });

@@ -308,3 +308,57 @@ Deno.test("answerProblem() refuses missing required fields, unknown fields and w
   assert.equal(answerProblem(schema, { n: 1, tags: ["a", "c"] }), "tags may only hold a, b");
   assert.equal(answerProblem(schema, { n: 1, tags: ["a", "b"] }), undefined);
 });
+
+Deno.test("ElicitationRouter: several pending requests answered in reverse order each get their own answer", () => {
+  const r = router();
+  const a = new FakeRuntime();
+  const other = new FakeRuntime();
+  r.receive(a, 7, "item/commandExecution/requestApproval", { ...APPROVAL, command: "first" });
+  r.receive(other, 8, "item/commandExecution/requestApproval", APPROVAL);
+  r.receive(a, 8, "item/fileChange/requestApproval", { threadId: "t", turnId: "u", itemId: "f" });
+  r.receive(a, "s-9", "item/commandExecution/requestApproval", { ...APPROVAL, command: "third" });
+  const pending = r.pendingFor(a);
+  assert.deepEqual(pending.map((p) => p.method), [
+    "item/commandExecution/requestApproval",
+    "item/fileChange/requestApproval",
+    "item/commandExecution/requestApproval",
+  ]);
+  const [first, second, third] = pending;
+  assert.match(JSON.stringify(first.forward), /first/);
+  assert.match(JSON.stringify(third.forward), /third/);
+  assert.equal(
+    r.answer(third.token, a.id, { action: "accept", content: { decision: "acceptForSession" } }),
+    "answered",
+  );
+  assert.equal(r.answer(second.token, a.id, { action: "cancel" }), "answered");
+  assert.equal(r.answer(first.token, a.id, { action: "decline" }), "answered");
+  assert.deepEqual(a.answers, [
+    { rpcId: "s-9", result: { decision: "acceptForSession" } },
+    { rpcId: 8, result: { decision: "cancel" } },
+    { rpcId: 7, result: { decision: "decline" } },
+  ]);
+  assert.deepEqual(other.answers, [], "the other runtime's request with id 8 is untouched");
+  assert.equal(r.pendingFor(other).length, 1);
+  assert.equal(r.size, 1);
+});
+
+Deno.test("ElicitationRouter: answering the newest of three leaves the two older ones pending", () => {
+  const r = router();
+  const a = new FakeRuntime();
+  for (const id of [1, 2, 3]) {
+    r.receive(a, id, "item/commandExecution/requestApproval", { ...APPROVAL, command: `c${id}` });
+  }
+  const [p1, p2, p3] = r.pendingFor(a);
+  assert.equal(r.answer(p3.token, a.id, { action: "decline" }), "answered");
+  assert.deepEqual(a.answers, [{ rpcId: 3, result: { decision: "decline" } }]);
+  assert.deepEqual(r.pendingFor(a).map((p) => p.token), [p1.token, p2.token]);
+  assert.equal(a.human, true, "still waiting on a human");
+  assert.equal(r.decline(p2.token, "test"), true);
+  assert.deepEqual(a.answers.at(-1), { rpcId: 2, result: { decision: "decline" } });
+  assert.equal(
+    r.answer(p1.token, a.id, { action: "accept", content: { decision: "accept" } }),
+    "answered",
+  );
+  assert.deepEqual(a.answers.at(-1), { rpcId: 1, result: { decision: "accept" } });
+  assert.equal(a.human, false);
+});

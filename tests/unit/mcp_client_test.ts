@@ -17,7 +17,7 @@ function echoServerArgs(): string[] {
     "--cached-only",
     "--config",
     new URL("deno.json", repoRoot).pathname,
-    "--allow-env=ECHO_PREFIX",
+    "--allow-env=ECHO_PREFIX,ECHO_IGNORE_EOF",
     fixture.pathname,
   ];
 }
@@ -73,13 +73,12 @@ Deno.test("CommandClientTransport kills a child that ignores stdin EOF", async (
   let closeEvents = 0;
   transport.onclose = () => closeEvents++;
   await transport.start();
-  const started = Date.now();
   await transport.close();
   await transport.close(); // idempotent
   const status = await transport.exited;
   assert.equal(status.success, false);
   assert.equal(status.signal, "SIGTERM");
-  assert.ok(Date.now() - started < 5000);
+  assert.equal(transport.escalation, "SIGTERM", "the transport reports that EOF was not enough");
   assert.equal(closeEvents, 1);
 });
 
@@ -98,4 +97,29 @@ Deno.test("CommandClientTransport reports a child that exits on its own", async 
   await assert.rejects(() =>
     transport.send({ jsonrpc: "2.0", method: "notifications/initialized" })
   );
+});
+
+Deno.test("CommandClientTransport reports no escalation when the child exits on stdin EOF", async () => {
+  const transport = new CommandClientTransport({ command: "cat", closeGraceMs: 200 });
+  await transport.start();
+  await transport.close();
+  assert.equal((await transport.exited).code, 0);
+  assert.equal(transport.escalation, undefined);
+});
+
+Deno.test("connectClient's close fails when the server exits only on a signal, not on stdin EOF", async () => {
+  const { close, transport } = await connectClient({
+    command: Deno.execPath(),
+    args: echoServerArgs(),
+    env: { ECHO_IGNORE_EOF: "1" },
+    cwd: repoRoot.pathname,
+    protocol: "2026-07-28",
+  });
+  await assert.rejects(
+    close,
+    /did not exit within 2000 ms of stdin EOF; the test client sent SIGTERM/,
+  );
+  const status = await transport.exited;
+  assert.equal(status.code, 0, "the exit code alone would have hidden it");
+  assert.equal(transport.escalation, "SIGTERM");
 });

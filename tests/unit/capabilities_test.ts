@@ -1,0 +1,97 @@
+import assert from "assert";
+import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
+import { toolNames } from "../../src/host/tools/all_tools.ts";
+import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { RelayError } from "../../src/core/errors.ts";
+
+// DESIGN.md, "Capability levels": the app-server methods each level allows.
+// The turn level also holds `config/read` (the recursion guard reads the
+// thread's MCP server entries before it starts a turn). When
+// `codex_withdraw_message` lands, add `thread/queue/delete` to QUEUE.
+const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
+const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
+const TURN = [
+  "thread/start",
+  "thread/resume",
+  "thread/queue/start",
+  "turn/interrupt",
+  "thread/unsubscribe",
+  "config/read",
+];
+
+const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
+  {
+    name: "queue (default)",
+    caps: { replyRead: false, turnStart: false },
+    methods: QUEUE,
+    tools: ["codex_list_threads", "codex_queue_message"],
+  },
+  {
+    name: "--allow-reply-read",
+    caps: { replyRead: true, turnStart: false },
+    methods: [...QUEUE, ...READ],
+    tools: ["codex_list_threads", "codex_queue_message", "codex_read_reply", "codex_wait_reply"],
+  },
+  {
+    name: "--allow-turn-start",
+    caps: { replyRead: false, turnStart: true },
+    methods: [...QUEUE, ...TURN],
+    tools: ["codex_list_threads", "codex_queue_message", "codex_run", "codex_interrupt"],
+  },
+  {
+    name: "--allow-reply-read --allow-turn-start",
+    caps: { replyRead: true, turnStart: true },
+    methods: [...QUEUE, ...READ, ...TURN],
+    tools: [
+      "codex_list_threads",
+      "codex_queue_message",
+      "codex_read_reply",
+      "codex_wait_reply",
+      "codex_run",
+      "codex_interrupt",
+    ],
+  },
+];
+
+for (const level of LEVELS) {
+  Deno.test(`capabilities at ${level.name}: exactly the design's methods and tools`, () => {
+    assert.deepEqual([...allowedMethods(level.caps)].sort(), [...level.methods].sort());
+    assert.deepEqual(toolNames(level.caps), level.tools);
+  });
+}
+
+Deno.test("capabilities: methods no level names (turn/start, initialize, ...) are never allowed", () => {
+  for (const level of LEVELS) {
+    const allowed = allowedMethods(level.caps);
+    for (const m of ["turn/start", "thread/archive", "thread/rollback", "initialize", ""]) {
+      assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
+    }
+  }
+});
+
+Deno.test("a queue-level owner refuses every read and turn method before any helper starts", async () => {
+  const owner = new Owner({
+    allowlist: allowedMethods({ replyRead: false, turnStart: false }),
+    version: "0.0.0-test",
+    // Nothing may be spawned: a command that cannot exist proves it.
+    command: "/nonexistent/codex-relay-test/codex",
+    env: {},
+  });
+  for (const method of [...READ, ...TURN]) {
+    const error = await owner.operation((s) => s.call(method, {})).then(
+      () => undefined,
+      (e) => e,
+    );
+    assert.ok(error instanceof RelayError, `${method} is refused`);
+    assert.equal(error.reason, "not_allowed", method);
+    assert.equal(error.written, false, method);
+    assert.equal(error.message, `${method} is not allowed at this capability level`);
+  }
+  assert.equal(owner.stats.spawned, 0, "no helper was spawned");
+  // Every method the queue level does allow gets past the allowlist (and then fails to spawn).
+  for (const method of QUEUE) {
+    const error = await owner.operation((s) => s.call(method, {})).catch((e: RelayError) => e);
+    assert.ok(error instanceof RelayError, method);
+    assert.equal(error.reason, "codex_missing", method);
+  }
+});

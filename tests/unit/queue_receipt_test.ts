@@ -1,0 +1,393 @@
+import assert from "assert";
+import { RelayError } from "../../src/core/errors.ts";
+import type { Session } from "../../src/connect/connection.ts";
+import { z } from "zod";
+import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
+import { confirmUnknown, queueMessage, type Receipt } from "../../src/ops/queue_message.ts";
+import type { CallContext } from "../../src/host/tool.ts";
+
+const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
+const CID = "cid-1";
+
+type Params = Record<string, unknown>;
+type Handler = (params: Params, n: number) => unknown;
+
+/** A session answering each method with a handler (the nth call of it, from 1); records calls. */
+function scripted(handlers: Record<string, Handler>, signal = new AbortController().signal) {
+  const calls: [string, Params][] = [];
+  const counts = new Map<string, number>();
+  const session: Session = {
+    call: (method, params) => {
+      calls.push([method, params as Params]);
+      const n = (counts.get(method) ?? 0) + 1;
+      counts.set(method, n);
+      try {
+        const handler = handlers[method];
+        if (!handler) throw new Error(`unexpected ${method}`);
+        return Promise.resolve(handler(params as Params, n));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    signal,
+    remainingMs: () => 20_000,
+  };
+  return { session, calls, methods: () => calls.map(([m]) => m) };
+}
+
+const ack = (clientUserMessageId: string | null, id = "sub-1") => ({
+  queuedSubmission: { id, clientUserMessageId, input: [] },
+});
+const listed = (ids: (string | null)[], nextCursor: string | null = null) => ({
+  data: ids.map((c, i) => ({ id: `sub-${i}`, clientUserMessageId: c })),
+  nextCursor,
+});
+const threadEntry = (id: string, name: string | null) => ({
+  id,
+  name,
+  status: { type: "notLoaded" },
+  updatedAt: 1,
+});
+const lost = () => new RelayError("timeout", "No answer within 12000 ms", { written: true });
+
+Deno.test("queueMessage: a matching acknowledgement is queued, confirmed by it, with one exact frame", async () => {
+  const s = scripted({ "thread/queue/add": () => ack(CID, "sub-9") });
+  const r = await queueMessage(s.session, THREAD, "hello there", CID);
+  assert.deepEqual(r, {
+    status: "queued",
+    queuedSubmissionId: "sub-9",
+    confirmedBy: "acknowledgement",
+    clientMessageId: CID,
+    threadId: THREAD,
+  });
+  assert.deepEqual(s.calls, [["thread/queue/add", {
+    threadId: THREAD,
+    clientUserMessageId: CID,
+    input: [{ type: "text", text: "hello there", text_elements: [] }],
+  }]]);
+});
+
+Deno.test("queueMessage: without a clientMessageId it mints a fresh UUID per message", async () => {
+  const s = scripted({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
+  const a = await queueMessage(s.session, THREAD, "one");
+  const b = await queueMessage(s.session, THREAD, "two");
+  assert.match(a.clientMessageId, /^[0-9a-f-]{36}$/);
+  assert.notEqual(a.clientMessageId, b.clientMessageId);
+  assert.equal(a.status, "queued");
+});
+
+Deno.test("queueMessage: a refusal before writing, or an error answer, is not_sent", async () => {
+  for (
+    const error of [
+      new RelayError("busy", "All 4 helpers are busy", { written: false }),
+      new RelayError("rpc_error", "thread not found", { written: true, rpcCode: -32600 }),
+    ]
+  ) {
+    const s = scripted({
+      "thread/queue/add": () => {
+        throw error;
+      },
+    });
+    const r = await queueMessage(s.session, THREAD, "x", CID);
+    assert.deepEqual(r, {
+      status: "not_sent",
+      reason: error.reason,
+      message: error.message,
+      clientMessageId: CID,
+      threadId: THREAD,
+    });
+    assert.deepEqual(s.methods(), ["thread/queue/add"], "nothing is confirmed or retried");
+  }
+});
+
+Deno.test("queueMessage: a lost acknowledgement is unknown when the queue does not list the id", async () => {
+  const s = scripted({
+    "thread/queue/add": () => {
+      throw lost();
+    },
+    "thread/queue/list": () => listed(["someone-else", null]),
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.deepEqual(r, {
+    status: "unknown",
+    reason: "timeout",
+    message: "No answer within 12000 ms",
+    clientMessageId: CID,
+    threadId: THREAD,
+  });
+  assert.deepEqual(s.calls.map(([m, p]) => [m, p]), [
+    ["thread/queue/add", s.calls[0][1]],
+    ["thread/queue/list", { threadId: THREAD }],
+  ]);
+  assert.equal(s.calls.filter(([m]) => m === "thread/queue/add").length, 1, "never replayed");
+});
+
+Deno.test("queueMessage: a lost acknowledgement is queued (by the queue list) when the id is listed on a later page", async () => {
+  const s = scripted({
+    "thread/queue/add": () => {
+      throw lost();
+    },
+    "thread/queue/list": (p, n) =>
+      n === 1 ? listed(["other"], "page-2") : (assert.equal(p.cursor, "page-2"), listed([CID])),
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.deepEqual(r, {
+    status: "queued",
+    clientMessageId: CID,
+    threadId: THREAD,
+    queuedSubmissionId: "sub-0",
+    confirmedBy: "queue_list",
+  });
+  assert.deepEqual(s.calls.slice(1).map(([, p]) => p), [
+    { threadId: THREAD },
+    { threadId: THREAD, cursor: "page-2" },
+  ]);
+});
+
+Deno.test("queueMessage: the queue check reads at most 5 pages", async () => {
+  const s = scripted({
+    "thread/queue/add": () => {
+      throw lost();
+    },
+    "thread/queue/list": (_p, n) => listed(["other"], `page-${n + 1}`),
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.equal(r.status, "unknown");
+  assert.equal(s.methods().filter((m) => m === "thread/queue/list").length, 5);
+});
+
+Deno.test("queueMessage: a failing queue check leaves the receipt unknown", async () => {
+  const s = scripted({
+    "thread/queue/add": () => {
+      throw lost();
+    },
+    "thread/queue/list": () => {
+      throw new RelayError("protocol_error", "The app-server exited", { written: true });
+    },
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.deepEqual([r.status, r.reason], ["unknown", "timeout"]);
+});
+
+Deno.test("queueMessage: an acknowledgement naming another message is unknown (protocol_error), then checked", async () => {
+  const s = scripted({
+    "thread/queue/add": () => ack("another-message"),
+    "thread/queue/list": () => listed([]),
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.deepEqual(r, {
+    status: "unknown",
+    reason: "protocol_error",
+    message: "The acknowledgement names another message",
+    clientMessageId: CID,
+    threadId: THREAD,
+  });
+  assert.deepEqual(s.methods(), ["thread/queue/add", "thread/queue/list"]);
+});
+
+Deno.test("queueMessage: a malformed acknowledgement is unknown (it may be stored)", async () => {
+  const s = scripted({
+    "thread/queue/add": () => ({ queuedSubmission: { id: 7 } }),
+    "thread/queue/list": () => listed([]),
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.equal(r.status, "unknown");
+  assert.equal(r.reason, "protocol_error");
+  assert.match(r.message ?? "", /queuedSubmission\.id/);
+});
+
+Deno.test("queueMessage: a cancelled call is unknown and not checked (nothing more is sent)", async () => {
+  const s = scripted({
+    "thread/queue/add": () => {
+      throw new RelayError("cancelled", "The operation was cancelled", { written: true });
+    },
+  });
+  const r = await queueMessage(s.session, THREAD, "x", CID);
+  assert.deepEqual([r.status, r.reason], ["unknown", "cancelled"]);
+  assert.deepEqual(s.methods(), ["thread/queue/add"]);
+});
+
+Deno.test("confirmUnknown: an aborted operation sends nothing; a receipt that is not unknown is returned as is", async () => {
+  const aborted = new AbortController();
+  aborted.abort();
+  const s = scripted({ "thread/queue/list": () => listed([CID]) }, aborted.signal);
+  const unknown: Receipt = {
+    status: "unknown",
+    reason: "timeout",
+    message: "m",
+    clientMessageId: CID,
+    threadId: THREAD,
+  };
+  assert.deepEqual(await confirmUnknown(s.session, unknown), unknown);
+  const live = scripted({ "thread/queue/list": () => listed([CID]) });
+  const notSent: Receipt = { ...unknown, status: "not_sent" };
+  assert.deepEqual(await confirmUnknown(live.session, notSent), notSent);
+  assert.deepEqual([...s.calls, ...live.calls], []);
+  assert.equal((await confirmUnknown(live.session, unknown)).status, "queued");
+});
+
+Deno.test("queueMessage: a unique exact thread name resolves to its id, across thread/list pages", async () => {
+  const other = "01a22a5c-0000-7000-8000-000000000001";
+  const s = scripted({
+    "thread/list": (p, n) =>
+      n === 1
+        ? { data: [threadEntry(other, "docs"), threadEntry(other, null)], nextCursor: "c2" }
+        : (assert.equal(p.cursor, "c2"),
+          { data: [threadEntry(THREAD, "my thread")], nextCursor: null }),
+    "thread/queue/add": () => ack(CID),
+  });
+  const r = await queueMessage(s.session, "my thread", "x", CID);
+  assert.equal(r.status, "queued");
+  assert.equal(r.threadId, THREAD);
+  assert.deepEqual(s.calls.map(([, p]) => p).slice(0, 2), [{ limit: 100 }, {
+    limit: 100,
+    cursor: "c2",
+  }]);
+  assert.equal(s.calls[2][1].threadId, THREAD);
+});
+
+Deno.test("queueMessage: a name two threads share is ambiguous_name and nothing is queued", async () => {
+  const other = "01a22a5c-0000-7000-8000-000000000001";
+  const s = scripted({
+    "thread/list": () => ({
+      data: [threadEntry(THREAD, "twin"), threadEntry(other, "twin")],
+      nextCursor: "more",
+    }),
+  });
+  const r = await queueMessage(s.session, "twin", "x", CID);
+  assert.deepEqual(r, {
+    status: "not_sent",
+    reason: "ambiguous_name",
+    message: "Several threads have this name; give the thread's id",
+    clientMessageId: CID,
+    threadId: "twin",
+  });
+  assert.deepEqual(s.methods(), ["thread/list"], "it stops at the second match");
+});
+
+Deno.test("queueMessage: an unknown name is thread_not_found; past 20 pages the message says where it looked", async () => {
+  const one = scripted({ "thread/list": () => ({ data: [], nextCursor: null }) });
+  const r1 = await queueMessage(one.session, "nowhere", "x", CID);
+  assert.deepEqual([r1.status, r1.reason, r1.message], [
+    "not_sent",
+    "thread_not_found",
+    "No thread has exactly this name; give the thread's id",
+  ]);
+  const many = scripted({
+    "thread/list": (_p, n) => ({ data: [threadEntry(THREAD, "x")], nextCursor: `c${n}` }),
+  });
+  const r2 = await queueMessage(many.session, "nowhere", "x", CID);
+  assert.equal(
+    r2.message,
+    "No thread has exactly this name in the 2000 most recent threads; give the thread's id",
+  );
+  assert.equal(many.calls.length, 20, "20 pages of 100");
+});
+
+Deno.test("queueMessage: a failing name lookup is not_sent with its reason", async () => {
+  const s = scripted({
+    "thread/list": () => {
+      throw new RelayError("spawn_failed", "Could not start 'codex'", { written: false });
+    },
+  });
+  const r = await queueMessage(s.session, "named", "x", CID);
+  assert.deepEqual([r.status, r.reason, r.message], [
+    "not_sent",
+    "spawn_failed",
+    "Could not start 'codex'",
+  ]);
+});
+
+Deno.test("renderReceipt: each status says what it means, with the ids", () => {
+  const base = { clientMessageId: CID, threadId: THREAD };
+  const ids = `clientMessageId ${CID}, thread ${THREAD}`;
+  assert.equal(
+    renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
+    `Queued (${ids}). Codex acknowledged storing it. Queued means stored, not processed: it runs when a Codex process next resumes this thread; if another Codex process has the thread open, that process runs it after its own next turn completes.`,
+  );
+  assert.match(
+    renderReceipt({ ...base, status: "queued", confirmedBy: "queue_list" }),
+    /^Queued \(.*\)\. The acknowledgement was lost, but the thread's queue lists it\. /,
+  );
+  assert.equal(
+    renderReceipt({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
+    `Not sent (busy): All busy. Nothing was stored (${ids}).`,
+  );
+  assert.equal(
+    renderReceipt({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
+    `Unknown (timeout): No answer. The message may have been stored (${ids}). It was not sent again; check the thread before sending it once more.`,
+  );
+});
+
+Deno.test("queueMessage: a twin name on a later page is still ambiguous (the search goes on after one match)", async () => {
+  const other = "01a22a5c-0000-7000-8000-000000000001";
+  const s = scripted({
+    "thread/list": (_p, n) =>
+      n === 1
+        ? { data: [threadEntry(THREAD, "twin")], nextCursor: "c2" }
+        : { data: [threadEntry(other, "twin")], nextCursor: null },
+  });
+  const r = await queueMessage(s.session, "twin", "x", CID);
+  assert.equal(r.reason, "ambiguous_name");
+  assert.deepEqual(s.methods(), ["thread/list", "thread/list"]);
+});
+
+Deno.test("codex_queue_message: name, annotations and schemas as clients see them", () => {
+  assert.equal(queueMessageTool.name, "codex_queue_message");
+  assert.equal(queueMessageTool.title, "Queue a message into a Codex thread");
+  assert.match(queueMessageTool.description, /^Stores a message in a Codex thread's queue/);
+  assert.match(queueMessageTool.description, /`unknown` means it may have been stored/);
+  assert.deepEqual(queueMessageTool.annotations, {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  });
+  assert.equal(queueMessageTool.enabled({ replyRead: false, turnStart: false }), true);
+  const input = queueMessageTool.inputSchema;
+  assert.deepEqual(input.parse({ threadId: THREAD, text: "hi" }), { threadId: THREAD, text: "hi" });
+  assert.equal(input.safeParse({ threadId: THREAD, text: "hi", extra: 1 }).success, false);
+  assert.equal(input.safeParse({ threadId: THREAD }).success, false);
+  assert.match(
+    JSON.stringify(z.toJSONSchema(input)),
+    /The thread's id \(UUID\), or its exact name if exactly one thread has it/,
+  );
+  const out = queueMessageTool.outputSchema;
+  const ok = { status: "queued", clientMessageId: CID, threadId: THREAD };
+  for (const status of ["queued", "not_sent", "unknown"]) {
+    assert.equal(out.safeParse({ ...ok, status }).success, true, status);
+  }
+  assert.equal(out.safeParse({ ...ok, status: "sent" }).success, false);
+  for (const confirmedBy of ["acknowledgement", "queue_list"]) {
+    assert.equal(out.safeParse({ ...ok, confirmedBy }).success, true, confirmedBy);
+  }
+  assert.equal(out.safeParse({ ...ok, confirmedBy: "guess" }).success, false);
+  assert.equal(out.safeParse({ status: "queued", threadId: THREAD }).success, false);
+  assert.match(
+    JSON.stringify(z.toJSONSchema(out)),
+    /The id to read the reply with \(codex_read_reply\)/,
+  );
+});
+
+Deno.test("codex_queue_message runs one connection operation labelled queue, with the call's signal", async () => {
+  const seen: { label?: string; signal?: AbortSignal }[] = [];
+  const signal = new AbortController().signal;
+  const s = scripted({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
+  const ctx = {
+    signal,
+    connection: {
+      operation: (
+        fn: (s: Session) => Promise<unknown>,
+        options: { label?: string; signal?: AbortSignal },
+      ) => {
+        seen.push(options);
+        return fn(s.session);
+      },
+    },
+  } as unknown as CallContext;
+  const r = await queueMessageTool.run({ threadId: THREAD, text: "hi" }, ctx) as Receipt;
+  assert.equal(r.status, "queued");
+  assert.deepEqual(seen, [{ label: "queue", signal }]);
+  assert.equal(s.calls[0][1].threadId, THREAD);
+  assert.deepEqual(s.calls[0][1].input, [{ type: "text", text: "hi", text_elements: [] }]);
+});

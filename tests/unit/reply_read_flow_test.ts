@@ -1,0 +1,321 @@
+import assert from "assert";
+import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
+import type { Session } from "../../src/connect/connection.ts";
+import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
+import { readReply } from "../../src/ops/read_reply.ts";
+
+const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
+const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
+const SCOPE = { threadId: THREAD, clientMessageId: "c1" };
+
+type Params = Record<string, unknown>;
+
+function scripted(handlers: Record<string, (p: Params) => unknown>) {
+  const calls: [string, Params][] = [];
+  const session: Session = {
+    call: (method, params) => {
+      calls.push([method, params as Params]);
+      try {
+        const h = handlers[method];
+        if (!h) throw new Error(`unexpected ${method}`);
+        return Promise.resolve(h(params as Params));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    signal: new AbortController().signal,
+    remainingMs: () => 20_000,
+  };
+  return { session, calls };
+}
+
+const user = (clientId: string | null = "c1", id = "u1") => ({
+  type: "userMessage",
+  id,
+  clientId,
+  content: [],
+});
+const entry = (item: Record<string, unknown>, turnId = TURN) => ({ turnId, item });
+const final = (id: string, text: string) => ({
+  type: "agentMessage",
+  id,
+  text,
+  phase: "final_answer",
+});
+const turns = (status: string) => ({
+  data: [{ id: TURN, status, completedAt: status === "inProgress" ? null : 1 }],
+  nextCursor: null,
+});
+const answered = (reason: ReasonCode, code = -32600) =>
+  new RelayError(reason, `answered ${reason}`, { written: true, rpcCode: code });
+
+/** A thread whose search page holds the user item and whose turn holds `items`. */
+function matchedThread(items: Record<string, unknown>[], status = "completed") {
+  return scripted({
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(user()), ...items.map((i) => entry(i))], nextCursor: null }
+        : { data: [entry(final("newer", "x")), entry(user())], nextCursor: null },
+    "thread/turns/list": () => turns(status),
+    "thread/items/read": () => ({ data: [entry(user())] }),
+  });
+}
+
+Deno.test("readReply: a fresh read sends exactly the search page, the turn statuses, the turn page", async () => {
+  const { session, calls } = matchedThread([final("m1", "Hi.")]);
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual(out, {
+    status: "observed",
+    ...SCOPE,
+    association: "same_turn_not_exclusive",
+    turn: { id: TURN, status: "completed" },
+    replies: [{ itemId: "m1", text: "Hi.", truncated: false }],
+    nextCursor: null,
+    searchCursor: null,
+  });
+  assert.deepEqual(calls, [
+    ["thread/items/list", { threadId: THREAD, sortDirection: "desc", limit: 100 }],
+    ["thread/turns/list", {
+      threadId: THREAD,
+      limit: 50,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    }],
+    ["thread/items/list", { threadId: THREAD, turnId: TURN, sortDirection: "asc", limit: 100 }],
+  ]);
+});
+
+Deno.test("readReply: a running turn hands a reply cursor that continues after the last item", async () => {
+  const { session } = matchedThread([final("m1", "Hi.")], "inProgress");
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual(out.turn, { id: TURN, status: "inProgress" });
+  assert.deepEqual(decodeCursor(out.nextCursor!, { ...SCOPE, kind: "reply" }), {
+    v: 1,
+    kind: "reply",
+    ...SCOPE,
+    userItemId: "u1",
+    turnId: TURN,
+    lastItemId: "m1",
+  });
+});
+
+Deno.test("readReply: no match on the last page has no searchCursor; with more pages it has one", async () => {
+  const last = scripted({
+    "thread/items/list": () => ({ data: [entry(user("other"))], nextCursor: null }),
+  });
+  const a = await readReply(last.session, SCOPE);
+  assert.deepEqual([a.status, a.searchCursor, a.turn, a.replies], ["no_match", null, null, []]);
+  assert.equal(last.calls.length, 1);
+  const more = scripted({
+    "thread/items/list": () => ({ data: [], nextCursor: "app-cursor-2" }),
+  });
+  const b = await readReply(more.session, SCOPE);
+  assert.equal(b.status, "no_match");
+  assert.deepEqual(decodeCursor(b.searchCursor!, { ...SCOPE, kind: "search" }), {
+    v: 1,
+    kind: "search",
+    ...SCOPE,
+    appCursor: "app-cursor-2",
+  });
+});
+
+Deno.test("readReply: a search cursor continues the search at its app-server cursor", async () => {
+  const cursor = encodeCursor({ v: 1, kind: "search", ...SCOPE, appCursor: "app-7" });
+  const { session, calls } = matchedThread([final("m1", "Hi.")]);
+  const out = await readReply(session, { ...SCOPE, cursor });
+  assert.equal(out.status, "observed");
+  assert.deepEqual(calls[0], ["thread/items/list", {
+    threadId: THREAD,
+    sortDirection: "desc",
+    limit: 100,
+    cursor: "app-7",
+  }]);
+});
+
+Deno.test("readReply: two matching user items are ambiguous, nothing more is read", async () => {
+  const { session, calls } = scripted({
+    "thread/items/list": () => ({
+      data: [entry(user("c1", "u1")), entry(user("c1", "u2"))],
+      nextCursor: null,
+    }),
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.status, "ambiguous");
+  assert.deepEqual(out.replies, []);
+  assert.equal(calls.length, 1);
+});
+
+const replyCursor = (over: Record<string, unknown> = {}) =>
+  encodeCursor({
+    v: 1,
+    kind: "reply",
+    ...SCOPE,
+    userItemId: "u1",
+    turnId: TURN,
+    lastItemId: "m1",
+    ...over,
+  } as never);
+
+Deno.test("readReply: a reply cursor re-reads and verifies its user item, checks the search page for a second match, then continues after lastItemId", async () => {
+  const { session, calls } = matchedThread([final("m1", "Hi."), final("m2", "More.")]);
+  // The fixture-like handler ignores the anchor; the projector skips up to it.
+  const out = await readReply(session, { ...SCOPE, cursor: replyCursor() });
+  assert.equal(out.status, "observed");
+  assert.deepEqual(calls[0], ["thread/items/read", {
+    threadId: THREAD,
+    turnId: TURN,
+    itemIds: ["u1"],
+  }]);
+  assert.deepEqual(calls.at(-1), ["thread/items/list", {
+    threadId: THREAD,
+    turnId: TURN,
+    sortDirection: "asc",
+    limit: 100,
+    cursor: { type: "item", itemId: "m1" },
+  }]);
+  const searches = calls.filter(([m, p]) => m === "thread/items/list" && !p.turnId);
+  assert.equal(searches.length, 1, "one search page, for the ambiguity rule");
+});
+
+Deno.test("readReply: refresh rescans the matched turn from its start", async () => {
+  const { session, calls } = matchedThread([final("m1", "Hi.")]);
+  const out = await readReply(session, { ...SCOPE, cursor: replyCursor(), refresh: true });
+  assert.deepEqual(out.replies, [{ itemId: "m1", text: "Hi.", truncated: false }]);
+  assert.equal(calls.at(-1)![1].cursor, undefined);
+});
+
+Deno.test("readReply: a reply cursor whose user item changed is invalid_cursor with no text", async () => {
+  const cases: [string, unknown][] = [
+    ["gone", { data: [] }],
+    ["two", { data: [entry(user()), entry(user())] }],
+    ["other turn", { data: [entry(user(), "01a22a5c-0000-7000-8000-00000000000f")] }],
+    ["other id", { data: [entry(user("c1", "u9"))] }],
+    ["not a user item", { data: [entry(final("u1", "x"))] }],
+    ["other clientId", { data: [entry(user("c2"))] }],
+    ["no clientId", { data: [entry(user(null))] }],
+  ];
+  for (const [why, page] of cases) {
+    const { session, calls } = scripted({
+      "thread/items/read": () => page,
+      "thread/items/list": () => ({ data: [entry(final("m2", "SECRET"))], nextCursor: null }),
+      "thread/turns/list": () => turns("completed"),
+    });
+    const out = await readReply(session, { ...SCOPE, cursor: replyCursor() });
+    assert.deepEqual(
+      [out.status, out.reason, out.replies],
+      ["unavailable", "invalid_cursor", []],
+      why,
+    );
+    assert.deepEqual(calls.map(([m]) => m), ["thread/items/read"], `${why}: nothing else is read`);
+  }
+});
+
+Deno.test("readReply: a reply cursor of another message is invalid_cursor before any RPC", async () => {
+  const { session, calls } = scripted({});
+  const cursor = encodeCursor({
+    v: 1,
+    kind: "reply",
+    threadId: THREAD,
+    clientMessageId: "c2",
+    userItemId: "u1",
+    turnId: TURN,
+    lastItemId: null,
+  });
+  const out = await readReply(session, { ...SCOPE, cursor });
+  assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+  assert.deepEqual(calls, []);
+});
+
+Deno.test("readReply: a turn page cut by the reply budget hands a cursor, even for a completed turn", async () => {
+  const big = "a".repeat(10 * 1024);
+  const { session } = matchedThread([final("m1", big), final("m2", big), final("m3", "tail")]);
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.turn?.status, "completed");
+  assert.ok(out.replies.length >= 1);
+  assert.equal(typeof out.nextCursor, "string", "more items follow");
+});
+
+Deno.test("readReply: the turn status falls back to the summary view only for an answered refusal", async () => {
+  for (
+    const [error, expected] of [
+      [answered("rpc_error"), ["observed", ["notLoaded", "summary"]]],
+      [answered("thread_not_found"), ["unavailable", ["notLoaded"]]],
+      [answered("busy"), ["unavailable", ["notLoaded"]]],
+      [answered("legacy_history", -32601), ["unavailable", ["notLoaded", "notLoaded"]]],
+      [new RelayError("timeout", "t", { written: true }), ["unavailable", ["notLoaded"]]],
+    ] as const
+  ) {
+    const { session, calls } = scripted({
+      "thread/items/list": (p) => ({
+        data: p.turnId ? [entry(user())] : [entry(user())],
+        nextCursor: null,
+      }),
+      "thread/turns/list": (p) => {
+        if (p.itemsView === "summary") return turns("completed");
+        throw error;
+      },
+    });
+    const out = await readReply(session, SCOPE);
+    assert.equal(out.status, expected[0], error.reason);
+    assert.deepEqual(
+      calls.filter(([m]) => m === "thread/turns/list").map(([, p]) => p.itemsView),
+      expected[1],
+      error.reason,
+    );
+    if (out.status === "unavailable") assert.equal(out.reason, error.reason);
+  }
+});
+
+Deno.test("readReply: legacy history is told apart from a missing thread by thread/turns/list", async () => {
+  const legacy = () => {
+    throw answered("legacy_history", -32601);
+  };
+  for (
+    const [turnsList, reason] of [
+      [() => turns("completed"), "legacy_history"],
+      [() => {
+        throw answered("thread_not_found");
+      }, "thread_not_found"],
+      [() => {
+        throw answered("rpc_error");
+      }, "legacy_history"],
+      [() => {
+        throw new RelayError("timeout", "t", { written: true });
+      }, "timeout"],
+    ] as const
+  ) {
+    const { session, calls } = scripted({
+      "thread/items/list": legacy,
+      "thread/turns/list": turnsList,
+    });
+    const out = await readReply(session, SCOPE);
+    assert.deepEqual([out.status, out.reason], ["unavailable", reason]);
+    assert.deepEqual(calls[1], ["thread/turns/list", {
+      threadId: THREAD,
+      limit: 1,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    }]);
+  }
+  const other = scripted({
+    "thread/items/list": () => {
+      throw answered("rpc_error");
+    },
+  });
+  const out = await readReply(other.session, SCOPE);
+  assert.equal(out.reason, "rpc_error");
+  assert.equal(other.calls.length, 1, "only legacy_history is checked");
+});
+
+Deno.test("readReply: a page that is not the turn's last but consumed nothing fails closed", async () => {
+  const { session } = scripted({
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(user()), entry(final("m1", "x"))], nextCursor: "more" }
+        : { data: [entry(user())], nextCursor: null },
+    "thread/turns/list": () => turns("completed"),
+  });
+  // Page 1 consumes up to m1; page 2 (the same items again, anchored at m1) advances nothing.
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual([out.status, out.reason], ["unavailable", "protocol_error"]);
+});
