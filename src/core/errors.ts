@@ -23,6 +23,7 @@ export const REASON_CODES = [
   "ambiguous_name",
   "turn_running",
   "rpc_error",
+  "cwd_not_found",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

@@ -34,6 +34,8 @@ export interface RuntimeHandle {
   changed(): void;
   /** Whether a pending human answer should pause the runtime's stall watchdog. */
   waitingOnHuman(waiting: boolean): void;
+  /** An accepted answer broke the requested schema and was sent as `decline`: why. */
+  answerRefused?(summary: string, problem: string): void;
 }
 
 /** A request waiting for an answer. */
@@ -174,6 +176,7 @@ export class ElicitationRouter {
       const problem = answerProblem(forward.requestedSchema, answer.content ?? {});
       if (problem) {
         entry.runtime.respond(entry.rpcId, refusalAnswer(method, "decline"));
+        entry.runtime.answerRefused?.(entry.summary, problem);
         this.#log.info("answer refused", { method, problem });
         return "invalid";
       }

@@ -108,7 +108,14 @@ export function takeAnswers(
 
 /** What `codex_wait_reply` returns when it followed a relay-run turn. */
 export type WaitFollowed =
-  | { kind: "read"; read: ReadReplyResult; timedOut: boolean; pending?: PendingSummary[] }
+  | {
+    kind: "read";
+    read: ReadReplyResult;
+    timedOut: boolean;
+    pending?: PendingSummary[];
+    /** The run's notes (an answer that counted as a decline). */
+    notes?: string[];
+  }
   | { kind: "input"; result: InputRequiredResult };
 
 /**
@@ -154,7 +161,8 @@ export async function followForWait(
   if (followed.kind === "input") return followed;
   if (followed.kind === "settled") {
     const replies = followed.run.replies;
-    return replies ? { kind: "read", read: replies, timedOut: false } : undefined;
+    const notes = followed.run.snapshot.notes;
+    return replies ? { kind: "read", read: replies, timedOut: false, notes } : undefined;
   }
   const budgetMs = ctx.connection.limits.rpcTimeoutMs;
   const session = heldSession(runtime.connection, ctx.signal, budgetMs, ctx.clock);
@@ -163,5 +171,6 @@ export async function followForWait(
     read: await readReply(session, args),
     timedOut: true,
     ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
+    notes: followed.snapshot.notes,
   };
 }

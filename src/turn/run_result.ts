@@ -28,6 +28,12 @@ export const pendingApprovalSchema = z.object({ method: z.string(), summary: z.s
 /** A Codex request that waits for the client's answer. */
 export type PendingSummary = z.output<typeof pendingApprovalSchema>;
 
+/** An earlier queued message whose turn the start also started. */
+export const earlierMessageSchema = z.object({
+  clientMessageId: z.string().nullable(),
+  turnId: z.string().nullable(),
+});
+
 /** The failure fields of a run. */
 const failureFields = {
   failureClass: z.enum(FAILURE_CLASSES).optional(),
@@ -51,6 +57,8 @@ export const runOutput = z.object({
   message: z.string().optional(),
   ...failureFields,
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
+  earlierMessages: z.array(earlierMessageSchema).optional(),
+  notes: z.array(z.string()).optional(),
   ...replyFields,
 });
 
@@ -59,10 +67,13 @@ export type RunResult = z.output<typeof runOutput>;
 
 /** The `codex_interrupt` result. */
 export const interruptOutput = z.object({
-  status: z.enum(["interrupted", "ended", "not_running"]),
+  status: z.enum(["interrupted", "ended", "not_running", "unavailable"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
   threadId: z.string(),
   turn: runTurnSchema,
-  ...failureFields,
+  failureClass: failureFields.failureClass,
+  error: failureFields.error,
   ...replyFields,
 });
 
@@ -113,6 +124,8 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     turn: runTurn(snapshot, end.kind === "running"),
     ...runFailure(snapshot),
   };
+  if (snapshot.earlier.length > 0) out.earlierMessages = snapshot.earlier;
+  if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
     if (end.pending.length > 0) out.pendingApprovals = end.pending;
   } else Object.assign(out, runReplies(end.run));

@@ -9,6 +9,8 @@
 
 import type { RpcId, TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
+import { parseItemActivity } from "../codex/validate.ts";
+import { activityText } from "./activity.ts";
 import { RelayError } from "../core/errors.ts";
 import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
@@ -48,6 +50,18 @@ export interface RunSnapshot {
   failure?: Failure;
   error?: string;
   itemsCompleted: number;
+  /** Earlier queued messages whose turns this start also started (their ids, never text). */
+  earlier: EarlierMessage[];
+  /** What the client should know about the run (an answer that counted as a decline, a name not set). */
+  notes: string[];
+}
+
+/** An earlier queued message that ran before this runtime's own. */
+export interface EarlierMessage {
+  /** Its `clientMessageId` (null when it was queued without one). */
+  clientMessageId: string | null;
+  /** The turn that took it. */
+  turnId: string | null;
 }
 
 /** A runtime following one message's turn on one held helper. */
@@ -67,6 +81,8 @@ export class TurnRuntime implements RuntimeHandle {
   #failure: Failure | undefined;
   #error: string | undefined;
   #itemsCompleted = 0;
+  #earlier: EarlierMessage[] = [];
+  #notes: string[] = [];
   #toolCalls = new Set<string>();
   #waitingOnHuman = false;
   #alive = true;
@@ -136,6 +152,8 @@ export class TurnRuntime implements RuntimeHandle {
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#itemsCompleted,
+      earlier: [...this.#earlier],
+      notes: [...this.#notes],
     };
   }
 
@@ -177,6 +195,18 @@ export class TurnRuntime implements RuntimeHandle {
     this.#waitingOnHuman = waiting;
     if (waiting) this.#note("Waiting on an approval or answer from you");
     this.#armStall();
+  }
+
+  /** RuntimeHandle: an accepted answer went to Codex as `decline`, because of `problem`. */
+  answerRefused(summary: string, problem: string): void {
+    this.addNote(`Your answer to "${summary.slice(0, 120)}" counted as a decline: ${problem}`);
+  }
+
+  /** Records something the client should know about the run (results carry it as `notes`). */
+  addNote(note: string): void {
+    if (this.#notes.length >= 20) return;
+    this.#notes.push(note);
+    this.#note(note);
   }
 
   /** RuntimeHandle: answers a server request. */
@@ -255,12 +285,13 @@ export class TurnRuntime implements RuntimeHandle {
     switch (event.kind) {
       case "turnStarted":
         this.#currentTurnId = event.turnId;
-        if (this.#turnId === null) {
-          this.#note("A turn started (an earlier queued message may run first)");
-        }
+        if (this.#turnId === null) this.#note("A turn started");
         break;
       case "item":
         this.#onItem(event.completed, event.turnId ?? this.#currentTurnId, event.item);
+        if (!event.completed) {
+          this.#onActivity((raw as { item?: unknown } | null)?.item, event.turnId);
+        }
         break;
       case "turnCompleted":
         this.#onTurnCompleted(event.turnId, event.status, event.error);
@@ -272,12 +303,14 @@ export class TurnRuntime implements RuntimeHandle {
   }
 
   #onItem(completed: boolean, turnId: string | null, item: ItemRef): void {
-    if (
-      item.type === "userMessage" && item.clientId === this.clientMessageId && this.#turnId === null
-    ) {
-      this.#turnId = turnId;
-      this.#phase = "running";
-      this.#note("Your message's turn started");
+    if (item.type === "userMessage" && this.#turnId === null) {
+      if (item.clientId === this.clientMessageId) {
+        this.#turnId = turnId;
+        this.#phase = "running";
+        this.#note("Your message's turn started");
+        return;
+      }
+      this.#onEarlier(typeof item.clientId === "string" ? item.clientId : null, turnId);
       return;
     }
     if (item.type === "mcpToolCall" && item.id !== undefined) {
@@ -287,8 +320,29 @@ export class TurnRuntime implements RuntimeHandle {
     }
     if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.#turnId) {
       this.#itemsCompleted++;
-      this.#note(`Item completed: ${item.type ?? "item"}`);
     }
+  }
+
+  /** A user message of another queued message ran before this runtime's own. */
+  #onEarlier(clientMessageId: string | null, turnId: string | null): void {
+    if (this.#earlier.length >= 50) return;
+    if (this.#earlier.some((e) => e.turnId === turnId && e.clientMessageId === clientMessageId)) {
+      return;
+    }
+    this.#earlier.push({ clientMessageId, turnId });
+    this.#note(
+      `An earlier queued message runs first${
+        clientMessageId ? ` (clientMessageId ${clientMessageId})` : ""
+      }`,
+    );
+  }
+
+  /** Notes what Codex started doing, in words (kinds and names, never content). */
+  #onActivity(item: unknown, turnId: string | null): void {
+    const text = activityText(parseItemActivity(item));
+    if (!text) return;
+    const ours = this.#turnId !== null && (turnId ?? this.#currentTurnId) === this.#turnId;
+    this.#note(ours ? text : `${text} (for an earlier queued message)`);
   }
 
   #onTurnCompleted(
