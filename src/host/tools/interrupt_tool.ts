@@ -19,7 +19,7 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
   name: "codex_interrupt",
   title: "Interrupt a turn",
   description:
-    "Stops the turn codex_run started on the thread and releases the thread. Other processes' turns are not touched.",
+    "Stops the turn codex_run started on the thread and releases the thread. Other processes' turns are untouched.",
   inputSchema: input,
   outputSchema: interruptOutput,
   annotations: {

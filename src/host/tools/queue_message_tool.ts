@@ -50,7 +50,7 @@ export function renderReceipt(r: Receipt, caps?: Capabilities): string {
       ? "Read the reply with codex_read_reply or codex_wait_reply."
       : "codex_withdraw_message takes it back while it is still queued.";
     return sentences(
-      `Queued (${ids}): stored, not yet run`,
+      `Queued (${ids}): stored, not processed yet`,
       how,
       "It runs when a Codex process next resumes the thread (a process that has it open runs it after its current turn)",
       next,

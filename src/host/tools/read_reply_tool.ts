@@ -18,7 +18,7 @@ const input = z.strictObject({
   threadId: threadRef,
   clientMessageId,
   cursor: cursorInput.optional(),
-  refresh: z.boolean().optional().describe("With nextCursor: rescan the turn from its start"),
+  refresh: z.boolean().optional().describe("With nextCursor: rescan the turn"),
 });
 
 /** The `codex_read_reply` tool. */
@@ -26,7 +26,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read a reply",
   description:
-    "Reads the final answers of the turn that took your message. observed: replies holds every final answer of that turn (same_turn_not_exclusive: not certified as answering this message alone), maybe none yet. no_match: not in the newest 100 items (still queued; searchCursor searches older). 16 KiB of text per call; nextCursor continues.",
+    "Reads the final answers of the turn that took your message. observed: replies are every final answer of that turn (same_turn_not_exclusive: not certified as answering this message alone), maybe none yet. no_match: not in the newest 100 items (searchCursor goes older). 16 KiB per call; nextCursor continues.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,
