@@ -22,7 +22,7 @@ import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
-import { advertised } from "./tool_schema.ts";
+import { advertised, advertisedAnnotations } from "./tool_schema.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -71,7 +71,7 @@ export function buildServer(deps: ServerDeps): McpServer {
           : tool.description(deps.caps),
         inputSchema: advertised(tool.inputSchema),
         outputSchema: advertised(tool.outputSchema),
-        annotations: tool.annotations,
+        annotations: advertisedAnnotations(tool.annotations),
       },
       // deno-lint-ignore no-explicit-any
       ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps, server)) as any,

@@ -60,3 +60,17 @@ function toJson(schema: z.ZodType, io: "input" | "output", target?: string): Jso
     target: (target ?? "draft-2020-12") as any,
   }) as Json;
 }
+
+/** MCP's defaults of the annotation hints (a client assumes them when absent). */
+const HINT_DEFAULTS: Record<string, boolean> = {
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** The annotations as advertised: `readOnlyHint` always, the other hints when not the default. */
+export function advertisedAnnotations<A extends object>(annotations: A): Partial<A> {
+  return Object.fromEntries(
+    Object.entries(annotations).filter(([key, value]) => HINT_DEFAULTS[key] !== value),
+  ) as Partial<A>;
+}

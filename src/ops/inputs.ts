@@ -69,7 +69,7 @@ export const clientMessageId = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS
       });
     }
   },
-).describe("From the queue receipt");
+);
 
 /** A cursor of an earlier result. */
 export const cursorInput = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(

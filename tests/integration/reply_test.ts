@@ -145,7 +145,11 @@ for (const protocol of PROTOCOLS) {
     const { scenario, t } = observedScenario();
     await withRelay(scenario, [], async (client, f) => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((x) => x.name), ["codex_list_threads", "codex_queue_message"]);
+      assert.deepEqual(tools.map((x) => x.name), [
+        "codex_list_threads",
+        "codex_queue_message",
+        "codex_withdraw_message",
+      ]);
       for (const name of ["codex_read_reply", "codex_wait_reply"]) {
         let refused = false;
         try {
@@ -173,10 +177,11 @@ for (const protocol of PROTOCOLS) {
       assert.deepEqual(tools.map((x) => x.name), [
         "codex_list_threads",
         "codex_queue_message",
+        "codex_withdraw_message",
         "codex_read_reply",
         "codex_wait_reply",
       ]);
-      for (const tool of tools.slice(2)) {
+      for (const tool of tools.slice(3)) {
         assert.deepEqual(tool.annotations, {
           readOnlyHint: true,
           destructiveHint: false,

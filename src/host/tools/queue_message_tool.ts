@@ -18,7 +18,7 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   name: "codex_queue_message",
   title: "Queue a message",
   description: (caps) =>
-    `Stores a message in a thread's queue (it runs when Codex next resumes the thread). Receipt: queued (stored, not yet run), not_sent, or unknown (may be stored: check, never resend blindly).${
+    `Stores a message in a thread's queue (it runs when Codex next resumes the thread). Receipt: queued (stored, not yet run), not_sent, or unknown (may be stored: check before resending).${
       caps.replyRead ? " Read the reply with codex_read_reply." : ""
     }`,
   inputSchema: input,

@@ -41,7 +41,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd, forwarding Codex's approvals to you. Returns at the turn's end or after waitSeconds (then use codex_wait_reply). sandbox and approvalPolicy may only tighten the thread's config. held_elsewhere: another process has the thread; the message stays queued.",
+    "Runs a message as a Codex turn now, in a thread or a new one in cwd, forwarding Codex's approvals to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy may only tighten the thread's config. held_elsewhere: another process has the thread; the message stays queued.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {

@@ -49,7 +49,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "codex_read_reply repeated until a final answer, the turn's end or timeoutSeconds (then timedOut). Follows codex_run's turns, forwarding their approvals.",
+    "codex_read_reply (same_turn_not_exclusive) repeated until a final answer, the turn's end or timeoutSeconds (then timedOut). Follows codex_run's turns, forwarding approvals.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,

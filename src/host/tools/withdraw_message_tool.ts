@@ -22,7 +22,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   name: "codex_withdraw_message",
   title: "Withdraw a message",
   description:
-    "Takes back a message still queued: withdrawn, not_found, already_taken (a turn took it) or unknown (the answer was lost).",
+    "Takes back a message still queued: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).",
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {
