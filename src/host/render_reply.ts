@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<string, string> = {
   completed: "completed",
   failed: "failed",
   interrupted: "interrupted",
-  unverified: "unverified: it may be running elsewhere",
+  unverified: "unverified: may be running elsewhere",
 };
 
 /** What an observed turn without a final answer means, by its status. */

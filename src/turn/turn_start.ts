@@ -95,8 +95,8 @@ export class TurnStarts {
   inThread(
     ref: string,
     text: string,
-    options: RunOptions,
     signal: AbortSignal,
+    options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
     return this.#start(signal, ref, async (conn, session, clientMessageId) => {
@@ -133,7 +133,12 @@ export class TurnStarts {
   }
 
   /** Starts a new thread in `cwd` (named, with the options) in a new runtime and runs `text` there. */
-  inCwd(cwd: string, text: string, options: RunOptions, signal: AbortSignal): Promise<StartResult> {
+  inCwd(
+    cwd: string,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
     const { registry } = this.#deps;
     return this.#start(signal, "", async (conn, session, clientMessageId) => {
       const missing = await missingDirectory(session, cwd);

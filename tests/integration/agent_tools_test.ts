@@ -495,8 +495,8 @@ Deno.test("a running-turn wait result is short and says what to do next", async 
       turnId,
       "",
     );
-    assert.ok(explanation.length <= 160, `explanation is ${explanation.length} characters`);
-    assert.match(wait.text, /Call codex_wait_reply again to keep waiting\.$/);
+    assert.ok(explanation.length <= 180, `explanation is ${explanation.length} characters`);
+    assert.match(wait.text, /timed out; call codex_wait_reply again to keep waiting\.$/);
     assert.ok(cursor.length > 0);
   });
 });

@@ -68,8 +68,8 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       approvalPolicy: args.approvalPolicy,
     };
     const start = args.threadId
-      ? await ctx.starts.inThread(args.threadId, args.text, options, ctx.signal)
-      : await ctx.starts.inCwd(args.cwd!, args.text, options, ctx.signal);
+      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
+      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
     if (!start.runtime) {
       return {
         receipt: start.receipt,

@@ -108,7 +108,11 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
       }. Call codex_wait_reply again to answer them.`
       : "";
     const read = renderReadReply(out, {
-      keepWaiting: pending ? "" : "Call codex_wait_reply again to keep waiting.",
+      keepWaiting: pending
+        ? ""
+        : `${
+          out.timedOut ? "The wait timed out; call" : "Call"
+        } codex_wait_reply again to keep waiting.`,
     });
     const waited = out.timedOut && out.status === "no_match"
       ? " The wait timed out; call codex_wait_reply again to keep waiting."
