@@ -29,6 +29,7 @@ import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
+import { withdrawMessageTool } from "../../src/host/tools/withdraw_message_tool.ts";
 import { waitReplyTool } from "../../src/host/tools/wait_reply_tool.ts";
 import { WAIT_MARGIN_MS } from "../../src/ops/wait_reply.ts";
 import type { z } from "zod";
@@ -79,6 +80,7 @@ const TEXT_MARK = "fault-matrix-text";
 const SUCCESS: Record<MatrixTool, Seen> = {
   codex_list_threads: { status: "ok" },
   codex_queue_message: { status: "queued", confirmedBy: "acknowledgement" },
+  codex_withdraw_message: { status: "already_taken" },
   codex_read_reply: { status: "observed" },
   codex_wait_reply: { status: "observed" },
 };
@@ -100,6 +102,7 @@ function argsFor(tool: MatrixTool, s: Seeded): Record<string, unknown> {
       return { limit: 10 };
     case "codex_queue_message":
       return { threadId: s.main.id, text: `${TEXT_MARK} ${++calls}` };
+    case "codex_withdraw_message":
     case "codex_read_reply":
       return { threadId: s.main.id, clientMessageId: READ_CLIENT_ID };
     case "codex_wait_reply":
@@ -329,6 +332,7 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
 const OWNER_TOOLS = {
   codex_list_threads: listThreadsTool,
   codex_queue_message: queueMessageTool,
+  codex_withdraw_message: withdrawMessageTool,
   codex_read_reply: readReplyTool,
   codex_wait_reply: waitReplyTool,
 } as unknown as Record<MatrixTool, Tool<z.ZodType, z.ZodType>>;
@@ -355,13 +359,15 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
       });
       // What the read and queue levels use of a call's context (the rest is turn-start's).
       const ctx = {
-        owner,
+        connection: owner,
         caps,
         clock,
         signal: new AbortController().signal,
         progress: () => Promise.resolve(),
         log: silentLogger,
-        mcp: {} as ServerContext,
+        // No input round and no relay-run turn here (codex_wait_reply looks for both).
+        mcp: { mcpReq: { requestState: () => undefined } } as unknown as ServerContext,
+        turns: { active: () => undefined, finished: () => undefined },
         clientModes: () => ({ form: false, url: false }),
         mintRound: () => Promise.reject(new Error("no input rounds here")),
       } as unknown as CallContext;
@@ -691,10 +697,11 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
     });
     // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
     const ctx = {
-      owner,
+      connection: owner,
       caps,
       clock,
       turns,
+      starts,
       router,
       signal: new AbortController().signal,
       progress: () => Promise.resolve(),
