@@ -9,8 +9,7 @@
 
 import type { RpcId, TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { parseItemActivity } from "../codex/validate.ts";
-import { activityText } from "./activity.ts";
+import { type EarlierMessage, RunStory } from "./run_story.ts";
 import { RelayError } from "../core/errors.ts";
 import type { ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
@@ -56,14 +55,6 @@ export interface RunSnapshot {
   notes: string[];
 }
 
-/** An earlier queued message that ran before this runtime's own. */
-export interface EarlierMessage {
-  /** Its `clientMessageId` (null when it was queued without one). */
-  clientMessageId: string | null;
-  /** The turn that took it. */
-  turnId: string | null;
-}
-
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
   readonly id: string = crypto.randomUUID();
@@ -81,8 +72,7 @@ export class TurnRuntime implements RuntimeHandle {
   #failure: Failure | undefined;
   #error: string | undefined;
   #itemsCompleted = 0;
-  #earlier: EarlierMessage[] = [];
-  #notes: string[] = [];
+  readonly #story = new RunStory();
   #toolCalls = new Set<string>();
   #waitingOnHuman = false;
   #alive = true;
@@ -152,8 +142,8 @@ export class TurnRuntime implements RuntimeHandle {
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#itemsCompleted,
-      earlier: [...this.#earlier],
-      notes: [...this.#notes],
+      earlier: this.#story.earlier,
+      notes: this.#story.notes,
     };
   }
 
@@ -204,9 +194,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Records something the client should know about the run (results carry it as `notes`). */
   addNote(note: string): void {
-    if (this.#notes.length >= 20) return;
-    this.#notes.push(note);
-    this.#note(note);
+    if (this.#story.note(note)) this.#note(note);
   }
 
   /** RuntimeHandle: answers a server request. */
@@ -325,24 +313,15 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** A user message of another queued message ran before this runtime's own. */
   #onEarlier(clientMessageId: string | null, turnId: string | null): void {
-    if (this.#earlier.length >= 50) return;
-    if (this.#earlier.some((e) => e.turnId === turnId && e.clientMessageId === clientMessageId)) {
-      return;
-    }
-    this.#earlier.push({ clientMessageId, turnId });
-    this.#note(
-      `An earlier queued message runs first${
-        clientMessageId ? ` (clientMessageId ${clientMessageId})` : ""
-      }`,
-    );
+    const line = this.#story.earlierMessage(clientMessageId, turnId);
+    if (line) this.#note(line);
   }
 
   /** Notes what Codex started doing, in words (kinds and names, never content). */
   #onActivity(item: unknown, turnId: string | null): void {
-    const text = activityText(parseItemActivity(item));
-    if (!text) return;
     const ours = this.#turnId !== null && (turnId ?? this.#currentTurnId) === this.#turnId;
-    this.#note(ours ? text : `${text} (for an earlier queued message)`);
+    const line = this.#story.activity(item, ours);
+    if (line) this.#note(line);
   }
 
   #onTurnCompleted(
