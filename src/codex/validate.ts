@@ -195,3 +195,83 @@ export function parseTurnsPage(value: unknown): TurnsPage {
     nextCursor: cursor(r.nextCursor, "turns nextCursor"),
   };
 }
+
+/** Validates a `thread/queue/delete` result: whether the submission was deleted. */
+export function parseQueueDelete(value: unknown): { deleted: boolean } {
+  const deleted = obj(value, "thread/queue/delete result").deleted;
+  if (typeof deleted !== "boolean") fail("thread/queue/delete deleted is not a boolean");
+  return { deleted };
+}
+
+/** Validates an `fs/getMetadata` result: whether the path is a directory. */
+export function parseFsMetadata(value: unknown): { isDirectory: boolean } {
+  const isDirectory = obj(value, "fs/getMetadata result").isDirectory;
+  if (typeof isDirectory !== "boolean") fail("fs/getMetadata isDirectory is not a boolean");
+  return { isDirectory };
+}
+
+/** The `cwd` of each thread of a `thread/list` result (null when absent or not a string). */
+export function parseThreadCwds(value: unknown): (string | null)[] {
+  const data = arr(obj(value, "thread/list result").data, "thread/list data");
+  return data.map((t) => {
+    const cwd = (t as Obj | null)?.cwd;
+    return typeof cwd === "string" ? cwd : null;
+  });
+}
+
+/** The sandbox and approval settings of a `config/read` config (null when unset or unknown). */
+export function parseRunConfig(
+  config: unknown,
+): { sandbox: string | null; approvalPolicy: string | null; granular: boolean } {
+  const c = obj(config, "config/read config");
+  const sandbox = typeof c.sandbox_mode === "string" ? c.sandbox_mode : null;
+  const policy = c.approval_policy;
+  return {
+    sandbox,
+    approvalPolicy: typeof policy === "string" ? policy : null,
+    granular: typeof policy === "object" && policy !== null,
+  };
+}
+
+/** What an item of a running turn says about what Codex is doing (never its text or output). */
+export type ItemActivity =
+  | { kind: "command" }
+  | { kind: "fileChange"; files: number }
+  | { kind: "mcpTool"; server: string; tool: string }
+  | { kind: "tool"; tool: string }
+  | { kind: "webSearch" }
+  | { kind: "reasoning" }
+  | { kind: "answer" }
+  | { kind: "other" };
+
+/** A name Codex reports (tool, server), bounded and free of control characters. */
+function label(value: unknown): string {
+  if (typeof value !== "string") return "?";
+  // deno-lint-ignore no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").slice(0, 64);
+  return clean.isWellFormed() && clean.length > 0 ? clean : "?";
+}
+
+/** Reads what an item (of `item/started`) shows Codex doing: kinds and names, no content. */
+export function parseItemActivity(item: unknown): ItemActivity {
+  if (typeof item !== "object" || item === null) return { kind: "other" };
+  const i = item as Obj;
+  switch (i.type) {
+    case "commandExecution":
+      return { kind: "command" };
+    case "fileChange":
+      return { kind: "fileChange", files: Array.isArray(i.changes) ? i.changes.length : 0 };
+    case "mcpToolCall":
+      return { kind: "mcpTool", server: label(i.server), tool: label(i.tool) };
+    case "dynamicToolCall":
+      return { kind: "tool", tool: label(i.tool) };
+    case "webSearch":
+      return { kind: "webSearch" };
+    case "reasoning":
+      return { kind: "reasoning" };
+    case "agentMessage":
+      return { kind: "answer" };
+    default:
+      return { kind: "other" };
+  }
+}

@@ -13,7 +13,12 @@ export interface Capabilities {
   turnStart: boolean;
 }
 
-const QUEUE_METHODS = ["thread/list", "thread/queue/add", "thread/queue/list"] as const;
+const QUEUE_METHODS = [
+  "thread/list",
+  "thread/queue/add",
+  "thread/queue/list",
+  "thread/queue/delete",
+] as const;
 const READ_METHODS = ["thread/items/list", "thread/items/read", "thread/turns/list"] as const;
 const TURN_METHODS = [
   "config/read",
@@ -22,6 +27,9 @@ const TURN_METHODS = [
   "thread/queue/start",
   "turn/interrupt",
   "thread/unsubscribe",
+  // codex_run's options: name a new thread, check that a cwd exists.
+  "thread/name/set",
+  "fs/getMetadata",
 ] as const;
 
 /** The app-server methods helpers may be sent at these capabilities. */

@@ -25,6 +25,7 @@ export const REASON_CODES = [
   "rpc_error",
   "connection_lost",
   "daemon_unavailable",
+  "cwd_not_found",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

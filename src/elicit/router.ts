@@ -36,6 +36,8 @@ export interface RuntimeHandle {
   waitingOnHuman(waiting: boolean): void;
   /** The router declined a request at once that it cannot forward; tell the caller. */
   declinedUnforwardable?(declined: DeclinedRequest): void;
+  /** An accepted answer broke the requested schema and was sent as `decline`: why. */
+  answerRefused?(summary: string, problem: string): void;
 }
 
 /** A request the router declined at once because it cannot be forwarded to the client. */
@@ -185,6 +187,7 @@ export class ElicitationRouter {
       const problem = answerProblem(forward.requestedSchema, answer.content ?? {});
       if (problem) {
         entry.runtime.respond(entry.rpcId, refusalAnswer(method, "decline"));
+        entry.runtime.answerRefused?.(entry.summary, problem);
         this.#log.info("answer refused", { method, problem });
         return "invalid";
       }

@@ -46,7 +46,11 @@ export async function followTurn(
   while (true) {
     const seen = runtime.version;
     for (const message of runtime.progressSince(sent)) await ctx.progress(message, ++sent);
-    if (runtime.ended) return { kind: "settled", run: await turns.settled(runtime) };
+    if (runtime.ended) {
+      // Notes the runtime took while the last progress went out are not dropped.
+      for (const message of runtime.progressSince(sent)) await ctx.progress(message, ++sent);
+      return { kind: "settled", run: await turns.settled(runtime) };
+    }
     const pending = askable(router, router.pendingFor(runtime), modes);
     if (pending.length > 0) {
       if (round >= MAX_ROUNDS_PER_CALL) return running(runtime, router);
@@ -114,6 +118,8 @@ export type WaitFollowed =
     timedOut: boolean;
     pending?: PendingSummary[];
     declined?: PendingSummary[];
+    /** The run's notes (an answer that counted as a decline). */
+    notes?: string[];
   }
   | { kind: "input"; result: InputRequiredResult };
 
@@ -162,7 +168,13 @@ export async function followForWait(
   if (followed.kind === "settled") {
     const { replies, snapshot } = followed.run;
     return replies
-      ? { kind: "read", read: replies, timedOut: false, ...declinedOf(snapshot) }
+      ? {
+        kind: "read",
+        read: replies,
+        timedOut: false,
+        notes: snapshot.notes,
+        ...declinedOf(snapshot),
+      }
       : undefined;
   }
   const budgetMs = ctx.connection.limits.rpcTimeoutMs;
@@ -173,6 +185,7 @@ export async function followForWait(
     timedOut: true,
     ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
     ...declinedOf(followed.snapshot),
+    notes: followed.snapshot.notes,
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * The short text telling a model how the tools fit together, per level.
+ * The short text telling a model how the tools fit together, per level, and
+ * the terms every result shares (said once here, not in every result).
  * @module
  */
 
@@ -9,8 +10,10 @@ import type { Capabilities } from "../core/capabilities.ts";
 export function instructionsFor(caps: Capabilities): string {
   const lines = [
     "codex-relay hands messages to local OpenAI Codex threads.",
-    "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId.",
+    "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId. codex_withdraw_message takes a message back while it is still queued.",
+    "Every tool that takes a threadId accepts the thread's id or its exact name when exactly one thread has it (several: ambiguous_name, nothing done).",
     "A `queued` receipt means stored, not processed; `unknown` means it may have been stored: never resend without checking.",
+    "Results that could not do their job carry a `reason` code (thread_not_found, ambiguous_name, timeout, busy, codex_missing, not_allowed, ...) and a `message`; the text content says what happened and what to do next.",
   ];
   if (caps.replyRead) {
     lines.push(

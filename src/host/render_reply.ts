@@ -1,6 +1,7 @@
 /**
  * The text rendering of reply-read results (`codex_read_reply`,
- * `codex_wait_reply`): one paragraph saying what the read found.
+ * `codex_wait_reply`): what the read found, then what to do next. The
+ * terms (association, cursors) are explained once, in the tool descriptions.
  * @module
  */
 
@@ -20,10 +21,10 @@ export function replyText(r: Reply): string {
   return `${JSON.stringify(r.text)}${r.truncated ? " (truncated)" : ""}`;
 }
 
-/** What the text says about requests declined at once. */
+/** What the text says about requests declined at once (a sentence, or empty). */
 export function declinedText(declined: PendingSummary[] | undefined): string {
   if (!declined?.length) return "";
-  return ` codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
+  return `codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
     declined.map((d) => d.summary).join("; ")
   }.`;
 }
@@ -33,12 +34,19 @@ const STATUS_TEXT: Record<string, string> = {
   completed: "completed",
   failed: "failed",
   interrupted: "interrupted",
-  unverified:
-    "status unverified: it may be running in another Codex process, or be older than the newest 50 turns",
+  unverified: "unverified: may be running elsewhere",
+};
+
+/** What an observed turn without a final answer means, by its status. */
+const NO_ANSWER: Record<string, string> = {
+  completed: "It stored no final answer.",
+  failed: "It failed without a final answer.",
+  interrupted: "It was interrupted without a final answer.",
 };
 
 const REASON_TEXT: Record<string, string> = {
-  thread_not_found: "No Codex thread has this id.",
+  thread_not_found: "No Codex thread has this id or exact name.",
+  ambiguous_name: "Several threads have this name; give the thread's id.",
   legacy_history:
     "The thread is stored in Codex's legacy history mode, whose items cannot be read by id.",
   invalid_cursor:
@@ -49,32 +57,43 @@ const REASON_TEXT: Record<string, string> = {
   cancelled: "The call was cancelled.",
   codex_missing:
     "The codex executable was not found on the PATH codex-relay was started with: put the folder of codex in the PATH of its entry in the MCP client (codex-relay install writes it), and see codex-relay doctor.",
+  connection_lost: "The connection to the app-server daemon was lost; the next call reconnects.",
+  daemon_unavailable:
+    "No app-server daemon answers: start one with `codex app-server daemon start`.",
   spawn_failed: "The codex app-server could not be started.",
   experimental_unavailable: "This Codex does not offer the read methods the relay needs.",
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",
 };
 
-/** One paragraph telling what a read found. */
-export function renderReadReply(out: ReadReplyResult): string {
+/** How the caller goes on when the turn has no final answer yet. */
+export interface RenderOptions {
+  /** The next step for a turn still running (default: wait for it). */
+  keepWaiting?: string;
+}
+
+/** One paragraph telling what a read found and what to do next. */
+export function renderReadReply(out: ReadReplyResult, options: RenderOptions = {}): string {
   const about = `message ${out.clientMessageId} in thread ${out.threadId}`;
   switch (out.status) {
     case "observed": {
       const turn = out.turn ? `turn ${out.turn.id} (${STATUS_TEXT[out.turn.status]})` : "a turn";
-      const replies = out.replies.length === 0
-        ? "It has no final answer yet."
-        : `${out.replies.length} final answer(s): ${
+      const head = `Observed: ${turn} took the ${about}.`;
+      if (out.replies.length > 0) {
+        const replies = `${out.replies.length} final answer(s): ${
           out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
-      const more = out.nextCursor
-        ? " More may follow: pass nextCursor as cursor (with codex_read_reply, refresh: true rescans the turn from its start)."
-        : "";
-      return `Observed: the ${about} was taken by ${turn}. ${replies} Association same_turn_not_exclusive: these are all final answers of the turn that took the message, not a certified answer to it alone.${more}`;
+        const more = out.nextCursor ? " More may follow: pass nextCursor as cursor." : "";
+        return `${head} ${replies}${more}`;
+      }
+      const ended = out.turn ? NO_ANSWER[out.turn.status] : undefined;
+      if (ended) return `${head} ${ended}`;
+      return `${head} No final answer yet. ${
+        options.keepWaiting ?? "Call codex_wait_reply (with nextCursor as cursor) to wait for it."
+      }`;
     }
     case "no_match":
-      return `No match: no user message carries clientMessageId ${out.clientMessageId} among the items searched in thread ${out.threadId}; it may still be queued, or be older.${
-        out.searchCursor
-          ? " To search older items, pass searchCursor as cursor."
-          : " There are no older items."
+      return `Not found yet: no user message with clientMessageId ${out.clientMessageId} among the items searched in thread ${out.threadId}; it may still be queued.${
+        out.searchCursor ? " To search older items, pass searchCursor as cursor." : ""
       }`;
     case "ambiguous":
       return `Ambiguous: several user messages in thread ${out.threadId} carry clientMessageId ${out.clientMessageId}, so no reply text is returned.`;

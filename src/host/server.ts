@@ -22,6 +22,7 @@ import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
+import { advertised, advertisedAnnotations } from "./tool_schema.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -65,10 +66,12 @@ export function buildServer(deps: ServerDeps): McpServer {
       tool.name,
       {
         title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: tool.annotations,
+        description: typeof tool.description === "string"
+          ? tool.description
+          : tool.description(deps.caps),
+        inputSchema: advertised(tool.inputSchema),
+        outputSchema: advertised(tool.outputSchema),
+        annotations: advertisedAnnotations(tool.annotations),
       },
       // deno-lint-ignore no-explicit-any
       ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps, server)) as any,
@@ -122,7 +125,10 @@ async function call(
       ms: Math.round(performance.now() - started),
       status: (out as { status?: string }).status,
     });
-    return { content: [{ type: "text", text: tool.render(out) }], structuredContent: out };
+    return {
+      content: [{ type: "text", text: tool.render(out, deps.caps) }],
+      structuredContent: out,
+    };
   } catch (error) {
     if (error instanceof ToolRefusal) return errorResult(error.message);
     deps.log.error("call failed", {

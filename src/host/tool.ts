@@ -62,7 +62,8 @@ export const READ_ANNOTATIONS: Annotations = Object.freeze({
 export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;
-  description: string;
+  /** What the model reads; may depend on the level (e.g. not pointing at tools that are off). */
+  description: string | ((caps: Capabilities) => string);
   inputSchema: I;
   outputSchema: O;
   annotations: Annotations;
@@ -70,8 +71,8 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   enabled(caps: Capabilities): boolean;
   /** Runs the call; expected failures are results with a status and reason, not exceptions. */
   run(input: z.output<I>, ctx: CallContext): Promise<z.output<O> | ToolInputRequired>;
-  /** One paragraph of text for clients that show text only. */
-  render(output: z.output<O>): string;
+  /** One paragraph of text for clients that show text only: what happened, then what to do next. */
+  render(output: z.output<O>, caps?: Capabilities): string;
 }
 
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */

@@ -40,7 +40,7 @@ export const messageText = z.string().superRefine((s, ctx) => {
       message: `The text is ${utf8Length(s)} bytes of UTF-8; the limit is ${MAX_TEXT_BYTES}`,
     });
   }
-}).describe("The message, 1 to 16384 bytes of UTF-8, no NUL characters");
+});
 
 /** A thread id (UUID) or an exact thread name. */
 export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
@@ -69,9 +69,36 @@ export const clientMessageId = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS
       });
     }
   },
-).describe("The clientMessageId of the codex_queue_message receipt");
+);
 
 /** A cursor of an earlier result. */
 export const cursorInput = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
-  "nextCursor (more replies of the matched turn) or searchCursor (older items) of an earlier result for the same thread and message",
+  "nextCursor or searchCursor of an earlier result",
 );
+
+/** Codex sandbox modes, tightest first. */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+
+/** Codex approval policies, tightest (asks most) first. */
+export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const;
+
+/** The options a client may choose for a `codex_run` turn. */
+export const runOptionShapes = {
+  name: z.string().min(1).max(200).superRefine((s, ctx) => {
+    if (/\p{Cc}/u.test(s) || !s.isWellFormed() || s.trim() !== s) {
+      ctx.addIssue({
+        code: "custom",
+        message: "The name has control characters, lone surrogates or surrounding spaces",
+      });
+    }
+  }).optional(),
+  model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "Not a model name").optional(),
+  effort: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "Not a reasoning effort").optional(),
+  sandbox: z.enum(SANDBOX_MODES).optional(),
+  approvalPolicy: z.enum(APPROVAL_POLICIES).optional(),
+};
+
+/** A sandbox mode. */
+export type SandboxMode = typeof SANDBOX_MODES[number];
+/** An approval policy. */
+export type ApprovalPolicy = typeof APPROVAL_POLICIES[number];

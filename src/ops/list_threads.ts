@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
-import { parseThreadList } from "../codex/validate.ts";
+import { parseThreadCwds, parseThreadList } from "../codex/validate.ts";
 import type { Session } from "../connect/connection.ts";
 
 /** One listed thread. */
@@ -15,7 +15,9 @@ export const listedThreadSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
   status: z.enum(THREAD_STATUSES),
-  updatedAt: z.string().describe("ISO 8601 time of the thread's last update"),
+  updatedAt: z.string(),
+  /** Turn-start level only (there the client already chooses cwds). */
+  cwd: z.string().nullable().optional(),
 });
 
 /** The `codex_list_threads` result. */
@@ -30,19 +32,30 @@ export const threadListSchema = z.object({
 /** The `codex_list_threads` result. */
 export type ThreadList = z.output<typeof threadListSchema>;
 
+/** What to list. */
+export interface ListOptions {
+  limit: number;
+  cursor?: string;
+  /** Include each thread's cwd (turn-start level only). */
+  withCwd?: boolean;
+  /** Threads this relay runs a turn on: listed as `active` (a fresh helper sees `notLoaded`). */
+  running?: ReadonlySet<string>;
+}
+
 /** One page of threads, most recently updated first, at most `limit`. */
-export async function listThreads(
-  s: Session,
-  { limit, cursor }: { limit: number; cursor?: string },
-): Promise<ThreadList> {
-  const page = parseThreadList(await s.call("thread/list", cursor ? { limit, cursor } : { limit }));
+export async function listThreads(s: Session, options: ListOptions): Promise<ThreadList> {
+  const { limit, cursor } = options;
+  const raw = await s.call("thread/list", cursor ? { limit, cursor } : { limit });
+  const page = parseThreadList(raw);
+  const cwds = options.withCwd ? parseThreadCwds(raw) : [];
   return {
     status: "ok",
-    threads: page.data.slice(0, limit).map((t) => ({
+    threads: page.data.slice(0, limit).map((t, i) => ({
       id: t.id,
       name: t.name,
-      status: t.status,
+      status: options.running?.has(t.id) ? "active" : t.status,
       updatedAt: new Date(t.updatedAt * 1000).toISOString(),
+      ...(options.withCwd ? { cwd: cwds[i] ?? null } : {}),
     })),
     nextCursor: page.nextCursor,
   };

@@ -28,7 +28,7 @@ export type Receipt = z.output<typeof receiptSchema>;
 const QUEUE_PAGES = 5;
 
 /** Looks for the submission in the thread's queue (`thread/queue/list`); its id, if listed. */
-async function findQueued(
+export async function findQueued(
   s: Session,
   threadId: string,
   clientMessageId: string,

@@ -6,7 +6,7 @@
 
 import { asRelayError, RelayError } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
-import type { Session } from "../connect/connection.ts";
+import type { Connection, Session } from "../connect/connection.ts";
 import { isUuid } from "./inputs.ts";
 
 /** Name lookup bound: pages of `thread/list` searched for an exact name. */
@@ -26,12 +26,15 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
   }
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
-    return new RelayError("ambiguous_name", "Several threads have this name; give the thread's id");
+    return new RelayError(
+      "ambiguous_name",
+      "Several threads have this name. Give the thread's id (codex_list_threads lists them)",
+    );
   }
   const scope = cursor ? ` in the ${NAME_PAGES * PAGE} most recent threads` : "";
   return new RelayError(
     "thread_not_found",
-    `No thread has exactly this name${scope}; give the thread's id`,
+    `No thread has exactly this name${scope}. Give the thread's id (codex_list_threads lists them)`,
   );
 }
 
@@ -44,6 +47,25 @@ export async function resolveThread(s: Session, ref: string): Promise<string | R
   if (isUuid(ref)) return ref;
   try {
     return await resolveName(s, ref);
+  } catch (error) {
+    const e = asRelayError(error);
+    return new RelayError(e.reason, e.message, { written: false });
+  }
+}
+
+/**
+ * {@linkcode resolveThread} for tools that need the UUID before their own
+ * operation (following a turn the relay runs, interrupting it): a UUID costs
+ * nothing; a name costs one operation of `thread/list` pages.
+ */
+export async function resolveRef(
+  connection: Connection,
+  ref: string,
+  signal: AbortSignal,
+): Promise<string | RelayError> {
+  if (isUuid(ref)) return ref;
+  try {
+    return await connection.operation((s) => resolveThread(s, ref), { signal, label: "resolve" });
   } catch (error) {
     const e = asRelayError(error);
     return new RelayError(e.reason, e.message, { written: false });

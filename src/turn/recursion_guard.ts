@@ -49,24 +49,22 @@ export function guardOverrides(names: readonly string[], log: Logger): Record<st
 }
 
 /**
- * Reads the effective Codex config (`config/read`, at `cwd` when given) and
- * returns the overrides. Fails closed: when the config cannot be read, the
- * relay cannot tell whether a turn would start codex-relay inside Codex, so
- * it throws (a `RelayError` with the read's reason) and no turn is started.
+ * Reads the effective Codex config (`config/read`, at `cwd` when given).
+ * Fails closed: when the config cannot be read, the relay cannot tell whether
+ * a turn would start codex-relay inside Codex (nor what the thread allows),
+ * so it throws (a `RelayError` with the read's reason) and no turn is started.
  */
-export async function recursionOverrides(
+export async function readConfig(
   call: (method: string, params: unknown) => Promise<unknown>,
   cwd: string | undefined,
-  named: readonly string[],
   log: Logger,
-): Promise<Record<string, boolean>> {
-  let found: string[];
+): Promise<Record<string, unknown>> {
   try {
     const result = await call("config/read", cwd ? { cwd } : {}) as { config?: unknown };
     if (typeof result?.config !== "object" || result.config === null) {
       throw new RelayError("protocol_error", "config/read returned no config object");
     }
-    found = relayServerNames(result.config);
+    return result.config as Record<string, unknown>;
   } catch (error) {
     const e = asRelayError(error);
     log.warn("config/read failed; no turn is started", { reason: e.reason });
@@ -76,6 +74,15 @@ export async function recursionOverrides(
       { written: false, rpcCode: e.rpcCode, cause: error },
     );
   }
+}
+
+/** The recursion guard's overrides for a config read with {@linkcode readConfig}. */
+export function recursionOverrides(
+  config: unknown,
+  named: readonly string[],
+  log: Logger,
+): Record<string, boolean> {
+  const found = relayServerNames(config);
   if (found.length) {
     log.info("disabling codex-relay MCP servers in the turn", { count: found.length });
   }

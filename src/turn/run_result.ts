@@ -39,6 +39,11 @@ export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: Pending
     ? { declinedRequests: snapshot.declined.map((d) => ({ method: d.method, summary: d.summary })) }
     : {};
 }
+/** An earlier queued message whose turn the start also started. */
+export const earlierMessageSchema = z.object({
+  clientMessageId: z.string().nullable(),
+  turnId: z.string().nullable(),
+});
 
 /** The failure fields of a run. */
 const failureFields = {
@@ -64,6 +69,8 @@ export const runOutput = z.object({
   ...failureFields,
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
   declinedRequests: declinedRequestsSchema,
+  earlierMessages: z.array(earlierMessageSchema).optional(),
+  notes: z.array(z.string()).optional(),
   ...replyFields,
 });
 
@@ -72,10 +79,13 @@ export type RunResult = z.output<typeof runOutput>;
 
 /** The `codex_interrupt` result. */
 export const interruptOutput = z.object({
-  status: z.enum(["interrupted", "ended", "not_running"]),
+  status: z.enum(["interrupted", "ended", "not_running", "unavailable"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
   threadId: z.string(),
   turn: runTurnSchema,
-  ...failureFields,
+  failureClass: failureFields.failureClass,
+  error: failureFields.error,
   ...replyFields,
 });
 
@@ -127,6 +137,8 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
   };
+  if (snapshot.earlier.length > 0) out.earlierMessages = snapshot.earlier;
+  if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
     if (end.pending.length > 0) out.pendingApprovals = end.pending;
   } else Object.assign(out, runReplies(end.run));

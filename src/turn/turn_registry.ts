@@ -53,6 +53,11 @@ export class TurnRegistry {
     return this.#active.get(threadId);
   }
 
+  /** The threads this relay runs a turn on now. */
+  runningThreads(): ReadonlySet<string> {
+    return new Set([...this.#active.values()].filter((r) => !r.ended).map((r) => r.threadId));
+  }
+
   /** A runtime by id (absent once it is gone). */
   byId(id: string): TurnRuntime | undefined {
     return this.#byId.get(id);

@@ -9,6 +9,7 @@
 
 import type { RpcId, TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
+import { type EarlierMessage, RunStory } from "./run_story.ts";
 import { RelayError } from "../core/errors.ts";
 import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
@@ -50,6 +51,10 @@ export interface RunSnapshot {
   itemsCompleted: number;
   /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
   declined: DeclinedRequest[];
+  /** Earlier queued messages whose turns this start also started (their ids, never text). */
+  earlier: EarlierMessage[];
+  /** What the client should know about the run (an answer that counted as a decline, a name not set). */
+  notes: string[];
 }
 
 /** How many declined requests a runtime remembers. */
@@ -73,6 +78,7 @@ export class TurnRuntime implements RuntimeHandle {
   #error: string | undefined;
   #itemsCompleted = 0;
   #declined: DeclinedRequest[] = [];
+  readonly #story = new RunStory();
   #toolCalls = new Set<string>();
   #waitingOnHuman = false;
   #alive = true;
@@ -143,6 +149,8 @@ export class TurnRuntime implements RuntimeHandle {
       error: this.#error,
       itemsCompleted: this.#itemsCompleted,
       declined: this.#declined.map((d) => ({ ...d })),
+      earlier: this.#story.earlier,
+      notes: this.#story.notes,
     };
   }
 
@@ -191,6 +199,16 @@ export class TurnRuntime implements RuntimeHandle {
     this.#declined.push({ method: declined.method, summary: declined.summary });
     if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
     this.#note(`Declined a request codex-relay cannot forward: ${declined.summary}`);
+  }
+
+  /** RuntimeHandle: an accepted answer went to Codex as `decline`, because of `problem`. */
+  answerRefused(summary: string, problem: string): void {
+    this.addNote(`Your answer to "${summary.slice(0, 120)}" counted as a decline: ${problem}`);
+  }
+
+  /** Records something the client should know about the run (results carry it as `notes`). */
+  addNote(note: string): void {
+    if (this.#story.note(note)) this.#note(note);
   }
 
   /** RuntimeHandle: answers a server request. */
@@ -269,12 +287,13 @@ export class TurnRuntime implements RuntimeHandle {
     switch (event.kind) {
       case "turnStarted":
         this.#currentTurnId = event.turnId;
-        if (this.#turnId === null) {
-          this.#note("A turn started (an earlier queued message may run first)");
-        }
+        if (this.#turnId === null) this.#note("A turn started");
         break;
       case "item":
         this.#onItem(event.completed, event.turnId ?? this.#currentTurnId, event.item);
+        if (!event.completed) {
+          this.#onActivity((raw as { item?: unknown } | null)?.item, event.turnId);
+        }
         break;
       case "turnCompleted":
         this.#onTurnCompleted(event.turnId, event.status, event.error);
@@ -286,12 +305,14 @@ export class TurnRuntime implements RuntimeHandle {
   }
 
   #onItem(completed: boolean, turnId: string | null, item: ItemRef): void {
-    if (
-      item.type === "userMessage" && item.clientId === this.clientMessageId && this.#turnId === null
-    ) {
-      this.#turnId = turnId;
-      this.#phase = "running";
-      this.#note("Your message's turn started");
+    if (item.type === "userMessage" && this.#turnId === null) {
+      if (item.clientId === this.clientMessageId) {
+        this.#turnId = turnId;
+        this.#phase = "running";
+        this.#note("Your message's turn started");
+        return;
+      }
+      this.#onEarlier(typeof item.clientId === "string" ? item.clientId : null, turnId);
       return;
     }
     if (item.type === "mcpToolCall" && item.id !== undefined) {
@@ -301,8 +322,20 @@ export class TurnRuntime implements RuntimeHandle {
     }
     if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.#turnId) {
       this.#itemsCompleted++;
-      this.#note(`Item completed: ${item.type ?? "item"}`);
     }
+  }
+
+  /** A user message of another queued message ran before this runtime's own. */
+  #onEarlier(clientMessageId: string | null, turnId: string | null): void {
+    const line = this.#story.earlierMessage(clientMessageId, turnId);
+    if (line) this.#note(line);
+  }
+
+  /** Notes what Codex started doing, in words (kinds and names, never content). */
+  #onActivity(item: unknown, turnId: string | null): void {
+    const ours = this.#turnId !== null && (turnId ?? this.#currentTurnId) === this.#turnId;
+    const line = this.#story.activity(item, ours);
+    if (line) this.#note(line);
   }
 
   #onTurnCompleted(

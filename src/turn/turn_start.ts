@@ -6,7 +6,7 @@
  * @module
  */
 
-import { asRelayError, type ReasonCode } from "../core/errors.ts";
+import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import {
@@ -15,9 +15,11 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { parseThreadStart } from "../codex/validate.ts";
+import { parseFsMetadata, parseThreadStart } from "../codex/validate.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
-import { recursionOverrides } from "./recursion_guard.ts";
+import { resolveThread } from "../ops/resolve_thread.ts";
+import { readConfig, recursionOverrides } from "./recursion_guard.ts";
+import { checkTightening, runConfig, type RunOptions, runParams } from "./run_options.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -46,6 +48,8 @@ interface Attempt {
   reason?: ReasonCode;
   message?: string;
   failed?: boolean;
+  /** The resolved thread, for the receipt of a start that failed before queueing. */
+  threadId?: string;
 }
 
 /** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
@@ -58,6 +62,24 @@ const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
 
+/**
+ * Why `cwd` cannot be a new thread's directory, asked of Codex
+ * (`fs/getMetadata`: the relay itself has no read permission); undefined
+ * when it is a directory. Other failures (timeout, a dead helper) throw.
+ */
+async function missingDirectory(session: Session, cwd: string): Promise<string | undefined> {
+  try {
+    const meta = parseFsMetadata(await session.call("fs/getMetadata", { path: cwd }));
+    return meta.isDirectory ? undefined : `${cwd} is not a directory`;
+  } catch (error) {
+    const e = asRelayError(error);
+    if (e.rpcCode === undefined) throw error;
+    // A Codex without the method cannot tell; thread/start will.
+    if (e.rpcCode === -32601) return undefined;
+    return `${cwd} does not exist (Codex: ${e.message})`;
+  }
+}
+
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
@@ -66,18 +88,35 @@ export class TurnStarts {
     this.#deps = deps;
   }
 
-  /** Queues `text` into the thread, resumes it in a new runtime and starts the message. */
-  inThread(threadId: string, text: string, signal: AbortSignal): Promise<StartResult> {
+  /**
+   * Queues `text` into the thread `ref` (a UUID or a unique exact name),
+   * resumes it in a new runtime with the options and starts the message.
+   */
+  inThread(
+    ref: string,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
     const { registry } = this.#deps;
-    return this.#start(signal, threadId, async (conn, session, clientMessageId) => {
-      if (registry.active(threadId)) return { reason: "turn_running" };
-      const config = await this.#overrides(session, undefined);
+    return this.#start(signal, ref, async (conn, session, clientMessageId) => {
+      const threadId = await resolveThread(session, ref);
+      if (threadId instanceof RelayError) {
+        return { reason: threadId.reason, message: threadId.message };
+      }
+      if (registry.active(threadId)) return { reason: "turn_running", threadId };
+      const config = await this.#config(session, undefined, options);
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
       conn.follow(threadId);
       try {
-        await session.call("thread/resume", { threadId, excludeTurns: true, config });
+        await session.call("thread/resume", {
+          threadId,
+          excludeTurns: true,
+          ...runParams(options),
+          config,
+        });
       } catch (error) {
         const e = asRelayError(error);
         // Answered with an error: the thread was not loaded and the message stays queued.
@@ -93,14 +132,30 @@ export class TurnStarts {
     });
   }
 
-  /** Starts a new thread in `cwd` in a new runtime and runs `text` there. */
-  inCwd(cwd: string, text: string, signal: AbortSignal): Promise<StartResult> {
+  /** Starts a new thread in `cwd` (named, with the options) in a new runtime and runs `text` there. */
+  inCwd(
+    cwd: string,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
     const { registry } = this.#deps;
     return this.#start(signal, "", async (conn, session, clientMessageId) => {
-      const config = await this.#overrides(session, cwd);
-      const { threadId } = parseThreadStart(await session.call("thread/start", { cwd, config }));
+      const missing = await missingDirectory(session, cwd);
+      if (missing) return { reason: "cwd_not_found", message: missing };
+      const config = await this.#config(session, cwd, options);
+      const { threadId } = parseThreadStart(
+        await session.call("thread/start", { cwd, ...runParams(options), config }),
+      );
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);
+      if (options.name !== undefined) {
+        try {
+          await session.call("thread/name/set", { threadId, name: options.name });
+        } catch (error) {
+          runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
+        }
+      }
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
@@ -108,8 +163,19 @@ export class TurnStarts {
     });
   }
 
-  #overrides(session: Session, cwd: string | undefined) {
-    return recursionOverrides(session.call, cwd, this.#deps.disabledMcpServers, this.#deps.log);
+  /**
+   * Reads the configuration once (`config/read`): refuses options looser
+   * than it, and returns the `config` overrides (recursion guard, effort).
+   */
+  async #config(
+    session: Session,
+    cwd: string | undefined,
+    options: RunOptions,
+  ): Promise<Record<string, unknown>> {
+    const config = await readConfig(session.call, cwd, this.#deps.log);
+    checkTightening(config, options);
+    const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
+    return runConfig(guard, options);
   }
 
   /**
@@ -124,8 +190,8 @@ export class TurnStarts {
   ): Promise<StartResult> {
     const { connection, registry, clock } = this.#deps;
     const clientMessageId = crypto.randomUUID();
-    const notSent = (reason: ReasonCode, message: string): StartResult => ({
-      receipt: { status: "not_sent", reason, message, clientMessageId, threadId },
+    const notSent = (reason: ReasonCode, message: string, id = threadId): StartResult => ({
+      receipt: { status: "not_sent", reason, message, clientMessageId, threadId: id },
       reason,
       message,
     });
@@ -169,7 +235,7 @@ export class TurnStarts {
     }
     reason ??= receipt?.reason ?? "protocol_error";
     message = REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
-    return receipt ? { receipt, reason, message } : notSent(reason, message);
+    return receipt ? { receipt, reason, message } : notSent(reason, message, attempt.threadId);
   }
 
   /** Looks an `unknown` receipt's message up in the thread's queue on a fresh operation. */

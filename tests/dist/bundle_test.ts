@@ -73,7 +73,11 @@ Deno.test({
     });
     try {
       const { tools } = await relay.client.listTools();
-      assert.deepEqual(tools.map((x) => x.name), ["codex_list_threads", "codex_queue_message"]);
+      assert.deepEqual(tools.map((x) => x.name), [
+        "codex_list_threads",
+        "codex_queue_message",
+        "codex_withdraw_message",
+      ]);
       const result = await relay.client.callTool({
         name: "codex_queue_message",
         arguments: { threadId: t.id, text: "hello from the bundle" },

@@ -150,6 +150,11 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   },
   { at: { result: "thread/list" }, path: "data[].updatedAt", types: NUM, required: true },
   { at: { result: "thread/list" }, path: "nextCursor", types: STR_NULL },
+  // The turn-start level lists each thread's cwd (list_threads.ts).
+  { at: { result: "thread/list" }, path: "data[].cwd", types: STR },
+  // --- queue level: codex_withdraw_message (withdraw_message.ts)
+  { at: { request: "thread/queue/delete" }, sample: { threadId: T, queuedSubmissionId: "q-1" } },
+  { at: { result: "thread/queue/delete" }, path: "deleted", types: ["boolean"], required: true },
   // --- queue level: thread/queue/add, thread/queue/list (queue_message.ts)
   {
     at: { request: "thread/queue/add" },
@@ -268,9 +273,41 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   { at: { request: "config/read" }, sample: { cwd: "/work/project" } },
   { at: { request: "config/read" }, sample: {} },
   { at: { result: "config/read" }, path: "config", types: OBJ, required: true },
+  // codex_run's tightening check (run_options.ts): strings it ranks, anything else is tightest.
+  {
+    at: { result: "config/read" },
+    path: "config.sandbox_mode",
+    types: ["string", "null"],
+    enum: ["read-only", "workspace-write", "danger-full-access"],
+  },
+  // The cwd check (turn_start.ts) and the name of a new thread.
+  { at: { request: "fs/getMetadata" }, sample: { path: "/work/project" } },
+  { at: { result: "fs/getMetadata" }, path: "isDirectory", types: ["boolean"], required: true },
+  { at: { request: "thread/name/set" }, sample: { threadId: T, name: "Refactor parser" } },
   {
     at: { request: "thread/start" },
     sample: { cwd: "/work/project", config: { "mcp_servers.codex-relay.enabled": false } },
+  },
+  {
+    at: { request: "thread/start" },
+    sample: {
+      cwd: "/work/project",
+      model: "gpt-5.4",
+      sandbox: "read-only",
+      approvalPolicy: "untrusted",
+      config: { "mcp_servers.codex-relay.enabled": false, model_reasoning_effort: "high" },
+    },
+  },
+  {
+    at: { request: "thread/resume" },
+    sample: {
+      threadId: T,
+      excludeTurns: true,
+      model: "gpt-5.4",
+      sandbox: "workspace-write",
+      approvalPolicy: "on-request",
+      config: { model_reasoning_effort: "low" },
+    },
   },
   { at: { result: "thread/start" }, path: "thread.id", types: STR, required: true },
   {

@@ -260,7 +260,11 @@ for (const protocol of PROTOCOLS) {
 
         const relay = await w.relay([], { protocol });
         const { tools } = await relay.client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
+        assert.deepEqual(tools.map((t) => t.name), [
+          "codex_list_threads",
+          "codex_queue_message",
+          "codex_withdraw_message",
+        ]);
         assert.deepEqual(await helpers(w.home), [], "starting and listing tools spawn no helper");
 
         const names = new Map([[a.threadId, null], [b.threadId, "e2e named thread"]]);

@@ -38,7 +38,11 @@ for (const protocol of PROTOCOLS) {
   Deno.test(`[${protocol}] the default level lists exactly two tools and spawns nothing`, async () => {
     await withRelay(protocol, seeded(), [], async (client, f) => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
+      assert.deepEqual(tools.map((t) => t.name), [
+        "codex_list_threads",
+        "codex_queue_message",
+        "codex_withdraw_message",
+      ]);
       for (const tool of tools) {
         assert.ok(tool.description && tool.description.length > 40);
         assert.ok(tool.outputSchema);

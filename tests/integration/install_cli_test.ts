@@ -103,7 +103,11 @@ Deno.test("the relay prints the install command; run as printed it registers a r
     let closed: { code: number } | undefined;
     try {
       const { tools } = await relay.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
+      assert.deepEqual(tools.map((t) => t.name), [
+        "codex_list_threads",
+        "codex_queue_message",
+        "codex_withdraw_message",
+      ]);
     } finally {
       closed = await relay.close();
     }

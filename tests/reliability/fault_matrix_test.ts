@@ -30,6 +30,7 @@ import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
+import { withdrawMessageTool } from "../../src/host/tools/withdraw_message_tool.ts";
 import { waitReplyTool } from "../../src/host/tools/wait_reply_tool.ts";
 import { WAIT_MARGIN_MS } from "../../src/ops/wait_reply.ts";
 import type { z } from "zod";
@@ -82,6 +83,7 @@ const TEXT_MARK = "fault-matrix-text";
 const SUCCESS: Record<MatrixTool, Seen> = {
   codex_list_threads: { status: "ok" },
   codex_queue_message: { status: "queued", confirmedBy: "acknowledgement" },
+  codex_withdraw_message: { status: "already_taken" },
   codex_read_reply: { status: "observed" },
   codex_wait_reply: { status: "observed" },
 };
@@ -103,6 +105,7 @@ function argsFor(tool: MatrixTool, s: Seeded): Record<string, unknown> {
       return { limit: 10 };
     case "codex_queue_message":
       return { threadId: s.main.id, text: `${TEXT_MARK} ${++calls}` };
+    case "codex_withdraw_message":
     case "codex_read_reply":
       return { threadId: s.main.id, clientMessageId: READ_CLIENT_ID };
     case "codex_wait_reply":
@@ -336,6 +339,7 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
 const OWNER_TOOLS = {
   codex_list_threads: listThreadsTool,
   codex_queue_message: queueMessageTool,
+  codex_withdraw_message: withdrawMessageTool,
   codex_read_reply: readReplyTool,
   codex_wait_reply: waitReplyTool,
 } as unknown as Record<MatrixTool, Tool<z.ZodType, z.ZodType>>;

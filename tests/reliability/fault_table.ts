@@ -16,6 +16,7 @@ import type { Fault, FaultAction, Startup } from "../../fixtures/scenario.ts";
 export const MATRIX_TOOLS = [
   "codex_list_threads",
   "codex_queue_message",
+  "codex_withdraw_message",
   "codex_read_reply",
   "codex_wait_reply",
 ] as const;
@@ -98,6 +99,8 @@ export interface FaultCase {
 const ok = (queue: Seen = { status: "queued", confirmedBy: "acknowledgement" }) => ({
   codex_list_threads: { status: "ok" },
   codex_queue_message: queue,
+  // The matrix withdraws the message its reads look for: a turn took it long ago.
+  codex_withdraw_message: { status: "already_taken" },
   codex_read_reply: { status: "observed" },
   codex_wait_reply: { status: "observed" },
 });
@@ -106,6 +109,8 @@ const ok = (queue: Seen = { status: "queued", confirmedBy: "acknowledgement" }) 
 const failing = (reason: string, queue: Seen = { status: "not_sent", reason }) => ({
   codex_list_threads: { status: "unavailable", reason },
   codex_queue_message: queue,
+  // Its first request is thread/queue/list: nothing was deleted.
+  codex_withdraw_message: { status: "unavailable", reason },
   codex_read_reply: { status: "unavailable", reason },
   codex_wait_reply: { status: "unavailable", reason },
 });

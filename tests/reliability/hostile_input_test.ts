@@ -43,6 +43,7 @@ const RUNS = {
   list: 200,
   read: 150,
   wait: 100,
+  withdraw: 60,
   cursor: 200,
   run: 120,
   interrupt: 60,
@@ -98,6 +99,10 @@ const utf8 = (s: string) => new TextEncoder().encode(s).length;
 /** zod counts string lengths in code points. */
 const chars = (s: string) => [...s].length;
 const isStr = (v: unknown): v is string => typeof v === "string";
+const isThreadRef = (v: unknown) =>
+  // deno-lint-ignore no-control-regex
+  isStr(v) && chars(v) >= 1 && chars(v) <= 256 && v.isWellFormed() && !/[\u0000-\u001f\u007f]/
+    .test(v);
 const isInt = (v: unknown, min: number, max: number) =>
   typeof v === "number" && Number.isInteger(v) && v >= min && v <= max;
 
@@ -122,7 +127,8 @@ const VALID: Record<string, Record<string, { required: boolean; ok: (v: unknown)
     },
   },
   codex_read_reply: {
-    threadId: { required: true, ok: (v) => isStr(v) && UUID.test(v) },
+    // Every tool that takes a thread takes its id or its exact name (issue 14).
+    threadId: { required: true, ok: (v) => isThreadRef(v) },
     clientMessageId: {
       required: true,
       ok: (v) =>
@@ -138,8 +144,14 @@ VALID.codex_wait_reply = {
   cursor: VALID.codex_read_reply.cursor,
   timeoutSeconds: { required: false, ok: (v) => isInt(v, 1, 55) },
 };
+VALID.codex_withdraw_message = {
+  threadId: VALID.codex_read_reply.threadId,
+  clientMessageId: VALID.codex_read_reply.clientMessageId,
+};
+const SANDBOXES = ["read-only", "workspace-write", "danger-full-access"];
+const POLICIES = ["untrusted", "on-request", "never"];
 VALID.codex_run = {
-  threadId: { required: false, ok: (v) => isStr(v) && UUID.test(v) },
+  threadId: { required: false, ok: (v) => isThreadRef(v) },
   cwd: {
     required: false,
     ok: (v) =>
@@ -148,6 +160,16 @@ VALID.codex_run = {
   },
   text: VALID.codex_queue_message.text,
   waitSeconds: { required: false, ok: (v) => isInt(v, 1, 55) },
+  name: {
+    required: false,
+    ok: (v) =>
+      isStr(v) && chars(v) >= 1 && chars(v) <= 200 && v.isWellFormed() && !/\p{Cc}/u.test(v) &&
+      v.trim() === v,
+  },
+  model: { required: false, ok: (v) => isStr(v) && /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(v) },
+  effort: { required: false, ok: (v) => isStr(v) && /^[a-z][a-z0-9_-]{0,31}$/.test(v) },
+  sandbox: { required: false, ok: (v) => isStr(v) && SANDBOXES.includes(v) },
+  approvalPolicy: { required: false, ok: (v) => isStr(v) && POLICIES.includes(v) },
 };
 VALID.codex_interrupt = { threadId: VALID.codex_read_reply.threadId };
 
@@ -167,7 +189,11 @@ function isValid(tool: string, args: Record<string, unknown>): boolean {
     present(key) && args[key] !== undefined ? f.ok(args[key]) : !f.required
   );
   // codex_run runs in a thread or starts one in a directory: exactly one of the two.
-  if (tool === "codex_run") return fieldsOk && present("threadId") !== present("cwd");
+  // A name is for a new thread only.
+  if (tool === "codex_run") {
+    return fieldsOk && present("threadId") !== present("cwd") &&
+      (!present("name") || present("cwd"));
+  }
   return fieldsOk;
 }
 
@@ -408,10 +434,30 @@ Deno.test({
               ["observed", "no_match", "ambiguous", "unavailable"].includes(String(out.status)),
             );
             if (args.cursor !== undefined) {
-              assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+              // A name is looked up first (no thread has these hostile names); an id is not.
+              const reason = UUID.test(String(args.threadId))
+                ? "invalid_cursor"
+                : "thread_not_found";
+              assert.deepEqual([out.status, out.reason], ["unavailable", reason]);
             }
           }),
           { numRuns: RUNS.read },
+        );
+      });
+
+      await t.step(`codex_withdraw_message: ${RUNS.withdraw} hostile argument sets`, async () => {
+        const arb = argsOf({
+          threadId: field(fc.constantFrom(known.main.id, "hostile big", UNKNOWN_THREAD)),
+          clientMessageId: field(fc.constantFrom(READ_CLIENT_ID, SCOPE_A, "not-a-message")),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_withdraw_message", args, ALL_SECRETS);
+            if (!out) return;
+            // Nothing of these is queued: nothing can be withdrawn.
+            assert.ok(["not_found", "already_taken", "unavailable"].includes(String(out.status)));
+          }),
+          { numRuns: RUNS.withdraw },
         );
       });
 
@@ -730,8 +776,11 @@ Deno.test({
           fc.asyncProperty(arb, async (args) => {
             const spawned = (await f.spawned()).length;
             const out = await hostileCall("codex_interrupt", args, ALL_SECRETS);
-            assert.equal((await f.spawned()).length, spawned, "codex_interrupt never spawns");
-            if (out) assert.equal(out.status, "not_running");
+            // By id it never spawns; a name is looked up first (issue 14), and no thread has one.
+            if (typeof args.threadId !== "string" || UUID.test(args.threadId) || !out) {
+              assert.equal((await f.spawned()).length, spawned, "codex_interrupt never spawns");
+              if (out) assert.equal(out.status, "not_running");
+            } else assert.deepEqual([out.status, out.reason], ["unavailable", "thread_not_found"]);
           }),
           { numRuns: RUNS.interrupt },
         );

@@ -5,10 +5,11 @@ import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connecti
 import { RelayError } from "../../src/core/errors.ts";
 
 // DESIGN.md, "Capability levels": the app-server methods each level allows.
-// The turn level also holds `config/read` (the recursion guard reads the
-// thread's MCP server entries before it starts a turn). When
-// `codex_withdraw_message` lands, add `thread/queue/delete` to QUEUE.
-const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
+// The turn level also holds `config/read` (the recursion guard and the
+// tightening check read the thread's configuration before a turn starts),
+// `thread/name/set` (codex_run's `name`) and `fs/getMetadata` (codex_run
+// refuses a cwd that does not exist; the relay has no read permission).
+const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list", "thread/queue/delete"];
 const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
 const TURN = [
   "thread/start",
@@ -17,6 +18,8 @@ const TURN = [
   "turn/interrupt",
   "thread/unsubscribe",
   "config/read",
+  "thread/name/set",
+  "fs/getMetadata",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -24,19 +27,31 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     name: "queue (default)",
     caps: { replyRead: false, turnStart: false },
     methods: QUEUE,
-    tools: ["codex_list_threads", "codex_queue_message"],
+    tools: ["codex_list_threads", "codex_queue_message", "codex_withdraw_message"],
   },
   {
     name: "--allow-reply-read",
     caps: { replyRead: true, turnStart: false },
     methods: [...QUEUE, ...READ],
-    tools: ["codex_list_threads", "codex_queue_message", "codex_read_reply", "codex_wait_reply"],
+    tools: [
+      "codex_list_threads",
+      "codex_queue_message",
+      "codex_withdraw_message",
+      "codex_read_reply",
+      "codex_wait_reply",
+    ],
   },
   {
     name: "--allow-turn-start",
     caps: { replyRead: false, turnStart: true },
     methods: [...QUEUE, ...TURN],
-    tools: ["codex_list_threads", "codex_queue_message", "codex_run", "codex_interrupt"],
+    tools: [
+      "codex_list_threads",
+      "codex_queue_message",
+      "codex_withdraw_message",
+      "codex_run",
+      "codex_interrupt",
+    ],
   },
   {
     name: "--allow-reply-read --allow-turn-start",
@@ -45,6 +60,7 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     tools: [
       "codex_list_threads",
       "codex_queue_message",
+      "codex_withdraw_message",
       "codex_read_reply",
       "codex_wait_reply",
       "codex_run",

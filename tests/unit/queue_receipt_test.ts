@@ -1,4 +1,5 @@
 import assert from "assert";
+import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { z } from "zod";
@@ -258,7 +259,7 @@ Deno.test("queueMessage: a name two threads share is ambiguous_name and nothing 
   assert.deepEqual(r, {
     status: "not_sent",
     reason: "ambiguous_name",
-    message: "Several threads have this name; give the thread's id",
+    message: "Several threads have this name. Give the thread's id (codex_list_threads lists them)",
     clientMessageId: CID,
     threadId: "twin",
   });
@@ -271,7 +272,7 @@ Deno.test("queueMessage: an unknown name is thread_not_found; past 20 pages the 
   assert.deepEqual([r1.status, r1.reason, r1.message], [
     "not_sent",
     "thread_not_found",
-    "No thread has exactly this name; give the thread's id",
+    "No thread has exactly this name. Give the thread's id (codex_list_threads lists them)",
   ]);
   const many = scripted({
     "thread/list": (_p, n) => ({ data: [threadEntry(THREAD, "x")], nextCursor: `c${n}` }),
@@ -279,7 +280,7 @@ Deno.test("queueMessage: an unknown name is thread_not_found; past 20 pages the 
   const r2 = await queueMessage(many.session, "nowhere", "x", CID);
   assert.equal(
     r2.message,
-    "No thread has exactly this name in the 2000 most recent threads; give the thread's id",
+    "No thread has exactly this name in the 2000 most recent threads. Give the thread's id (codex_list_threads lists them)",
   );
   assert.equal(many.calls.length, 20, "20 pages of 100");
 });
@@ -298,16 +299,25 @@ Deno.test("queueMessage: a failing name lookup is not_sent with its reason", asy
   ]);
 });
 
-Deno.test("renderReceipt: each status says what it means, with the ids", () => {
+Deno.test("renderReceipt: each status says what it means, with the ids, and the next step the level offers", () => {
   const base = { clientMessageId: CID, threadId: THREAD };
   const ids = `clientMessageId ${CID}, thread ${THREAD}`;
+  const runs =
+    "It runs when a Codex process next resumes the thread (a process that has it open runs it after its current turn).";
   assert.equal(
     renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
-    `Queued (${ids}). Codex acknowledged storing it. Queued means stored, not processed: it runs when a Codex process next resumes this thread; if another Codex process has the thread open, that process runs it after its own next turn completes.`,
+    `Queued (${ids}): stored, not processed yet. ${runs} codex_withdraw_message takes it back while it is still queued.`,
+  );
+  assert.equal(
+    renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }, {
+      replyRead: true,
+      turnStart: false,
+    }),
+    `Queued (${ids}): stored, not processed yet. ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
   );
   assert.match(
     renderReceipt({ ...base, status: "queued", confirmedBy: "queue_list" }),
-    /^Queued \(.*\)\. The acknowledgement was lost, but the thread's queue lists it\. /,
+    /^Queued \(.*\): stored, not processed yet\. The acknowledgement was lost, but the thread's queue lists it\. /,
   );
   assert.equal(
     renderReceipt({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
@@ -315,7 +325,7 @@ Deno.test("renderReceipt: each status says what it means, with the ids", () => {
   );
   assert.equal(
     renderReceipt({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
-    `Unknown (timeout): No answer. The message may have been stored (${ids}). It was not sent again; check the thread before sending it once more.`,
+    `Unknown (timeout): No answer. The message may have been stored (${ids}) and was not sent again. Check the thread before sending it once more.`,
   );
 });
 
@@ -334,9 +344,13 @@ Deno.test("queueMessage: a twin name on a later page is still ambiguous (the sea
 
 Deno.test("codex_queue_message: name, annotations and schemas as clients see them", () => {
   assert.equal(queueMessageTool.name, "codex_queue_message");
-  assert.equal(queueMessageTool.title, "Queue a message into a Codex thread");
-  assert.match(queueMessageTool.description, /^Stores a message in a Codex thread's queue/);
-  assert.match(queueMessageTool.description, /`unknown` means it may have been stored/);
+  assert.equal(queueMessageTool.title, "Queue a message");
+  const describe = queueMessageTool.description as (caps: Capabilities) => string;
+  const queueLevel = describe({ replyRead: false, turnStart: false });
+  assert.match(queueLevel, /^Stores a message in a thread's queue/);
+  assert.match(queueLevel, /unknown \(may be stored: check before resending\)/);
+  assert.doesNotMatch(queueLevel, /codex_read_reply/, "the queue level names no tool it lacks");
+  assert.match(describe({ replyRead: true, turnStart: false }), /codex_read_reply/);
   assert.deepEqual(queueMessageTool.annotations, {
     readOnlyHint: false,
     destructiveHint: false,
@@ -348,10 +362,10 @@ Deno.test("codex_queue_message: name, annotations and schemas as clients see the
   assert.deepEqual(input.parse({ threadId: THREAD, text: "hi" }), { threadId: THREAD, text: "hi" });
   assert.equal(input.safeParse({ threadId: THREAD, text: "hi", extra: 1 }).success, false);
   assert.equal(input.safeParse({ threadId: THREAD }).success, false);
-  assert.match(
-    JSON.stringify(z.toJSONSchema(input)),
-    /The thread's id \(UUID\), or its exact name if exactly one thread has it/,
-  );
+  assert.deepEqual((z.toJSONSchema(input) as { required?: string[] }).required, [
+    "threadId",
+    "text",
+  ]);
   const out = queueMessageTool.outputSchema;
   const ok = { status: "queued", clientMessageId: CID, threadId: THREAD };
   for (const status of ["queued", "not_sent", "unknown"]) {
@@ -363,9 +377,9 @@ Deno.test("codex_queue_message: name, annotations and schemas as clients see the
   }
   assert.equal(out.safeParse({ ...ok, confirmedBy: "guess" }).success, false);
   assert.equal(out.safeParse({ status: "queued", threadId: THREAD }).success, false);
-  assert.match(
-    JSON.stringify(z.toJSONSchema(out)),
-    /The id to read the reply with \(codex_read_reply\)/,
+  assert.ok(
+    ((z.toJSONSchema(out) as { required?: string[] }).required ?? []).includes("clientMessageId"),
+    "every receipt carries its clientMessageId",
   );
 });
 

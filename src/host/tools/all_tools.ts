@@ -9,6 +9,7 @@ import type { Capabilities } from "../../core/capabilities.ts";
 import type { Tool } from "../tool.ts";
 import { listThreadsTool } from "./list_threads_tool.ts";
 import { queueMessageTool } from "./queue_message_tool.ts";
+import { withdrawMessageTool } from "./withdraw_message_tool.ts";
 import { readReplyTool } from "./read_reply_tool.ts";
 import { waitReplyTool } from "./wait_reply_tool.ts";
 import { runTool } from "./run_tool.ts";
@@ -18,6 +19,7 @@ import { interruptTool } from "./interrupt_tool.ts";
 export const TOOLS = [
   listThreadsTool,
   queueMessageTool,
+  withdrawMessageTool,
   readReplyTool,
   waitReplyTool,
   runTool,

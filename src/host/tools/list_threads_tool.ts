@@ -1,39 +1,41 @@
 /**
- * `codex_list_threads`: thread ids, names, statuses and update times. No
- * preview, cwd or message text at any level.
+ * `codex_list_threads`: thread ids, names, statuses and update times; the
+ * cwd at the turn-start level only. No preview or message text at any level.
  * @module
  */
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
 import { listThreads, type ThreadList, threadListSchema } from "../../ops/list_threads.ts";
-import type { Tool } from "../tool.ts";
+import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
+import { sentences } from "../text.ts";
 
 const input = z.strictObject({
-  limit: z.number().int().min(1).max(50).default(20).describe(
-    "Threads per page, 1 to 50 (default 20)",
-  ),
-  cursor: z.string().min(1).max(4096).optional().describe("`nextCursor` of a previous page"),
+  limit: z.number().int().min(1).max(50).default(20),
+  cursor: z.string().min(1).max(4096).optional(),
 });
 
 /** The `codex_list_threads` tool. */
 export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
   name: "codex_list_threads",
-  title: "List Codex threads",
-  description:
-    "Lists the local Codex threads, most recently updated first: id, name, status (idle, active, notLoaded, or systemError when Codex could not load it) and last update time. Returns no conversation content. Page with `cursor` = the previous `nextCursor`. Use a thread's id (or its exact name) with codex_queue_message.",
+  title: "List threads",
+  description: (caps) =>
+    `Local Codex threads, newest first: id, name, status${
+      caps.turnStart ? ", cwd" : ""
+    }, update time. No conversation content.`,
   inputSchema: input,
   outputSchema: threadListSchema,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ANNOTATIONS,
   enabled: () => true,
   async run({ limit, cursor }, ctx): Promise<ThreadList> {
+    const options = {
+      limit,
+      cursor,
+      withCwd: ctx.caps.turnStart,
+      running: ctx.caps.turnStart ? ctx.turns.runningThreads() : undefined,
+    };
     try {
-      return await ctx.connection.operation((s) => listThreads(s, { limit, cursor }), {
+      return await ctx.connection.operation((s) => listThreads(s, options), {
         signal: ctx.signal,
         label: "list",
       });
@@ -49,12 +51,16 @@ export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
     }
   },
   render(out) {
-    if (out.status !== "ok") return `Could not list Codex threads (${out.reason}): ${out.message}`;
+    if (out.status !== "ok") {
+      return sentences(`Could not list Codex threads (${out.reason}): ${out.message}`);
+    }
     if (out.threads.length === 0) return "There are no Codex threads.";
     const lines = out.threads.map((t) =>
-      `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}`
+      `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}${
+        t.cwd ? `, in ${t.cwd}` : ""
+      }`
     );
     const more = out.nextCursor ? " More threads follow: pass nextCursor as cursor." : "";
-    return `${out.threads.length} Codex thread(s), most recent first: ${lines.join("; ")}.${more}`;
+    return `${out.threads.length} Codex thread(s), newest first: ${lines.join("; ")}.${more}`;
   },
 };

@@ -8,36 +8,42 @@ import { z } from "zod";
 import { readReply } from "../../ops/read_reply.ts";
 import { buildReadResult } from "../../reply/read_result.ts";
 import { type ReadReplyResult, readReplySchema } from "../../reply/schemas.ts";
-import { clientMessageId, cursorInput, threadId } from "../../ops/inputs.ts";
-import { asRelayError } from "../../core/errors.ts";
+import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
+import { resolveThread } from "../../ops/resolve_thread.ts";
+import { asRelayError, RelayError } from "../../core/errors.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { renderReadReply } from "../render_reply.ts";
 
 const input = z.strictObject({
-  threadId: threadId.describe("The thread's id (a UUID), as in the receipt"),
+  threadId: threadRef,
   clientMessageId,
   cursor: cursorInput.optional(),
-  refresh: z.boolean().optional().describe(
-    "With a nextCursor: rescan the matched turn from its start, so an item finalized since the last read is not missed",
-  ),
+  refresh: z.boolean().optional().describe("With nextCursor: rescan the turn"),
 });
 
 /** The `codex_read_reply` tool. */
 export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
-  title: "Read the reply to a queued message",
+  title: "Read a reply",
   description:
-    "Reads the stored final answers of the Codex turn that took a message you queued (give the receipt's threadId and clientMessageId). `observed`: the message was found in the newest 100 items; `replies` holds every final_answer of that turn (association same_turn_not_exclusive: not a certified answer to this message alone), possibly none yet; `turn.status` is `unverified` while the turn runs in another process. `no_match`: not among those items (still queued, or older: pass searchCursor as cursor). `ambiguous`: several messages carry the id; no text. `unavailable`: with a reason. Reply text is capped at 16 KiB per result; pass nextCursor as cursor for more. A final answer Codex moderated comes as {itemId, moderated: true, replacement?|blockReason?} without its text. Never returns user text, reasoning, commentary or tool output.",
+    "Final answers of the turn that took your message: all of that turn's (same_turn_not_exclusive: not certified as answering it alone), maybe none yet. no_match: not in the newest 100 items (searchCursor goes older). 16 KiB a call; nextCursor continues. A moderated answer is {itemId, moderated} without text.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
   async run(args, ctx): Promise<ReadReplyResult> {
     try {
-      return await ctx.connection.operation((s) => readReply(s, args), {
-        signal: ctx.signal,
-        label: "read",
-      });
+      return await ctx.connection.operation(async (s) => {
+        const threadId = await resolveThread(s, args.threadId);
+        if (threadId instanceof RelayError) {
+          const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
+          return buildReadResult({
+            ...scope,
+            match: { kind: "unavailable", reason: threadId.reason },
+          });
+        }
+        return await readReply(s, { ...args, threadId });
+      }, { signal: ctx.signal, label: "read" });
     } catch (error) {
       const { reason } = asRelayError(error);
       ctx.log.warn("read failed", { reason });
@@ -45,5 +51,5 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return buildReadResult({ ...scope, match: { kind: "unavailable", reason } });
     }
   },
-  render: renderReadReply,
+  render: (out) => renderReadReply(out),
 };

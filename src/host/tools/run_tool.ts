@@ -16,29 +16,33 @@ import {
   runResult,
 } from "../../turn/run_result.ts";
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { messageText, threadId } from "../../ops/inputs.ts";
+import { isUuid, messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
+import type { RunOptions } from "../../turn/run_options.ts";
+import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
 
 const input = z.strictObject({
-  threadId: threadId.optional().describe("Run in this existing thread (its id)"),
+  threadId: threadRef.optional(),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
-    .optional().describe("Or start a new thread in this directory (absolute path)"),
+    .optional(),
   text: messageText,
-  waitSeconds: z.number().int().min(1).max(55).default(45)
-    .describe("How long this call waits for the turn, 1 to 55 s (default 45)"),
+  waitSeconds: z.number().int().min(1).max(55).default(45),
+  ...runOptionShapes,
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
+}).refine((v) => v.name === undefined || v.cwd !== undefined, {
+  message: "name names a new thread: give it with cwd",
 });
 
 /** The `codex_run` tool. */
 export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
-  title: "Run a message as a Codex turn",
+  title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in this relay: with threadId it queues the message into that thread, loads the thread and starts it; with cwd it starts a new thread in that directory. Codex's approval requests and questions come to you as input requests of this call. Returns when the turn ends or after waitSeconds: turn.status is completed, failed, interrupted or running (then follow it with codex_wait_reply, or stop it with codex_interrupt). A thread another Codex process has open returns held_elsewhere and the message stays queued there. A running turn holds one of the relay's 4 helpers until it ends; when all 4 are in use, a call waits up to 20 s for one and then returns busy with nothing queued.",
+    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
@@ -54,12 +58,19 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
     if (ctx.mcp.mcpReq.inputResponses !== undefined) {
       // A retry that lost its state: starting a new run would queue the text a second time.
       throw new ToolRefusal(
-        "This call carries input responses but no requestState; nothing was queued or sent to Codex",
+        "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
       );
     }
+    const options: RunOptions = {
+      name: args.name,
+      model: args.model,
+      effort: args.effort,
+      sandbox: args.sandbox,
+      approvalPolicy: args.approvalPolicy,
+    };
     const start = args.threadId
-      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal)
-      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal);
+      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
+      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
     if (!start.runtime) {
       return {
         receipt: start.receipt,
@@ -92,7 +103,8 @@ async function retry(
     state,
     ctx.mcp.mcpReq.inputResponses,
     state.tool === "codex_run" && state.receipt !== undefined &&
-      (args.threadId === undefined || args.threadId === state.threadId),
+      // A name cannot be compared without a lookup; a UUID must be the state's.
+      (args.threadId === undefined || args.threadId === state.threadId || !isUuid(args.threadId)),
   );
   const receipt = state.receipt!;
   const runtime = ctx.turns.byId(state.runtimeId);
@@ -118,47 +130,72 @@ function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequi
 
 function pendingText(pending: PendingSummary[] | undefined): string {
   if (!pending?.length) return "";
-  return ` ${pending.length} request(s) from Codex wait for your answer (call codex_wait_reply to answer them): ${
+  return `${pending.length} request(s) from Codex wait for your answer (call codex_wait_reply to answer them): ${
     pending.map((p) => p.summary).join("; ")
   }.`;
+}
+
+function earlierText(out: RunResult): string {
+  const earlier = out.earlierMessages;
+  if (!earlier?.length) return "";
+  const list = earlier.map((e) =>
+    `${e.clientMessageId ?? "a message without clientMessageId"} (turn ${e.turnId ?? "unknown"})`
+  ).join(", ");
+  return `Starting it also started ${earlier.length} earlier queued message(s) first: ${list}.`;
 }
 
 function renderRun(out: RunResult): string {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
-      ? " The message is queued in the thread (receipt queued): do not send it again."
+      ? "The message is queued in the thread (receipt queued): do not send it again."
       : r.status === "unknown"
-      ? " The message may have been stored (receipt unknown): check the thread before sending it again."
-      : " Nothing was stored (receipt not_sent).";
-    const why = out.message
-      ? ` ${/[.!?]$/.test(out.message) ? out.message : `${out.message}.`}`
-      : "";
-    return `The turn did not start (${out.reason}):${why}${stored}`;
+      ? "The message may have been stored (receipt unknown): check the thread before sending it again."
+      : "Nothing was stored (receipt not_sent).";
+    return sentences(`The turn did not start (${out.reason}): ${out.message ?? ""}`, stored);
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
+  const notes = (out.notes ?? []).map(sentence);
   if (out.turn.status === "running") {
-    return `The turn is still running (${ids}).${pendingText(out.pendingApprovals)}${
-      declinedText(out.declinedRequests)
-    } Follow it with codex_wait_reply or stop it with codex_interrupt.`;
+    return sentences(
+      `The turn is running (${ids})`,
+      earlierText(out),
+      ...notes,
+      pendingText(out.pendingApprovals),
+      declinedText(out.declinedRequests),
+      "Follow it with codex_wait_reply or stop it with codex_interrupt",
+    );
   }
   const failure = out.failureClass
-    ? ` Failure class ${out.failureClass}${
-      out.retryable
-        ? `, retryable${out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""}`
-        : ", not retryable"
-    }.${out.error ? ` ${out.error}` : ""}`
-    : "";
+    ? sentences(
+      `Failure class ${out.failureClass}${
+        out.retryable
+          ? `, retryable${out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""}`
+          : ", not retryable"
+      }`,
+      out.error,
+    )
+    : sentence(out.error);
+  const none = out.turn.status === "completed"
+    ? "It stored no final answer."
+    : `It ${
+      out.turn.status === "interrupted" ? "was interrupted" : "failed"
+    } before a final answer.`;
   const replies = out.replies
     ? out.replies.length
-      ? ` Final answer${out.replies.length > 1 ? "s" : ""}: ${
+      ? `Final answer${out.replies.length > 1 ? "s" : ""}: ${
         out.replies.map((x) =>
           "moderated" in x ? replyText(x) : x.text + (x.truncated ? " […truncated]" : "")
         ).join("\n\n")
       }`
-      : " No final answer was stored."
+      : none
     : "";
-  return `The turn ${out.turn.status} (${ids}).${failure}${
-    declinedText(out.declinedRequests)
-  }${replies}`;
+  return sentences(
+    `The turn ${out.turn.status} (${ids})`,
+    earlierText(out),
+    ...notes,
+    failure,
+    declinedText(out.declinedRequests),
+  ) +
+    (replies ? ` ${replies}` : "");
 }

@@ -18,27 +18,28 @@ import {
   waitForReply,
   type WaitProgress,
 } from "../../ops/wait_reply.ts";
-import { clientMessageId, cursorInput, threadId } from "../../ops/inputs.ts";
+import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
+import { resolveRef } from "../../ops/resolve_thread.ts";
+import { RelayError } from "../../core/errors.ts";
 import { READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
 import { followForWait } from "../follow_turn.ts";
 import { declinedText, renderReadReply } from "../render_reply.ts";
+import { sentence, sentences } from "../text.ts";
 
 const input = z.strictObject({
-  threadId: threadId.describe("The thread's id (a UUID), as in the receipt"),
+  threadId: threadRef,
   clientMessageId,
   timeoutSeconds: z.number().int().min(WAIT_SECONDS.min).max(WAIT_SECONDS.max).default(
     WAIT_SECONDS.default,
-  ).describe("How long to wait, 1 to 55 seconds (default 30)"),
+  ),
   cursor: cursorInput.optional(),
 });
 
 /** The `codex_wait_reply` result: a `codex_read_reply` result plus `timedOut`. */
 export const waitReplySchema = readReplySchema.extend({
-  timedOut: z.boolean().describe(
-    "True when the wait time ran out before a final answer or the end of the turn was observed",
-  ),
-  pendingApprovals: z.array(pendingApprovalSchema).optional()
-    .describe("Requests from a turn codex-relay runs that still wait for your answer"),
+  timedOut: z.boolean(),
+  pendingApprovals: z.array(pendingApprovalSchema).optional(),
+  notes: z.array(z.string()).optional(),
   declinedRequests: declinedRequestsSchema,
 });
 
@@ -47,14 +48,23 @@ type WaitOutput = z.output<typeof waitReplySchema>;
 /** The `codex_wait_reply` tool. */
 export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
-  title: "Wait for the reply to a queued message",
+  title: "Wait for a reply",
   description:
-    "Waits up to timeoutSeconds (1 to 55, default 30) for the Codex turn that took a message you queued to store a final answer or to end, re-reading with backoff, and returns what codex_read_reply returns plus `timedOut`. Sends progress notifications when the request has a progress token. Returns early on `ambiguous` or `unavailable`; keeps waiting on `no_match` (the message may still be queued). Association same_turn_not_exclusive: replies are all final answers of that turn, not a certified answer to this message alone. Call again to keep waiting.",
+    "codex_read_reply (same_turn_not_exclusive) repeated until a final answer, the turn's end or timeoutSeconds (then timedOut). Follows codex_run's turns.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
-  async run(args, ctx): Promise<WaitOutput | ToolInputRequired> {
+  async run(given, ctx): Promise<WaitOutput | ToolInputRequired> {
+    const threadId = await resolveRef(ctx.connection, given.threadId, ctx.signal);
+    if (threadId instanceof RelayError) {
+      const scope = { threadId: given.threadId, clientMessageId: given.clientMessageId };
+      return {
+        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: threadId.reason } }),
+        timedOut: false,
+      };
+    }
+    const args = { ...given, threadId };
     const followed = await followForWait(args, ctx);
     if (followed?.kind === "input") return { inputRequired: followed.result };
     if (followed) {
@@ -63,6 +73,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
         timedOut: followed.timedOut,
         ...(followed.pending ? { pendingApprovals: followed.pending } : {}),
         ...(followed.declined ? { declinedRequests: followed.declined } : {}),
+        ...(followed.notes?.length ? { notes: followed.notes } : {}),
       };
     }
     const onProgress = (p: WaitProgress) =>
@@ -92,15 +103,23 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
     }
   },
   render(out) {
+    const notes = (out.notes ?? []).map(sentence);
     const pending = out.pendingApprovals?.length
-      ? ` ${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
+      ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
         out.pendingApprovals.map((p) => p.summary).join("; ")
       }. Call codex_wait_reply again to answer them.`
       : "";
-    const read = renderReadReply(out) + pending + declinedText(out.declinedRequests);
-    return out.timedOut
-      ? `The wait timed out before a final answer or the end of the turn was observed. ${read} Call codex_wait_reply again to keep waiting.`
-      : read;
+    const read = renderReadReply(out, {
+      keepWaiting: pending
+        ? ""
+        : `${
+          out.timedOut ? "The wait timed out; call" : "Call"
+        } codex_wait_reply again to keep waiting.`,
+    });
+    const waited = out.timedOut && out.status === "no_match"
+      ? " The wait timed out; call codex_wait_reply again to keep waiting."
+      : "";
+    return sentences(read.trim(), ...notes, pending, declinedText(out.declinedRequests)) + waited;
   },
 };
 

@@ -1,0 +1,73 @@
+/**
+ * `codex_withdraw_message`: takes back a message still in a thread's queue
+ * (`src/ops/withdraw_message.ts`).
+ * @module
+ */
+
+import { z } from "zod";
+import { clientMessageId, threadRef } from "../../ops/inputs.ts";
+import {
+  withdrawMessage,
+  type WithdrawResult,
+  withdrawSchema,
+} from "../../ops/withdraw_message.ts";
+import { asRelayError } from "../../core/errors.ts";
+import type { Tool } from "../tool.ts";
+import { sentences } from "../text.ts";
+
+const input = z.strictObject({ threadId: threadRef, clientMessageId });
+
+/** The `codex_withdraw_message` tool. */
+export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
+  name: "codex_withdraw_message",
+  title: "Withdraw a message",
+  description:
+    "Takes back a message still queued: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).",
+  inputSchema: input,
+  outputSchema: withdrawSchema,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  enabled: () => true,
+  async run({ threadId, clientMessageId }, ctx): Promise<WithdrawResult> {
+    try {
+      return await ctx.connection.operation(
+        (s) => withdrawMessage(s, threadId, clientMessageId, { readItems: ctx.caps.replyRead }),
+        { signal: ctx.signal, label: "withdraw" },
+      );
+    } catch (error) {
+      const e = asRelayError(error);
+      return {
+        status: "unavailable",
+        reason: e.reason,
+        message: e.message,
+        threadId,
+        clientMessageId,
+      };
+    }
+  },
+  render(out) {
+    const ids = `(clientMessageId ${out.clientMessageId}, thread ${out.threadId})`;
+    switch (out.status) {
+      case "withdrawn":
+        return `Withdrawn ${ids}: the message was deleted from the queue and will not run.`;
+      case "already_taken":
+        return sentences(`Not withdrawn ${ids}: ${out.message}`);
+      case "not_found":
+        return sentences(`Not found ${ids}: ${out.message}`, "Nothing was deleted");
+      case "unknown":
+        return sentences(
+          `Unknown (${out.reason}) ${ids}: ${out.message}`,
+          "Call codex_withdraw_message again to check",
+        );
+      case "unavailable":
+        return sentences(
+          `Not withdrawn (${out.reason}) ${ids}: ${out.message}`,
+          "Nothing was deleted",
+        );
+    }
+  },
+};

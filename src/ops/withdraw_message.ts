@@ -1,0 +1,137 @@
+/**
+ * Taking back a queued message (`codex_withdraw_message`): find it in the
+ * thread's queue by its `clientMessageId` and delete it, with an honest
+ * receipt. A delete whose answer was lost is `unknown` and never retried.
+ * @module
+ */
+
+import { z } from "zod";
+import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
+import { parseItemsPage, parseQueueDelete } from "../codex/validate.ts";
+import type { Session } from "../connect/connection.ts";
+import { matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/match_user_item.ts";
+import { findQueued } from "./queue_message.ts";
+import { resolveThread } from "./resolve_thread.ts";
+
+/** Withdraw statuses; `unavailable`: nothing was deleted (see `reason`). */
+export const WITHDRAW_STATUSES = [
+  "withdrawn",
+  "not_found",
+  "already_taken",
+  "unknown",
+  "unavailable",
+] as const;
+
+/** The `codex_withdraw_message` result. */
+export const withdrawSchema = z.object({
+  status: z.enum(WITHDRAW_STATUSES),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  clientMessageId: z.string(),
+});
+
+/** The `codex_withdraw_message` result. */
+export type WithdrawResult = z.output<typeof withdrawSchema>;
+
+/** What withdrawing may look at. */
+export interface WithdrawOptions {
+  /** Whether the thread's items may be read (reply-read level): tells `already_taken` apart. */
+  readItems: boolean;
+}
+
+/**
+ * Withdraws the message `clientMessageId` from the queue of the thread `ref`
+ * (a UUID or a unique exact name) within one operation: `thread/queue/list`,
+ * then `thread/queue/delete {threadId, queuedSubmissionId}` when listed.
+ */
+export async function withdrawMessage(
+  s: Session,
+  ref: string,
+  clientMessageId: string,
+  options: WithdrawOptions,
+): Promise<WithdrawResult> {
+  let threadId = ref;
+  const result = (status: WithdrawResult["status"], more: Partial<WithdrawResult> = {}) => ({
+    status,
+    ...more,
+    threadId,
+    clientMessageId,
+  });
+  const resolved = await resolveThread(s, ref);
+  if (resolved instanceof RelayError) {
+    return result("unavailable", { reason: resolved.reason, message: resolved.message });
+  }
+  threadId = resolved;
+  let submissionId: string | undefined;
+  try {
+    submissionId = await findQueued(s, threadId, clientMessageId);
+  } catch (error) {
+    const e = asRelayError(error);
+    return result("unavailable", { reason: e.reason, message: e.message });
+  }
+  if (submissionId !== undefined) {
+    let deleted: boolean;
+    try {
+      deleted = parseQueueDelete(
+        await s.call("thread/queue/delete", { threadId, queuedSubmissionId: submissionId }),
+      ).deleted;
+    } catch (error) {
+      const e = asRelayError(error);
+      if (!e.written || e.rpcCode !== undefined) {
+        return result("unavailable", { reason: e.reason, message: e.message });
+      }
+      return result("unknown", {
+        reason: e.reason,
+        message:
+          "The delete was sent but its answer was lost, so the message may or may not still be queued. It was not sent again",
+      });
+    }
+    if (deleted) return result("withdrawn");
+    // Listed a moment ago, gone now: Codex took it (or another client deleted it).
+  }
+  return await notQueued(s, threadId, clientMessageId, options, result);
+}
+
+/** The message is not in the queue: taken by a turn, or never queued (when items can be read). */
+async function notQueued(
+  s: Session,
+  threadId: string,
+  clientMessageId: string,
+  options: WithdrawOptions,
+  result: (status: WithdrawResult["status"], more?: Partial<WithdrawResult>) => WithdrawResult,
+): Promise<WithdrawResult> {
+  if (!options.readItems) {
+    return result("not_found", {
+      message:
+        "It is not in the thread's queue: Codex already took it, or it was never queued there. Telling these apart needs --allow-reply-read",
+    });
+  }
+  try {
+    const page = parseItemsPage(
+      await s.call("thread/items/list", {
+        threadId,
+        sortDirection: "desc",
+        limit: SEARCH_PAGE_LIMIT,
+      }),
+    );
+    const found = matchUserItem(page.data, clientMessageId);
+    if (found.kind !== "no_match") {
+      return result("already_taken", {
+        message: "Codex already took it: its turn started, so it can no longer be withdrawn",
+      });
+    }
+    return result("not_found", {
+      message: page.nextCursor === null
+        ? "It is neither in the thread's queue nor among its items"
+        : `It is neither in the thread's queue nor among its newest ${SEARCH_PAGE_LIMIT} items`,
+    });
+  } catch (error) {
+    const e = asRelayError(error);
+    return result("not_found", {
+      reason: e.reason,
+      message:
+        `It is not in the thread's queue; whether Codex already took it could not be read (${e.reason})`,
+    });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The options of a `codex_run` turn (model, effort, sandbox, approvals): the
+ * sandbox and approval policy may only tighten what the thread's
+ * configuration allows, and turn into the `thread/start` / `thread/resume`
+ * parameters.
+ * @module
+ */
+
+import { RelayError } from "../core/errors.ts";
+import { parseRunConfig } from "../codex/validate.ts";
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "../ops/inputs.ts";
+
+/** What the client chose for the turn. */
+export interface RunOptions {
+  /** A name for a new thread (`thread/name/set`). */
+  name?: string;
+  model?: string;
+  /** Reasoning effort (`model_reasoning_effort`). */
+  effort?: string;
+  sandbox?: SandboxMode;
+  approvalPolicy?: ApprovalPolicy;
+}
+
+/**
+ * Refuses (`not_allowed`, nothing sent) a sandbox or approval policy looser
+ * than the configuration's. A setting the configuration leaves unset (or sets
+ * to a form the relay does not rank, like a granular policy) counts as the
+ * tightest, since the relay cannot tell what Codex would pick: then only the
+ * tightest value is accepted.
+ */
+export function checkTightening(config: unknown, options: RunOptions): void {
+  const current = parseRunConfig(config);
+  const problems: string[] = [];
+  if (options.sandbox !== undefined) {
+    const allowed = rank(SANDBOX_MODES, current.sandbox);
+    if (SANDBOX_MODES.indexOf(options.sandbox) > allowed) {
+      problems.push(
+        `sandbox ${options.sandbox} is looser than the thread's ${
+          current.sandbox ?? "unset sandbox (counted as read-only)"
+        }`,
+      );
+    }
+  }
+  if (options.approvalPolicy !== undefined) {
+    const allowed = current.granular ? 0 : rank(APPROVAL_POLICIES, current.approvalPolicy);
+    if (APPROVAL_POLICIES.indexOf(options.approvalPolicy) > allowed) {
+      const now = current.granular
+        ? "granular approval policy (counted as untrusted)"
+        : current.approvalPolicy ?? "unset approval policy (counted as untrusted)";
+      problems.push(`approvalPolicy ${options.approvalPolicy} is looser than the thread's ${now}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new RelayError(
+      "not_allowed",
+      `codex_run may only tighten the thread's configuration: ${problems.join("; ")}`,
+    );
+  }
+}
+
+/** The index of `value` in `order`, or 0 (the tightest) when unset or unknown. */
+function rank(order: readonly string[], value: string | null): number {
+  const at = value === null ? -1 : order.indexOf(value);
+  return at === -1 ? 0 : at;
+}
+
+/** The `thread/start` / `thread/resume` parameters of the options, besides `config`. */
+export function runParams(options: RunOptions): Record<string, unknown> {
+  return {
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+  };
+}
+
+/** The `config` overrides of the options (reasoning effort), merged with the guard's. */
+export function runConfig(
+  guard: Record<string, boolean>,
+  options: RunOptions,
+): Record<string, unknown> {
+  return { ...guard, ...(options.effort ? { model_reasoning_effort: options.effort } : {}) };
+}

@@ -1,0 +1,95 @@
+import assert from "assert";
+import { RelayError } from "../../src/core/errors.ts";
+import { checkTightening, runConfig, runParams } from "../../src/turn/run_options.ts";
+import { activityText } from "../../src/turn/activity.ts";
+import { parseItemActivity } from "../../src/codex/validate.ts";
+
+const refused = (config: unknown, options: Parameters<typeof checkTightening>[1]) => {
+  try {
+    checkTightening(config, options);
+    return undefined;
+  } catch (error) {
+    assert.ok(error instanceof RelayError);
+    assert.equal(error.reason, "not_allowed");
+    return error.message;
+  }
+};
+
+Deno.test("sandbox and approval policy may tighten the configuration, never loosen it", () => {
+  const config = { sandbox_mode: "workspace-write", approval_policy: "on-request" };
+  for (const sandbox of ["read-only", "workspace-write"] as const) {
+    assert.equal(refused(config, { sandbox }), undefined, sandbox);
+  }
+  for (const approvalPolicy of ["untrusted", "on-request"] as const) {
+    assert.equal(refused(config, { approvalPolicy }), undefined, approvalPolicy);
+  }
+  assert.match(
+    refused(config, { sandbox: "danger-full-access" })!,
+    /sandbox danger-full-access is looser than the thread's workspace-write/,
+  );
+  assert.match(
+    refused(config, { approvalPolicy: "never" })!,
+    /approvalPolicy never is looser than the thread's on-request/,
+  );
+  const both = refused(config, { sandbox: "danger-full-access", approvalPolicy: "never" })!;
+  assert.match(both, /sandbox .*; approvalPolicy /, "both problems are named");
+  assert.equal(
+    refused({ sandbox_mode: "danger-full-access", approval_policy: "never" }, {
+      sandbox: "danger-full-access",
+      approvalPolicy: "never",
+    }),
+    undefined,
+  );
+});
+
+Deno.test("an unset, unknown or granular setting counts as the tightest", () => {
+  assert.equal(refused({}, { sandbox: "read-only", approvalPolicy: "untrusted" }), undefined);
+  assert.match(refused({}, { sandbox: "workspace-write" })!, /unset sandbox/);
+  assert.match(
+    refused({ sandbox_mode: "some-future-mode" }, { sandbox: "workspace-write" })!,
+    /looser/,
+  );
+  assert.match(refused({}, { approvalPolicy: "on-request" })!, /unset approval policy/);
+  const granular = { approval_policy: { granular: { rules: true } } };
+  assert.match(refused(granular, { approvalPolicy: "on-request" })!, /granular/);
+  assert.equal(refused(granular, { approvalPolicy: "untrusted" }), undefined);
+  assert.equal(refused({}, {}), undefined, "no option, nothing to check");
+});
+
+Deno.test("options become thread/start and thread/resume parameters; effort a config override", () => {
+  assert.deepEqual(runParams({}), {});
+  assert.deepEqual(
+    runParams({ model: "gpt-5.4", sandbox: "read-only", approvalPolicy: "untrusted", name: "x" }),
+    { model: "gpt-5.4", sandbox: "read-only", approvalPolicy: "untrusted" },
+  );
+  const guard = { "mcp_servers.relay.enabled": false };
+  assert.deepEqual(runConfig(guard, {}), guard);
+  assert.deepEqual(runConfig(guard, { effort: "high" }), {
+    ...guard,
+    model_reasoning_effort: "high",
+  });
+});
+
+Deno.test("progress names the kind of work and tool names, never content", () => {
+  const say = (item: unknown) => activityText(parseItemActivity(item));
+  assert.equal(
+    say({ type: "commandExecution", command: "rm -rf SECRET" }),
+    "Codex is running a command",
+  );
+  assert.equal(say({ type: "fileChange", changes: [{}, {}] }), "Codex is editing 2 files");
+  assert.equal(say({ type: "fileChange", changes: [{}] }), "Codex is editing 1 file");
+  assert.equal(say({ type: "fileChange" }), "Codex is editing files");
+  assert.equal(
+    say({ type: "mcpToolCall", server: "docs", tool: "search", arguments: { q: "SECRET" } }),
+    "Codex is calling tool search of server docs",
+  );
+  assert.equal(
+    say({ type: "mcpToolCall", server: "a\u001b[31mb", tool: "x".repeat(100) }),
+    `Codex is calling tool ${"x".repeat(64)} of server a[31mb`,
+    "names are bounded and lose control characters",
+  );
+  assert.equal(say({ type: "mcpToolCall", server: 7 }), "Codex is calling tool ? of server ?");
+  assert.equal(say({ type: "userMessage", content: "SECRET" }), undefined);
+  assert.equal(say({ type: "somethingNew" }), undefined);
+  assert.equal(say(null), undefined);
+});
