@@ -307,6 +307,7 @@ Deno.test("codex_run says which earlier queued messages its start also started, 
     const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
     assert.equal((run.out.turn as Structured).status, "completed");
     const listed = run.out.earlierMessages as Structured[];
+    assert.ok(listed, `earlierMessages in ${JSON.stringify(run.out)}`);
     assert.equal(listed.length, 1);
     assert.equal(listed[0].clientMessageId, earlierId);
     const turns = (await stateEvents(f)).filter((e) => e.e === "turn.upsert").map((e) =>
