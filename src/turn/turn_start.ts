@@ -18,6 +18,7 @@ import {
 import { parseThreadStart } from "../codex/validate.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { recursionOverrides } from "./recursion_guard.ts";
+import { subscribeThenQueue } from "./daemon_start.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -40,7 +41,7 @@ export interface StartResult {
 }
 
 /** What a start's body reports. */
-interface Attempt {
+export interface Attempt {
   receipt?: Receipt;
   runtime?: TurnRuntime;
   reason?: ReasonCode;
@@ -72,6 +73,14 @@ export class TurnStarts {
     return this.#start(signal, threadId, async (conn, session, clientMessageId) => {
       if (registry.active(threadId)) return { reason: "turn_running" };
       const config = await this.#overrides(session, undefined);
+      if (this.#deps.connection.mode === "daemon") {
+        return await subscribeThenQueue(registry, conn, session, {
+          threadId,
+          text,
+          clientMessageId,
+          config,
+        });
+      }
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
