@@ -11,8 +11,19 @@
 import { asRelayError } from "../core/errors.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import { queueMessage } from "../ops/queue_message.ts";
+import type { ReasonCode } from "../core/errors.ts";
+import type { Receipt } from "../ops/queue_message.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
-import type { Attempt } from "./turn_start.ts";
+import type { TurnRuntime } from "./turn_runtime.ts";
+
+/** What the start reports to `TurnStarts` (its `Attempt`). */
+export interface DaemonAttempt {
+  receipt?: Receipt;
+  runtime?: TurnRuntime;
+  reason?: ReasonCode;
+  message?: string;
+  failed?: boolean;
+}
 
 /** What to run where. */
 export interface DaemonRun {
@@ -29,7 +40,7 @@ export async function subscribeThenQueue(
   conn: HeldConnection,
   session: Session,
   run: DaemonRun,
-): Promise<Attempt> {
+): Promise<DaemonAttempt> {
   const { threadId, text, clientMessageId, config } = run;
   const runtime = registry.adopt(conn, threadId, clientMessageId);
   conn.follow(threadId);

@@ -7,7 +7,6 @@ import type { DeclinedRequest, ElicitationRouter } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Failure } from "./classify_failure.ts";
-import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** Watchdog bounds. */
 export interface TurnLimits {
@@ -65,5 +64,5 @@ export interface BeginOptions {
   /** Run the stall watchdog and the backstop (default true; false for an attached follower). */
   watchdog?: boolean;
   /** Called when a shared connection is lost before the turn ended (the turn lives on). */
-  onLost?: (runtime: TurnRuntime) => void;
+  onLost?: () => void;
 }

@@ -65,7 +65,7 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
   #onEnd: ((runtime: TurnRuntime) => void) | undefined;
-  #onLost: ((runtime: TurnRuntime) => void) | undefined;
+  #onLost: (() => void) | undefined;
   #stalling = false;
   readonly #shared: boolean;
   #watchdog = true;
@@ -111,7 +111,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#watchdog = options.watchdog ?? true;
     // A fast turn may have ended while the runtime was still being set up.
     if (this.ended) return onEnd(this);
-    if (this.#lost) return this.#onLost?.(this);
+    if (this.#lost) return this.#onLost?.();
     if (this.#watchdog) {
       this.#backstop = this.#clock.after(
         this.#limits.backstopMs,
@@ -390,7 +390,7 @@ export class TurnRuntime implements RuntimeHandle {
       this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
       this.#router.forget(this);
       this.changed();
-      this.#onLost?.(this);
+      this.#onLost?.();
       return;
     }
     if (!this.ended) {

@@ -41,7 +41,7 @@ export interface StartResult {
 }
 
 /** What a start's body reports. */
-export interface Attempt {
+interface Attempt {
   receipt?: Receipt;
   runtime?: TurnRuntime;
   reason?: ReasonCode;
