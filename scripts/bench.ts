@@ -23,8 +23,13 @@
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
  * within the bench permission set.
  *
+ * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
+ *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
+ *   wait lag in daemon and in spawn mode.
+ *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
- * `--no-codex` (fixture only).
+ * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
+ * figures and the daemon figures).
  * @module
  */
 
@@ -45,6 +50,7 @@ import { allowedMethods } from "../src/core/capabilities.ts";
 import { matchUserItem, projectReplies } from "../src/reply/mod.ts";
 import type { ItemEntry } from "../src/codex/types.ts";
 import { type RawRequest, rawSession } from "./raw_client.ts";
+import { benchDaemon, type BenchRelay } from "./bench/daemon.ts";
 
 const BENCH_DIR = `${ROOT}/bench`;
 const TMP = `${BENCH_DIR}/tmp`;
@@ -55,14 +61,17 @@ const TOOLS = ["codex_list_threads", "codex_queue_message", "codex_read_reply", 
 interface Options {
   samples: number;
   codex: boolean;
+  /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
+  daemonOnly: boolean;
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { samples: 9, codex: true };
+  const options: Options = { samples: 9, codex: true, daemonOnly: false };
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
-    else throw new Error(`Unknown option '${args[i]}' (give --samples N or --no-codex)`);
+    else if (args[i] === "--daemon") options.daemonOnly = true;
+    else throw new Error(`Unknown option '${args[i]}' (give --samples N, --no-codex or --daemon)`);
   }
   if (!Number.isInteger(options.samples) || options.samples < 7) {
     throw new Error("--samples must be an integer of at least 7");
@@ -144,6 +153,20 @@ function pairFigure(
   figures.push(f);
   console.error(`bench: ${target} ${what}: ${fmt(f.a.median)} vs ${fmt(f.b!.median)} ms`);
   return f;
+}
+
+/** A figure of one series against a goal in ms (`≤ goal`). */
+function singleFigure(id: string, target: string, what: string, xs: number[], goal: number): void {
+  const m = median(xs);
+  figures.push({
+    id,
+    target,
+    what,
+    a: { label: "median", unit: "ms", samples: round(xs), median: m },
+    goal: `≤ ${goal} ms`,
+    met: m <= goal,
+  });
+  console.error(`bench: ${target} ${what}: ${fmt(m)} ms`);
 }
 
 const round = (xs: number[]) => xs.map((x) => Math.round(x * 100) / 100);
@@ -466,6 +489,39 @@ async function benchTarget(t: Target, options: Options): Promise<void> {
   }
 }
 
+/** What `scripts/bench/daemon.ts` borrows from this module. */
+function daemonKit(options: Options) {
+  const asBench = (r: Relay): BenchRelay & { client: Client } => ({
+    client: r.client,
+    stderr: () => r.transport.stderr,
+    close: () => r.close(),
+  });
+  return {
+    samples: options.samples,
+    tmp: TMP,
+    path: PATH,
+    interleave,
+    pairFigure,
+    singleFigure,
+    startRelay: async (env: Record<string, string>, flags: string[]) =>
+      asBench(await startRelay(env, flags)),
+    callTool: async (
+      relay: BenchRelay,
+      name: string,
+      args: Structured,
+      onProgress?: () => void,
+    ) => {
+      const { client } = relay as BenchRelay & { client: Client };
+      const result = await client.callTool({ name, arguments: args }, {
+        timeout: 60_000,
+        ...(onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true } : {}),
+      });
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+      return result.structuredContent as Structured;
+    },
+  };
+}
+
 // ------------------------------------------------------------------ start and RSS
 
 async function firstAnswer(
@@ -782,7 +838,7 @@ async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
   await Deno.mkdir(TMP, { recursive: true });
   const started = new Date();
-  const targets: Target[] = [await fixtureTarget()];
+  const targets: Target[] = options.daemonOnly ? [] : [await fixtureTarget()];
   let codexNote = "not run (--no-codex)";
   try {
     if (options.codex) {
@@ -795,9 +851,13 @@ async function main(): Promise<void> {
       }
     }
     for (const t of targets) await benchTarget(t, options);
-    await benchStart(options);
-    await benchProjector(options);
-    await benchConcurrentQueue(targets[0]);
+    const found = options.codex ? await findCodex() : undefined;
+    if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
+    if (!options.daemonOnly) {
+      await benchStart(options);
+      await benchProjector(options);
+      await benchConcurrentQueue(targets[0]);
+    }
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }
