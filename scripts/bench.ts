@@ -26,13 +26,24 @@
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
  * within the bench permission set.
  *
+ * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
+ *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
+ *   wait lag in daemon and in spawn mode.
+ *
+ * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
+ *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
+ *   wait lag in daemon and in spawn mode.
+ *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
- * `--no-codex` (fixture only), `--only sustained` (just the sustained-load figure).
+ * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
+ * figures and the daemon figures), `--only sustained` (just the sustained-load figure).
  * @module
  */
 
 import denoJson from "../deno.json" with { type: "json" };
 import { parseOptions } from "./bench/_options.ts";
+import { benchDaemon } from "./bench/daemon.ts";
+import { daemonKit } from "./bench/daemon_kit.ts";
 import { BENCH_DIR, run, TMP } from "./bench/_relay.ts";
 import { figures, fmt } from "./bench/_stats.ts";
 import { benchConcurrentQueue, benchTarget } from "./bench/calls.ts";
@@ -86,7 +97,7 @@ async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
   await Deno.mkdir(TMP, { recursive: true });
   const started = new Date();
-  const targets: Target[] = [await fixtureTarget()];
+  const targets: Target[] = options.daemonOnly ? [] : [await fixtureTarget()];
   let codexNote = "not run (--no-codex)";
   try {
     if (options.codex) {
@@ -100,11 +111,15 @@ async function main(): Promise<void> {
     }
     if (options.only !== "sustained") {
       for (const t of targets) await benchTarget(t, options);
+      const found = options.codex ? await findCodex() : undefined;
+      if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
+    }
+    if (!options.daemonOnly && options.only !== "sustained") {
       await benchStart(options);
       await benchProjector(options);
       await benchConcurrentQueue(targets[0]);
     }
-    await benchSustained(targets[0]);
+    if (!options.daemonOnly) await benchSustained(targets[0]);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: The bench's command-line options (`--samples N`, `--no-codex`, `--only sustained`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained`).
  * @module
  */
 
@@ -9,18 +9,21 @@ export interface Options {
   codex: boolean;
   /** Run only this section. */
   only?: "sustained";
+  /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
+  daemonOnly: boolean;
 }
 
 export function parseOptions(args: string[]): Options {
-  const options: Options = { samples: 9, codex: true };
+  const options: Options = { samples: 9, codex: true, daemonOnly: false };
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
+    else if (args[i] === "--daemon") options.daemonOnly = true;
     else if (args[i] === "--only" && args[i + 1] === "sustained") {
       options.only = args[++i] as "sustained";
     } else {
       throw new Error(
-        `Unknown option '${args[i]}' (give --samples N, --no-codex or --only sustained)`,
+        `Unknown option '${args[i]}' (give --samples N, --no-codex, --daemon or --only sustained)`,
       );
     }
   }

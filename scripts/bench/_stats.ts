@@ -89,3 +89,23 @@ export const fmt = (
 ): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 // ------------------------------------------------------------------ processes
+
+/** A figure of one series against a goal in ms (`≤ goal`). */
+export function singleFigure(
+  id: string,
+  target: string,
+  what: string,
+  xs: number[],
+  goal: number,
+): void {
+  const m = median(xs);
+  figures.push({
+    id,
+    target,
+    what,
+    a: { label: "median", unit: "ms", samples: round(xs), median: m },
+    goal: `≤ ${goal} ms`,
+    met: m <= goal,
+  });
+  console.error(`bench: ${target} ${what}: ${fmt(m)} ms`);
+}

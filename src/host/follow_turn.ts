@@ -13,6 +13,7 @@ import { readReply } from "../ops/read_reply.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { type PendingSummary, runDeclined, type RunEnd } from "../turn/run_result.ts";
 import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
+import { attachTurn } from "../turn/turn_attach.ts";
 import {
   applyAnswers,
   askable,
@@ -51,6 +52,7 @@ export async function followTurn(
       for (const message of runtime.progressSince(sent)) await ctx.progress(message, ++sent);
       return { kind: "settled", run: await turns.settled(runtime) };
     }
+    if (runtime.lost) return running(runtime, router);
     const pending = askable(router, router.pendingFor(runtime), modes);
     if (pending.length > 0) {
       if (round >= MAX_ROUNDS_PER_CALL) return running(runtime, router);
@@ -153,8 +155,11 @@ export async function followForWait(
   }
   if (!runtime) {
     const run = turns.finished(args.threadId, args.clientMessageId);
-    if (!run?.replies) return undefined;
-    return { kind: "read", read: run.replies, timedOut: false, ...declinedOf(run.snapshot) };
+    if (run?.replies) {
+      return { kind: "read", read: run.replies, timedOut: false, ...declinedOf(run.snapshot) };
+    }
+    if (!run) runtime = await attachForWait(args, ctx);
+    if (!runtime) return undefined;
   }
   const base: RoundBase = {
     v: 1,
@@ -187,6 +192,26 @@ export async function followForWait(
     ...declinedOf(followed.snapshot),
     notes: followed.snapshot.notes,
   };
+}
+
+/**
+ * Daemon mode at the turn-start level: a message whose turn runs in the
+ * daemon (read as `inProgress`), started by codex_run of this relay or of an
+ * earlier one, is followed by a runtime attached to it, so its pending
+ * approvals are offered to this call. Otherwise undefined (the wait reads).
+ */
+async function attachForWait(
+  args: { threadId: string; clientMessageId: string },
+  ctx: CallContext,
+): Promise<TurnRuntime | undefined> {
+  if (ctx.connection.mode !== "daemon" || !ctx.caps.turnStart) return undefined;
+  const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
+  const read = await ctx.connection
+    .operation((s) => readReply(s, scope), { signal: ctx.signal, label: "attach" })
+    .catch(() => undefined);
+  if (read?.status !== "observed" || read.turn?.status !== "inProgress") return undefined;
+  const deps = { connection: ctx.connection, registry: ctx.turns, clock: ctx.clock, log: ctx.log };
+  return await attachTurn(deps, { ...scope, turnId: read.turn.id }, ctx.signal);
 }
 
 function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {

@@ -1,8 +1,11 @@
 /**
  * `codex_wait_reply` as one operation on an owner {@linkcode Session}: read
- * as `codex_read_reply` does, again and again with backoff, until a final
- * answer is observed, the matched turn ends, or the wait time is up. There is
- * no polling outside a call: the loop lives and dies with its operation.
+ * as `codex_read_reply` does, again and again, until a final answer is
+ * observed, the matched turn ends, or the wait time is up. On a session that
+ * can watch the thread (the daemon's shared connection), a notification of
+ * the thread wakes the wait at once and the reads between are a slow
+ * fallback; otherwise the reads are paced so the lag stays short. There is no
+ * polling outside a call: the loop lives and dies with its operation.
  * @module
  */
 
@@ -16,8 +19,33 @@ import { isTerminal } from "../reply/turn_status.ts";
 
 /** Shortest and longest wait of one call, in seconds. */
 export const WAIT_SECONDS = Object.freeze({ min: 1, max: 55, default: 30 });
-/** Pause after the first read; it doubles after every read up to `maxMs`. */
-export const WAIT_BACKOFF = Object.freeze({ initialMs: 250, maxMs: 2_000 });
+/**
+ * Pacing of a wait that nothing wakes (spawn mode): the pause after the first
+ * read, doubling after every read up to `maxMs`. At most 4 reads a second: a
+ * read is 1 to 3 RPCs of ~1-2 ms each on the wait's open helper, so a wait
+ * costs Codex at most ~4 x 3 ms = ~12 ms of work per second, and the lag from
+ * a final answer being stored to the wait returning is at most one pause plus
+ * one read (~125 ms median).
+ */
+export const WAIT_BACKOFF = Object.freeze({ initialMs: 100, maxMs: 250 });
+/**
+ * Pacing of a wait on a watched thread (daemon mode): notifications of the
+ * thread wake it at once, so these reads are only a fallback (a notification
+ * the daemon did not send). The pause restarts from `initialMs` after a wake.
+ */
+export const WATCHED_BACKOFF = Object.freeze({ initialMs: 250, maxMs: 2_000 });
+/**
+ * The notifications of a watched thread that wake a wait: a status change
+ * (every daemon connection gets these for every thread) and, where the
+ * connection is subscribed, a turn's start and end and a stored item (not the
+ * streaming deltas: a final answer is read once its item is stored).
+ */
+export const WAKING: ReadonlySet<string> = new Set([
+  "thread/status/changed",
+  "turn/started",
+  "turn/completed",
+  "item/completed",
+]);
 /** Operation budget beyond the wait time: room for the last read. */
 export const WAIT_MARGIN_MS = 4_000;
 
@@ -59,7 +87,10 @@ export interface WaitOptions {
   onProgress?: (progress: WaitProgress) => void | Promise<void>;
   /** One read; default {@linkcode readReply}. The turn runtime may swap in its own. */
   read?: (session: Session, input: ReadReplyInput) => Promise<ReadReplyResult>;
-  /** Pacing; default {@linkcode WAIT_BACKOFF}. */
+  /**
+   * Pacing; default {@linkcode WATCHED_BACKOFF} when the session can watch
+   * the thread, else {@linkcode WAIT_BACKOFF}.
+   */
   backoff?: { initialMs: number; maxMs: number };
 }
 
@@ -77,10 +108,14 @@ export function isSettled(result: ReadReplyResult): boolean {
 
 /**
  * Reads until {@linkcode isSettled} or until `timeoutSeconds` have passed (a
- * last read is made at the deadline), pausing 250 ms after the first read and
- * doubling up to 2 s. Every read repeats the same request (the same cursor),
- * so the result is always that of the newest read. Aborting `session.signal`
- * stops the pause at once.
+ * last read is made at the deadline). Between reads it pauses (the pause
+ * starts at `initialMs` and doubles up to `maxMs`); a notification of the
+ * thread (`session.watch`) ends a pause at once, or, arriving during a read,
+ * skips the next pause, and restarts the doubling. A turn that reads as
+ * `unverified` runs outside the watched connection (no notification will
+ * come): its reads are paced with {@linkcode WAIT_BACKOFF}. Every read
+ * repeats the same request (the same cursor), so the result is always that
+ * of the newest read. Aborting `session.signal` stops the pause at once.
  *
  * @returns The last read plus `timedOut`; `unavailable` with the abort's
  * reason when the operation is cancelled during a pause.
@@ -92,7 +127,12 @@ export async function waitForReply(
 ): Promise<WaitReplyResult> {
   const { clock } = options;
   const read = options.read ?? readReply;
-  const backoff = options.backoff ?? WAIT_BACKOFF;
+  const wake = new Wake();
+  const unwatch = session.watch?.(input.threadId, (method) => {
+    if (WAKING.has(method)) wake.poke();
+  });
+  const watched = unwatch !== undefined;
+  const backoff = options.backoff ?? (watched ? WATCHED_BACKOFF : WAIT_BACKOFF);
   const timeoutMs = input.timeoutSeconds * 1000;
   const request: ReadReplyInput = {
     threadId: input.threadId,
@@ -100,41 +140,80 @@ export async function waitForReply(
     ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
   };
   const started = clock.now();
-  let delay = backoff.initialMs;
-  for (let reads = 1;; reads++) {
-    const last = await read(session, request);
-    if (isSettled(last)) return { ...last, timedOut: false };
-    const left = timeoutMs - (clock.now() - started);
-    if (left <= 0) return { ...last, timedOut: true };
-    // Arm the pause first, so a progress listener sees it pending.
-    const paused = pause(clock, Math.min(delay, left), session.signal);
-    await options.onProgress?.({ reads, elapsedMs: clock.now() - started, timeoutMs, last });
-    if (!(await paused)) {
-      return {
-        ...buildReadResult({
-          threadId: input.threadId,
-          clientMessageId: input.clientMessageId,
-          match: { kind: "unavailable", reason: abortReason(session.signal, true).reason },
-        }),
-        timedOut: false,
-      };
+  // Pauses since the last wake: the pause is initialMs doubled that often, up to maxMs.
+  let step = 0;
+  try {
+    for (let reads = 1;; reads++) {
+      const seen = wake.count;
+      const last = await read(session, request);
+      if (isSettled(last)) return { ...last, timedOut: false };
+      const left = timeoutMs - (clock.now() - started);
+      if (left <= 0) return { ...last, timedOut: true };
+      const elsewhere = last.status === "observed" && last.turn?.status === "unverified";
+      const pace = watched && elsewhere && options.backoff === undefined ? WAIT_BACKOFF : backoff;
+      // Arm the pause first, so a progress listener sees it pending.
+      const woken = wake.count !== seen;
+      const paused = woken ? Promise.resolve(true) : pause(
+        clock,
+        Math.min(pace.initialMs * 2 ** step, pace.maxMs, left),
+        session.signal,
+        wake,
+      );
+      await options.onProgress?.({ reads, elapsedMs: clock.now() - started, timeoutMs, last });
+      if (!(await paused)) {
+        return {
+          ...buildReadResult({
+            threadId: input.threadId,
+            clientMessageId: input.clientMessageId,
+            match: { kind: "unavailable", reason: abortReason(session.signal, true).reason },
+          }),
+          timedOut: false,
+        };
+      }
+      step = wake.count !== seen ? 0 : Math.min(step + 1, 16);
     }
-    delay = Math.min(delay * 2, backoff.maxMs);
+  } finally {
+    unwatch?.();
   }
 }
 
-/** Resolves true after `ms` on `clock`, or false as soon as `signal` aborts. */
-function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
+/** Counts notifications and wakes the one pause waiting on them. */
+class Wake {
+  count = 0;
+  #waiter: (() => void) | undefined;
+
+  poke(): void {
+    this.count++;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
+  }
+
+  /** Calls `fn` on the next poke (replacing an earlier one); returns a canceller. */
+  next(fn: () => void): () => void {
+    this.#waiter = fn;
+    return () => {
+      if (this.#waiter === fn) this.#waiter = undefined;
+    };
+  }
+}
+
+/**
+ * Resolves true after `ms` on `clock` or at the next `wake`, or false as soon
+ * as `signal` aborts.
+ */
+function pause(clock: Clock, ms: number, signal: AbortSignal, wake: Wake): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const onAbort = () => {
+    const finish = (value: boolean) => {
       timer.cancel();
-      resolve(false);
-    };
-    const timer = clock.after(ms, () => {
+      stopWake();
       signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    });
+      resolve(value);
+    };
+    const onAbort = () => finish(false);
+    const timer = clock.after(ms, () => finish(true));
+    const stopWake = wake.next(() => finish(true));
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -24,6 +24,11 @@ export interface RegistryDeps {
   limits: TurnLimits;
   /** Whether finished runs read their replies (the reply-read level). */
   readsReplies: boolean;
+  /**
+   * The connection is shared (the daemon): runtimes follow only their own
+   * turn, and at shutdown they detach, leaving their turns running.
+   */
+  shared?: boolean;
 }
 
 /** Budget of reading a finished run's replies on its own connection. */
@@ -79,13 +84,23 @@ export class TurnRegistry {
     return this.#finished.get(threadId, clientMessageId);
   }
 
-  /** A new runtime for the message's turn on `conn`, registered as the thread's. */
-  adopt(conn: HeldConnection, threadId: string, clientMessageId: string): TurnRuntime {
+  /**
+   * A new runtime for the message's turn on `conn`, registered as the
+   * thread's; `turnId` when it attaches to a turn that already runs.
+   */
+  adopt(
+    conn: HeldConnection,
+    threadId: string,
+    clientMessageId: string,
+    turnId?: string,
+  ): TurnRuntime {
     const runtime = new TurnRuntime(conn, threadId, clientMessageId, {
       router: this.#deps.router,
       clock: this.#deps.clock,
       log: this.#deps.log,
       limits: this.#deps.limits,
+      shared: this.#deps.shared,
+      ...(turnId === undefined ? {} : { turnId }),
     });
     this.#active.set(threadId, runtime);
     this.#byId.set(runtime.id, runtime);
@@ -101,12 +116,7 @@ export class TurnRegistry {
 
   /** Starts the queued message of `receipt` on the runtime's thread and watches its turn. */
   async launch(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
-    const settled = Promise.withResolvers<FinishedRun>();
-    this.#settled.set(runtime.id, settled.promise);
-    runtime.begin(
-      receipt.queuedSubmissionId,
-      () => void this.#settle(runtime).then(settled.resolve),
-    );
+    this.#track(runtime, receipt.queuedSubmissionId, true);
     try {
       await conn.call("thread/queue/start", {
         threadId: receipt.threadId,
@@ -115,6 +125,25 @@ export class TurnRegistry {
     } catch {
       // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     }
+  }
+
+  /** Follows an attached runtime's turn (no watchdog: the relay did not start it here). */
+  follow(runtime: TurnRuntime): void {
+    this.#track(runtime, undefined, false);
+  }
+
+  #track(runtime: TurnRuntime, queuedSubmissionId: string | undefined, watchdog: boolean): void {
+    const settled = Promise.withResolvers<FinishedRun>();
+    this.#settled.set(runtime.id, settled.promise);
+    runtime.begin(queuedSubmissionId, () => void this.#settle(runtime).then(settled.resolve), {
+      watchdog,
+      onLost: () => {
+        // The turn runs on in the daemon; a later follower attaches again.
+        this.drop(runtime);
+        this.#settled.delete(runtime.id);
+        void runtime.detach();
+      },
+    });
   }
 
   /** Interrupts the turn this relay runs on `threadId`; resolves with its run, or undefined. */
@@ -128,6 +157,11 @@ export class TurnRegistry {
   /** Ends every runtime: declines what they wait on, interrupts their turns, releases threads. */
   async shutdown(): Promise<void> {
     this.#closing = true;
+    if (this.#deps.shared) {
+      // Their turns live in the daemon: detach only (pending requests stay pending there).
+      await Promise.all([...this.#byId.values()].map((runtime) => runtime.detach()));
+      return;
+    }
     this.#deps.router.declineAll(undefined, "codex-relay is shutting down");
     await Promise.all([...this.#byId.values()].map(async (runtime) => {
       await runtime.interrupt("codex-relay is shutting down").catch(() => {});

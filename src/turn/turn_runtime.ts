@@ -4,61 +4,41 @@
  * requests to the elicitation router, watches for silence (stall budget) and
  * overall length (backstop), classifies the outcome, and releases the thread
  * (unsubscribe, exit) when the turn ends.
+ * On a shared connection (the daemon) it routes and interrupts only its own
+ * turn (`own_requests.ts`); that turn lives in the daemon, so the relay going
+ * only detaches it, and a later runtime may attach to it by its id.
  * @module
  */
 
 import type { RpcId, TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { type EarlierMessage, RunStory } from "./run_story.ts";
+import { RunStory } from "./run_story.ts";
 import { RelayError } from "../core/errors.ts";
 import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock, Timer } from "../core/clock.ts";
-import type { HeldConnection } from "../connect/connection.ts";
+import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
 import { classifyFailure, type Failure, stalledFailure } from "./classify_failure.ts";
+import {
+  type BeginOptions,
+  MAX_DECLINED_KEPT,
+  type RunPhase,
+  type RunSnapshot,
+  type RuntimeDeps,
+  type TurnLimits,
+} from "./runtime_types.ts";
+import { OwnRequests } from "./own_requests.ts";
+import { RunChanges } from "./run_changes.ts";
 
-/** Watchdog bounds. */
-export interface TurnLimits {
-  /** Silence after which a turn counts as stalled. */
-  stallMs: number;
-  /** Silence allowed while an MCP tool call is in flight. */
-  toolCallStallMs: number;
-  /** The longest a turn may run under the relay. */
-  backstopMs: number;
-  /** How long to wait for Codex to confirm an interrupt before reaping. */
-  interruptGraceMs: number;
-}
-
-/** Default watchdog bounds. */
-export const DEFAULT_TURN_LIMITS: Readonly<TurnLimits> = Object.freeze({
-  stallMs: 120_000,
-  toolCallStallMs: 600_000,
-  backstopMs: 30 * 60_000,
-  interruptGraceMs: 10_000,
-});
-
-/** Where the run is. */
-export type RunPhase = "queued" | "running" | "completed" | "failed" | "interrupted";
-
-/** What the runtime reports about its turn. */
-export interface RunSnapshot {
-  threadId: string;
-  clientMessageId: string;
-  turnId: string | null;
-  phase: RunPhase;
-  failure?: Failure;
-  error?: string;
-  itemsCompleted: number;
-  /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
-  declined: DeclinedRequest[];
-  /** Earlier queued messages whose turns this start also started (their ids, never text). */
-  earlier: EarlierMessage[];
-  /** What the client should know about the run (an answer that counted as a decline, a name not set). */
-  notes: string[];
-}
-
-/** How many declined requests a runtime remembers. */
-export const MAX_DECLINED_KEPT = 20;
+export {
+  type BeginOptions,
+  DEFAULT_TURN_LIMITS,
+  MAX_DECLINED_KEPT,
+  type RunPhase,
+  type RunSnapshot,
+  type RuntimeDeps,
+  type TurnLimits,
+} from "./runtime_types.ts";
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
@@ -84,18 +64,21 @@ export class TurnRuntime implements RuntimeHandle {
   #alive = true;
   #stallTimer: Timer | undefined;
   #backstop: Timer | undefined;
-  #version = 0;
-  #waiters = new Set<() => void>();
-  #progress: string[] = [];
+  readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
   #onEnd: ((runtime: TurnRuntime) => void) | undefined;
+  #onLost: (() => void) | undefined;
   #stalling = false;
+  readonly #shared: boolean;
+  #watchdog = true;
+  #lost = false;
+  readonly #own = new OwnRequests();
 
   constructor(
     conn: HeldConnection,
     threadId: string,
     clientMessageId: string,
-    deps: { router: ElicitationRouter; clock: Clock; log: Logger; limits: TurnLimits },
+    deps: RuntimeDeps,
   ) {
     this.#conn = conn;
     this.threadId = threadId;
@@ -104,23 +87,70 @@ export class TurnRuntime implements RuntimeHandle {
     this.#clock = deps.clock;
     this.#log = deps.log;
     this.#limits = deps.limits;
+    this.#changes = new RunChanges(deps.clock);
+    this.#shared = deps.shared ?? false;
+    if (deps.turnId !== undefined) {
+      this.#turnId = deps.turnId;
+      this.#phase = "running";
+    }
     conn.listen({
       onNotification: (method, params) => this.#onNotification(method, params),
-      onServerRequest: (request) =>
-        this.#router.receive(this, request.id, request.method, request.params),
+      onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
     void conn.ended.then((error) => this.#onHelperEnded(error));
   }
 
   /** Starts the watchdog; `queuedSubmissionId` lets a paused queue be restarted. */
-  begin(queuedSubmissionId: string | undefined, onEnd: (runtime: TurnRuntime) => void): void {
+  begin(
+    queuedSubmissionId: string | undefined,
+    onEnd: (runtime: TurnRuntime) => void,
+    options: BeginOptions = {},
+  ): void {
     this.#queuedSubmissionId = queuedSubmissionId;
     this.#onEnd = onEnd;
+    this.#onLost = options.onLost;
+    this.#watchdog = options.watchdog ?? true;
     // A fast turn may have ended while the runtime was still being set up.
     if (this.ended) return onEnd(this);
-    this.#backstop = this.#clock.after(this.#limits.backstopMs, () => void this.#stall("backstop"));
+    if (this.#lost) return this.#onLost?.();
+    if (this.#watchdog) {
+      this.#backstop = this.#clock.after(
+        this.#limits.backstopMs,
+        () => void this.#stall("backstop"),
+      );
+    }
     this.#armStall();
+  }
+
+  /** The shared connection was lost while the turn ran (it runs on in the daemon). */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** The turn's status as a read saw it after attaching (an earlier end sends no event). */
+  observed(status: string, error?: TurnError | null): void {
+    if (status === "completed") this.#finish("completed");
+    else if (status === "failed") {
+      this.#finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
+    } else if (status === "interrupted") this.#finish("interrupted");
+  }
+
+  /**
+   * Leaves the turn running (shared connection, at shutdown): its pending
+   * requests are forgotten unanswered (they stay pending in the daemon for the
+   * next follower); nothing is interrupted or declined. Idempotent.
+   */
+  detach(): Promise<void> {
+    this.#released ??= (async () => {
+      this.#stallTimer?.cancel();
+      this.#backstop?.cancel();
+      this.#router.forget(this);
+      await this.#conn.close();
+      this.#alive = false;
+      this.changed();
+    })();
+    return this.#released;
   }
 
   /** Whether the helper is alive. */
@@ -156,34 +186,22 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Progress messages from index `from` on. */
   progressSince(from: number): string[] {
-    return this.#progress.slice(from);
+    return this.#changes.since(from);
   }
 
   /** A counter that moves whenever something a follower cares about happens. */
   get version(): number {
-    return this.#version;
+    return this.#changes.version;
   }
 
   /** Resolves when `version` moves past `seen`, at `untilMs` (clock time), or on abort. */
   waitForChange(seen: number, untilMs: number, signal: AbortSignal): Promise<void> {
-    if (this.#version !== seen || signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#waiters.delete(done);
-        timer.cancel();
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = this.#clock.after(Math.max(0, untilMs - this.#clock.now()), done);
-      signal.addEventListener("abort", done, { once: true });
-      this.#waiters.add(done);
-    });
+    return this.#changes.waitForChange(seen, untilMs, signal);
   }
 
   /** RuntimeHandle: wakes followers. */
   changed(): void {
-    this.#version++;
-    for (const wake of [...this.#waiters]) wake();
+    this.#changes.changed();
   }
 
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
@@ -229,7 +247,8 @@ export class TurnRuntime implements RuntimeHandle {
    */
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
-    const turnId = this.#currentTurnId ?? this.#turnId;
+    // On a shared connection the current turn may be someone else's: only ever this run's.
+    const turnId = this.#shared ? this.#turnId : this.#currentTurnId ?? this.#turnId;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const until = this.#clock.now() + this.#limits.interruptGraceMs;
     let unconfirmed: string | undefined;
@@ -241,7 +260,7 @@ export class TurnRuntime implements RuntimeHandle {
         // Accepted: Codex reports the end with turn/completed.
         const never = new AbortController().signal;
         while (!this.ended && this.#alive && this.#clock.now() < until) {
-          await this.waitForChange(this.#version, until, never);
+          await this.waitForChange(this.version, until, never);
         }
         if (!this.ended && this.#alive) {
           unconfirmed =
@@ -279,6 +298,16 @@ export class TurnRuntime implements RuntimeHandle {
       this.changed();
     })();
     return this.#released;
+  }
+
+  /** A server request: on a shared connection only this run's turn's reach the router. */
+  #onServerRequest(request: ServerRequest): void {
+    if (this.#shared && !this.#own.take(request, this.#turnId)) {
+      // Another turn's (the user's own), or one delivered again: left alone here.
+      this.#log.debug("request left alone", { method: request.method });
+      return;
+    }
+    this.#router.receive(this, request.id, request.method, request.params);
   }
 
   #onNotification(method: string, raw: unknown): void {
@@ -382,6 +411,17 @@ export class TurnRuntime implements RuntimeHandle {
 
   #onHelperEnded(error: RelayError): void {
     this.#alive = false;
+    if (this.#shared && !this.ended && this.#released === undefined) {
+      // The daemon runs the turn on: this runtime only lost sight of it.
+      this.#lost = true;
+      this.#stallTimer?.cancel();
+      this.#backstop?.cancel();
+      this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
+      this.#router.forget(this);
+      this.changed();
+      this.#onLost?.();
+      return;
+    }
     if (!this.ended) {
       this.#finish(
         "failed",
@@ -399,7 +439,10 @@ export class TurnRuntime implements RuntimeHandle {
   #armStall(): void {
     this.#stallTimer?.cancel();
     this.#stallTimer = undefined;
-    if (this.ended || !this.#alive || this.#waitingOnHuman || this.#onEnd === undefined) return;
+    if (
+      this.ended || !this.#alive || this.#waitingOnHuman || this.#onEnd === undefined ||
+      !this.#watchdog
+    ) return;
     const budget = this.#toolCalls.size > 0 ? this.#limits.toolCallStallMs : this.#limits.stallMs;
     this.#stallTimer = this.#clock.after(budget, () => void this.#stall("stalled"));
   }
@@ -416,7 +459,6 @@ export class TurnRuntime implements RuntimeHandle {
   }
 
   #note(message: string): void {
-    this.#progress.push(message);
-    this.changed();
+    this.#changes.note(message);
   }
 }

@@ -20,6 +20,7 @@ import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
 import { checkTightening, runConfig, type RunOptions, runParams } from "./run_options.ts";
+import { subscribeThenQueue } from "./daemon_start.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -106,6 +107,15 @@ export class TurnStarts {
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const config = await this.#config(session, undefined, options);
+      if (this.#deps.connection.mode === "daemon") {
+        return await subscribeThenQueue(registry, conn, session, {
+          threadId,
+          text,
+          clientMessageId,
+          config,
+          resumeParams: runParams(options),
+        });
+      }
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);

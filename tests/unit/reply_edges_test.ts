@@ -172,8 +172,9 @@ Deno.test("waitForReply: without a cursor the request carries none; its deadline
     },
   });
   assert.equal(out.timedOut, true);
-  assert.deepEqual(reports, [0, 250, 750]);
-  assert.equal(seen.length, 4);
+  // WAIT_BACKOFF: 100 ms, then growing to at most 250 ms; a last read at the deadline.
+  assert.deepEqual(reports, [0, 100, 300, 550, 800]);
+  assert.equal(seen.length, 6);
   assert.deepEqual(seen[0], SCOPE);
   assert.ok(!("cursor" in seen[0]));
 });

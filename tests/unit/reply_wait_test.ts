@@ -3,7 +3,12 @@ import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
 import type { ReadReplyResult } from "../../src/reply/mod.ts";
-import { isSettled, waitForReply } from "../../src/ops/wait_reply.ts";
+import {
+  isSettled,
+  WAIT_BACKOFF,
+  waitForReply,
+  WATCHED_BACKOFF,
+} from "../../src/ops/wait_reply.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
 import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
 
@@ -55,11 +60,11 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
   }
 });
 
-Deno.test("waitForReply() pauses 250 ms, doubling to 2 s, and reads once more at the deadline", async () => {
+Deno.test("waitForReply() unwatched: pauses 100 ms, then 200, then every 250 ms, and reads once more at the deadline", async () => {
   const clock = new ManualClock();
   const readsAt: number[] = [];
   const pauses: number[] = [];
-  const out = await waitForReply(fakeSession(), { ...SCOPE, timeoutSeconds: 10 }, {
+  const out = await waitForReply(fakeSession(), { ...SCOPE, timeoutSeconds: 2 }, {
     clock,
     onProgress: drive(clock, pauses),
     read: () => {
@@ -67,8 +72,12 @@ Deno.test("waitForReply() pauses 250 ms, doubling to 2 s, and reads once more at
       return Promise.resolve(observed("unverified"));
     },
   });
-  assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000, 2000, 2000, 250]);
-  assert.deepEqual(readsAt, [0, 250, 750, 1750, 3750, 5750, 7750, 9750, 10000]);
+  assert.deepEqual(WAIT_BACKOFF, { initialMs: 100, maxMs: 250 });
+  assert.deepEqual(pauses, [100, 200, 250, 250, 250, 250, 250, 250, 200]);
+  assert.deepEqual(readsAt, [0, 100, 300, 550, 800, 1050, 1300, 1550, 1800, 2000]);
+  // The cost bound: never more than 1000 / 250 = 4 reads a second once paced.
+  const gaps = readsAt.slice(1).map((t, i) => t - readsAt[i]);
+  assert.ok(gaps.slice(2, -1).every((g) => g === WAIT_BACKOFF.maxMs), String(gaps));
   assert.equal(out.timedOut, true);
   assert.equal(out.status, "observed");
   assert.equal(clock.pending, 0, "no timer outlives the wait");
@@ -93,7 +102,7 @@ Deno.test("waitForReply() returns the read that settles it, not timed out", asyn
   );
   assert.equal(out.timedOut, false);
   assert.deepEqual(out.replies, [{ itemId: "m0", text: "done", truncated: false }]);
-  assert.deepEqual(pauses, [250, 500]);
+  assert.deepEqual(pauses, [100, 200]);
   assert.deepEqual(seen, [1, 2, 3].map(() => ({ ...SCOPE, cursor: "abc" })), "same request");
 });
 
@@ -110,8 +119,10 @@ Deno.test("waitForReply() reports progress without reply text, once per unsettle
   });
   assert.deepEqual(reports, [
     { reads: 1, elapsedMs: 0, timeoutMs: 1000 },
-    { reads: 2, elapsedMs: 250, timeoutMs: 1000 },
-    { reads: 3, elapsedMs: 750, timeoutMs: 1000 },
+    { reads: 2, elapsedMs: 100, timeoutMs: 1000 },
+    { reads: 3, elapsedMs: 300, timeoutMs: 1000 },
+    { reads: 4, elapsedMs: 550, timeoutMs: 1000 },
+    { reads: 5, elapsedMs: 800, timeoutMs: 1000 },
   ]);
 });
 
@@ -133,4 +144,102 @@ Deno.test("waitForReply() stops a pause at once when the operation is aborted", 
   assert.equal(out.timedOut, false);
   assert.deepEqual(out.replies, []);
   assert.equal(clock.pending, 0, "the pause's timer was cancelled");
+});
+
+/** A session that can watch: `notify` delivers a notification of a thread to its watchers. */
+function watchingSession() {
+  const watchers = new Map<string, Set<(method: string, params: unknown) => void>>();
+  const session: Session = {
+    ...fakeSession(),
+    watch: (threadId, fn) => {
+      const set = watchers.get(threadId) ?? new Set();
+      watchers.set(threadId, set);
+      set.add(fn);
+      return () => set.delete(fn);
+    },
+  };
+  const notify = (threadId: string, method: string) => {
+    for (const fn of watchers.get(threadId) ?? []) fn(method, { threadId });
+  };
+  const watching = () => [...watchers.values()].reduce((n, s) => n + s.size, 0);
+  return { session, notify, watching };
+}
+
+Deno.test("waitForReply() watched: the fallback pauses 250 ms doubling to 2 s", async () => {
+  const clock = new ManualClock();
+  const { session, watching } = watchingSession();
+  const pauses: number[] = [];
+  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 6 }, {
+    clock,
+    onProgress: drive(clock, pauses),
+    read: () => Promise.resolve(observed("inProgress")),
+  });
+  assert.deepEqual(WATCHED_BACKOFF, { initialMs: 250, maxMs: 2000 });
+  assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000, 250]);
+  assert.equal(out.timedOut, true);
+  assert.equal(watching(), 0, "the watch ends with the wait");
+});
+
+Deno.test("waitForReply() watched: a status change of the thread ends the pause at once and restarts the fallback", async () => {
+  const clock = new ManualClock();
+  const { session, notify } = watchingSession();
+  const readsAt: number[] = [];
+  const results = [observed("inProgress"), observed("inProgress"), observed("inProgress")];
+  let progress = 0;
+  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+    clock,
+    onProgress: () => {
+      progress++;
+      if (progress === 1) {
+        clock.advance(250); // The fallback read.
+      } else if (progress === 2) {
+        clock.advance(120);
+        notify("other-thread", "thread/status/changed"); // Another thread: no wake.
+        notify(SCOPE.threadId, "item/agentMessage/delta"); // A delta: no wake.
+        assert.equal(readsAt.length, 2, "nothing woke the wait");
+        notify(SCOPE.threadId, "thread/status/changed");
+      } else clock.advance(250);
+    },
+    read: () => {
+      readsAt.push(clock.now());
+      return Promise.resolve(results.shift() ?? observed("completed", ["done"]));
+    },
+  });
+  assert.equal(out.timedOut, false);
+  assert.deepEqual(out.replies, [{ itemId: "m0", text: "done", truncated: false }]);
+  // 0: first read; 250: the fallback; 370: woken 120 ms into the 500 ms pause;
+  // the next pause starts at 250 again, not at 1000.
+  assert.deepEqual(readsAt, [0, 250, 370, 620]);
+});
+
+Deno.test("waitForReply() watched: a notification during a read skips the next pause", async () => {
+  const clock = new ManualClock();
+  const { session, notify } = watchingSession();
+  const readsAt: number[] = [];
+  let n = 0;
+  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+    clock,
+    onProgress: () => {},
+    read: () => {
+      readsAt.push(clock.now());
+      n++;
+      if (n === 1) notify(SCOPE.threadId, "turn/completed");
+      return Promise.resolve(n === 1 ? observed("inProgress") : observed("completed"));
+    },
+  });
+  assert.equal(out.timedOut, false);
+  assert.deepEqual(readsAt, [0, 0], "read again at once");
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("waitForReply() watched: a turn running outside the watched connection is read at the unwatched pace", async () => {
+  const clock = new ManualClock();
+  const { session } = watchingSession();
+  const pauses: number[] = [];
+  await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+    clock,
+    onProgress: drive(clock, pauses),
+    read: () => Promise.resolve(observed("unverified")),
+  });
+  assert.deepEqual(pauses, [100, 200, 250, 250, 200]);
 });

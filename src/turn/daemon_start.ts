@@ -1,0 +1,61 @@
+/**
+ * `codex_run` on an existing thread through the daemon: subscribe first
+ * (`thread/resume`: a thread the daemon holds resumes without a writer lock;
+ * a stored one is loaded, as codex_run may), then queue. In that order the
+ * runtime sees its own message's `item/started` even when the daemon starts
+ * it at once (a loaded, idle thread). A thread another process holds
+ * (`held_elsewhere`) still gets the message queued: that process runs it.
+ * @module
+ */
+
+import { asRelayError } from "../core/errors.ts";
+import type { HeldConnection, Session } from "../connect/connection.ts";
+import { queueMessage } from "../ops/queue_message.ts";
+import type { ReasonCode } from "../core/errors.ts";
+import type { Receipt } from "../ops/queue_message.ts";
+import type { TurnRegistry } from "./turn_registry.ts";
+import type { TurnRuntime } from "./turn_runtime.ts";
+
+/** What the start reports to `TurnStarts` (its `Attempt`). */
+export interface DaemonAttempt {
+  receipt?: Receipt;
+  runtime?: TurnRuntime;
+  reason?: ReasonCode;
+  message?: string;
+  failed?: boolean;
+}
+
+/** What to run where. */
+export interface DaemonRun {
+  threadId: string;
+  text: string;
+  clientMessageId: string;
+  /** The recursion guard's config overrides (they apply when the resume loads the thread). */
+  config: unknown;
+  /** codex_run's options for the resume (model, sandbox, approval policy). */
+  resumeParams?: Record<string, unknown>;
+}
+
+/** Subscribes the runtime to the thread, queues the message and starts it. */
+export async function subscribeThenQueue(
+  registry: TurnRegistry,
+  conn: HeldConnection,
+  session: Session,
+  run: DaemonRun,
+): Promise<DaemonAttempt> {
+  const { threadId, text, clientMessageId, config, resumeParams } = run;
+  const runtime = registry.adopt(conn, threadId, clientMessageId);
+  conn.follow(threadId);
+  try {
+    await session.call("thread/resume", { threadId, excludeTurns: true, ...resumeParams, config });
+  } catch (error) {
+    const e = asRelayError(error);
+    if (e.reason !== "held_elsewhere") return { reason: e.reason, message: e.message, runtime };
+    const receipt = await queueMessage(session, threadId, text, clientMessageId);
+    return { receipt, reason: receipt.status === "queued" ? e.reason : undefined, runtime };
+  }
+  const receipt = await queueMessage(session, threadId, text, clientMessageId);
+  if (receipt.status !== "queued") return { receipt, runtime, failed: true };
+  await registry.launch(conn, runtime, receipt);
+  return { receipt, runtime };
+}

@@ -1,0 +1,73 @@
+/**
+ * The types and bounds of turn runtimes (`turn_runtime.ts`).
+ * @module
+ */
+
+import type { EarlierMessage } from "./run_story.ts";
+import type { DeclinedRequest, ElicitationRouter } from "../elicit/router.ts";
+import type { Logger } from "../core/log.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Failure } from "./classify_failure.ts";
+
+/** Watchdog bounds. */
+export interface TurnLimits {
+  /** Silence after which a turn counts as stalled. */
+  stallMs: number;
+  /** Silence allowed while an MCP tool call is in flight. */
+  toolCallStallMs: number;
+  /** The longest a turn may run under the relay. */
+  backstopMs: number;
+  /** How long to wait for Codex to confirm an interrupt before reaping. */
+  interruptGraceMs: number;
+}
+
+/** Default watchdog bounds. */
+export const DEFAULT_TURN_LIMITS: Readonly<TurnLimits> = Object.freeze({
+  stallMs: 120_000,
+  toolCallStallMs: 600_000,
+  backstopMs: 30 * 60_000,
+  interruptGraceMs: 10_000,
+});
+
+/** Where the run is. */
+export type RunPhase = "queued" | "running" | "completed" | "failed" | "interrupted";
+
+/** What the runtime reports about its turn. */
+export interface RunSnapshot {
+  threadId: string;
+  clientMessageId: string;
+  turnId: string | null;
+  phase: RunPhase;
+  failure?: Failure;
+  error?: string;
+  itemsCompleted: number;
+  /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
+  declined: DeclinedRequest[];
+  /** Earlier queued messages whose turns this start also started (their ids, never text). */
+  earlier: EarlierMessage[];
+  /** What the client should know about the run (an answer that counted as a decline, a name not set). */
+  notes: string[];
+}
+
+/** How many declined requests a runtime remembers. */
+export const MAX_DECLINED_KEPT = 20;
+
+/** What a runtime is built from. */
+export interface RuntimeDeps {
+  router: ElicitationRouter;
+  clock: Clock;
+  log: Logger;
+  limits: TurnLimits;
+  /** The connection is shared (the daemon): follow only this message's turn. */
+  shared?: boolean;
+  /** The turn's id when the runtime attaches to a turn that already runs. */
+  turnId?: string;
+}
+
+/** How {@linkcode TurnRuntime.begin} watches the turn. */
+export interface BeginOptions {
+  /** Run the stall watchdog and the backstop (default true; false for an attached follower). */
+  watchdog?: boolean;
+  /** Called when a shared connection is lost before the turn ended (the turn lives on). */
+  onLost?: () => void;
+}

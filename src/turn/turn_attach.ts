@@ -1,0 +1,113 @@
+/**
+ * Attaching to a turn that runs in the daemon (`codex_wait_reply` at the
+ * turn-start level, e.g. after the relay that started the turn exited): a
+ * runtime subscribes to the thread (`thread/resume`, which the daemon answers
+ * by replaying the turn's pending requests, same ids) and follows the turn by
+ * its id, so its approvals reach the caller. Only a thread the daemon has
+ * loaded is resumed: resuming a `notLoaded` one would take the writer lock
+ * from the user's other Codex processes.
+ * @module
+ */
+
+import { asRelayError } from "../core/errors.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Logger } from "../core/log.ts";
+import {
+  type Connection,
+  type HeldConnection,
+  heldSession,
+  type Session,
+} from "../connect/connection.ts";
+import { parseThreadList, parseTurnsPage } from "../codex/validate.ts";
+import { TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
+import type { TurnRegistry } from "./turn_registry.ts";
+import type { TurnRuntime } from "./turn_runtime.ts";
+
+/** What attaching needs. */
+export interface AttachDeps {
+  connection: Connection;
+  registry: TurnRegistry;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Budget of one attach: the view, the status check, the resume and one status read. */
+export const ATTACH_BUDGET_MS = 12_000;
+/** `thread/list` pages (of 100) searched for the thread's load status; not found: not attached. */
+export const STATUS_PAGES = 5;
+
+/**
+ * A runtime following `turnId` (the turn of `clientMessageId`) on the
+ * daemon, or undefined when the relay should not or cannot attach: not the
+ * daemon, shutting down, another message's runtime on the thread, the thread
+ * not loaded in the daemon, or a failure (the caller then just reads).
+ */
+export async function attachTurn(
+  deps: AttachDeps,
+  target: { threadId: string; clientMessageId: string; turnId: string },
+  signal: AbortSignal,
+): Promise<TurnRuntime | undefined> {
+  const { connection, registry, clock, log } = deps;
+  const { threadId, clientMessageId, turnId } = target;
+  if (connection.mode !== "daemon" || registry.closing) return undefined;
+  const mine = () => {
+    const active = registry.active(threadId);
+    return active?.clientMessageId === clientMessageId ? active : undefined;
+  };
+  if (registry.active(threadId)) return mine();
+  let conn: HeldConnection;
+  try {
+    conn = await connection.hold({ signal, budgetMs: ATTACH_BUDGET_MS });
+  } catch (error) {
+    log.info("attach: no connection", { reason: asRelayError(error).reason });
+    return undefined;
+  }
+  const session = heldSession(conn, signal, ATTACH_BUDGET_MS, clock);
+  let runtime: TurnRuntime | undefined;
+  try {
+    if (!(await loadedInDaemon(session, threadId)) || registry.active(threadId)) {
+      await conn.close();
+      return mine();
+    }
+    runtime = registry.adopt(conn, threadId, clientMessageId, turnId);
+    conn.follow(threadId);
+    await session.call("thread/resume", { threadId, excludeTurns: true });
+    registry.follow(runtime);
+    // A turn that ended before the subscription sends no turn/completed: read its status.
+    const page = parseTurnsPage(
+      await session.call("thread/turns/list", {
+        threadId,
+        limit: TURN_STATUS_WINDOW,
+        sortDirection: "desc",
+        itemsView: "notLoaded",
+      }),
+    );
+    const turn = page.data.find((t) => t.id === turnId);
+    if (turn && turn.status !== "inProgress" && turn.completedAt !== null) {
+      runtime.observed(turn.status, turn.error);
+    }
+    log.info("attached to a running turn");
+    return runtime;
+  } catch (error) {
+    log.info("attach failed", { reason: asRelayError(error).reason });
+    if (runtime) {
+      registry.drop(runtime);
+      await runtime.detach();
+    } else await conn.close();
+    return undefined;
+  }
+}
+
+/** Whether the daemon has the thread loaded (`idle` or `active` in `thread/list`). */
+async function loadedInDaemon(session: Session, threadId: string): Promise<boolean> {
+  let cursor: string | null = null;
+  for (let page = 0; page < STATUS_PAGES; page++) {
+    const params: Record<string, unknown> = cursor ? { limit: 100, cursor } : { limit: 100 };
+    const list = parseThreadList(await session.call("thread/list", params));
+    const thread = list.data.find((t) => t.id === threadId);
+    if (thread) return thread.status !== "notLoaded";
+    cursor = list.nextCursor;
+    if (!cursor) return false;
+  }
+  return false;
+}
