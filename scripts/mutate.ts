@@ -94,6 +94,7 @@ function configOf(name: string, group: Group): Record<string, unknown> {
     ignorePatterns: [
       ".git",
       ".codex-npm",
+      ".codex-npm-0.171",
       ".stryker-npm",
       ".stryker-tmp",
       "reports",

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
+import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
@@ -110,4 +110,14 @@ Deno.test("a queue-level owner refuses every read and turn method before any hel
     assert.ok(error instanceof RelayError, method);
     assert.equal(error.reason, "codex_missing", method);
   }
+});
+
+Deno.test("capabilityArgs() gives the serve flags of each level, and nothing at the default level", () => {
+  assert.deepEqual(capabilityArgs({ replyRead: false, turnStart: false }), []);
+  assert.deepEqual(capabilityArgs({ replyRead: true, turnStart: false }), ["--allow-reply-read"]);
+  assert.deepEqual(capabilityArgs({ replyRead: false, turnStart: true }), ["--allow-turn-start"]);
+  assert.deepEqual(capabilityArgs({ replyRead: true, turnStart: true }), [
+    "--allow-reply-read",
+    "--allow-turn-start",
+  ]);
 });
