@@ -5,6 +5,8 @@
  * @module
  */
 
+import assert from "assert";
+import { RelayError } from "../src/core/errors.ts";
 import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
 import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
 
@@ -241,4 +243,33 @@ export function thread(over: Partial<FixtureThread> = {}): FixtureThread {
     turns: [],
     ...over,
   };
+}
+
+/**
+ * Runs `fn` with a fresh fixture home for `scenario`, then checks that no
+ * fixture process is left (`what` names them in the failure) and removes it.
+ */
+export async function withFixture(
+  scenario: Scenario,
+  fn: (f: FixtureHome) => Promise<void>,
+  what = "fixture process",
+): Promise<void> {
+  const f = await FixtureHome.create(scenario);
+  try {
+    await fn(f);
+    assert.deepEqual(f.alive(), [], `no ${what} is left in the process table`);
+  } finally {
+    await f.dispose();
+  }
+}
+
+/** The RelayError `p` rejects with (anything else, or no rejection, fails). */
+export async function rejection(p: Promise<unknown>): Promise<RelayError> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof RelayError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
 }

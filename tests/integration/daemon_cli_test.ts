@@ -4,9 +4,8 @@
  */
 
 import assert from "assert";
-import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
 import { ROOT, startRelay } from "../../testing/relay.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -34,19 +33,6 @@ async function run(
   }).output();
   const d = new TextDecoder();
   return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
-}
-
-async function withFixture(
-  scenario: Scenario,
-  fn: (f: FixtureHome) => Promise<void>,
-): Promise<void> {
-  const f = await FixtureHome.create(scenario);
-  try {
-    await fn(f);
-    assert.deepEqual(f.alive(), [], "no proxy or app-server is left");
-  } finally {
-    await f.dispose();
-  }
 }
 
 async function proxies(f: FixtureHome): Promise<number> {

@@ -1,12 +1,10 @@
 import assert from "assert";
-import { RelayError } from "../../src/core/errors.ts";
 import {
   DaemonConnection,
   type DaemonOptions,
 } from "../../src/connect/daemon/daemon_connection.ts";
 import type { ServerRequest } from "../../src/connect/connection.ts";
-import { FixtureHome, thread } from "../../testing/fixture_home.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
+import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
 
 const METHODS = new Set([
   "thread/list",
@@ -23,29 +21,6 @@ function daemonFor(f: FixtureHome, over: Partial<DaemonOptions> = {}): DaemonCon
     reap: { eofGraceMs: 1000, termGraceMs: 500 },
     ...over,
   });
-}
-
-async function withFixture(
-  scenario: Scenario,
-  fn: (f: FixtureHome) => Promise<void>,
-): Promise<void> {
-  const f = await FixtureHome.create(scenario);
-  try {
-    await fn(f);
-    assert.deepEqual(f.alive(), [], "no proxy or app-server process is left");
-  } finally {
-    await f.dispose();
-  }
-}
-
-async function rejection(p: Promise<unknown>): Promise<RelayError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof RelayError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 const list = (d: DaemonConnection) => d.operation((s) => s.call("thread/list", { limit: 5 }));

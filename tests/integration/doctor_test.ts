@@ -4,9 +4,8 @@
  */
 
 import assert from "assert";
-import { FIXTURE_BIN, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { FIXTURE_BIN, thread, withFixture } from "../../testing/fixture_home.ts";
 import { ROOT } from "../../testing/relay.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
 
 async function doctor(
   env: Record<string, string>,
@@ -33,19 +32,6 @@ async function doctor(
   }).output();
   const text = new TextDecoder().decode(out.stdout);
   return { code: out.code, out: text + new TextDecoder().decode(out.stderr) };
-}
-
-async function withFixture(
-  scenario: Scenario,
-  fn: (f: FixtureHome) => Promise<void>,
-): Promise<void> {
-  const f = await FixtureHome.create(scenario);
-  try {
-    await fn(f);
-    assert.deepEqual(f.alive(), [], "doctor leaves no helper behind");
-  } finally {
-    await f.dispose();
-  }
 }
 
 Deno.test("doctor: codex, its version, the app-server, threads and the permission set all pass (exit 0)", async () => {

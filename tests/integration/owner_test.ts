@@ -1,13 +1,12 @@
 import assert from "assert";
-import { RelayError } from "../../src/core/errors.ts";
+import type { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import {
   SpawnConnection as Owner,
   type SpawnOptions as OwnerOptions,
 } from "../../src/connect/spawn/spawn_connection.ts";
-import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
 import { within } from "../../testing/deadline.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
 
 const QUEUE_METHODS = new Set(["thread/list", "thread/queue/add", "thread/queue/list"]);
 
@@ -19,29 +18,6 @@ function ownerFor(f: FixtureHome, over: Partial<OwnerOptions> = {}): Owner {
     reap: { eofGraceMs: 300, termGraceMs: 300 },
     ...over,
   });
-}
-
-async function withFixture(
-  scenario: Scenario,
-  fn: (f: FixtureHome) => Promise<void>,
-): Promise<void> {
-  const f = await FixtureHome.create(scenario);
-  try {
-    await fn(f);
-    assert.deepEqual(f.alive(), [], "no fixture process is left in the process table");
-  } finally {
-    await f.dispose();
-  }
-}
-
-async function rejection(p: Promise<unknown>): Promise<RelayError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof RelayError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 const listThreads = (owner: Owner, signal?: AbortSignal) =>
