@@ -314,3 +314,45 @@ Deno.test({
       assert.deepEqual(users.map((r) => r.kind), ["shell_call", "shell_answer"], "the user's ran");
     }),
 });
+
+Deno.test({
+  name:
+    "e2e daemon turns: codex_interrupt stops a turn codex_run runs in the daemon; codex_withdraw_message takes back a message still queued",
+  ignore,
+  fn: () =>
+    withDaemon({}, async (w) => {
+      const hot = await seedThread(w.home);
+      const cold = await seedThread(w.home);
+      const user = await w.user();
+      await user.request("thread/resume", { threadId: hot, excludeTurns: true });
+      const relay = await w.relay(RUN);
+
+      const text = "SLOW:i NOECHO interrupt me";
+      const ran = await call(relay, "codex_run", { threadId: hot, text, waitSeconds: 1 });
+      assert.equal((ran.turn as Rec).status, "running", JSON.stringify(ran));
+      await w.mock.held("i");
+      const stopped = await call(relay, "codex_interrupt", { threadId: hot });
+      w.mock.release("i");
+      assert.equal(stopped.status, "interrupted", JSON.stringify(stopped));
+      assert.equal((stopped.turn as Rec).status, "interrupted");
+      const again = await call(relay, "codex_interrupt", { threadId: hot });
+      assert.equal(again.status, "not_running", "nothing is left to interrupt");
+
+      // A stored thread the daemon has not loaded keeps a queued message queued.
+      const queued = await call(relay, "codex_queue_message", { threadId: cold, text: "later" });
+      assert.equal(queued.status, "queued", JSON.stringify(queued));
+      const scope = { threadId: cold, clientMessageId: queued.clientMessageId };
+      const withdrawn = await call(relay, "codex_withdraw_message", scope);
+      assert.equal(withdrawn.status, "withdrawn", JSON.stringify(withdrawn));
+      const list = await user.request("thread/queue/list", { threadId: cold }) as {
+        data: { clientUserMessageId: string }[];
+      };
+      assert.ok(
+        !list.data.some((q) => q.clientUserMessageId === queued.clientMessageId),
+        "the daemon's queue no longer holds it",
+      );
+      const twice = await call(relay, "codex_withdraw_message", scope);
+      assert.notEqual(twice.status, "withdrawn", JSON.stringify(twice));
+      assert.equal(await threadStatus(user, cold), "notLoaded", "the relay did not load it");
+    }),
+});
