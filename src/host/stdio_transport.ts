@@ -10,6 +10,7 @@
  * @module
  */
 
+import { concatBytes } from "../core/bytes.ts";
 import {
   isJSONRPCNotification,
   isJSONRPCRequest,
@@ -122,7 +123,7 @@ export class LineStdioTransport implements Transport {
           const end = nl === -1 ? value.length : nl;
           const piece = value.subarray(start, end);
           if (!skipping && size + piece.length > this.#max) {
-            const seen = concat(parts, size);
+            const seen = concatBytes(parts, size);
             skipping = {
               head: seen.subarray(0, SNIFF_BYTES).slice(),
               tail: lastBytes(seen, SNIFF_BYTES).slice(),
@@ -155,7 +156,7 @@ export class LineStdioTransport implements Transport {
           } else {
             const line = parts.length === 0
               ? piece
-              : concat([...parts, piece], size + piece.length);
+              : concatBytes([...parts, piece], size + piece.length);
             parts = [];
             size = 0;
             this.#line(line);
@@ -263,18 +264,8 @@ export function sniffId(head: string, tail: string): Id | null {
   }
 }
 
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return concat([a, b], a.length + b.length);
+  return concatBytes([a, b], a.length + b.length);
 }
 
 function lastBytes(bytes: Uint8Array, n: number): Uint8Array {

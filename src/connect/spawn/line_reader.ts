@@ -3,6 +3,7 @@
  * @module
  */
 
+import { concatBytes } from "../../core/bytes.ts";
 import { RelayError } from "../../core/errors.ts";
 
 const NEWLINE = 0x0a;
@@ -52,7 +53,7 @@ export async function* readLines(
         if (parts.length === 0) line = piece;
         else {
           parts.push(piece);
-          line = concat(parts, size + piece.length);
+          line = concatBytes(parts, size + piece.length);
         }
         parts = [];
         size = 0;
@@ -66,14 +67,4 @@ export async function* readLines(
     stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
