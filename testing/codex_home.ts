@@ -932,3 +932,27 @@ export async function listAllItems(
   } while (cursor);
   return out;
 }
+
+/** Makes `<root>/bin` with `codex` linked to `codexPath`; returns that folder. */
+export async function linkCodexBin(home: CodexHome, codexPath: string): Promise<string> {
+  const binDir = `${home.root}/bin`;
+  await Deno.mkdir(binDir);
+  await Deno.symlink(codexPath, `${binDir}/codex`);
+  return binDir;
+}
+
+/**
+ * The environment a relay runs with against `home`: `binDir` (its `codex`)
+ * first on PATH, the temp HOME and CODEX_HOME, and Deno's own cache (with HOME
+ * the temp home, Deno would otherwise look for its npm packages there).
+ */
+export async function relayEnv(home: CodexHome, binDir: string): Promise<Record<string, string>> {
+  return {
+    PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    HOME: home.home,
+    CODEX_HOME: home.codexHome,
+    LANG: "C.UTF-8",
+    DENO_DIR: await denoDir(),
+    NO_COLOR: "1",
+  };
+}

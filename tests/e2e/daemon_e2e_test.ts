@@ -17,8 +17,9 @@ import {
   codexForTests,
   type CodexHome,
   createCodexHome,
-  denoDir,
+  linkCodexBin,
   processesTagged,
+  relayEnv,
 } from "../../testing/codex_home.ts";
 import { noEchoAnswer, startMockResponses } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
@@ -42,17 +43,7 @@ async function withDaemonWorld(
 ): Promise<void> {
   const mock = await startMockResponses();
   const home = await createCodexHome({ mockUrl: mock.url });
-  const binDir = `${home.root}/bin`;
-  await Deno.mkdir(binDir);
-  await Deno.symlink(BIN!.path, `${binDir}/codex`);
-  const env: Record<string, string> = {
-    PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-    HOME: home.home,
-    CODEX_HOME: home.codexHome,
-    LANG: "C.UTF-8",
-    DENO_DIR: await denoDir(),
-    NO_COLOR: "1",
-  };
+  const env = await relayEnv(home, await linkCodexBin(home, BIN!.path));
   const closers: { close(): Promise<unknown> }[] = [];
   let killed: string[] = [];
   try {

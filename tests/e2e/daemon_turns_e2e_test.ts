@@ -18,8 +18,9 @@ import {
   codexForTests,
   type CodexHome,
   createCodexHome,
-  denoDir,
+  linkCodexBin,
   processesTagged,
+  relayEnv,
 } from "../../testing/codex_home.ts";
 import {
   type MockResponses,
@@ -55,17 +56,7 @@ async function withDaemon(
 ): Promise<void> {
   const mock = await startMockResponses();
   const home = await createCodexHome({ mockUrl: mock.url, approval: opts.approval });
-  const binDir = `${home.root}/bin`;
-  await Deno.mkdir(binDir);
-  await Deno.symlink(BIN!.path, `${binDir}/codex`);
-  const env: Record<string, string> = {
-    PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-    HOME: home.home,
-    CODEX_HOME: home.codexHome,
-    LANG: "C.UTF-8",
-    DENO_DIR: await denoDir(),
-    NO_COLOR: "1",
-  };
+  const env = await relayEnv(home, await linkCodexBin(home, BIN!.path));
   const closers: { close(): Promise<unknown> }[] = [];
   try {
     await startDaemon(BIN!.path, home);

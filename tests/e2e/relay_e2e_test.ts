@@ -29,9 +29,10 @@ import {
   codexForTests,
   type CodexHome,
   createCodexHome,
-  denoDir,
+  linkCodexBin,
   listAllItems,
   processesTagged,
+  relayEnv,
 } from "../../testing/codex_home.ts";
 import {
   longAnswerText,
@@ -84,9 +85,10 @@ async function withWorld(
   const { tap, ...homeOpts } = opts;
   try {
     home = await createCodexHome({ ...homeOpts, mockUrl: mock.url });
-    const binDir = `${home.root}/bin`;
-    await Deno.mkdir(binDir);
+    let binDir: string;
     if (tap) {
+      binDir = `${home.root}/bin`;
+      await Deno.mkdir(binDir);
       const frames = `${home.root}/frames`;
       await Deno.mkdir(frames);
       // sh waits for the whole pipeline: when the relay closes stdin, tee, codex and tee end, then sh.
@@ -95,16 +97,8 @@ async function withWorld(
         `#!/bin/sh\ntee "${frames}/$$.in" | "${BIN!.path}" "$@" | tee "${frames}/$$.out"\n`,
         { mode: 0o755 },
       );
-    } else await Deno.symlink(BIN!.path, `${binDir}/codex`);
-    Object.assign(env, {
-      PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-      HOME: home.home,
-      CODEX_HOME: home.codexHome,
-      LANG: "C.UTF-8",
-      // HOME is the temp home: without this, Deno would look for its cache (npm packages) there.
-      DENO_DIR: await denoDir(),
-      NO_COLOR: "1",
-    });
+    } else binDir = await linkCodexBin(home, BIN!.path);
+    Object.assign(env, await relayEnv(home, binDir));
     const tmp = Deno.env.get("TMPDIR");
     if (tmp) env.TMPDIR = tmp;
   } catch (error) {

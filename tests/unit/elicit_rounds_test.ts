@@ -1,5 +1,6 @@
 import assert from "assert";
-import { ElicitationRouter, type RuntimeHandle } from "../../src/elicit/router.ts";
+import { ElicitationRouter } from "../../src/elicit/router.ts";
+import { FakeRuntime } from "../../testing/fake_runtime.ts";
 import {
   applyAnswers,
   askable,
@@ -9,26 +10,6 @@ import {
 } from "../../src/host/input_rounds.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
-
-class FakeRuntime implements RuntimeHandle {
-  readonly id = crypto.randomUUID();
-  alive = true;
-  answers: { rpcId: number | string; result?: unknown; error?: unknown }[] = [];
-  changes = 0;
-  human = false;
-  respond(rpcId: number | string, result: unknown): void {
-    this.answers.push({ rpcId, result });
-  }
-  respondError(rpcId: number | string, code: number, message: string): void {
-    this.answers.push({ rpcId, error: { code, message } });
-  }
-  changed(): void {
-    this.changes++;
-  }
-  waitingOnHuman(waiting: boolean): void {
-    this.human = waiting;
-  }
-}
 
 const CMD = "item/commandExecution/requestApproval";
 const MCP = "mcpServer/elicitation/request";

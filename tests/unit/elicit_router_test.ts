@@ -1,33 +1,10 @@
 import assert from "assert";
-import { ElicitationRouter, type RuntimeHandle } from "../../src/elicit/router.ts";
+import { ElicitationRouter } from "../../src/elicit/router.ts";
+import { FakeRuntime } from "../../testing/fake_runtime.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { answerProblem } from "../../src/elicit/validate_answer.ts";
 import { forwardOf } from "../../src/elicit/mappings.ts";
-
-class FakeRuntime implements RuntimeHandle {
-  readonly id = crypto.randomUUID();
-  alive = true;
-  answers: {
-    rpcId: number | string;
-    result?: unknown;
-    error?: { code: number; message: string };
-  }[] = [];
-  changes = 0;
-  human = false;
-  respond(rpcId: number | string, result: unknown): void {
-    this.answers.push({ rpcId, result });
-  }
-  respondError(rpcId: number | string, code: number, message: string): void {
-    this.answers.push({ rpcId, error: { code, message } });
-  }
-  changed(): void {
-    this.changes++;
-  }
-  waitingOnHuman(waiting: boolean): void {
-    this.human = waiting;
-  }
-}
 
 const APPROVAL = {
   threadId: "t",
