@@ -6,6 +6,8 @@
  */
 
 import assert from "assert";
+import { delimiter } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RelayError } from "../src/core/errors.ts";
 import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
 import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
@@ -18,8 +20,11 @@ import { denoCacheDir, denoChildEnv } from "./child_env.ts";
  */
 export const FIXTURE_DENO_DIR_FILE = "fixture-deno-dir";
 
-/** The folder holding the fixture launcher named `codex`. */
-export const FIXTURE_BIN: string = new URL("../fixtures/bin", import.meta.url).pathname;
+/**
+ * The folder holding the fixture launcher named `codex` (`codex` for POSIX
+ * shells, `codex.cmd` for Windows, as npm installs Codex there).
+ */
+export const FIXTURE_BIN: string = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 
 /** One line of the fixture's log. */
 export interface LogEntry {
@@ -73,7 +78,7 @@ export class FixtureHome {
 
   /** PATH with the fixture first. */
   get path(): string {
-    return `${FIXTURE_BIN}:${Deno.env.get("PATH") ?? ""}`;
+    return `${FIXTURE_BIN}${delimiter}${Deno.env.get("PATH") ?? ""}`;
   }
 
   /**
