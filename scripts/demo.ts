@@ -11,6 +11,8 @@
 
 import { connectClient, type ElicitParams } from "../testing/mcp_client.ts";
 import type { Scenario } from "../fixtures/scenario.ts";
+import { CACHED_ONLY, denoCacheDir, denoChildEnv } from "../testing/child_env.ts";
+import { FIXTURE_DENO_DIR_FILE } from "../testing/fixture_home.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const encoder = new TextEncoder();
@@ -80,6 +82,7 @@ const scenario: Scenario = {
 const home = await Deno.makeTempDir({ prefix: "codex-relay-demo-" });
 await Deno.writeTextFile(`${home}/fixture.json`, JSON.stringify(scenario));
 await Deno.mkdir(`${home}/barriers`);
+await Deno.writeTextFile(`${home}/${FIXTURE_DENO_DIR_FILE}`, denoCacheDir());
 
 say("codex-relay demo: a fake Codex app-server (fixtures/) stands in for `codex`.");
 say(
@@ -91,6 +94,7 @@ const relay = await connectClient({
   args: [
     "run",
     "-P",
+    CACHED_ONLY,
     "--quiet",
     "--config",
     `${root}/deno.json`,
@@ -99,11 +103,11 @@ const relay = await connectClient({
     "--allow-reply-read",
     "--allow-turn-start",
   ],
-  env: {
+  env: denoChildEnv({
     PATH: `${root}/fixtures/bin:${Deno.env.get("PATH") ?? ""}`,
     HOME: Deno.env.get("HOME") ?? home,
     CODEX_HOME: home,
-  },
+  }),
   clearEnv: true,
   cwd: root,
   protocol: "2026-07-28",

@@ -14,6 +14,7 @@
  */
 
 import { E2E_DIR, ROOT } from "./paths.ts";
+import { denoCacheDir, denoChildEnv } from "./child_env.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Binary resolution
@@ -207,22 +208,9 @@ function tomlString(s: string): string {
   return JSON.stringify(s); // TOML basic strings accept JSON string escapes
 }
 
-let denoDirCache: string | null = null;
-
 /** Deno's cache directory (so the MCP server subprocess finds npm packages offline). */
-export async function denoDir(): Promise<string> {
-  if (denoDirCache) return denoDirCache;
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return (denoDirCache = fromEnv);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-    stderr: "null",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir?: string };
-  if (!info.denoDir) throw new Error("deno info --json gave no denoDir");
-  return (denoDirCache = info.denoDir);
+export function denoDir(): Promise<string> {
+  return Promise.resolve(denoCacheDir());
 }
 
 let elicitServerChecked: Promise<void> | null = null;
@@ -378,7 +366,7 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
         `--tag=${root}`,
         ...(opts.extraMcpArgs ?? []),
       ],
-      env: { DENO_DIR: await denoDir(), NO_COLOR: "1" },
+      env: denoChildEnv({ NO_COLOR: "1" }),
     };
   }
   if (mcp) await elicitServerStarts(mcp);
@@ -946,13 +934,12 @@ export async function linkCodexBin(home: CodexHome, codexPath: string): Promise<
  * first on PATH, the temp HOME and CODEX_HOME, and Deno's own cache (with HOME
  * the temp home, Deno would otherwise look for its npm packages there).
  */
-export async function relayEnv(home: CodexHome, binDir: string): Promise<Record<string, string>> {
-  return {
+export function relayEnv(home: CodexHome, binDir: string): Promise<Record<string, string>> {
+  return Promise.resolve(denoChildEnv({
     PATH: `${binDir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
     HOME: home.home,
     CODEX_HOME: home.codexHome,
     LANG: "C.UTF-8",
-    DENO_DIR: await denoDir(),
     NO_COLOR: "1",
-  };
+  }));
 }

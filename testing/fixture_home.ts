@@ -6,12 +6,25 @@
  */
 
 import assert from "assert";
+import { delimiter } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RelayError } from "../src/core/errors.ts";
 import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
 import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
+import { denoCacheDir, denoChildEnv } from "./child_env.ts";
 
-/** The folder holding the fixture launcher named `codex`. */
-export const FIXTURE_BIN: string = new URL("../fixtures/bin", import.meta.url).pathname;
+/**
+ * The file in a fixture home naming the module cache the fixture's own
+ * `deno run` uses when its environment has no DENO_DIR (the relay passes
+ * `codex` only its own variables): fixtures/bin/codex reads it.
+ */
+export const FIXTURE_DENO_DIR_FILE = "fixture-deno-dir";
+
+/**
+ * The folder holding the fixture launcher named `codex` (`codex` for POSIX
+ * shells, `codex.cmd` for Windows, as npm installs Codex there).
+ */
+export const FIXTURE_BIN: string = fileURLToPath(new URL("../fixtures/bin", import.meta.url));
 
 /** One line of the fixture's log. */
 export interface LogEntry {
@@ -53,6 +66,7 @@ export class FixtureHome {
     const home = await Deno.makeTempDir({ prefix: "codex-relay-fixture-" });
     const f = new FixtureHome(home);
     await f.write(scenario);
+    await Deno.writeTextFile(`${home}/${FIXTURE_DENO_DIR_FILE}`, denoCacheDir());
     await Deno.mkdir(`${home}/barriers`);
     return f;
   }
@@ -64,12 +78,19 @@ export class FixtureHome {
 
   /** PATH with the fixture first. */
   get path(): string {
-    return `${FIXTURE_BIN}:${Deno.env.get("PATH") ?? ""}`;
+    return `${FIXTURE_BIN}${delimiter}${Deno.env.get("PATH") ?? ""}`;
   }
 
-  /** The environment for a relay or owner that should find the fixture as `codex`. */
+  /**
+   * The environment for a relay or owner that should find the fixture as
+   * `codex` (with the module cache and the variables of testing/child_env.ts).
+   */
   get env(): Record<string, string> {
-    return { PATH: this.path, HOME: Deno.env.get("HOME") ?? "/root", CODEX_HOME: this.home };
+    return denoChildEnv({
+      PATH: this.path,
+      HOME: Deno.env.get("HOME") ?? "/root",
+      CODEX_HOME: this.home,
+    });
   }
 
   /** Makes a barrier the scenario names; create it before the fixture reaches it. */

@@ -389,7 +389,35 @@ export async function connectClient(options: ConnectClientOptions): Promise<Conn
     await client.connect(transport, { timeout: options.timeoutMs });
   } catch (error) {
     await close().catch(() => {});
-    throw error;
+    throw startFailure(error, transport.stderr, await transport.exited.catch(() => undefined));
   }
   return { client, transport, close };
+}
+
+/** How much of a child's stderr a failed start shows (the end: where the error is). */
+export const START_STDERR_TAIL = 4000;
+
+/**
+ * The error of a child that could not be connected to: the SDK's error (a
+ * handshake that saw the connection close says little) followed by the
+ * child's exit and the tail of its own stderr, which names the real cause
+ * (a module missing from the cache, a bad flag, a crash). Pure.
+ */
+export function startFailure(
+  error: unknown,
+  stderr: string,
+  status?: { code: number; signal: Deno.Signal | null },
+): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const exit = status
+    ? ` (the server exited with code ${status.code}${status.signal ? `, ${status.signal}` : ""})`
+    : "";
+  const text = stderr.trim();
+  const tail = text.length > START_STDERR_TAIL ? `...${text.slice(-START_STDERR_TAIL)}` : text;
+  const shown = tail === ""
+    ? "The server wrote nothing on stderr."
+    : `The server's stderr:\n${tail}`;
+  return new Error(`Connecting to the server failed: ${reason}${exit}\n${shown}`, {
+    cause: error,
+  });
 }

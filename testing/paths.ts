@@ -3,8 +3,10 @@
  * @module
  */
 
-/** The repository root (no trailing slash). */
-export const ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+import { fileURLToPath } from "node:url";
+
+/** The repository root (no trailing slash; a native path, also on Windows). */
+export const ROOT: string = fileURLToPath(new URL("..", import.meta.url)).replace(/[/\\]$/, "");
 
 /** The e2e suite's folder (with a trailing slash): its MCP servers live there. */
 export const E2E_DIR = `${ROOT}/tests/e2e/`;

@@ -15,6 +15,7 @@ import type { FixtureHome } from "./fixture_home.ts";
 
 import { ROOT } from "./paths.ts";
 import { RELAY_V8_FLAGS } from "../src/install/launch.ts";
+import { CACHED_ONLY, denoChildEnv } from "./child_env.ts";
 
 /** The repository root. */
 export { ROOT };
@@ -24,6 +25,7 @@ export function relayArgs(flags: string[] = []): string[] {
   return [
     "run",
     "-P",
+    CACHED_ONLY,
     "--quiet",
     "--no-prompt",
     RELAY_V8_FLAGS,
@@ -56,7 +58,7 @@ export async function startRelay(options: StartRelay): Promise<ConnectedClient> 
   return await connectClient({
     command: Deno.execPath(),
     args: relayArgs(options.flags),
-    env,
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,
     protocol: options.protocol,

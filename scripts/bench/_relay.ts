@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { CommandClientTransport } from "../../testing/mcp_client.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 export const BENCH_DIR = `${ROOT}/bench`;
 
@@ -47,14 +48,6 @@ export interface Relay {
   close(): Promise<string>;
 }
 
-/** Deno's cache, so that a relay whose HOME is a temp Codex home still finds its packages. */
-let denoDirCache: string | undefined;
-
-export async function denoDir(): Promise<string> {
-  denoDirCache ??= JSON.parse(await run("deno", ["info", "--json"])).denoDir as string;
-  return denoDirCache;
-}
-
 export async function startRelay(
   env: Record<string, string>,
   flags: string[],
@@ -63,7 +56,7 @@ export async function startRelay(
   const transport = new CommandClientTransport({
     command: "deno",
     args,
-    env: { ...env, DENO_DIR: await denoDir() },
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,
     stderrLimit: 16 * 1024 * 1024,

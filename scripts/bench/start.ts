@@ -9,6 +9,7 @@ import type { Options } from "./_options.ts";
 import { rssKiB, TMP } from "./_relay.ts";
 import { figures, GOAL_RSS_MIB, median, pairFigure, round } from "./_stats.ts";
 import { HOME, PATH } from "./targets.ts";
+import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 export async function firstAnswer(
   cmd: string,
@@ -18,8 +19,8 @@ export async function firstAnswer(
 ): Promise<{ ms: number; rssKiB: number }> {
   const t0 = performance.now();
   const child = new Deno.Command(cmd, {
-    args,
-    env,
+    args: cachedOnly(args),
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,
     stdin: "piped",

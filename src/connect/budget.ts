@@ -5,13 +5,14 @@
  */
 
 import { RelayError } from "../core/errors.ts";
+import { formatBound } from "../core/duration.ts";
 import type { Clock } from "../core/clock.ts";
 
 /** The error of a spent operation budget. */
 export function budgetSpent(budgetMs: number, written: boolean): RelayError {
   return new RelayError(
     "timeout",
-    `The operation did not finish within ${Math.round(budgetMs / 1000)} s`,
+    `The operation did not finish within ${formatBound(budgetMs)}`,
     { written },
   );
 }

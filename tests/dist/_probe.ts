@@ -4,6 +4,8 @@
  * @module
  */
 
+import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+
 /** The probe module. */
 export const PROBE: string = new URL("./probe.ts", import.meta.url).pathname;
 
@@ -15,8 +17,8 @@ export async function runProbe(
   options: { cwd?: string; probe?: string } = {},
 ): Promise<Record<string, string>> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...flags, options.probe ?? PROBE, file],
-    env,
+    args: cachedOnly(["run", "--quiet", "--no-prompt", ...flags, options.probe ?? PROBE, file]),
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: options.cwd,
     stdin: "null",

@@ -18,6 +18,7 @@ import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { EXPECTED_OUTCOMES, PROBE, runProbe } from "./_probe.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 let built: Promise<{ dir: string; bundle: string }> | undefined;
 
@@ -110,7 +111,7 @@ Deno.test({
     const out = await new Deno.Command(Deno.execPath(), {
       args: [...args.slice(0, -1), "--version"],
       cwd: dir,
-      env: { PATH: Deno.env.get("PATH") ?? "", HOME: dir },
+      env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "", HOME: dir }),
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",

@@ -19,6 +19,7 @@ import {
   processesTagged,
 } from "../../testing/codex_home.ts";
 import { startMockResponses } from "../../testing/mock_responses.ts";
+import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 const BIN = codexForTests("tests/e2e/codex_client_e2e_test.ts");
 const decoder = new TextDecoder();
@@ -28,8 +29,8 @@ async function run(
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    env,
+    args: cachedOnly(args),
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: env.HOME,
     stdin: "null",

@@ -2,16 +2,26 @@ import assert from "assert";
 import { ROOT } from "../../testing/relay.ts";
 import { FixtureHome } from "../../testing/fixture_home.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
 
 /** Runs the real entry point under the relay's permission set with exactly these arguments. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P", "--quiet", "--config", `${ROOT}/deno.json`, `${ROOT}/mod.ts`, ...args],
+    args: [
+      "run",
+      "-P",
+      CACHED_ONLY,
+      "--quiet",
+      "--config",
+      `${ROOT}/deno.json`,
+      `${ROOT}/mod.ts`,
+      ...args,
+    ],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
     clearEnv: true,
-    env: { HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin" },
+    env: denoChildEnv({ HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin" }),
   }).output();
   const d = new TextDecoder();
   return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
@@ -101,6 +111,7 @@ Deno.test("importing mod.ts runs no command and starts no helper", async () => {
       args: [
         "run",
         "-P",
+        CACHED_ONLY,
         "--quiet",
         "--config",
         `${ROOT}/deno.json`,
@@ -136,6 +147,7 @@ Deno.test("serve in a terminal says once on stderr that it serves MCP on stdio; 
     "deno",
     "run",
     "-P",
+    CACHED_ONLY,
     "--quiet",
     "--config",
     `${ROOT}/deno.json`,
@@ -149,7 +161,7 @@ Deno.test("serve in a terminal says once on stderr that it serves MCP on stdio; 
     stdout: "piped",
     stderr: "piped",
     clearEnv: true,
-    env: { HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin", TERM: "dumb" },
+    env: denoChildEnv({ HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin", TERM: "dumb" }),
   }).spawn();
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode("\x04")); // Ctrl-D: end of input for the relay.

@@ -8,7 +8,7 @@
  */
 import assert from "assert";
 import denoJson from "../../deno.json" with { type: "json" };
-import { denoDir } from "../../testing/codex_home.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -102,7 +102,7 @@ for (const entry of ENTRY_POINTS) {
       ],
       cwd: ROOT,
       // The test run's module cache, and a HOME of its own (install.ts looks for configs there).
-      env: { DENO_DIR: await denoDir(), HOME: home, NO_COLOR: "1" },
+      env: denoChildEnv({ HOME: home, NO_COLOR: "1" }),
       clearEnv: true,
       stdin: "null",
       stdout: "piped",

@@ -6,6 +6,7 @@
 import assert from "assert";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
 import { ROOT, startRelay } from "../../testing/relay.ts";
+import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -16,6 +17,7 @@ async function run(
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      CACHED_ONLY,
       "-P",
       "--quiet",
       "--no-prompt",
@@ -28,7 +30,7 @@ async function run(
     stdout: "piped",
     stderr: "piped",
     clearEnv: true,
-    env,
+    env: denoChildEnv(env),
     cwd: ROOT,
   }).output();
   const d = new TextDecoder();

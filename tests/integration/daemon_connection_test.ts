@@ -3,7 +3,10 @@ import {
   DaemonConnection,
   type DaemonOptions,
 } from "../../src/connect/daemon/daemon_connection.ts";
-import type { ServerRequest } from "../../src/connect/connection.ts";
+import { DEFAULT_LIMITS, type ServerRequest } from "../../src/connect/connection.ts";
+import { dialProxy } from "../../src/connect/daemon/proxy_dial.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
+import { WAIT_DEADLINE_MS } from "../../testing/deadline.ts";
 import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
 
 const METHODS = new Set([
@@ -204,11 +207,38 @@ Deno.test("daemon: an RPC past its timeout fails timeout and leaves the connecti
   const t = thread();
   await withFixture({
     threads: [t],
-    faults: [{ method: "thread/queue/list", nth: 1, action: { never: true } }],
+    faults: [{
+      method: "thread/queue/list",
+      nth: 1,
+      barrier: "queue-list-read",
+      action: { never: true },
+    }],
   }, async (f) => {
-    const d = daemonFor(f, { limits: { rpcTimeoutMs: 300 } });
-    const e = await rejection(d.operation((s) => s.call("thread/queue/list", { threadId: t.id })));
+    // The RPC bound runs on a manual clock (it passes only when the test says so); the
+    // proxy's dial gets its own generous bound, so a slow start under load is not the timeout.
+    const clock = new ManualClock();
+    const rpcTimeoutMs = 300;
+    const d = daemonFor(f, {
+      clock,
+      limits: { rpcTimeoutMs },
+      dial: () =>
+        dialProxy({
+          command: "codex",
+          env: f.env,
+          target: { kind: "daemon" },
+          frameBytes: DEFAULT_LIMITS.frameBytes,
+          stderrBytes: DEFAULT_LIMITS.stderrBytes,
+          reap: { eofGraceMs: 1000, termGraceMs: 500 },
+          timeoutMs: WAIT_DEADLINE_MS,
+        }),
+    });
+    const read = await f.barrier("queue-list-read");
+    const pending = rejection(d.operation((s) => s.call("thread/queue/list", { threadId: t.id })));
+    await read.reached(); // the fixture has the request: its RPC timer is running
+    clock.advance(rpcTimeoutMs);
+    const e = await pending;
     assert.equal(e.reason, "timeout");
+    await read.release(); // the fixture goes on to never answer
     await list(d);
     assert.equal(await proxies(f), 1);
     await d.shutdown();

@@ -6,6 +6,7 @@
 import assert from "assert";
 import { FIXTURE_BIN, thread, withFixture } from "../../testing/fixture_home.ts";
 import { ROOT } from "../../testing/relay.ts";
+import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
 
 async function doctor(
   env: Record<string, string>,
@@ -14,6 +15,7 @@ async function doctor(
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      CACHED_ONLY,
       ...(options.permissions ?? ["-P"]),
       "--quiet",
       "--no-prompt",
@@ -23,7 +25,7 @@ async function doctor(
       "doctor",
       ...(options.flags ?? []),
     ],
-    env,
+    env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,
     stdin: "null",

@@ -10,23 +10,17 @@ import { parse as parseToml } from "smol-toml";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { ROOT } from "../../testing/relay.ts";
+import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 const decoder = new TextDecoder();
-
-/** Deno's cache folder, so children with another HOME reuse the downloaded packages. */
-const DENO_DIR = await (async () => {
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output();
-  return JSON.parse(decoder.decode(out.stdout)).denoDir as string;
-})();
 
 async function run(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    env: { PATH: Deno.env.get("PATH") ?? "", ...env, DENO_DIR },
+    args: cachedOnly(args),
+    env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "", ...env }),
     clearEnv: true,
     cwd: env.HOME,
     stdin: "null",
@@ -94,7 +88,7 @@ Deno.test("the relay prints the install command; run as printed it registers a r
     const relay = await connectClient({
       command: entry.command,
       args: entry.args,
-      env: f.env,
+      env: denoChildEnv(f.env),
       clearEnv: true,
       cwd: home,
       protocol: "2026-07-28",
@@ -226,7 +220,12 @@ Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travel
       const relay = await connectClient({
         command: entry.command,
         args: entry.args,
-        env: { HOME: f.env.HOME, CODEX_HOME: f.env.CODEX_HOME, PATH: "/usr/bin:/bin", ...entryEnv },
+        env: denoChildEnv({
+          HOME: f.env.HOME,
+          CODEX_HOME: f.env.CODEX_HOME,
+          PATH: "/usr/bin:/bin",
+          ...entryEnv,
+        }),
         clearEnv: true,
         cwd: home,
         protocol: "2026-07-28",

@@ -3,6 +3,7 @@ import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { ROOT } from "../../testing/relay.ts";
 import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
+import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 const PLACEHOLDER = "/path/to/codex-relay";
@@ -35,7 +36,7 @@ async function startsAsWritten(command: string, args: string[]): Promise<void> {
   try {
     const relay = await connectClient({
       command,
-      args: args.map((a) => a.replaceAll(PLACEHOLDER, ROOT)),
+      args: cachedOnly(args.map((a) => a.replaceAll(PLACEHOLDER, ROOT))),
       env: f.env,
       clearEnv: true,
       cwd,
@@ -85,17 +86,11 @@ Deno.test("the README's first Claude Code line (claude mcp add -s user) starts t
 Deno.test("the README's first install lines register each client as pasted (with --yes: no terminal here)", async () => {
   const lines = quickStart().filter((l) => l.startsWith('sh -c "$(deno run'));
   assert.equal(lines.length, 4);
-  const denoDir = JSON.parse(
-    new TextDecoder().decode(
-      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-        .output()).stdout,
-    ),
-  ).denoDir as string;
   for (const line of lines) {
     const client = line.match(/--client (\S+) /)![1] as ClientId;
     const home = await Deno.makeTempDir({ prefix: "codex-relay-readme-" });
     try {
-      const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR: denoDir };
+      const env = denoChildEnv({ HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" });
       const pasted = line.replace(/\s+#.*$/, "").replace(
         "--print-command)",
         "--print-command --yes)",

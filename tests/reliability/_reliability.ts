@@ -17,6 +17,7 @@ import {
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 /** Text stored in Codex that no tool at any level may return (previews, cwd, user text, commentary). */
 export const SECRETS = {
@@ -127,7 +128,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
   const transport = new CommandClientTransport({
     command: options.deno ?? Deno.execPath(),
     args: relayArgs(options.flags ?? []),
-    env: options.env,
+    env: denoChildEnv(options.env),
     clearEnv: true,
     cwd: ROOT,
     stderrLimit: options.stderrLimit ?? 8 * 1024 * 1024,

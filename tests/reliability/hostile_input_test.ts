@@ -36,6 +36,7 @@ import {
   startRelayProcess,
 } from "./_reliability.ts";
 import type { TurnStep } from "../../fixtures/scenario.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 /** Runs per property: bounded so the file stays fast. */
 const RUNS = {
@@ -962,7 +963,7 @@ class RawRelay {
   constructor(env: Record<string, string>) {
     this.child = new Deno.Command(Deno.execPath(), {
       args: relayArgs(["--allow-reply-read"]),
-      env,
+      env: denoChildEnv(env),
       clearEnv: true,
       cwd: ROOT,
       stdin: "piped",

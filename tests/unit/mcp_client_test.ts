@@ -3,6 +3,8 @@ import {
   CommandClientTransport,
   connectClient,
   type McpTestProtocol,
+  START_STDERR_TAIL,
+  startFailure,
 } from "../../testing/mcp_client.ts";
 
 const fixture = new URL("../fixtures_mcp/echo_server.ts", import.meta.url);
@@ -122,4 +124,50 @@ Deno.test("connectClient's close fails when the server exits only on a signal, n
   const status = await transport.exited;
   assert.equal(status.code, 0, "the exit code alone would have hidden it");
   assert.equal(transport.escalation, "SIGTERM");
+});
+
+Deno.test("a server that cannot start shows its own stderr (a module missing from the cache) in the connect failure", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mcp-client-cold-" });
+  try {
+    // A server whose one import is not in its (empty) module cache: with --cached-only it exits
+    // at once with Deno's own error, and the SDK sees only a closed connection.
+    await Deno.writeTextFile(`${dir}/server.ts`, 'import "npm:left-pad@1.3.0";\n');
+    await Deno.mkdir(`${dir}/cache`);
+    for (const protocol of ["2026-07-28", "2025-11-25"] as McpTestProtocol[]) {
+      const error = await connectClient({
+        command: Deno.execPath(),
+        args: ["run", "--no-prompt", "--no-config", "--cached-only", `${dir}/server.ts`],
+        env: { DENO_DIR: `${dir}/cache`, NO_COLOR: "1" },
+        clearEnv: true,
+        cwd: dir,
+        protocol,
+        timeoutMs: 20_000,
+      }).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof Error, `connecting at ${protocol} fails`);
+      assert.match(error.message, /^Connecting to the server failed: /);
+      assert.match(error.message, /exited with code 1/);
+      assert.match(error.message, /The server's stderr:\n[\s\S]*left-pad/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a failed start keeps the end of a long stderr and says when there was none", () => {
+  const long = startFailure(new Error("closed"), `${"x".repeat(9000)}\nerror: the real cause\n`, {
+    code: 1,
+    signal: null,
+  });
+  assert.match(
+    long.message,
+    /^Connecting to the server failed: closed \(the server exited with code 1\)\n/,
+  );
+  assert.ok(long.message.endsWith("error: the real cause"));
+  assert.ok(long.message.length < START_STDERR_TAIL + 200);
+  assert.ok(long.cause instanceof Error);
+  const silent = startFailure("timeout", "  \n");
+  assert.equal(
+    silent.message,
+    "Connecting to the server failed: timeout\nThe server wrote nothing on stderr.",
+  );
 });

@@ -16,6 +16,7 @@
 
 import { anySignal, notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
+import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { RpcId } from "../../codex/types.ts";
@@ -162,7 +163,7 @@ export class DaemonConnection implements Connection {
       deadline.abort(
         new RelayError(
           "timeout",
-          `The operation did not finish within ${Math.round(budget / 1000)} s`,
+          `The operation did not finish within ${formatBound(budget)}`,
           { written: true },
         ),
       ));
@@ -241,7 +242,7 @@ export class DaemonConnection implements Connection {
       deadline.abort(
         new RelayError(
           "timeout",
-          `The app-server daemon was not ready within ${Math.round(budget / 1000)} s`,
+          `The app-server daemon was not ready within ${formatBound(budget)}`,
           { written: false },
         ),
       ));

@@ -6,6 +6,7 @@
  */
 
 import { RelayError } from "../../core/errors.ts";
+import { formatBound } from "../../core/duration.ts";
 import { HelperProcess, type ReapTimings } from "../spawn/helper_process.ts";
 import type { FrameTransport } from "../frame_transport.ts";
 import { WebSocketTransport } from "./ws_transport.ts";
@@ -87,7 +88,7 @@ export async function dialProxy(spec: ProxySpec): Promise<Dialed> {
       await close();
       throw new RelayError(
         "timeout",
-        `The app-server daemon did not answer within ${Math.round(spec.timeoutMs / 1000)} s`,
+        `The app-server daemon did not answer within ${formatBound(spec.timeoutMs)}`,
       );
     }
   } catch (error) {

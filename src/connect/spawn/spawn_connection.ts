@@ -8,6 +8,7 @@
 
 import { anySignal, notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
+import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import { curatedEnv } from "./curated_env.ts";
@@ -181,7 +182,7 @@ export class SpawnConnection implements Connection {
     const deadline = new Budget(
       budget,
       this.#clock,
-      new RelayError("timeout", `No helper was ready within ${Math.round(budget / 1000)} s`, {
+      new RelayError("timeout", `No helper was ready within ${formatBound(budget)}`, {
         written: true,
       }),
     );
