@@ -1,6 +1,9 @@
 /**
  * `serve`: the MCP server on stdio. Shuts down on stdin EOF, SIGINT or
- * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0.
+ * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0. EOF ends
+ * the input, not the work: every request read before it is answered (by the
+ * call, or with an error saying the relay shut down first) within the
+ * shutdown bound.
  * @module
  */
 
@@ -44,6 +47,8 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   });
   const shutdown = new AbortController();
   const done = Promise.withResolvers<string>();
+  /** A termination signal: the calls read before EOF are not waited for any more. */
+  const hurry = Promise.withResolvers<void>();
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
   const wire = new LineStdioTransport({ log });
@@ -72,9 +77,13 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const entryOnClose = wire.onclose;
   wire.onclose = () => {
     entryOnClose?.();
-    done.resolve("stdin closed");
+    done.resolve("connection closed");
   };
-  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => done.resolve(signal), log);
+  wire.oninputend = () => done.resolve("stdin closed");
+  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => {
+    done.resolve(signal);
+    hurry.resolve();
+  }, log);
   log.info("serving", {
     replyRead: caps.replyRead,
     turnStart: caps.turnStart,
@@ -83,17 +92,28 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   });
 
   const why = await done.promise;
-  log.info("shutting down", { why });
+  const began = performance.now();
+  log.info("shutting down", { why, unanswered: wire.budget.unanswered });
+  if (why === "stdin closed") {
+    // The calls read before EOF finish on their own, for a while.
+    await settlesWithin(Promise.race([wire.idle(), hurry.promise]), DRAIN_MS);
+  }
   // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
   shutdown.abort();
   const cleanup = (async () => {
     await turns.shutdown();
     await connection.shutdown();
   })();
-  if (!(await settlesWithin(cleanup, SHUTDOWN_GRACE_MS))) {
+  const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
+  if (!(await settlesWithin(cleanup, graceMs))) {
     const killed = await connection.kill();
     log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
   }
+  // Cancelled calls answer at once; whatever is still owed an answer gets one now.
+  await settlesWithin(wire.idle(), ANSWER_MS);
+  const owed = wire.answerOwed();
+  if (owed > 0) log.warn("answered at shutdown", { requests: owed });
+  await settlesWithin(wire.idle(), ANSWER_MS);
   await settlesWithin(handle.close(), 100);
   stopSignals();
   log.info("stopped", { spawned: connection.stats.spawned });
@@ -104,7 +124,17 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
  * How long a shutdown waits for turns to be interrupted and helpers to be
  * reaped before it kills what is left: the whole shutdown takes at most 2 s.
  */
-export const SHUTDOWN_GRACE_MS = 1_600;
+export const SHUTDOWN_GRACE_MS = 1_500;
+
+/**
+ * How long, after stdin EOF, the calls read before it run on untouched
+ * before they are cancelled (less when they all answer sooner). Part of
+ * {@linkcode SHUTDOWN_GRACE_MS}.
+ */
+export const DRAIN_MS = 800;
+
+/** How long the last answers get to be written, twice: by their calls, then by the relay. */
+const ANSWER_MS = 100;
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let id: ReturnType<typeof setTimeout> | undefined;
