@@ -46,9 +46,6 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     disabledMcpServers: flags.disableCodexMcpServers,
   });
   const shutdown = new AbortController();
-  const done = Promise.withResolvers<string>();
-  /** A termination signal: the calls read before EOF are not waited for any more. */
-  const hurry = Promise.withResolvers<void>();
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
   const wire = new LineStdioTransport({ log });
@@ -74,16 +71,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
       onerror: (error) => log.warn("mcp", { error: error.message.slice(0, 200) }),
     },
   );
-  const entryOnClose = wire.onclose;
-  wire.onclose = () => {
-    entryOnClose?.();
-    done.resolve("connection closed");
-  };
-  wire.oninputend = () => done.resolve("stdin closed");
-  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => {
-    done.resolve(signal);
-    hurry.resolve();
-  }, log);
+  const end = endings(wire, log);
   log.info("serving", {
     replyRead: caps.replyRead,
     turnStart: caps.turnStart,
@@ -91,31 +79,22 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     appServer: mode.kind,
   });
 
-  const why = await done.promise;
-  const began = performance.now();
+  const why = await end.why;
   log.info("shutting down", { why, unanswered: wire.budget.unanswered });
-  if (why === "stdin closed") {
-    // The calls read before EOF finish on their own, for a while.
-    await settlesWithin(Promise.race([wire.idle(), hurry.promise]), DRAIN_MS);
-  }
   // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
-  shutdown.abort();
-  const cleanup = (async () => {
-    await turns.shutdown();
-    await connection.shutdown();
-  })();
-  const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
-  if (!(await settlesWithin(cleanup, graceMs))) {
-    const killed = await connection.kill();
-    log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
-  }
-  // Cancelled calls answer at once; whatever is still owed an answer gets one now.
-  await settlesWithin(wire.idle(), ANSWER_MS);
-  const owed = wire.answerOwed();
-  if (owed > 0) log.warn("answered at shutdown", { requests: owed });
-  await settlesWithin(wire.idle(), ANSWER_MS);
+  await shutDown({
+    drain: why === "stdin closed" ? Promise.race([wire.idle(), end.signalled]) : undefined,
+    wire,
+    cancel: () => shutdown.abort(),
+    cleanup: async () => {
+      await turns.shutdown();
+      await connection.shutdown();
+    },
+    connection,
+    log,
+  });
   await settlesWithin(handle.close(), 100);
-  stopSignals();
+  end.stopSignals();
   log.info("stopped", { spawned: connection.stats.spawned });
   return 0;
 }
@@ -135,6 +114,61 @@ export const DRAIN_MS = 800;
 
 /** How long the last answers get to be written, twice: by their calls, then by the relay. */
 const ANSWER_MS = 100;
+
+/**
+ * What ends the serving: stdin EOF, the connection closing, or SIGINT /
+ * SIGTERM (`signalled`: the calls read before EOF are not waited for then).
+ */
+function endings(wire: LineStdioTransport, log: Logger) {
+  const why = Promise.withResolvers<string>();
+  const signalled = Promise.withResolvers<void>();
+  const entryOnClose = wire.onclose;
+  wire.onclose = () => {
+    entryOnClose?.();
+    why.resolve("connection closed");
+  };
+  wire.oninputend = () => why.resolve("stdin closed");
+  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => {
+    why.resolve(signal);
+    signalled.resolve();
+  }, log);
+  return { why: why.promise, signalled: signalled.promise, stopSignals };
+}
+
+/** What {@linkcode shutDown} ends. */
+interface Ending {
+  /** After stdin EOF: settles once the calls read before it are answered (or a signal came). */
+  drain: Promise<unknown> | undefined;
+  wire: LineStdioTransport;
+  /** Cancels every call. */
+  cancel(): void;
+  /** Ends the turns and the connection. */
+  cleanup(): Promise<void>;
+  connection: Connection;
+  log: Logger;
+}
+
+/**
+ * The shutdown, within {@linkcode SHUTDOWN_GRACE_MS} plus the last answers:
+ * the calls read before stdin EOF run on for up to {@linkcode DRAIN_MS};
+ * then every call is cancelled, turns and helpers end (killed when out of
+ * time), and every request still owed an answer gets one.
+ */
+async function shutDown(e: Ending): Promise<void> {
+  const began = performance.now();
+  if (e.drain) await settlesWithin(e.drain, DRAIN_MS);
+  e.cancel();
+  const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
+  if (!(await settlesWithin(e.cleanup(), graceMs))) {
+    const killed = await e.connection.kill();
+    e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+  }
+  // Cancelled calls answer at once; whatever is still owed an answer gets one now.
+  await settlesWithin(e.wire.idle(), ANSWER_MS);
+  const owed = e.wire.answerOwed();
+  if (owed > 0) e.log.warn("answered at shutdown", { requests: owed });
+  await settlesWithin(e.wire.idle(), ANSWER_MS);
+}
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let id: ReturnType<typeof setTimeout> | undefined;
