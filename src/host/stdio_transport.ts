@@ -183,7 +183,7 @@ export class LineStdioTransport implements Transport {
     let skipping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
     try {
       while (!this.#closed) {
-        await this.#roomToRead();
+        if (this.#budget.full !== undefined) await this.#roomToRead();
         if (this.#closed) return;
         const { value, done } = await reader.read();
         if (done) return;
@@ -220,7 +220,7 @@ export class LineStdioTransport implements Transport {
           }
           if (nl === -1) break;
           start = nl + 1;
-          await this.#roomToRead();
+          if (this.#budget.full !== undefined) await this.#roomToRead();
           if (this.#closed) return;
           if (skipping) {
             this.#oversized(skipping.head, skipping.tail, skipping.bytes);
