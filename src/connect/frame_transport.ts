@@ -22,4 +22,10 @@ export interface FrameTransport {
   frames(): AsyncIterable<string>;
   /** Once {@linkcode frames} has ended: why the channel closed (the error pending requests get). */
   closed(): Promise<RelayError>;
+  /**
+   * A liveness probe that writes no JSON-RPC (the daemon's WebSocket ping):
+   * true at its answer, false once the channel has ended. Absent where a
+   * dead peer shows at once (a helper's stdio).
+   */
+  ping?(): Promise<boolean>;
 }

@@ -52,7 +52,7 @@ export async function followTurn(
       for (const message of runtime.progressSince(sent)) await ctx.progress(message, ++sent);
       return { kind: "settled", run: await turns.settled(runtime) };
     }
-    if (runtime.lost) return running(runtime, router);
+    if (runtime.lost) return running(runtime, router, true);
     const pending = askable(router, router.pendingFor(runtime), modes);
     if (pending.length > 0) {
       if (round >= MAX_ROUNDS_PER_CALL) return running(runtime, router);
@@ -71,11 +71,12 @@ export async function followTurn(
   }
 }
 
-function running(runtime: TurnRuntime, router: ElicitationRouter): Followed {
+function running(runtime: TurnRuntime, router: ElicitationRouter, lost = false): Followed {
   return {
     kind: "running",
     snapshot: runtime.snapshot(),
     pending: pendingSummaries(router, runtime),
+    ...(lost ? { lost: true as const } : {}),
   };
 }
 

@@ -1,6 +1,9 @@
 /**
  * `serve`: the MCP server on stdio. Shuts down on stdin EOF, SIGINT or
- * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0.
+ * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0. EOF ends
+ * the input, not the work: every request read before it is answered (by the
+ * call, or with an error saying the relay shut down first) within the
+ * shutdown bound.
  * @module
  */
 
@@ -43,7 +46,6 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     disabledMcpServers: flags.disableCodexMcpServers,
   });
   const shutdown = new AbortController();
-  const done = Promise.withResolvers<string>();
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
   const wire = new LineStdioTransport({ log });
@@ -69,12 +71,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
       onerror: (error) => log.warn("mcp", { error: error.message.slice(0, 200) }),
     },
   );
-  const entryOnClose = wire.onclose;
-  wire.onclose = () => {
-    entryOnClose?.();
-    done.resolve("stdin closed");
-  };
-  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => done.resolve(signal), log);
+  const end = endings(wire, log);
   log.info("serving", {
     replyRead: caps.replyRead,
     turnStart: caps.turnStart,
@@ -82,20 +79,22 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     appServer: mode.kind,
   });
 
-  const why = await done.promise;
-  log.info("shutting down", { why });
+  const why = await end.why;
+  log.info("shutting down", { why, unanswered: wire.budget.unanswered });
   // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
-  shutdown.abort();
-  const cleanup = (async () => {
-    await turns.shutdown();
-    await connection.shutdown();
-  })();
-  if (!(await settlesWithin(cleanup, SHUTDOWN_GRACE_MS))) {
-    const killed = await connection.kill();
-    log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
-  }
+  await shutDown({
+    drain: why === "stdin closed" ? Promise.race([wire.idle(), end.signalled]) : undefined,
+    wire,
+    cancel: () => shutdown.abort(),
+    cleanup: async () => {
+      await turns.shutdown();
+      await connection.shutdown();
+    },
+    connection,
+    log,
+  });
   await settlesWithin(handle.close(), 100);
-  stopSignals();
+  end.stopSignals();
   log.info("stopped", { spawned: connection.stats.spawned });
   return 0;
 }
@@ -104,7 +103,72 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
  * How long a shutdown waits for turns to be interrupted and helpers to be
  * reaped before it kills what is left: the whole shutdown takes at most 2 s.
  */
-export const SHUTDOWN_GRACE_MS = 1_600;
+export const SHUTDOWN_GRACE_MS = 1_500;
+
+/**
+ * How long, after stdin EOF, the calls read before it run on untouched
+ * before they are cancelled (less when they all answer sooner). Part of
+ * {@linkcode SHUTDOWN_GRACE_MS}.
+ */
+export const DRAIN_MS = 800;
+
+/** How long the last answers get to be written, twice: by their calls, then by the relay. */
+const ANSWER_MS = 100;
+
+/**
+ * What ends the serving: stdin EOF, the connection closing, or SIGINT /
+ * SIGTERM (`signalled`: the calls read before EOF are not waited for then).
+ */
+function endings(wire: LineStdioTransport, log: Logger) {
+  const why = Promise.withResolvers<string>();
+  const signalled = Promise.withResolvers<void>();
+  const entryOnClose = wire.onclose;
+  wire.onclose = () => {
+    entryOnClose?.();
+    why.resolve("connection closed");
+  };
+  wire.oninputend = () => why.resolve("stdin closed");
+  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => {
+    why.resolve(signal);
+    signalled.resolve();
+  }, log);
+  return { why: why.promise, signalled: signalled.promise, stopSignals };
+}
+
+/** What {@linkcode shutDown} ends. */
+interface Ending {
+  /** After stdin EOF: settles once the calls read before it are answered (or a signal came). */
+  drain: Promise<unknown> | undefined;
+  wire: LineStdioTransport;
+  /** Cancels every call. */
+  cancel(): void;
+  /** Ends the turns and the connection. */
+  cleanup(): Promise<void>;
+  connection: Connection;
+  log: Logger;
+}
+
+/**
+ * The shutdown, within {@linkcode SHUTDOWN_GRACE_MS} plus the last answers:
+ * the calls read before stdin EOF run on for up to {@linkcode DRAIN_MS};
+ * then every call is cancelled, turns and helpers end (killed when out of
+ * time), and every request still owed an answer gets one.
+ */
+async function shutDown(e: Ending): Promise<void> {
+  const began = performance.now();
+  if (e.drain) await settlesWithin(e.drain, DRAIN_MS);
+  e.cancel();
+  const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
+  if (!(await settlesWithin(e.cleanup(), graceMs))) {
+    const killed = await e.connection.kill();
+    e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+  }
+  // Cancelled calls answer at once; whatever is still owed an answer gets one now.
+  await settlesWithin(e.wire.idle(), ANSWER_MS);
+  const owed = e.wire.answerOwed();
+  if (owed > 0) e.log.warn("answered at shutdown", { requests: owed });
+  await settlesWithin(e.wire.idle(), ANSWER_MS);
+}
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let id: ReturnType<typeof setTimeout> | undefined;

@@ -4,9 +4,17 @@
  * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered and
  * refused on its own (a JSON-RPC error when its id can be seen, a log line in
  * any case); a line that is not JSON, a batch and a request with `id: null`
- * get the error the JSON-RPC 2.0 spec gives. The server keeps serving; only
- * stdin EOF closes it. (The SDK's own transport closes the whole connection
- * on a line of 10 MiB, and drops malformed lines unanswered.)
+ * get the error the JSON-RPC 2.0 spec gives. The server keeps serving.
+ *
+ * Backpressure: stdin is read only while the requests read and not yet
+ * answered (their answers written included) and the bytes queued for stdout
+ * are under the bounds of a {@linkcode WireBudget}; past them reading stops
+ * until the client has taken enough, so memory stays bounded.
+ *
+ * Stdin EOF ends the input, not the connection: it fires `oninputend`, and
+ * answers can still be written until {@linkcode LineStdioTransport.close}
+ * (the server answers what it read first). (The SDK's own transport closes
+ * the whole connection on a line of 10 MiB or at EOF, dropping answers.)
  * @module
  */
 
@@ -19,6 +27,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../core/log.ts";
+import { WireBudget, type WireId } from "./wire_budget.ts";
 
 /**
  * The longest MCP message accepted from the client, in bytes (one line, its
@@ -34,8 +43,10 @@ const SNIFF_BYTES = 1024;
 /** JSON-RPC 2.0 error codes. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+/** The JSON-RPC server-error code of a request the relay shut down before answering. */
+export const SHUT_DOWN = -32000;
 
-type Id = string | number;
+type Id = WireId;
 
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
@@ -50,12 +61,16 @@ export interface StdioOptions {
   maxMessageBytes?: number;
   /** Where refusals are logged. */
   log: Logger;
+  /** The bounds on what is held for the client (default: {@linkcode WireBudget}'s). */
+  budget?: WireBudget;
 }
 
 /** A {@linkcode Transport} over stdio that refuses bad or oversized messages one by one. */
 export class LineStdioTransport implements Transport {
-  /** Called once stdin has ended or {@linkcode close} was called. */
+  /** Called once {@linkcode close} was called. */
   onclose?: () => void;
+  /** Called once stdin has ended (EOF or a read failure); answers can still be sent. */
+  oninputend?: () => void;
   /** Called for out-of-band problems (a failed write). */
   onerror?: (error: Error) => void;
   /** Called for every well-formed JSON-RPC message. */
@@ -65,6 +80,7 @@ export class LineStdioTransport implements Transport {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #max: number;
   readonly #log: Logger;
+  readonly #budget: WireBudget;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #closed = false;
   #writing: Promise<void> = Promise.resolve();
@@ -74,20 +90,59 @@ export class LineStdioTransport implements Transport {
     this.#writer = (options.output ?? Deno.stdout.writable).getWriter();
     this.#max = Math.min(options.maxMessageBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
     this.#log = options.log;
+    this.#budget = options.budget ?? new WireBudget();
+  }
+
+  /** What is held for the client now. */
+  get budget(): WireBudget {
+    return this.#budget;
   }
 
   /** Starts reading stdin. */
   start(): Promise<void> {
     if (this.#reader) return Promise.reject(new Error("LineStdioTransport already started"));
     this.#reader = this.#input.getReader();
-    void this.#read(this.#reader).finally(() => this.close());
+    void this.#read(this.#reader).finally(() => {
+      if (!this.#closed) this.oninputend?.();
+    });
     return Promise.resolve();
   }
 
-  /** Writes one message as one line on stdout. */
+  /**
+   * Writes one message as one line on stdout. An answer to a request that is
+   * not owed one (already answered, or cancelled by the client) is dropped.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("LineStdioTransport is closed"));
-    return this.#write(JSON.stringify(message));
+    const answer = isJSONRPCResponse(message) && "id" in message;
+    if (answer && !this.#budget.answer((message as { id: Id }).id)) {
+      this.#log.debug("answer dropped", { why: "not owed" });
+      return Promise.resolve();
+    }
+    return this.#write(JSON.stringify(message), answer);
+  }
+
+  /**
+   * Answers every request still owed an answer with an error saying the
+   * relay shut down first (the last step before {@linkcode close}). Resolves
+   * with how many.
+   */
+  answerOwed(): number {
+    const owed = this.#budget.owed();
+    for (const id of owed) {
+      if (!this.#budget.answer(id)) continue;
+      const error = {
+        code: SHUT_DOWN,
+        message: "codex-relay shut down before answering this request",
+      };
+      void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
+    }
+    return owed.length;
+  }
+
+  /** Resolves once every request read is answered and every queued line written. */
+  idle(): Promise<void> {
+    return this.#budget.idle();
   }
 
   /** Stops reading stdin and fires `onclose` (once). */
@@ -99,13 +154,26 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  #write(line: string): Promise<void> {
+  #write(line: string, answer = false): Promise<void> {
     const bytes = encoder.encode(line + "\n");
-    const done = this.#writing.then(() => this.#writer.write(bytes));
+    this.#budget.queued(bytes.length);
+    const done = this.#writing.then(() => this.#writer.write(bytes)).finally(() =>
+      this.#budget.written(bytes.length, answer)
+    );
     this.#writing = done.catch((error) => {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
     return done;
+  }
+
+  /** Waits, when a bound is reached, until the client has taken enough (backpressure). */
+  async #roomToRead(): Promise<void> {
+    const full = this.#budget.full;
+    if (full === undefined) return;
+    const held = { unanswered: this.#budget.unanswered, bytes: this.#budget.unwrittenBytes };
+    this.#log.debug("stdin paused", { bound: full, ...held });
+    await this.#budget.room();
+    this.#log.debug("stdin resumed", { unanswered: this.#budget.unanswered });
   }
 
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
@@ -115,6 +183,8 @@ export class LineStdioTransport implements Transport {
     let skipping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
     try {
       while (!this.#closed) {
+        if (this.#budget.full !== undefined) await this.#roomToRead();
+        if (this.#closed) return;
         const { value, done } = await reader.read();
         if (done) return;
         let start = 0;
@@ -150,6 +220,8 @@ export class LineStdioTransport implements Transport {
           }
           if (nl === -1) break;
           start = nl + 1;
+          if (this.#budget.full !== undefined) await this.#roomToRead();
+          if (this.#closed) return;
           if (skipping) {
             this.#oversized(skipping.head, skipping.tail, skipping.bytes);
             skipping = undefined;
@@ -189,6 +261,12 @@ export class LineStdioTransport implements Transport {
       this.#log.warn("mcp message refused", { why: "batch", bytes: bytes.length });
       this.#error(null, INVALID_REQUEST, "Invalid request: codex-relay does not support batches");
       return;
+    }
+    if (isJSONRPCRequest(value)) {
+      this.#budget.read(value.id);
+    } else if (isJSONRPCNotification(value) && value.method === "notifications/cancelled") {
+      const cancelled = usableId((value.params as { requestId?: unknown } | undefined)?.requestId);
+      if (cancelled !== null) this.#budget.cancel(cancelled);
     }
     if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value)) {
       this.onmessage?.(value as JSONRPCMessage);
@@ -234,7 +312,8 @@ export class LineStdioTransport implements Transport {
   #error(id: Id | null, code: number, message: string, data?: unknown): void {
     if (this.#closed) return;
     const error = data === undefined ? { code, message } : { code, message, data };
-    void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error })).catch(() => {});
+    this.#budget.refused();
+    void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
   }
 }
 

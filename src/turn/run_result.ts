@@ -125,7 +125,17 @@ export function runReplies(run: FinishedRun): Pick<RunResult, keyof typeof reply
 /** How following a run ended, as far as its result is concerned. */
 export type RunEnd =
   | { kind: "settled"; run: FinishedRun }
-  | { kind: "running"; snapshot: RunSnapshot; pending: PendingSummary[] };
+  | {
+    kind: "running";
+    snapshot: RunSnapshot;
+    pending: PendingSummary[];
+    /** Following stopped because the shared connection was lost. */
+    lost?: true;
+  };
+
+/** What a run's result says when following it lost the daemon connection. */
+export const LOST_MESSAGE =
+  "The connection to the app-server daemon was lost while following the turn, so whether it still runs is unknown; codex_wait_reply follows it again once the daemon answers";
 
 /** The `codex_run` result of a run that started, from how following it ended. */
 export function runResult(end: RunEnd, receipt: Receipt): RunResult {
@@ -141,6 +151,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
     if (end.pending.length > 0) out.pendingApprovals = end.pending;
+    if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;
 }

@@ -11,14 +11,12 @@
  */
 
 import type { RpcId, TurnError } from "../codex/types.ts";
-import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { RunStory } from "./run_story.ts";
-import { RelayError } from "../core/errors.ts";
+import type { RelayError } from "../core/errors.ts";
 import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
-import type { Clock, Timer } from "../core/clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
-import { classifyFailure, type Failure, stalledFailure } from "./classify_failure.ts";
+import { type Failure, stalledFailure } from "./classify_failure.ts";
 import {
   type BeginOptions,
   MAX_DECLINED_KEPT,
@@ -29,6 +27,9 @@ import {
 } from "./runtime_types.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
+import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
+import { requestInterrupt } from "./turn_interrupt.ts";
+import { TurnEvents } from "./turn_events.ts";
 
 export {
   type BeginOptions,
@@ -51,26 +52,19 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #log: Logger;
   readonly #limits: TurnLimits;
   #phase: RunPhase = "queued";
-  #turnId: string | null = null;
-  #currentTurnId: string | null = null;
   #queuedSubmissionId: string | undefined;
   #failure: Failure | undefined;
   #error: string | undefined;
-  #itemsCompleted = 0;
   #declined: DeclinedRequest[] = [];
-  readonly #story = new RunStory();
-  #toolCalls = new Set<string>();
-  #waitingOnHuman = false;
+  readonly #events: TurnEvents;
   #alive = true;
-  #stallTimer: Timer | undefined;
-  #backstop: Timer | undefined;
+  readonly #watch: TurnWatchdog;
   readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
   #onEnd: ((runtime: TurnRuntime) => void) | undefined;
   #onLost: (() => void) | undefined;
   #stalling = false;
   readonly #shared: boolean;
-  #watchdog = true;
   #lost = false;
   readonly #own = new OwnRequests();
 
@@ -88,13 +82,28 @@ export class TurnRuntime implements RuntimeHandle {
     this.#log = deps.log;
     this.#limits = deps.limits;
     this.#changes = new RunChanges(deps.clock);
+    this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#shared = deps.shared ?? false;
-    if (deps.turnId !== undefined) {
-      this.#turnId = deps.turnId;
-      this.#phase = "running";
-    }
+    if (deps.turnId !== undefined) this.#phase = "running";
+    this.#events = new TurnEvents(threadId, clientMessageId, deps.turnId ?? null, {
+      note: (message) => this.#note(message),
+      ownTurnStarted: () => {
+        this.#phase = "running";
+        this.#note("Your message's turn started");
+      },
+      finish: (phase, error, failure) => this.#finish(phase, error, failure),
+      toolCall: (id, completed) => {
+        this.#watch.toolCall(id, completed);
+        this.#armStall();
+      },
+      resolved: (requestId) => this.#router.resolved(this, requestId),
+      queuePaused: () => {
+        if (!this.#stalling) void this.#restartQueue();
+      },
+      failure: () => this.#failure,
+    });
     conn.listen({
-      onNotification: (method, params) => this.#onNotification(method, params),
+      onNotification: (method, params) => this.#events.notification(method, params),
       onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
@@ -110,16 +119,10 @@ export class TurnRuntime implements RuntimeHandle {
     this.#queuedSubmissionId = queuedSubmissionId;
     this.#onEnd = onEnd;
     this.#onLost = options.onLost;
-    this.#watchdog = options.watchdog ?? true;
     // A fast turn may have ended while the runtime was still being set up.
     if (this.ended) return onEnd(this);
     if (this.#lost) return this.#onLost?.();
-    if (this.#watchdog) {
-      this.#backstop = this.#clock.after(
-        this.#limits.backstopMs,
-        () => void this.#stall("backstop"),
-      );
-    }
+    this.#watch.start(options.watchdog ?? true);
     this.#armStall();
   }
 
@@ -130,10 +133,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** The turn's status as a read saw it after attaching (an earlier end sends no event). */
   observed(status: string, error?: TurnError | null): void {
-    if (status === "completed") this.#finish("completed");
-    else if (status === "failed") {
-      this.#finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
-    } else if (status === "interrupted") this.#finish("interrupted");
+    this.#events.ended(status, error);
   }
 
   /**
@@ -143,8 +143,7 @@ export class TurnRuntime implements RuntimeHandle {
    */
   detach(): Promise<void> {
     this.#released ??= (async () => {
-      this.#stallTimer?.cancel();
-      this.#backstop?.cancel();
+      this.#watch.stop();
       this.#router.forget(this);
       await this.#conn.close();
       this.#alive = false;
@@ -173,14 +172,14 @@ export class TurnRuntime implements RuntimeHandle {
     return {
       threadId: this.threadId,
       clientMessageId: this.clientMessageId,
-      turnId: this.#turnId,
+      turnId: this.#events.turnId,
       phase: this.#phase,
       failure: this.#failure,
       error: this.#error,
-      itemsCompleted: this.#itemsCompleted,
+      itemsCompleted: this.#events.itemsCompleted,
       declined: this.#declined.map((d) => ({ ...d })),
-      earlier: this.#story.earlier,
-      notes: this.#story.notes,
+      earlier: this.#events.story.earlier,
+      notes: this.#events.story.notes,
     };
   }
 
@@ -206,8 +205,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
   waitingOnHuman(waiting: boolean): void {
-    if (this.#waitingOnHuman === waiting) return;
-    this.#waitingOnHuman = waiting;
+    if (!this.#watch.waitingOnHuman(waiting)) return;
     if (waiting) this.#note("Waiting on an approval or answer from you");
     this.#armStall();
   }
@@ -226,7 +224,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Records something the client should know about the run (results carry it as `notes`). */
   addNote(note: string): void {
-    if (this.#story.note(note)) this.#note(note);
+    if (this.#events.story.note(note)) this.#note(note);
   }
 
   /** RuntimeHandle: answers a server request. */
@@ -248,40 +246,29 @@ export class TurnRuntime implements RuntimeHandle {
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
     // On a shared connection the current turn may be someone else's: only ever this run's.
-    const turnId = this.#shared ? this.#turnId : this.#currentTurnId ?? this.#turnId;
+    const { turnId: own, currentTurnId } = this.#events;
+    const turnId = this.#shared ? own : currentTurnId ?? own;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
-    const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    let unconfirmed: string | undefined;
-    if (turnId) {
-      try {
-        await this.#conn.call("turn/interrupt", { threadId: this.threadId, turnId }, {
-          timeoutMs: this.#limits.interruptGraceMs,
-        });
-        // Accepted: Codex reports the end with turn/completed.
-        const never = new AbortController().signal;
-        while (!this.ended && this.#alive && this.#clock.now() < until) {
-          await this.waitForChange(this.version, until, never);
-        }
-        if (!this.ended && this.#alive) {
-          unconfirmed =
-            "Codex accepted the interrupt but did not report the turn's end in time; codex-relay ended the turn by closing its app-server";
-        }
-      } catch (error) {
-        // Refused, unanswered or the helper failed: no turn/completed is coming.
-        const reason = error instanceof RelayError ? error.reason : "unknown";
-        this.#log.warn("interrupt failed", { reason });
-        unconfirmed =
-          `Codex did not confirm the interrupt (${reason}); codex-relay ended the turn by closing its app-server`;
-      }
-    }
+    const never = new AbortController().signal;
+    const unconfirmed = turnId
+      ? await requestInterrupt({
+        conn: this.#conn,
+        threadId: this.threadId,
+        turnId,
+        clock: this.#clock,
+        log: this.#log,
+        graceMs: this.#limits.interruptGraceMs,
+        settled: () => this.ended || !this.#alive,
+        nextChange: (untilMs) => this.waitForChange(this.version, untilMs, never),
+      })
+      : undefined;
     if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
   }
 
   /** Releases the thread (unsubscribe) and reaps the helper. Idempotent. */
   release(): Promise<void> {
     this.#released ??= (async () => {
-      this.#stallTimer?.cancel();
-      this.#backstop?.cancel();
+      this.#watch.stop();
       this.#router.declineAll(this, "the runtime is closing");
       if (this.#alive) {
         try {
@@ -302,88 +289,12 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** A server request: on a shared connection only this run's turn's reach the router. */
   #onServerRequest(request: ServerRequest): void {
-    if (this.#shared && !this.#own.take(request, this.#turnId)) {
+    if (this.#shared && !this.#own.take(request, this.#events.turnId)) {
       // Another turn's (the user's own), or one delivered again: left alone here.
       this.#log.debug("request left alone", { method: request.method });
       return;
     }
     this.#router.receive(this, request.id, request.method, request.params);
-  }
-
-  #onNotification(method: string, raw: unknown): void {
-    const event = parseTurnEvent(method, raw);
-    if (!event || (event.threadId !== undefined && event.threadId !== this.threadId)) return;
-    switch (event.kind) {
-      case "turnStarted":
-        this.#currentTurnId = event.turnId;
-        if (this.#turnId === null) this.#note("A turn started");
-        break;
-      case "item":
-        this.#onItem(event.completed, event.turnId ?? this.#currentTurnId, event.item);
-        if (!event.completed) {
-          this.#onActivity((raw as { item?: unknown } | null)?.item, event.turnId);
-        }
-        break;
-      case "turnCompleted":
-        this.#onTurnCompleted(event.turnId, event.status, event.error);
-        break;
-      case "requestResolved":
-        this.#router.resolved(this, event.requestId);
-        break;
-    }
-  }
-
-  #onItem(completed: boolean, turnId: string | null, item: ItemRef): void {
-    if (item.type === "userMessage" && this.#turnId === null) {
-      if (item.clientId === this.clientMessageId) {
-        this.#turnId = turnId;
-        this.#phase = "running";
-        this.#note("Your message's turn started");
-        return;
-      }
-      this.#onEarlier(typeof item.clientId === "string" ? item.clientId : null, turnId);
-      return;
-    }
-    if (item.type === "mcpToolCall" && item.id !== undefined) {
-      if (!completed) this.#toolCalls.add(item.id);
-      else this.#toolCalls.delete(item.id);
-      this.#armStall();
-    }
-    if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.#turnId) {
-      this.#itemsCompleted++;
-    }
-  }
-
-  /** A user message of another queued message ran before this runtime's own. */
-  #onEarlier(clientMessageId: string | null, turnId: string | null): void {
-    const line = this.#story.earlierMessage(clientMessageId, turnId);
-    if (line) this.#note(line);
-  }
-
-  /** Notes what Codex started doing, in words (kinds and names, never content). */
-  #onActivity(item: unknown, turnId: string | null): void {
-    const ours = this.#turnId !== null && (turnId ?? this.#currentTurnId) === this.#turnId;
-    const line = this.#story.activity(item, ours);
-    if (line) this.#note(line);
-  }
-
-  #onTurnCompleted(
-    id: string | null,
-    status: string | undefined,
-    error: TurnError | null | undefined,
-  ): void {
-    if (id === null || id !== this.#turnId) {
-      // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
-      this.#currentTurnId = null;
-      if (status === "interrupted" && this.#turnId === null && !this.#stalling) {
-        void this.#restartQueue();
-      }
-      return;
-    }
-    if (status === "completed") this.#finish("completed");
-    else if (status === "failed") {
-      this.#finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
-    } else this.#finish("interrupted", undefined, this.#failure);
   }
 
   async #restartQueue(): Promise<void> {
@@ -402,8 +313,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#phase = phase;
     this.#error = error;
     this.#failure = failure;
-    this.#stallTimer?.cancel();
-    this.#backstop?.cancel();
+    this.#watch.stop();
     this.#note(`The turn ended: ${phase}`);
     this.#log.info("turn ended", { phase, failureClass: failure?.failureClass });
     this.#onEnd?.(this);
@@ -414,8 +324,7 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.#shared && !this.ended && this.#released === undefined) {
       // The daemon runs the turn on: this runtime only lost sight of it.
       this.#lost = true;
-      this.#stallTimer?.cancel();
-      this.#backstop?.cancel();
+      this.#watch.stop();
       this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
       this.#router.forget(this);
       this.changed();
@@ -437,20 +346,13 @@ export class TurnRuntime implements RuntimeHandle {
   }
 
   #armStall(): void {
-    this.#stallTimer?.cancel();
-    this.#stallTimer = undefined;
-    if (
-      this.ended || !this.#alive || this.#waitingOnHuman || this.#onEnd === undefined ||
-      !this.#watchdog
-    ) return;
-    const budget = this.#toolCalls.size > 0 ? this.#limits.toolCallStallMs : this.#limits.stallMs;
-    this.#stallTimer = this.#clock.after(budget, () => void this.#stall("stalled"));
+    this.#watch.arm(!this.ended && this.#alive && this.#onEnd !== undefined);
   }
 
-  async #stall(why: "stalled" | "backstop"): Promise<void> {
+  async #stall(why: StallWhy): Promise<void> {
     if (this.ended || this.#stalling) return;
     this.#stalling = true;
-    this.#failure = stalledFailure(this.#itemsCompleted > 0);
+    this.#failure = stalledFailure(this.#events.itemsCompleted > 0);
     this.#log.warn("turn stalled", { why });
     await this.interrupt(
       why === "stalled" ? "no activity within the stall budget" : "the turn ran past the backstop",

@@ -143,6 +143,62 @@ Deno.test({
 });
 
 Deno.test({
+  name: "the bundle answers every request read before stdin EOF (initialize, tools/list, a call)",
+  ...sanitize,
+  async fn() {
+    const { dir, bundle: file } = await bundle();
+    const f = await FixtureHome.create({ threads: [thread({ name: "alpha" })] });
+    try {
+      const [, ...args] = bundleServeCommand(file);
+      const child = new Deno.Command(Deno.execPath(), {
+        args,
+        cwd: dir,
+        env: f.env,
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "sh", version: "0" },
+          },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "codex_list_threads", arguments: {} },
+        },
+      ];
+      const writer = child.stdin.getWriter();
+      await writer.write(
+        new TextEncoder().encode(lines.map((l) => JSON.stringify(l) + "\n").join("")),
+      );
+      await writer.close();
+      const out = await child.output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const answers = new TextDecoder().decode(out.stdout).trim().split("\n").map((l) =>
+        JSON.parse(l)
+      );
+      assert.deepEqual(answers.map((a) => a.id), [1, 2, 3]);
+      assert.equal(answers[2].result?.structuredContent?.status, "ok");
+      assert.deepEqual(f.alive(), []);
+    } finally {
+      await f.dispose();
+    }
+  },
+});
+
+Deno.test({
   name: "zz: remove the built bundle",
   ...sanitize,
   async fn() {

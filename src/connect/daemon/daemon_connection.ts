@@ -6,11 +6,12 @@
  * at most `inFlight` operations hold the connection at once, `queue` more
  * wait, then `busy`. A lost connection fails what was in flight with
  * `connection_lost` (`written: true`: a queue write in flight is unknown) and
- * the next RPC reconnects.
+ * ends every held view at once; the next RPC reconnects. A lost daemon is
+ * noticed while the connection is in use, and a connection found dead before
+ * an operation writes is never written to (`liveness.ts`).
  *
- * The daemon sends every subscribed connection every thread's events and
- * server requests. Held connections are views that see only the thread they
- * follow; a server request no view follows is never answered here.
+ * Held connections are views that see only the thread they follow
+ * (`daemon_routing.ts`).
  * @module
  */
 
@@ -19,7 +20,6 @@ import { abortReason, RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import type { RpcId } from "../../codex/types.ts";
 import { curatedEnv } from "../spawn/curated_env.ts";
 import { DEFAULT_REAP, type ReapTimings } from "../spawn/helper_process.ts";
 import { HelperSlots } from "../slots.ts";
@@ -27,17 +27,18 @@ import { RpcConnection } from "../rpc_connection.ts";
 import {
   type Connection,
   type ConnectionLimits,
-  type ConnectionListeners,
   type ConnectionStats,
   DEFAULT_LIMITS,
   type HeldConnection,
   type HoldOptions,
   lowerOnly,
   type OperationOptions,
-  type ServerRequest,
   type Session,
 } from "../connection.ts";
 import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
+import { DaemonRouting, type View } from "./daemon_routing.ts";
+import { heldView } from "./held_view.ts";
+import { Liveness } from "./liveness.ts";
 
 /** Options of a {@linkcode DaemonConnection}. */
 export interface DaemonOptions {
@@ -63,22 +64,13 @@ export interface DaemonOptions {
   dial?: (timeoutMs: number) => Promise<Dialed>;
 }
 
-type Watcher = (method: string, params: unknown) => void;
-
 interface Live {
   dialed: Dialed;
   rpc: RpcConnection;
   views: Set<View>;
   info: unknown;
+  liveness: Liveness;
   closing?: Promise<void>;
-}
-
-/** A held connection's view of the shared one. */
-interface View {
-  followed: string | undefined;
-  listeners: ConnectionListeners;
-  /** Server request ids delivered to this view and not yet answered. */
-  asked: Set<RpcId>;
 }
 
 /** The daemon backend. */
@@ -92,7 +84,7 @@ export class DaemonConnection implements Connection {
   readonly #dial: (timeoutMs: number) => Promise<Dialed>;
   readonly #slots: HelperSlots;
   readonly #shutdown = new AbortController();
-  readonly #watchers = new Map<string, Set<Watcher>>();
+  readonly #routing: DaemonRouting;
   #live: Live | undefined;
   /** Connections being closed (shutdown waits for their proxies to exit). */
   readonly #closings = new Set<Promise<void>>();
@@ -105,6 +97,7 @@ export class DaemonConnection implements Connection {
     this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLogger;
+    this.#routing = new DaemonRouting(this.#log);
     const target = options.target ?? { kind: "daemon" };
     const command = options.command ?? "codex";
     const env = options.env;
@@ -171,6 +164,7 @@ export class DaemonConnection implements Connection {
     const remainingMs = () => Math.max(0, budget - (this.#clock.now() - start));
     let release: (() => void) | undefined;
     let live: Live | undefined;
+    let unuse: (() => void) | undefined;
     let used = 0;
     const unwatch = new Set<() => void>();
     const session: Session = {
@@ -189,7 +183,7 @@ export class DaemonConnection implements Connection {
           }
         }
         if (!live || live.rpc.failure) {
-          const next = await this.#connected(signal);
+          const next = await this.#usable(signal);
           if (next !== live) {
             if (used >= this.#limits.helpersPerOperation) {
               throw new RelayError(
@@ -200,6 +194,8 @@ export class DaemonConnection implements Connection {
             }
             used++;
             live = next;
+            unuse?.();
+            unuse = live.liveness.use();
           }
         }
         const timeoutMs = Math.min(this.#limits.rpcTimeoutMs, remainingMs());
@@ -207,15 +203,9 @@ export class DaemonConnection implements Connection {
         return await live.rpc.request(method, params, { timeoutMs, signal });
       },
       watch: (threadId, onNotification) => {
-        const set = this.#watchers.get(threadId) ?? new Set<Watcher>();
-        this.#watchers.set(threadId, set);
-        const watcher: Watcher = (method, params) => onNotification(method, params);
-        set.add(watcher);
+        const unroute = this.#routing.watch(threadId, onNotification);
         const stop = () => {
-          set.delete(watcher);
-          if (set.size === 0 && this.#watchers.get(threadId) === set) {
-            this.#watchers.delete(threadId);
-          }
+          unroute();
           unwatch.delete(stop);
         };
         unwatch.add(stop);
@@ -227,6 +217,7 @@ export class DaemonConnection implements Connection {
     } finally {
       timer.cancel();
       for (const stop of [...unwatch]) stop();
+      unuse?.();
       release?.();
     }
   }
@@ -249,56 +240,18 @@ export class DaemonConnection implements Connection {
     const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
     let live: Live;
     try {
-      live = await this.#connected(signal);
+      live = await this.#usable(signal);
     } finally {
       timer.cancel();
     }
-    const view: View = { followed: undefined, listeners: {}, asked: new Set() };
-    live.views.add(view);
-    const detached = Promise.withResolvers<RelayError>();
-    let failure: RelayError | undefined;
-    const end = (error: RelayError) => {
-      if (failure) return;
-      failure = error;
-      live.views.delete(view);
-      detached.resolve(error);
-    };
-    void live.rpc.ended.then(end);
-    return {
-      follow: (threadId) => {
-        view.followed = threadId;
-      },
-      ended: detached.promise,
-      get failure() {
-        return failure;
-      },
-      listen: (listeners) => {
-        view.listeners = listeners;
-      },
-      respond: (id, result) => {
-        if (this.#mayAnswer(view, id)) live.rpc.respond(id, result);
-      },
-      respondError: (id, code, message) => {
-        if (this.#mayAnswer(view, id)) live.rpc.respondError(id, code, message);
-      },
-      call: (method, params, callOptions = {}) => {
-        this.#checkAllowed(method);
-        if (failure) {
-          return Promise.reject(
-            new RelayError(failure.reason, failure.message, { written: false, cause: failure }),
-          );
-        }
-        const timeoutMs = Math.min(
-          callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
-          this.#limits.rpcTimeoutMs,
-        );
-        return live.rpc.request(method, params, { timeoutMs, signal: callOptions.signal });
-      },
-      close: () => {
-        end(new RelayError("cancelled", "The held connection was released", { written: true }));
-        return Promise.resolve();
-      },
-    };
+    return heldView({
+      rpc: live.rpc,
+      views: live.views,
+      unuse: live.liveness.use(),
+      routing: this.#routing,
+      checkAllowed: (method) => this.#checkAllowed(method),
+      rpcTimeoutMs: this.#limits.rpcTimeoutMs,
+    });
   }
 
   /** Cancels every operation, detaches every view and closes the connection. */
@@ -330,10 +283,15 @@ export class DaemonConnection implements Connection {
     }
   }
 
-  #mayAnswer(view: View, id: RpcId): boolean {
-    if (view.asked.delete(id)) return true;
-    this.#log.warn("refused answer", { id: String(id) });
-    return false;
+  /**
+   * The open connection, probed before it is written to: one found dead is
+   * closed (nothing was written to it) and the daemon redialled once.
+   */
+  async #usable(signal: AbortSignal): Promise<Live> {
+    const live = await this.#connected(signal);
+    if (await live.liveness.probe()) return live;
+    this.#log.info("daemon connection found dead before a write; redialling");
+    return await this.#connected(signal);
   }
 
   /** The open connection, opening it if needed (one opening at a time, shared). */
@@ -361,15 +319,23 @@ export class DaemonConnection implements Connection {
       lostReason: "connection_lost",
       answerUnhandled: false,
     });
-    const live: Live = { dialed, rpc, views: new Set(), info: undefined };
+    const transport = dialed.transport;
+    const liveness = new Liveness(
+      transport.ping ? () => transport.ping!() : () => Promise.resolve(true),
+      this.#clock,
+      (why) => void this.#close(live, new RelayError("connection_lost", why, { written: true })),
+    );
+    const live: Live = { dialed, rpc, views: new Set(), info: undefined, liveness };
     rpc.listen({
-      onNotification: (method, params) => this.#onNotification(live, method, params),
-      onServerRequest: (request) => this.#onServerRequest(live, request),
+      onNotification: (method, params) => this.#routing.notification(live.views, method, params),
+      onServerRequest: (request) => this.#routing.serverRequest(live.views, request),
       onActivity: () => {
+        liveness.heard();
         for (const view of live.views) view.listeners.onActivity?.();
       },
     });
     void rpc.ended.then((error) => {
+      liveness.stop();
       this.#log.info("daemon connection ended", { reason: error.reason });
       if (this.#live === live) this.#live = undefined;
       void this.#close(live, error);
@@ -405,41 +371,6 @@ export class DaemonConnection implements Connection {
     void closing.finally(() => this.#closings.delete(closing));
     return closing;
   }
-
-  #onNotification(live: Live, method: string, params: unknown): void {
-    const threadId = threadOf(params);
-    for (const view of live.views) {
-      if (threadId === undefined ? true : view.followed === threadId) {
-        view.listeners.onNotification?.(method, params);
-      }
-    }
-    if (threadId === undefined) return;
-    for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
-  }
-
-  /** Delivered only to views following the request's thread; never answered otherwise. */
-  #onServerRequest(live: Live, request: ServerRequest): void {
-    const threadId = threadOf(request.params);
-    if (threadId === undefined) return;
-    for (const view of live.views) {
-      if (view.followed !== threadId || !view.listeners.onServerRequest) continue;
-      view.asked.add(request.id);
-      view.listeners.onServerRequest(request);
-    }
-  }
-}
-
-/** The thread a notification or request is about: `params.threadId` or `params.thread.id`. */
-function threadOf(params: unknown): string | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
-  const p = params as Record<string, unknown>;
-  if (typeof p.threadId === "string") return p.threadId;
-  const thread = p.thread;
-  if (typeof thread === "object" && thread !== null) {
-    const id = (thread as Record<string, unknown>).id;
-    if (typeof id === "string") return id;
-  }
-  return undefined;
 }
 
 function busy(): RelayError {

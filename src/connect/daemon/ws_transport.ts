@@ -25,6 +25,7 @@ interface Driver {
   on(event: "close", fn: (event: { code: number; reason: string }) => void): void;
   start(): boolean;
   text(message: string): boolean;
+  ping(message: string, callback: () => void): boolean;
   close(reason?: string, code?: number): boolean;
 }
 
@@ -41,6 +42,9 @@ export class WebSocketTransport implements FrameTransport {
   /** Set once no more frames come: why (undefined: the proxy's stdout ended). */
   #end: { error?: RelayError } | undefined;
   #lastWrite: Promise<void> = Promise.resolve();
+  #pings = 0;
+  /** Pings waiting for their pong (resolved false when the channel ends). */
+  readonly #pinging = new Set<(alive: boolean) => void>();
   readonly #opened = Promise.withResolvers<void>();
   readonly #pump: Promise<void>;
 
@@ -157,6 +161,23 @@ export class WebSocketTransport implements FrameTransport {
     );
   }
 
+  /**
+   * A liveness probe that writes no JSON-RPC: a WebSocket ping. Resolves true
+   * at its pong, false once the channel has ended (a proxy whose daemon is
+   * gone exits when it is written to). It has no deadline of its own.
+   */
+  ping(): Promise<boolean> {
+    if (!this.#open || this.#end) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (alive: boolean) => {
+        if (this.#pinging.delete(done)) resolve(alive);
+      };
+      this.#pinging.add(done);
+      this.#driver.ping(`relay-${++this.#pings}`, () => done(true));
+      this.#lastWrite.catch(() => done(false));
+    });
+  }
+
   /** Sends a WebSocket close frame (best effort), before the proxy's stdin is closed. */
   close(): void {
     if (this.#open && !this.#end) this.#driver.close();
@@ -168,6 +189,7 @@ export class WebSocketTransport implements FrameTransport {
     this.#opened.reject(
       error ?? new RelayError("connection_lost", "The app-server proxy closed its output"),
     );
+    for (const done of [...this.#pinging]) done(false);
     this.#notify();
   }
 

@@ -157,6 +157,7 @@ function renderRun(out: RunResult): string {
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   const notes = (out.notes ?? []).map(sentence);
   if (out.turn.status === "running") {
+    if (out.reason === "connection_lost") return sentences(`${out.message} (${ids})`, ...notes);
     return sentences(
       `The turn is running (${ids})`,
       earlierText(out),

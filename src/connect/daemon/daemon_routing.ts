@@ -1,0 +1,94 @@
+/**
+ * Who on the relay side gets what the shared daemon connection carries: the
+ * daemon sends every subscribed connection every thread's events and server
+ * requests. Held views see only the thread they follow; operations' watchers
+ * see the notifications of the thread they watch; a server request no view
+ * follows is never answered here, and a view answers only what it was given.
+ * @module
+ */
+
+import type { RpcId } from "../../codex/types.ts";
+import type { Logger } from "../../core/log.ts";
+import type { ConnectionListeners, ServerRequest } from "../connection.ts";
+
+/** A held connection's view of the shared one. */
+export interface View {
+  /** The thread it follows (none yet: only thread-less notifications reach it). */
+  followed: string | undefined;
+  /** Its listeners. */
+  listeners: ConnectionListeners;
+  /** Server request ids delivered to this view and not yet answered. */
+  asked: Set<RpcId>;
+}
+
+/** A new view, following nothing yet. */
+export function newView(): View {
+  return { followed: undefined, listeners: {}, asked: new Set() };
+}
+
+type Watcher = (method: string, params: unknown) => void;
+
+/** The watchers of operations, by thread, and the routing of frames to views and watchers. */
+export class DaemonRouting {
+  readonly #watchers = new Map<string, Set<Watcher>>();
+  readonly #log: Logger;
+
+  constructor(log: Logger) {
+    this.#log = log;
+  }
+
+  /** Observes one thread's notifications until the returned function is called. */
+  watch(threadId: string, onNotification: Watcher): () => void {
+    const set = this.#watchers.get(threadId) ?? new Set<Watcher>();
+    this.#watchers.set(threadId, set);
+    const watcher: Watcher = (method, params) => onNotification(method, params);
+    set.add(watcher);
+    return () => {
+      set.delete(watcher);
+      if (set.size === 0 && this.#watchers.get(threadId) === set) this.#watchers.delete(threadId);
+    };
+  }
+
+  /** A notification: to the views following its thread (or all, without one) and its watchers. */
+  notification(views: Iterable<View>, method: string, params: unknown): void {
+    const threadId = threadOf(params);
+    for (const view of views) {
+      if (threadId === undefined ? true : view.followed === threadId) {
+        view.listeners.onNotification?.(method, params);
+      }
+    }
+    if (threadId === undefined) return;
+    for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
+  }
+
+  /** Delivered only to views following the request's thread; never answered otherwise. */
+  serverRequest(views: Iterable<View>, request: ServerRequest): void {
+    const threadId = threadOf(request.params);
+    if (threadId === undefined) return;
+    for (const view of views) {
+      if (view.followed !== threadId || !view.listeners.onServerRequest) continue;
+      view.asked.add(request.id);
+      view.listeners.onServerRequest(request);
+    }
+  }
+
+  /** Whether `view` may answer request `id` (it was given it and has not answered yet). */
+  mayAnswer(view: View, id: RpcId): boolean {
+    if (view.asked.delete(id)) return true;
+    this.#log.warn("refused answer", { id: String(id) });
+    return false;
+  }
+}
+
+/** The thread a notification or request is about: `params.threadId` or `params.thread.id`. */
+export function threadOf(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const p = params as Record<string, unknown>;
+  if (typeof p.threadId === "string") return p.threadId;
+  const thread = p.thread;
+  if (typeof thread === "object" && thread !== null) {
+    const id = (thread as Record<string, unknown>).id;
+    if (typeof id === "string") return id;
+  }
+  return undefined;
+}

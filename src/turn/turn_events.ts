@@ -1,0 +1,131 @@
+/**
+ * What a turn runtime makes of its thread's notifications: which turn is
+ * its own (the one whose user message carries its `clientMessageId`), the
+ * earlier queued messages that ran first, what Codex is doing (in words),
+ * the items its turn completed, and how that turn ended. It keeps that state;
+ * the runtime acts on what it reports ({@linkcode EventSink}).
+ * @module
+ */
+
+import type { TurnError } from "../codex/types.ts";
+import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
+import { classifyFailure, type Failure } from "./classify_failure.ts";
+import { RunStory } from "./run_story.ts";
+import type { RunPhase } from "./runtime_types.ts";
+
+/** What the runtime does with what the events say. */
+export interface EventSink {
+  /** A progress note for the client. */
+  note(message: string): void;
+  /** The runtime's own turn started. */
+  ownTurnStarted(): void;
+  /** The runtime's own turn ended so. */
+  finish(phase: RunPhase, error?: string, failure?: Failure): void;
+  /** An MCP tool call started or completed. */
+  toolCall(id: string, completed: boolean): void;
+  /** Codex resolved a server request (another client answered it). */
+  resolved(requestId: unknown): void;
+  /** An earlier message's turn was interrupted before the own one started: Codex paused the queue. */
+  queuePaused(): void;
+  /** The failure recorded so far (an interrupt keeps it). */
+  failure(): Failure | undefined;
+}
+
+/** The turn-level state of one runtime, fed by its thread's notifications. */
+export class TurnEvents {
+  /** The runtime's own turn, once its user message was seen (or given when attaching). */
+  turnId: string | null;
+  /** The turn running now (perhaps an earlier message's). */
+  currentTurnId: string | null = null;
+  /** Items the own turn completed (user messages excluded). */
+  itemsCompleted = 0;
+  /** Earlier messages and notes. */
+  readonly story: RunStory = new RunStory();
+  readonly #threadId: string;
+  readonly #clientMessageId: string;
+  readonly #sink: EventSink;
+
+  constructor(threadId: string, clientMessageId: string, turnId: string | null, sink: EventSink) {
+    this.#threadId = threadId;
+    this.#clientMessageId = clientMessageId;
+    this.turnId = turnId;
+    this.#sink = sink;
+  }
+
+  /** One notification of the connection (other threads' are ignored). */
+  notification(method: string, raw: unknown): void {
+    const event = parseTurnEvent(method, raw);
+    if (!event || (event.threadId !== undefined && event.threadId !== this.#threadId)) return;
+    switch (event.kind) {
+      case "turnStarted":
+        this.currentTurnId = event.turnId;
+        if (this.turnId === null) this.#sink.note("A turn started");
+        break;
+      case "item":
+        this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
+        if (!event.completed) {
+          this.#activity((raw as { item?: unknown } | null)?.item, event.turnId);
+        }
+        break;
+      case "turnCompleted":
+        this.#turnCompleted(event.turnId, event.status, event.error);
+        break;
+      case "requestResolved":
+        this.#sink.resolved(event.requestId);
+        break;
+    }
+  }
+
+  /** The own turn ended with `status` (from a notification or a read); others change nothing. */
+  ended(status: string | undefined, error: TurnError | null | undefined): void {
+    if (status === "completed") this.#sink.finish("completed");
+    else if (status === "failed") {
+      this.#sink.finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
+    } else if (status === "interrupted") {
+      this.#sink.finish("interrupted", undefined, this.#sink.failure());
+    }
+  }
+
+  #item(completed: boolean, turnId: string | null, item: ItemRef): void {
+    if (item.type === "userMessage" && this.turnId === null) {
+      if (item.clientId === this.#clientMessageId) {
+        this.turnId = turnId;
+        this.#sink.ownTurnStarted();
+        return;
+      }
+      // A user message of another queued message ran before this runtime's own.
+      const clientId = typeof item.clientId === "string" ? item.clientId : null;
+      const line = this.story.earlierMessage(clientId, turnId);
+      if (line) this.#sink.note(line);
+      return;
+    }
+    if (item.type === "mcpToolCall" && item.id !== undefined) {
+      this.#sink.toolCall(item.id, completed);
+    }
+    if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.turnId) {
+      this.itemsCompleted++;
+    }
+  }
+
+  /** Notes what Codex started doing, in words (kinds and names, never content). */
+  #activity(item: unknown, turnId: string | null): void {
+    const ours = this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
+    const line = this.story.activity(item, ours);
+    if (line) this.#sink.note(line);
+  }
+
+  #turnCompleted(
+    id: string | null,
+    status: string | undefined,
+    error: TurnError | null | undefined,
+  ): void {
+    if (id === null || id !== this.turnId) {
+      // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
+      this.currentTurnId = null;
+      if (status === "interrupted" && this.turnId === null) this.#sink.queuePaused();
+      return;
+    }
+    // The own turn ended: any status but completed and failed counts as interrupted.
+    this.ended(status === "completed" || status === "failed" ? status : "interrupted", error);
+  }
+}

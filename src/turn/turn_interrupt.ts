@@ -1,0 +1,48 @@
+/**
+ * Asking Codex to interrupt a turn and waiting for it to report the end,
+ * within one grace period in all. What is left unconfirmed is said in words:
+ * the runtime then ends the turn itself (releasing it reaps its helper).
+ * @module
+ */
+
+import { RelayError } from "../core/errors.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Logger } from "../core/log.ts";
+import type { HeldConnection } from "../connect/connection.ts";
+
+/** What an interrupt needs of its runtime. */
+export interface InterruptTarget {
+  conn: HeldConnection;
+  threadId: string;
+  turnId: string;
+  clock: Clock;
+  log: Logger;
+  graceMs: number;
+  /** Whether the turn has ended or the connection is gone (no end is coming then). */
+  settled(): boolean;
+  /** Resolves at the runtime's next change or at `untilMs`. */
+  nextChange(untilMs: number): Promise<void>;
+}
+
+/**
+ * Sends `turn/interrupt` and waits for the turn's end. Resolves undefined
+ * when it ended (or the connection went), else with why it is unconfirmed.
+ */
+export async function requestInterrupt(t: InterruptTarget): Promise<string | undefined> {
+  const until = t.clock.now() + t.graceMs;
+  try {
+    await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId: t.turnId }, {
+      timeoutMs: t.graceMs,
+    });
+  } catch (error) {
+    // Refused, unanswered or the helper failed: no turn/completed is coming.
+    const reason = error instanceof RelayError ? error.reason : "unknown";
+    t.log.warn("interrupt failed", { reason });
+    return `Codex did not confirm the interrupt (${reason}); codex-relay ended the turn by closing its app-server`;
+  }
+  // Accepted: Codex reports the end with turn/completed.
+  while (!t.settled() && t.clock.now() < until) await t.nextChange(until);
+  return t.settled()
+    ? undefined
+    : "Codex accepted the interrupt but did not report the turn's end in time; codex-relay ended the turn by closing its app-server";
+}

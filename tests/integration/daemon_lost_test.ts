@@ -1,0 +1,117 @@
+/**
+ * A lost daemon through the real entry point (`serve --app-server daemon`),
+ * with the fixture proxy standing in for `codex app-server proxy`: like
+ * Codex's, it outlives its daemon with stdout open and exits only when next
+ * written to. Followers of a turn learn of the loss at once, and a
+ * connection found dead is never written to.
+ */
+
+import assert from "assert";
+import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
+import { startRelay } from "../../testing/relay.ts";
+import { within } from "../../testing/deadline.ts";
+import type { Scenario } from "../../fixtures/scenario.ts";
+
+type Structured = Record<string, unknown>;
+
+/**
+ * `codex app-server daemon stop`: new proxies find no daemon, the running
+ * one's app-server is killed, and the proxy reports it noticed (it stays up).
+ */
+async function stopDaemon(f: FixtureHome, s: Scenario): Promise<void> {
+  await f.write({ ...s, proxy: { noDaemon: true } });
+  for (const pid of await f.spawned()) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+  await within(
+    (async () => {
+      // The proxy logs when its app-server is gone; polling the log is the only signal.
+      while (!(await f.log()).some((e) => e.event === "proxy-daemon-gone")) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })(),
+    "the fixture proxy noticing its daemon is gone",
+  );
+}
+
+async function proxies(f: FixtureHome): Promise<number> {
+  return (await f.log()).filter((e) => e.event === "proxy").length;
+}
+
+Deno.test("daemon stopped while the relay is idle: the next codex_queue_message is not written into the dead connection; one redial, then not_sent daemon_unavailable", async () => {
+  const t = thread({ name: "alpha" });
+  const s: Scenario = { threads: [t] };
+  await withFixture(s, async (f) => {
+    const relay = await startRelay({
+      fixture: f,
+      flags: ["--app-server", "daemon"],
+      protocol: "2026-07-28",
+    });
+    try {
+      const listed = (await relay.client.callTool({ name: "codex_list_threads", arguments: {} }))
+        .structuredContent as Structured;
+      assert.equal(listed.status, "ok");
+      await stopDaemon(f, s);
+      const q = (await relay.client.callTool({
+        name: "codex_queue_message",
+        arguments: { threadId: t.id, text: "hi" },
+      })).structuredContent as Structured;
+      assert.equal(q.status, "not_sent", JSON.stringify(q));
+      assert.equal(q.reason, "daemon_unavailable");
+      const adds = (await f.requests()).filter((r) => r.method === "thread/queue/add");
+      assert.equal(adds.length, 0, "nothing was written");
+      assert.equal(await proxies(f), 2, "redialled once");
+    } finally {
+      const { code } = await relay.close();
+      assert.equal(code, 0);
+    }
+  });
+});
+
+for (const tool of ["codex_run", "codex_wait_reply"] as const) {
+  Deno.test(`daemon stopped during a turn: ${tool} following it answers connection_lost at once, not at the end of its wait`, async () => {
+    const t = thread({ name: "alpha", scripts: [[{ barrier: "turn" }, { end: "completed" }]] });
+    const s: Scenario = { threads: [t] };
+    await withFixture(s, async (f) => {
+      const relay = await startRelay({
+        fixture: f,
+        flags: ["--app-server", "daemon", "--allow-turn-start", "--allow-reply-read"],
+        protocol: "2026-07-28",
+      });
+      try {
+        const turn = await f.barrier("turn");
+        const started = relay.client.callTool({
+          name: "codex_run",
+          arguments: { threadId: t.id, text: "go", waitSeconds: tool === "codex_run" ? 30 : 1 },
+        }, { timeout: 60_000 });
+        await turn.reached();
+        let following = started;
+        if (tool === "codex_wait_reply") {
+          const run = (await started).structuredContent as Structured;
+          assert.equal((run.turn as Structured).status, "running");
+          const clientMessageId = (run.receipt as Structured).clientMessageId;
+          const followingNow = Promise.withResolvers<void>();
+          following = relay.client.callTool({
+            name: "codex_wait_reply",
+            arguments: { threadId: t.id, clientMessageId, timeoutSeconds: 30 },
+          }, { timeout: 60_000, onprogress: () => followingNow.resolve() });
+          // The wait follows the turn (its first progress says so) before the daemon stops.
+          await within(followingNow.promise, "codex_wait_reply following the turn");
+        }
+        await stopDaemon(f, s);
+        const lost = performance.now();
+        const out = (await following).structuredContent as Structured;
+        const ms = Math.round(performance.now() - lost);
+        console.error(`${tool}: connection_lost ${ms} ms after the daemon was gone`);
+        assert.equal(out.reason, "connection_lost", JSON.stringify(out));
+        assert.ok(ms < 1_000, `answered ${ms} ms after the loss`);
+      } finally {
+        await relay.close();
+      }
+    });
+  });
+}
