@@ -361,7 +361,7 @@ function capabilities(flags: ServeFlags): Finding[] {
     findings.push({
       level: "info",
       text:
-        "to start turns and answer approvals (codex_run, codex_interrupt) add --allow-turn-start",
+        "to start turns, answer approvals and take back queued messages (codex_run, codex_interrupt, codex_withdraw_message) add --allow-turn-start",
     });
   }
   return findings;

@@ -76,7 +76,6 @@ Deno.test({
       assert.deepEqual(tools.map((x) => x.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
       const result = await relay.client.callTool({
         name: "codex_queue_message",

@@ -106,7 +106,6 @@ Deno.test("the relay prints the install command; run as printed it registers a r
       assert.deepEqual(tools.map((t) => t.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
     } finally {
       closed = await relay.close();

@@ -76,7 +76,8 @@ import { runTool } from "../../src/host/tools/run_tool.ts";
 import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";
 import { ROOT } from "../../testing/relay.ts";
 
-const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
+// The turn-start level too: codex_withdraw_message is one of its tools.
+const FLAGS = ["--allow-reply-read", "--allow-turn-start", "--log-level", "debug"];
 /** Message text of the matrix; it must never appear in the relay's log. */
 const TEXT_MARK = "fault-matrix-text";
 

@@ -19,7 +19,7 @@ const input = z.strictObject({
 export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
   name: "codex_list_threads",
   title: "List threads",
-  description: (caps) =>
+  description: ({ caps }) =>
     `Local Codex threads, newest first: id, name, status${
       caps.turnStart ? ", cwd" : ""
     }, update time. No conversation content.`,

@@ -21,6 +21,7 @@ import type { RunOptions } from "../../turn/run_options.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
+import type { Surface } from "../surface.ts";
 
 const input = z.strictObject({
   threadId: threadRef.optional(),
@@ -144,7 +145,14 @@ function earlierText(out: RunResult): string {
   return `Starting it also started ${earlier.length} earlier queued message(s) first: ${list}.`;
 }
 
-function renderRun(out: RunResult): string {
+/** Where a running turn lives, as the backend decides. */
+function whereItRuns(surface: Surface | undefined): string {
+  return surface?.backend.turnsOutliveRelay
+    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
+    : "It runs inside codex-relay and ends if codex-relay exits";
+}
+
+function renderRun(out: RunResult, surface?: Surface): string {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -159,6 +167,7 @@ function renderRun(out: RunResult): string {
   if (out.turn.status === "running") {
     return sentences(
       `The turn is running (${ids})`,
+      whereItRuns(surface),
       earlierText(out),
       ...notes,
       pendingText(out.pendingApprovals),
