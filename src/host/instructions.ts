@@ -21,7 +21,9 @@ export function instructionsFor(surface: Surface): string {
     "codex-relay hands messages to local OpenAI Codex threads.",
     "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId.",
     "Every tool that takes a threadId accepts the thread's id or its exact name when exactly one thread has it (several: ambiguous_name, nothing done).",
-    `A \`queued\` receipt means ${queuedMeans(surface)}; \`unknown\` means it may have been stored: never resend without checking.`,
+    `A \`queued\` receipt means ${
+      queuedMeans(surface)
+    }; \`unknown\` means it may have been stored: never resend without checking.`,
     "Results that could not do their job carry a `reason` code (thread_not_found, ambiguous_name, timeout, busy, codex_missing, not_allowed, ...) and a `message`; the text content says what happened and what to do next.",
   ];
   if (caps.replyRead) {

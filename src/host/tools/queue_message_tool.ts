@@ -55,9 +55,7 @@ export function renderReceipt(
     const how = r.confirmedBy === "queue_list"
       ? "The acknowledgement was lost, but the thread's queue lists it."
       : "";
-    const next = caps.replyRead
-      ? "Read the reply with codex_read_reply or codex_wait_reply"
-      : "";
+    const next = caps.replyRead ? "Read the reply with codex_read_reply or codex_wait_reply" : "";
     const withdraw = caps.turnStart
       ? "codex_withdraw_message takes it back while it is still queued"
       : "";

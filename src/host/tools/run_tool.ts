@@ -24,13 +24,19 @@ import { declinedText, replyText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
 
 const input = z.strictObject({
-  threadId: threadRef.optional(),
+  threadId: threadRef.optional().describe(
+    "The thread to run in (or give cwd): its id (a UUID) or its exact name if unique",
+  ),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
-    .optional(),
+    .optional().describe(
+      "Or start a new thread in this directory: an absolute path on Codex's machine",
+    ),
   text: messageText,
-  waitSeconds: z.number().int().min(1).max(55).default(45),
+  waitSeconds: z.number().int().min(1).max(55).default(45).describe(
+    "Longest wait of this call for the turn's end, in seconds (1..55); codex_wait_reply follows on",
+  ),
   ...runOptionShapes,
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",

@@ -24,7 +24,9 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   title: "Withdraw a message",
   description: ({ backend }) =>
     `Takes back a message codex-relay queued while it is still queued${
-      backend.queueStartsIdleThreads ? " (a thread the Codex daemon holds idle takes it at once)" : ""
+      backend.queueStartsIdleThreads
+        ? " (a thread the Codex daemon holds idle takes it at once)"
+        : ""
     }: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
