@@ -43,14 +43,15 @@ Deno.test("the derived serve flags grant exactly permissions.default of deno.jso
     `--allow-env=${denoJson.permissions.default.env.join(",")}`,
   ]);
   const cmd = bundleServeCommand("/x/codex-relay.js");
-  assert.deepEqual(cmd.slice(0, 5), [
+  assert.deepEqual(cmd.slice(0, 6), [
     "deno",
     "run",
+    "--quiet",
     "--no-remote",
     "--cached-only",
     RELAY_V8_FLAGS,
   ]);
-  assert.deepEqual(cmd.slice(5, -2), flags, "the bundle runs with exactly the derived flags");
+  assert.deepEqual(cmd.slice(6, -2), flags, "the bundle runs with exactly the derived flags");
   assert.ok(!cmd.some((a) => a === "-A" || a.startsWith("--allow-all")));
 });
 
@@ -64,7 +65,7 @@ Deno.test({
     const [, ...args] = bundleServeCommand(file);
     const relay = await connectClient({
       command: Deno.execPath(),
-      args: [args[0], "--quiet", ...args.slice(1)],
+      args, // --quiet included: the command as printed
       env: f.env,
       clearEnv: true,
       cwd: dir,

@@ -49,7 +49,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued.",
+    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued. not_logged_in: Codex has no login or key.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
