@@ -14,6 +14,7 @@ import {
   type InstallArgs,
   parseInstallArgs,
   passOnArgs,
+  UNINSTALL_USAGE,
 } from "./args.ts";
 import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";
@@ -38,7 +39,7 @@ export async function runInstall(
   try {
     const args = parseInstallArgs(argv);
     if (args.help) {
-      io.out(INSTALL_USAGE);
+      io.out(args.action === "uninstall" ? UNINSTALL_USAGE : INSTALL_USAGE);
       return 0;
     }
     return await run(args, source, io, options.printOnly ?? false);
