@@ -116,7 +116,7 @@ async function checkCodex(
       fix: missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused
-        ? "start the relay with its permission set: deno run -P (from a checkout), or the flags of the README's one-liner"
+        ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
         : "run codex --version in a terminal to see why",
     });
     return { findings, runs: false, missing };
@@ -286,7 +286,7 @@ const FIXES: Partial<Record<ReasonCode, string>> = {
 function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
   const findings: Finding[] = [];
   const exact = "start the relay with exactly its permission set: deno run -P from a checkout, " +
-    "or the flags of the README's one-liner (never -A)";
+    "or a start line of docs/install.md (never -A)";
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
   } else if (io.granted({ name: "run", command: "codex" })) {
