@@ -9,6 +9,7 @@
 
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
+import { LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
@@ -115,7 +116,7 @@ async function checkCodex(
       fix: missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused
-        ? "start the relay with its permission set: deno run -P (from a checkout), or the flags of the README's one-liner"
+        ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
         : "run codex --version in a terminal to see why",
     });
     return { findings, runs: false, missing };
@@ -252,25 +253,20 @@ async function checkAppServer(
   return findings;
 }
 
-/** What `account/read` says about the login (Codex 0.169 and 0.171 answer the same shape). */
+/** What `account/read` says about the login (`src/codex/account.ts`). */
 function loginFinding(answer: unknown, io: DoctorIo): Finding {
-  const r = (typeof answer === "object" && answer !== null ? answer : {}) as {
-    account?: { type?: unknown } | null;
-    requiresOpenaiAuth?: unknown;
-  };
-  if (r.account && typeof r.account.type === "string") {
-    return { level: "ok", text: `Codex is logged in (${r.account.type})` };
-  }
-  if (r.requiresOpenaiAuth === false) {
+  const state = loginState(answer, io.env);
+  if (state.kind === "logged_in") return { level: "ok", text: `Codex is logged in (${state.how})` };
+  if (state.kind === "not_needed") {
     return { level: "ok", text: "Codex's model provider needs no OpenAI login" };
   }
-  const key = ["OPENAI_API_KEY", "CODEX_API_KEY"].find((name) => io.env(name));
+  const key = state.kind === "key_variable" ? state.name : undefined;
   return {
     level: key ? "warn" : "problem",
     text: `Codex is not logged in (account/read has no account)${
       key ? `; ${key} is set, which Codex may use instead` : ""
     }: turns would fail`,
-    fix: "run `codex login` in a terminal (or `codex login --with-api-key`), then check again",
+    fix: `${LOGIN_FIX}, then check again`,
   };
 }
 
@@ -290,7 +286,7 @@ const FIXES: Partial<Record<ReasonCode, string>> = {
 function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
   const findings: Finding[] = [];
   const exact = "start the relay with exactly its permission set: deno run -P from a checkout, " +
-    "or the flags of the README's one-liner (never -A)";
+    "or a start line of docs/install.md (never -A)";
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
   } else if (io.granted({ name: "run", command: "codex" })) {
@@ -361,7 +357,7 @@ function capabilities(flags: ServeFlags): Finding[] {
     findings.push({
       level: "info",
       text:
-        "to start turns and answer approvals (codex_run, codex_interrupt) add --allow-turn-start",
+        "to start turns, answer approvals and take back queued messages (codex_run, codex_interrupt, codex_withdraw_message) add --allow-turn-start",
     });
   }
   return findings;

@@ -1,12 +1,13 @@
 /**
- * Help text.
+ * Help text: the general usage, and one text per command (`help serve`,
+ * `help doctor`; install and uninstall have theirs in `src/install/args.ts`).
  * @module
  */
 
 /** The line printed after a usage error (instead of the whole usage). */
 export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
 
-/** The topics `codex-relay help TOPIC` knows (install and uninstall have their own text). */
+/** The topics `codex-relay help TOPIC` knows. */
 export const HELP_TOPICS: readonly string[] = ["serve", "doctor", "install", "uninstall"];
 
 /** Said once on stderr when `serve` starts in a terminal, where it would look hung. */
@@ -14,30 +15,116 @@ export function servingNotice(version: string): string {
   return `codex-relay ${version}: serving MCP on stdin/stdout. An MCP client starts it this way (codex-relay help install registers it); press Ctrl-D or Ctrl-C to stop.\n`;
 }
 
+/** One option line: the flag and what it does (continuation lines indented). */
+type Option = [flag: string, ...text: string[]];
+
+const LEVEL_OPTIONS: Option[] = [
+  ["--allow-reply-read", "Add codex_read_reply and codex_wait_reply (final answers only)"],
+  [
+    "--allow-turn-start",
+    "Add codex_run, codex_interrupt, codex_withdraw_message",
+    "(runs turns, forwards approvals, takes back queued messages)",
+  ],
+];
+
+const APP_SERVER_OPTION: Option = [
+  "--app-server MODE",
+  "spawn (default: a private codex app-server per call), daemon",
+  "(the running daemon of CODEX_HOME, via codex app-server proxy)",
+  "or unix:///absolute/path.sock (a daemon socket, e.g. over SSH)",
+];
+
+/** The options of `serve`. */
+const SERVE_OPTIONS: Option[] = [
+  ...LEVEL_OPTIONS,
+  ["--auto-approve-mcp-tools", "With --allow-turn-start: accept MCP tool-call approvals unasked"],
+  [
+    "--disable-codex-mcp-server NAME",
+    "With --allow-turn-start: disable this Codex MCP server in turns",
+    "the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)",
+  ],
+  ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
+  APP_SERVER_OPTION,
+];
+
+/** The options of `doctor`: the level it reports on, and how it reaches Codex. */
+const DOCTOR_OPTIONS: Option[] = [
+  ["--allow-reply-read", "Report the tools and entry arguments of the reply-read level"],
+  ["--allow-turn-start", "Report those of the turn-start level"],
+  APP_SERVER_OPTION,
+];
+
+function options(list: Option[]): string {
+  const width = 35;
+  return list.map(([flag, first, ...more]) =>
+    [`  ${flag.padEnd(width - 2)}${first}`, ...more.map((m) => `${"".padEnd(width)}${m}`)].join(
+      "\n",
+    )
+  ).join("\n");
+}
+
+const FLAG_RULE =
+  "Each flag may be given once (except --disable-codex-mcp-server). Unknown or repeated flags exit 64.";
+
 /** The usage text printed by `help` and `--help`. */
 export function helpText(version: string): string {
   return `codex-relay ${version}: an MCP server (stdio) for local OpenAI Codex threads
 
 Usage:
-  codex-relay serve [options]    Serve MCP on stdin/stdout
-  codex-relay doctor [options]   Check codex, its app-server and the permission set
+  codex-relay serve [options]      Serve MCP on stdin/stdout
+  codex-relay doctor [options]     Check codex, its app-server, the login and the permissions
   codex-relay install --client CLIENT [--scope user|project] [--allow-reply-read]
-                                 Print the entry for an MCP client and the command that
-                                 writes it (codex-relay install --help); uninstall likewise
-  codex-relay help [install]      This text, or the install options
+                      [--allow-turn-start]
+                                   Print the entry for an MCP client and the command that
+                                   writes it (codex-relay help install)
+  codex-relay uninstall --client CLIENT [--scope user|project]
+                                   Likewise, to remove it (codex-relay help uninstall)
+  codex-relay help [serve|doctor|install|uninstall]
+                                   This text, or one command's
   codex-relay --help | --version
 
 Serve options:
-  --allow-reply-read               Add codex_read_reply and codex_wait_reply (final answers only)
-  --allow-turn-start               Add codex_run and codex_interrupt (runs turns, forwards approvals)
-  --auto-approve-mcp-tools         With --allow-turn-start: accept MCP tool-call approvals unasked
-  --disable-codex-mcp-server NAME  With --allow-turn-start: disable this Codex MCP server in turns
-                                   the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)
-  --log-level LEVEL                debug, info, warn (default), error, silent; logs go to stderr
-  --app-server MODE                spawn (default: a private codex app-server per call), daemon
-                                   (the running daemon of CODEX_HOME, via codex app-server proxy)
-                                   or unix:///absolute/path.sock (a daemon socket, e.g. over SSH)
+${options(SERVE_OPTIONS)}
 
-Each flag may be given once (except --disable-codex-mcp-server). Unknown or repeated flags exit 64.
+Doctor options:
+${options(DOCTOR_OPTIONS)}
+
+${FLAG_RULE}
+`;
+}
+
+/** \`codex-relay help serve\`. */
+export function serveHelp(version: string): string {
+  return `codex-relay ${version} serve: the MCP server on stdin/stdout, as an MCP client starts it
+
+Usage:
+  codex-relay serve [options]
+
+By default it has two tools (codex_list_threads, codex_queue_message); each flag adds tools.
+It ends on stdin EOF, SIGINT or SIGTERM. Logs go to stderr; stdout is the MCP channel.
+
+Options:
+${options(SERVE_OPTIONS)}
+
+${FLAG_RULE}
+`;
+}
+
+/** \`codex-relay help doctor\`. */
+export function doctorHelp(version: string): string {
+  return `codex-relay ${version} doctor: checks the setup a client would start the relay with
+
+Usage:
+  codex-relay doctor [options]
+
+It reports which codex the relay finds and its version, whether its app-server answers, whether
+CODEX_HOME has threads, whether Codex is logged in, the tools and entry arguments of the given
+level, and the relay's effective permissions. Exit 0 when all is well, 1 otherwise (each problem
+with its fix).
+
+Options:
+${options(DOCTOR_OPTIONS)}
+
+Each flag may be given once. Unknown or repeated flags exit 64.
 `;
 }

@@ -7,8 +7,8 @@ import { serve } from "../host/serve.ts";
 import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
-import { HELP_TOPICS, helpText, servingNotice, USAGE_HINT } from "./help.ts";
-import { INSTALL_USAGE } from "../install/args.ts";
+import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
+import { INSTALL_USAGE, UNINSTALL_USAGE } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -22,22 +22,30 @@ function print(stream: { writeSync(p: Uint8Array): number }, text: string): void
   while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
 }
 
+/** The help text of `topic` (none: the general one). */
+function helpFor(topic: string | undefined): string {
+  switch (topic) {
+    case undefined:
+      return helpText(VERSION);
+    case "serve":
+      return serveHelp(VERSION);
+    case "doctor":
+      return doctorHelp(VERSION);
+    case "install":
+      return INSTALL_USAGE;
+    case "uninstall":
+      return UNINSTALL_USAGE;
+  }
+  throw new UsageError(`No help for '${topic}': give one of ${HELP_TOPICS.join(", ")}`);
+}
+
 /** Runs the command line `args` and resolves with the process exit code. */
 export async function main(args: readonly string[]): Promise<number> {
   try {
     const command = parseCommand(args);
     switch (command.kind) {
       case "help":
-        if (command.topic === "install" || command.topic === "uninstall") {
-          print(Deno.stdout, INSTALL_USAGE);
-          return EXIT.ok;
-        }
-        if (command.topic !== undefined && !HELP_TOPICS.includes(command.topic)) {
-          throw new UsageError(
-            `No help for '${command.topic}': give one of ${HELP_TOPICS.join(", ")}`,
-          );
-        }
-        print(Deno.stdout, helpText(VERSION));
+        print(Deno.stdout, helpFor(command.topic));
         return EXIT.ok;
       case "version":
         print(Deno.stdout, `codex-relay ${VERSION}\n`);

@@ -13,12 +13,7 @@ export interface Capabilities {
   turnStart: boolean;
 }
 
-const QUEUE_METHODS = [
-  "thread/list",
-  "thread/queue/add",
-  "thread/queue/list",
-  "thread/queue/delete",
-] as const;
+const QUEUE_METHODS = ["thread/list", "thread/queue/add", "thread/queue/list"] as const;
 const READ_METHODS = ["thread/items/list", "thread/items/read", "thread/turns/list"] as const;
 const TURN_METHODS = [
   "config/read",
@@ -27,6 +22,10 @@ const TURN_METHODS = [
   "thread/queue/start",
   "turn/interrupt",
   "thread/unsubscribe",
+  // codex_withdraw_message: deleting from a queue controls what Codex does.
+  "thread/queue/delete",
+  // codex_run refuses at once without a login or key.
+  "account/read",
   // codex_run's options: name a new thread, check that a cwd exists.
   "thread/name/set",
   "fs/getMetadata",

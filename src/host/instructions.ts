@@ -1,18 +1,29 @@
 /**
- * The short text telling a model how the tools fit together, per level, and
- * the terms every result shares (said once here, not in every result).
+ * The short text telling a model how the tools fit together, per level and
+ * backend, and the terms every result shares (said once here, not in every
+ * result).
  * @module
  */
 
-import type { Capabilities } from "../core/capabilities.ts";
+import type { Surface } from "./surface.ts";
 
-/** Model-facing instructions for the tools enabled at `caps`. */
-export function instructionsFor(caps: Capabilities): string {
+/** What a `queued` receipt leads to on this backend (shared by the instructions and receipts). */
+export function queuedMeans(surface: Surface): string {
+  return surface.backend.queueStartsIdleThreads
+    ? "stored in the Codex daemon's queue of the thread: a thread the daemon holds idle starts it at once, one with a running turn after that turn, and a thread it has not loaded when a Codex process next resumes it"
+    : "stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn)";
+}
+
+/** Model-facing instructions for the tools enabled at the surface's level. */
+export function instructionsFor(surface: Surface): string {
+  const { caps } = surface;
   const lines = [
     "codex-relay hands messages to local OpenAI Codex threads.",
-    "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId. codex_withdraw_message takes a message back while it is still queued.",
+    "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId.",
     "Every tool that takes a threadId accepts the thread's id or its exact name when exactly one thread has it (several: ambiguous_name, nothing done).",
-    "A `queued` receipt means stored, not processed; `unknown` means it may have been stored: never resend without checking.",
+    `A \`queued\` receipt means ${
+      queuedMeans(surface)
+    }; \`unknown\` means it may have been stored: never resend without checking.`,
     "Results that could not do their job carry a `reason` code (thread_not_found, ambiguous_name, timeout, busy, codex_missing, not_allowed, ...) and a `message`; the text content says what happened and what to do next.",
   ];
   if (caps.replyRead) {
@@ -22,7 +33,11 @@ export function instructionsFor(caps: Capabilities): string {
   }
   if (caps.turnStart) {
     lines.push(
-      "codex_run runs a message as a Codex turn now (in an existing thread or a new one in a directory) and forwards Codex's approval requests to you as questions; codex_interrupt stops a running turn.",
+      `codex_run runs a message as a Codex turn now (in an existing thread or a new one in a directory) and forwards Codex's approval requests to you as questions (not_logged_in: Codex has no login or key; nothing was queued); codex_interrupt stops a running turn; codex_withdraw_message takes a message back while it is still queued. ${
+        surface.backend.turnsOutliveRelay
+          ? "Turns run in the Codex daemon and keep running if codex-relay exits."
+          : "Turns run inside codex-relay and end when it exits."
+      }`,
     );
   }
   return lines.join(" ");

@@ -14,6 +14,7 @@ import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
 import type { Connection } from "../connect/connection.ts";
 import { allowedMethods, type Capabilities } from "../core/capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
+import { backendTraits } from "./surface.ts";
 import { buildServer } from "./server.ts";
 import { TOOLS } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
@@ -58,7 +59,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
         tools: TOOLS,
         shutdown: shutdown.signal,
         log,
-        instructions: instructionsFor(caps),
+        instructions: instructionsFor({ caps, backend: backendTraits(connection) }),
         clock,
         turns,
         starts,

@@ -23,6 +23,7 @@ import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
 import { advertised, advertisedAnnotations } from "./tool_schema.ts";
+import { backendTraits, type Surface } from "./surface.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -60,6 +61,7 @@ export function buildServer(deps: ServerDeps): McpServer {
     ...deps.serverOptions,
     instructions: deps.instructions,
   });
+  const surface = surfaceOf(deps);
   for (const tool of deps.tools) {
     if (!tool.enabled(deps.caps)) continue;
     server.registerTool(
@@ -68,7 +70,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         title: tool.title,
         description: typeof tool.description === "string"
           ? tool.description
-          : tool.description(deps.caps),
+          : tool.description(surface),
         inputSchema: advertised(tool.inputSchema),
         outputSchema: advertised(tool.outputSchema),
         annotations: advertisedAnnotations(tool.annotations),
@@ -126,7 +128,7 @@ async function call(
       status: (out as { status?: string }).status,
     });
     return {
-      content: [{ type: "text", text: tool.render(out, deps.caps) }],
+      content: [{ type: "text", text: tool.render(out, surfaceOf(deps)) }],
       structuredContent: out,
     };
   } catch (error) {
@@ -137,6 +139,11 @@ async function call(
     });
     return errorResult(`${tool.name} failed unexpectedly; see the server's log`);
   }
+}
+
+/** What the texts may promise at this level on this backend. */
+function surfaceOf(deps: ServerDeps): Surface {
+  return { caps: deps.caps, backend: backendTraits(deps.connection) };
 }
 
 /** The elicitation modes the calling client declared (envelope at 2026-07-28, handshake before). */

@@ -13,6 +13,7 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { TurnStarts } from "../turn/turn_start.ts";
+import type { Surface } from "./surface.ts";
 
 /** MCP tool annotations. */
 export interface Annotations {
@@ -62,8 +63,11 @@ export const READ_ANNOTATIONS: Annotations = Object.freeze({
 export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;
-  /** What the model reads; may depend on the level (e.g. not pointing at tools that are off). */
-  description: string | ((caps: Capabilities) => string);
+  /**
+   * What the model reads; may depend on the level (not pointing at tools that
+   * are off) and the backend (what a queued message does).
+   */
+  description: string | ((surface: Surface) => string);
   inputSchema: I;
   outputSchema: O;
   annotations: Annotations;
@@ -71,8 +75,12 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   enabled(caps: Capabilities): boolean;
   /** Runs the call; expected failures are results with a status and reason, not exceptions. */
   run(input: z.output<I>, ctx: CallContext): Promise<z.output<O> | ToolInputRequired>;
-  /** One paragraph of text for clients that show text only: what happened, then what to do next. */
-  render(output: z.output<O>, caps?: Capabilities): string;
+  /**
+   * One paragraph of text for clients that show text only: what happened,
+   * then what to do next, true at the surface's level and backend (default:
+   * the queue level on spawn).
+   */
+  render(output: z.output<O>, surface?: Surface): string;
 }
 
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */

@@ -7,8 +7,11 @@
  * false` (results never carry other fields), and only the top level of a
  * result spelled out: each field with its type (and enum or const), nested
  * objects and arrays by their type alone (the tool description names their
- * fields). Calls are still validated by the zod schema itself, so every value
- * it accepts matches what is advertised.
+ * fields). Input schemas keep every field's type, bounds and description but
+ * not its regex `pattern` (the description says what the field takes; a
+ * pattern the model cannot read only costs bytes). Calls are still validated
+ * by the zod schema itself, so every value it accepts matches what is
+ * advertised.
  * @module
  */
 
@@ -39,6 +42,7 @@ function compact(node: unknown, output: boolean): unknown {
     if (key === "$schema") continue;
     if (output && key === "additionalProperties" && value === false) continue;
     if (output && key === "description" && typeof value === "string") continue;
+    if (!output && key === "pattern" && typeof value === "string") continue;
     out[key] = compact(value, output);
   }
   return out;

@@ -78,6 +78,27 @@ Options:
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
 `;
 
+/** The usage text of `uninstall`. */
+export const UNINSTALL_USAGE =
+  `Usage (codex-relay uninstall, or the install entry install.ts / jsr:@codex-relay/cli/install):
+  uninstall --client CLIENT [options]   Remove the entry codex-relay install wrote
+
+It removes the "codex-relay" entry, and what install added with it: the file when install
+created it (and its backup), an empty "mcpServers": {} it added. The relay's own uninstall only
+prints the command that does it: the install entry, started with read/write permission on exactly
+that file, shows the diff and writes it.
+
+CLIENT is one of ${CLIENTS.join(", ")}.
+
+Options:
+  --scope user|project   The client's user config (default) or the current project's
+  --dry-run              Show the change, write nothing
+  --yes, -y              Write without asking (required when stdin is not a terminal)
+  --force                Remove an entry codex-relay install did not write
+  --print                Only print the command that removes it
+  --print-command        Print only that command, for sh -c "$(codex-relay uninstall ...)"
+`;
+
 /** The line printed after a usage error of the install command line. */
 export const INSTALL_HINT = "Run with --help for the options.";
 

@@ -203,7 +203,11 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
         shortPath: false,
         format: "toml",
         container: ["mcp_servers"],
-        entry: (l) => ({ ...marked(l), env_vars: [...CODEX_PASS_ENV] }),
+        // A variable the entry sets itself (the Deno cache) is not passed through as well.
+        entry: (l) => ({
+          ...marked(l),
+          env_vars: CODEX_PASS_ENV.filter((name) => l.env?.[name] === undefined),
+        }),
       };
     }
   }

@@ -20,16 +20,37 @@ import type { Target } from "./clients.ts";
 /** The variables that choose Deno's cache folder. */
 export const DENO_CACHE_ENV = ["DENO_DIR", "XDG_CACHE_HOME"] as const;
 
+/**
+ * `path` with each folder once (the first time it appears, which is the one
+ * a lookup finds) and no empty entries (an empty entry means the current
+ * folder, which a client's is not).
+ */
+export function dedupePath(path: string, os: typeof Deno.build.os): string {
+  const sep = os === "windows" ? ";" : ":";
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const dir of path.split(sep)) {
+    const key = os === "windows"
+      ? dir.toLowerCase().replace(/\\$/, "")
+      : dir.replace(/(.)\/$/, "$1");
+    if (dir === "" || seen.has(key)) continue;
+    seen.add(key);
+    kept.push(dir);
+  }
+  return kept.join(sep);
+}
+
 /** The environment of the entry for `target`, read from the install's own environment. */
 export function entryEnv(
   target: Target,
   source: Source,
   get: (name: string) => string | undefined,
+  os: typeof Deno.build.os = Deno.build.os,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   if (target.shortPath) {
     const path = get("PATH");
-    if (path) env.PATH = path;
+    if (path) env.PATH = dedupePath(path, os);
   }
   if (source.kind !== "binary") {
     for (const name of DENO_CACHE_ENV) {

@@ -56,75 +56,75 @@ export function jsrSpecifier(version: string = VERSION, sub = ""): string {
   return `jsr:${JSR_PACKAGE}@${version}${sub ? `/${sub}` : ""}`;
 }
 
-/** The one-liner that serves the relay from JSR with its exact permissions (README). */
-export function jsrServeCommand(): string[] {
-  return ["deno", "run", RELAY_V8_FLAGS, ...relayFlags(), `jsr:${JSR_PACKAGE}`, "serve"];
+/**
+ * The one command line that starts the relay from `source` at `caps`: every
+ * client entry, printed command and documented start line (README, `deno task
+ * start`) is this one, so all carry `--quiet` (no "experimental permissions"
+ * warning in client logs), the V8 flags and exactly the permission set.
+ * `deno` is the Deno executable (an entry names the installer's absolute one).
+ */
+export function startCommand(source: Source, caps: Capabilities, deno = "deno"): string[] {
+  const serve = ["serve", ...capabilityArgs(caps)];
+  switch (source.kind) {
+    case "checkout":
+      return [
+        deno,
+        "run",
+        "-P",
+        "--quiet",
+        RELAY_V8_FLAGS,
+        "--config",
+        joinPath(source.root, "deno.json"),
+        joinPath(source.root, "mod.ts"),
+        ...serve,
+      ];
+    case "jsr":
+      return [
+        deno,
+        "run",
+        "--quiet",
+        RELAY_V8_FLAGS,
+        ...relayFlags(),
+        jsrSpecifier(source.version),
+        ...serve,
+      ];
+    case "bundle":
+      return [
+        deno,
+        "run",
+        "--quiet",
+        "--no-remote",
+        "--cached-only",
+        RELAY_V8_FLAGS,
+        ...relayFlags(),
+        source.path,
+        ...serve,
+      ];
+    case "binary":
+      return [source.path, ...serve];
+  }
+}
+
+const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
+
+/** The one-liner that serves the relay from JSR (this version) with its exact permissions. */
+export function jsrServeCommand(version: string = VERSION): string[] {
+  return startCommand({ kind: "jsr", version }, DEFAULT_LEVEL);
 }
 
 /** The command that serves a bundle file with its exact permissions. */
 export function bundleServeCommand(bundle: string): string[] {
-  return [
-    "deno",
-    "run",
-    "--no-remote",
-    "--cached-only",
-    RELAY_V8_FLAGS,
-    ...relayFlags(),
-    bundle,
-    "serve",
-  ];
+  return startCommand({ kind: "bundle", path: bundle }, DEFAULT_LEVEL);
 }
 
 /**
- * The launcher written into a client's config. `deno` is the absolute path
- * of the Deno that runs the installer (GUI clients often lack the shell's PATH).
+ * The launcher written into a client's config: {@linkcode startCommand}.
+ * `deno` is the absolute path of the Deno that runs the installer (GUI
+ * clients often lack the shell's PATH).
  */
 export function serveLauncher(source: Source, deno: string, caps: Capabilities): Launcher {
-  const serve = ["serve", ...capabilityArgs(caps)];
-  switch (source.kind) {
-    case "checkout":
-      return {
-        command: deno,
-        args: [
-          "run",
-          "-P",
-          "--quiet",
-          RELAY_V8_FLAGS,
-          "--config",
-          joinPath(source.root, "deno.json"),
-          joinPath(source.root, "mod.ts"),
-          ...serve,
-        ],
-      };
-    case "jsr":
-      return {
-        command: deno,
-        args: [
-          "run",
-          "--quiet",
-          RELAY_V8_FLAGS,
-          ...relayFlags(),
-          jsrSpecifier(source.version),
-          ...serve,
-        ],
-      };
-    case "bundle":
-      return {
-        command: deno,
-        args: [
-          "run",
-          "--quiet",
-          "--no-remote",
-          "--cached-only",
-          RELAY_V8_FLAGS,
-          ...relayFlags(),
-          source.path,
-          ...serve,
-        ],
-      };
-    case "binary":
-      return { command: source.path, args: serve };
-  }
+  const [command, ...args] = startCommand(source, caps, deno);
+  return { command, args };
 }
 
 /** What the apply command needs to know. */
@@ -152,6 +152,7 @@ export function applyCommand(c: ApplyCommand): string[] {
     return [
       "deno",
       "run",
+      "--quiet",
       "-P=install",
       "--config",
       joinPath(c.source.root, "deno.json"),
@@ -170,6 +171,7 @@ export function applyCommand(c: ApplyCommand): string[] {
   return [
     "deno",
     "run",
+    "--quiet",
     ...installEnvFlags(),
     ...fileFlags,
     jsrSpecifier(version, "install"),

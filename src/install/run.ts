@@ -14,6 +14,7 @@ import {
   type InstallArgs,
   parseInstallArgs,
   passOnArgs,
+  UNINSTALL_USAGE,
 } from "./args.ts";
 import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";
@@ -21,58 +22,10 @@ import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
 import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
-import { setTomlEntry, type TomlEntry } from "./toml_edit.ts";
+import type { InstallIo } from "./io.ts";
+import { printSnippet } from "./snippet.ts";
 
-/** File operations of the installer (real ones by default; tests may wrap them). */
-export interface ConfigFs {
-  /** The file's text, or `null` when it does not exist. */
-  read(path: string): Promise<string | null>;
-  /**
-   * Replaces the file's text: backs up `before` to `backup` (when the file
-   * existed), writes `tmp`, renames it over `path`. Refuses when the file no
-   * longer holds `before`.
-   */
-  replace(
-    path: string,
-    text: string,
-    before: string | null,
-    backup: string,
-    tmp: string,
-  ): Promise<void>;
-  /** Deletes the file; refuses when it no longer holds `before`. */
-  remove(path: string, before: string): Promise<void>;
-  /**
-   * Whether the folder exists, asked with write permission on it alone (the
-   * installer holds no read permission on the client's folder).
-   */
-  folderExists(path: string): Promise<boolean>;
-  /** Creates the folder and any missing parents. */
-  makeFolder(path: string): Promise<void>;
-}
-
-/** Everything the flow touches outside itself. */
-export interface InstallIo {
-  /** Writes to stdout. */
-  out(text: string): void;
-  /** Writes to stderr. */
-  err(text: string): void;
-  /** An environment variable, or `undefined` (unset or not readable). */
-  env(name: string): string | undefined;
-  /** `Deno.build.os`. */
-  os: typeof Deno.build.os;
-  /** The current folder. */
-  cwd: string;
-  /** Absolute path of the Deno executable (written into the entry). */
-  deno: string;
-  /** Whether stdin is a terminal (someone can be asked). */
-  stdinIsTerminal: boolean;
-  /** Asks a yes/no question on the terminal. */
-  confirm(question: string): boolean;
-  /** Whether a permission is granted (never prompts). */
-  granted(descriptor: Deno.PermissionDescriptor): boolean;
-  /** File operations. */
-  fs: ConfigFs;
-}
+export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
 
 /** Runs the install command line; resolves with the exit code. */
 export async function runInstall(
@@ -81,16 +34,18 @@ export async function runInstall(
   io: InstallIo,
   options: { printOnly?: boolean } = {},
 ): Promise<number> {
+  // Errors name the command given, so an uninstall never reads "codex-relay install: ...".
+  const command = argv.find((a) => a === "install" || a === "uninstall") ?? "install";
   try {
     const args = parseInstallArgs(argv);
     if (args.help) {
-      io.out(INSTALL_USAGE);
+      io.out(args.action === "uninstall" ? UNINSTALL_USAGE : INSTALL_USAGE);
       return 0;
     }
     return await run(args, source, io, options.printOnly ?? false);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`codex-relay install: ${error.message}\n`);
+      io.err(`codex-relay ${command}: ${error.message}\n`);
       if (error.code === 64) io.err(`${INSTALL_HINT}\n`);
       return error.code;
     }
@@ -98,7 +53,57 @@ export async function runInstall(
   }
 }
 
+/** Everything resolved from the command line before any file is touched. */
+interface Resolved {
+  args: InstallArgs;
+  io: InstallIo;
+  target: Target;
+  launcher: Launcher;
+  backup: string;
+  tmp: string;
+  /** What the install needs write permission on. */
+  writes: string[];
+  /** The one command that applies this change (throws when no flags can express it). */
+  applyLine(): string;
+}
+
+/** A plan, with what it was planned from. */
+interface Planned {
+  plan: Plan;
+  backupText: string | null;
+  /** The client's folder, when the install creates it. */
+  createFolder?: string;
+}
+
 async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly: boolean) {
+  const r = resolve(args, running, io);
+  if (printOnly || args.print || args.printCommand) return printOnlyRun(r);
+  checkPermissions(r);
+  const planned = await planChange(r);
+  if (planned.plan.change === "none") {
+    io.out(
+      args.action === "install"
+        ? `${r.target.label} (${r.target.scope}): ${r.target.path} already has this "${ENTRY_NAME}" entry; nothing to do.\n`
+        : `${r.target.label} (${r.target.scope}): no "${ENTRY_NAME}" entry in ${r.target.path}; nothing to do.\n`,
+    );
+    return 0;
+  }
+  showChange(r, planned);
+  if (args.dryRun) {
+    io.out(
+      `Dry run: nothing was written. To write it, run the same command without --dry-run.\n`,
+    );
+    return 0;
+  }
+  if (!confirmed(r, planned)) {
+    io.out("Nothing was written.\n");
+    return EXIT.refused;
+  }
+  await apply(r, planned);
+  return 0;
+}
+
+function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const source: Source = args.binary
     ? { kind: "binary", path: args.binary }
     : args.bundle
@@ -113,7 +118,7 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
   const tmp = `${target.path}.codex-relay.tmp`;
   const launcher = {
     ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args),
-    env: entryEnv(target, source, io.env),
+    env: entryEnv(target, source, io.env, io.os),
   };
   // Write permission on the client's own folder covers creating it (Deno checks the folder's
   // path for mkdir) and every file of the install in it; otherwise exactly those files.
@@ -131,109 +136,109 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
       }),
       io.os,
     );
+  return { args, io, target, launcher, backup, tmp, writes, applyLine };
+}
 
-  if (printOnly || args.print || args.printCommand) {
-    if (args.printCommand) {
-      io.out(`${applyLine()}\n`);
-      return 0;
-    }
-    let apply: string;
-    try {
-      apply = applyLine();
-    } catch (error) {
-      if (!(error instanceof InstallError)) throw error;
-      apply = `(none: ${error.message})`;
-    }
-    printSnippet(args, target, launcher, apply, io);
+function printOnlyRun(r: Resolved): number {
+  if (r.args.printCommand) {
+    r.io.out(`${r.applyLine()}\n`);
     return 0;
   }
+  let apply: string;
+  try {
+    apply = r.applyLine();
+  } catch (error) {
+    if (!(error instanceof InstallError)) throw error;
+    apply = `(none: ${error.message})`;
+  }
+  printSnippet(r.args, r.target, r.launcher, apply, r.io);
+  return 0;
+}
 
+/** Refuses (exit 77, with the exact command) unless every file permission the change needs is held. */
+function checkPermissions(r: Resolved): void {
+  const { args, target, backup, tmp } = r;
   const missing = [
     { name: "read", path: target.path } as const,
     ...(args.action === "uninstall" ? [{ name: "read", path: backup } as const] : []),
     // A dry run asks whether the folder exists, which takes write permission on it.
     ...(args.dryRun ? (target.folder ? [{ name: "write", path: target.folder } as const] : []) : [
       { name: "read", path: tmp } as const,
-      ...writes.map((path) => ({ name: "write", path }) as const),
+      ...r.writes.map((path) => ({ name: "write", path }) as const),
     ]),
-  ].filter((d) => !io.granted(d));
-  if (missing.length > 0) {
-    throw new InstallError(
-      `Needs to read and write ${target.path} (and ${backup}${
-        target.folder ? `, and create ${target.folder} when missing` : ""
-      }), and has no permission for ${
-        missing.map((d) => `${d.name} ${d.path}`).join(", ")
-      }. Run exactly:\n  ${applyLine()}`,
-      EXIT.permission,
-    );
-  }
+  ].filter((d) => !r.io.granted(d));
+  if (missing.length === 0) return;
+  throw new InstallError(
+    `Needs to read and write ${target.path} (and ${backup}${
+      target.folder ? `, and create ${target.folder} when missing` : ""
+    }), and has no permission for ${
+      missing.map((d) => `${d.name} ${d.path}`).join(", ")
+    }. Run exactly:\n  ${r.applyLine()}`,
+    EXIT.permission,
+  );
+}
 
-  let before: string | null;
-  try {
-    before = await io.fs.read(target.path);
-  } catch (error) {
-    throw new InstallError(`Cannot read ${target.path}: ${describe(error)}`, EXIT.io);
-  }
-  let backupText: string | null = null;
-  if (args.action === "uninstall" && before !== null) {
-    try {
-      backupText = await io.fs.read(backup);
-    } catch (error) {
-      throw new InstallError(`Cannot read ${backup}: ${describe(error)}`, EXIT.io);
-    }
-  }
+async function planChange(r: Resolved): Promise<Planned> {
+  const { args, target, backup, io } = r;
+  const before = await readOrFail(io, target.path);
+  const backupText = args.action === "uninstall" && before !== null
+    ? await readOrFail(io, backup)
+    : null;
   const plan: Plan = args.action === "install"
-    ? planInstall(target, before, launcher, args.force)
+    ? planInstall(target, before, r.launcher, args.force)
     : planUninstall(target, before, args.force, backupText);
-  let createFolder: string | undefined;
-  if (plan.change === "create" && target.folder) {
-    try {
-      if (!(await io.fs.folderExists(target.folder))) createFolder = target.folder;
-    } catch (error) {
-      if (error instanceof InstallError) throw error;
-      throw new InstallError(`Cannot look at ${target.folder}: ${describe(error)}`, EXIT.io);
-    }
+  if (plan.change !== "create" || !target.folder) return { plan, backupText };
+  try {
+    const exists = await io.fs.folderExists(target.folder);
+    return { plan, backupText, createFolder: exists ? undefined : target.folder };
+  } catch (error) {
+    if (error instanceof InstallError) throw error;
+    throw new InstallError(`Cannot look at ${target.folder}: ${describe(error)}`, EXIT.io);
   }
+}
 
-  if (plan.change === "none") {
-    io.out(
-      args.action === "install"
-        ? `${target.label} (${target.scope}): ${target.path} already has this "${ENTRY_NAME}" entry; nothing to do.\n`
-        : `${target.label} (${target.scope}): no "${ENTRY_NAME}" entry in ${target.path}; nothing to do.\n`,
-    );
-    return 0;
+async function readOrFail(io: InstallIo, path: string): Promise<string | null> {
+  try {
+    return await io.fs.read(path);
+  } catch (error) {
+    throw new InstallError(`Cannot read ${path}: ${describe(error)}`, EXIT.io);
   }
+}
 
+function showChange(r: Resolved, { plan, createFolder }: Planned): void {
+  const { target } = r;
   const folderNote = createFolder
     ? `will create the folder ${createFolder} (as ${target.label} does on its first start) and `
     : "";
-  io.out(
+  r.io.out(
     `${target.label} (${target.scope}): ${folderNote}${describeChange(plan)} ${target.path}\n\n` +
       unifiedDiff(plan.before, plan.after ?? "", target.path) + "\n",
   );
-  if (args.dryRun) {
-    io.out(
-      `Dry run: nothing was written. To write it, run the same command without --dry-run.\n`,
+}
+
+/** Whether to write: `--yes`, or a yes on the terminal (none there: refused, exit 75). */
+function confirmed(r: Resolved, { plan, createFolder }: Planned): boolean {
+  const { args, target, io } = r;
+  if (args.yes) return true;
+  if (!io.stdinIsTerminal) {
+    throw new InstallError(
+      `Not writing ${target.path}: stdin is not a terminal, so there is no one to ask. Run again with --yes to write it, or with --dry-run to only look`,
+      EXIT.refused,
     );
-    return 0;
   }
-  if (!args.yes) {
-    if (!io.stdinIsTerminal) {
-      throw new InstallError(
-        `Not writing ${target.path}: stdin is not a terminal, so there is no one to ask. Run again with --yes to write it, or with --dry-run to only look`,
-        EXIT.refused,
-      );
-    }
-    const question = plan.change === "delete"
-      ? `Delete ${target.path}?`
-      : createFolder
-      ? `Create the folder ${createFolder} and write this change to ${target.path}?`
-      : `Write this change to ${target.path}?`;
-    if (!io.confirm(question)) {
-      io.out("Nothing was written.\n");
-      return EXIT.refused;
-    }
-  }
+  const question = plan.change === "delete"
+    ? `Delete ${target.path}?`
+    : createFolder
+    ? `Create the folder ${createFolder} and write this change to ${target.path}?`
+    : `Write this change to ${target.path}?`;
+  return io.confirm(question);
+}
+
+async function apply(r: Resolved, { plan, backupText, createFolder }: Planned): Promise<void> {
+  const { args, target, io, backup } = r;
+  const restart = `Restart ${target.label} (or reload its MCP servers) to ${
+    args.action === "install" ? "start" : "stop"
+  } codex-relay.\n`;
   if (plan.change === "delete") {
     try {
       await io.fs.remove(target.path, plan.before!);
@@ -244,9 +249,9 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
     }
     io.out(
       `Deleted ${target.path}: codex-relay install had created it, and it held nothing else.\n` +
-        `Restart ${target.label} (or reload its MCP servers) to stop codex-relay.\n`,
+        restart,
     );
-    return 0;
+    return;
   }
   if (createFolder) {
     try {
@@ -258,8 +263,18 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
       );
     }
   }
+  await write(r, plan);
+  io.out(
+    `${createFolder ? `Created ${createFolder}. ` : ""}Wrote ${target.path}${
+      plan.before === null ? "" : ` (the previous version is in ${backup})`
+    }.\n` + restart,
+  );
+}
+
+async function write(r: Resolved, plan: Plan): Promise<void> {
+  const { target, io } = r;
   try {
-    await io.fs.replace(target.path, plan.after!, plan.before, backup, tmp);
+    await io.fs.replace(target.path, plan.after!, plan.before, r.backup, r.tmp);
   } catch (error) {
     if (error instanceof InstallError) throw error;
     if (error instanceof Deno.errors.NotFound) {
@@ -273,15 +288,6 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
     }
     throw new InstallError(`Cannot write ${target.path}: ${describe(error)}`, EXIT.io);
   }
-  io.out(
-    `${createFolder ? `Created ${createFolder}. ` : ""}Wrote ${target.path}${
-      plan.before === null ? "" : ` (the previous version is in ${backup})`
-    }.\n` +
-      (args.action === "install"
-        ? `Restart ${target.label} (or reload its MCP servers) to start codex-relay.\n`
-        : `Restart ${target.label} (or reload its MCP servers) to stop codex-relay.\n`),
-  );
-  return 0;
 }
 
 function describeChange(plan: Plan): string {
@@ -301,160 +307,6 @@ function describeChange(plan: Plan): string {
   }
 }
 
-function printSnippet(
-  args: InstallArgs,
-  target: Target,
-  launcher: Launcher,
-  apply: string,
-  io: InstallIo,
-): void {
-  const lines: string[] = [];
-  const dry = args.dryRun
-    ? "Dry run: nothing was written, and the command below writes nothing either (it has --dry-run): it shows the exact change. Run it without --dry-run to write."
-    : undefined;
-  if (args.action === "uninstall") {
-    lines.push(
-      ...(dry ? [dry, ""] : []),
-      `To remove the "${ENTRY_NAME}" entry from ${target.label} (${target.scope}) in ${target.path}, run (${
-        args.yes ? "it shows the change and writes it" : "it shows the change and asks first"
-      }):`,
-      "",
-      `  ${apply}`,
-      "",
-    );
-    io.out(lines.join("\n"));
-    return;
-  }
-  const entry = target.entry(launcher);
-  lines.push(
-    ...(dry ? [dry, ""] : []),
-    `codex-relay entry for ${target.label} (${target.scope} scope), in ${target.path}:`,
-    "",
-    target.format === "json"
-      ? JSON.stringify({ [target.container[0]]: { [ENTRY_NAME]: entry } }, null, 2)
-      : setTomlEntry("", ENTRY_NAME, entry as unknown as TomlEntry, target.path).trimEnd(),
-    "",
-    args.dryRun
-      ? "See the change with this command:"
-      : args.yes
-      ? "Write it with this command (it shows the change, keeps a backup and writes it):"
-      : "Write it with this command (it shows the change, keeps a backup and asks before writing):",
-    "",
-    `  ${apply}`,
-    "",
-  );
-  if (target.client === "claude-code" && !args.dryRun) {
-    lines.push(
-      "Or let Claude Code write it:",
-      "",
-      `  ${
-        commandLine(
-          ["claude", "mcp", "add-json", "--scope", target.scope, ENTRY_NAME, JSON.stringify(entry)],
-          io.os,
-        )
-      }`,
-      "",
-    );
-  }
-  io.out(lines.join("\n"));
-}
-
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The real file operations. */
-export const realFs: ConfigFs = {
-  async read(path) {
-    try {
-      return await Deno.readTextFile(path);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw error;
-    }
-  },
-  async remove(path, before) {
-    if ((await realFs.read(path)) !== before) {
-      throw new InstallError(
-        `${path} changed while codex-relay install was working (is the client running and rewriting it?); run again. Nothing was written`,
-        EXIT.io,
-      );
-    }
-    await Deno.remove(path);
-  },
-  async folderExists(path) {
-    try {
-      // Opening for writing, without create or truncate, changes nothing.
-      (await Deno.open(path, { write: true })).close();
-    } catch (error) {
-      if (error instanceof Deno.errors.IsADirectory) return true;
-      if (error instanceof Deno.errors.NotFound) return false;
-      if (error instanceof Deno.errors.PermissionDenied) return true; // A folder, on Windows.
-      throw error;
-    }
-    throw new InstallError(`${path} is a file, not a folder; move it away and run again`, EXIT.io);
-  },
-  async makeFolder(path) {
-    await Deno.mkdir(path, { recursive: true });
-  },
-  async replace(path, text, before, backup, tmp) {
-    let mode: number | undefined;
-    let symlink = false;
-    try {
-      symlink = (await Deno.lstat(path)).isSymlink;
-      const info = await Deno.stat(path); // The file's own mode, through a link.
-      mode = info.mode === null ? undefined : info.mode & 0o777;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    const current = await realFs.read(path);
-    if (current !== before) {
-      throw new InstallError(
-        `${path} changed while codex-relay install was working (is the client running and rewriting it?); run again. Nothing was written`,
-        EXIT.io,
-      );
-    }
-    if (before !== null) await Deno.writeTextFile(backup, before, { mode });
-    if (symlink) {
-      // Keep the link: write through it, in place.
-      await Deno.writeTextFile(path, text);
-      return;
-    }
-    try {
-      await Deno.remove(tmp).catch(() => {}); // A stale one would keep its own mode.
-      await Deno.writeTextFile(tmp, text, { mode });
-      await Deno.rename(tmp, path);
-    } catch (error) {
-      await Deno.remove(tmp).catch(() => {});
-      throw error;
-    }
-  },
-};
-
-/** The real environment of the install flow. */
-export function realInstallIo(): InstallIo {
-  const encoder = new TextEncoder();
-  const write = (stream: { writeSync(p: Uint8Array): number }) => (text: string) => {
-    const bytes = encoder.encode(text);
-    let offset = 0;
-    while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
-  };
-  return {
-    out: write(Deno.stdout),
-    err: write(Deno.stderr),
-    env: (name) =>
-      Deno.permissions.querySync({ name: "env", variable: name }).state === "granted"
-        ? Deno.env.get(name)
-        : undefined,
-    os: Deno.build.os,
-    cwd: Deno.cwd(),
-    deno: Deno.execPath(),
-    stdinIsTerminal: Deno.stdin.isTerminal(),
-    confirm: (question) => {
-      const answer = prompt(`${question} [y/N]`);
-      return answer !== null && /^(y|yes)$/i.test(answer.trim());
-    },
-    granted: (descriptor) => Deno.permissions.querySync(descriptor).state === "granted",
-    fs: realFs,
-  };
 }

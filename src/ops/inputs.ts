@@ -24,7 +24,7 @@ export function utf8Length(s: string): number {
 }
 
 /** Message text: 1..16 KiB of well-formed UTF-8, no NUL. */
-export const messageText = z.string().superRefine((s, ctx) => {
+export const messageText: z.ZodString = z.string().superRefine((s, ctx) => {
   if (s.length === 0) {
     ctx.addIssue({ code: "custom", message: "The text is empty" });
   } else if (!s.isWellFormed()) {
@@ -40,10 +40,14 @@ export const messageText = z.string().superRefine((s, ctx) => {
       message: `The text is ${utf8Length(s)} bytes of UTF-8; the limit is ${MAX_TEXT_BYTES}`,
     });
   }
-});
+}).describe("The message for Codex: 1 byte to 16 KiB of UTF-8");
+
+/** What a `threadId` input takes, said once for every tool. */
+export const THREAD_REF_DESCRIPTION =
+  "The thread's id (a UUID: codex_list_threads, a receipt) or its exact name if unique";
 
 /** A thread id (UUID) or an exact thread name. */
-export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
+export const threadRef: z.ZodString = z.string().min(1).max(256).superRefine((s, ctx) => {
   // deno-lint-ignore no-control-regex
   if (!s.isWellFormed() || /[\u0000-\u001f\u007f]/.test(s)) {
     ctx.addIssue({
@@ -51,7 +55,7 @@ export const threadRef = z.string().min(1).max(256).superRefine((s, ctx) => {
       message: "The thread id or name has control or invalid characters",
     });
   }
-});
+}).describe(THREAD_REF_DESCRIPTION);
 
 /** A thread id (UUID only). */
 export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
@@ -60,20 +64,21 @@ export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
 export const MAX_CLIENT_MESSAGE_ID_CHARS = 200;
 
 /** A `clientMessageId`: 1..200 characters, no control characters, no lone surrogates. */
-export const clientMessageId = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS).superRefine(
-  (s, ctx) => {
-    if (/\p{Cc}/u.test(s) || !s.isWellFormed()) {
-      ctx.addIssue({
-        code: "custom",
-        message: "The clientMessageId has control or invalid characters",
-      });
-    }
-  },
-);
+export const clientMessageId: z.ZodString = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS)
+  .superRefine(
+    (s, ctx) => {
+      if (/\p{Cc}/u.test(s) || !s.isWellFormed()) {
+        ctx.addIssue({
+          code: "custom",
+          message: "The clientMessageId has control or invalid characters",
+        });
+      }
+    },
+  ).describe("The clientMessageId of the message's receipt");
 
 /** A cursor of an earlier result. */
-export const cursorInput = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
-  "nextCursor or searchCursor of an earlier result",
+export const cursorInput: z.ZodString = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
+  "nextCursor (more replies) or searchCursor (older items) of an earlier result for this message",
 );
 
 /** Codex sandbox modes, tightest first. */
@@ -91,11 +96,17 @@ export const runOptionShapes = {
         message: "The name has control characters, lone surrogates or surrounding spaces",
       });
     }
-  }).optional(),
-  model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "Not a model name").optional(),
-  effort: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "Not a reasoning effort").optional(),
-  sandbox: z.enum(SANDBOX_MODES).optional(),
-  approvalPolicy: z.enum(APPROVAL_POLICIES).optional(),
+  }).optional().describe("A name for the new thread (with cwd), up to 200 characters"),
+  model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "Not a model name").optional()
+    .describe("A model Codex knows, for this turn (default: the thread's)"),
+  effort: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "Not a reasoning effort").optional()
+    .describe("Reasoning effort the model supports, e.g. low, medium, high"),
+  sandbox: z.enum(SANDBOX_MODES).optional().describe(
+    "Sandbox of the turn, only tighter than the thread's (read-only is tightest)",
+  ),
+  approvalPolicy: z.enum(APPROVAL_POLICIES).optional().describe(
+    "When Codex asks you, only more often than the thread's (untrusted asks most)",
+  ),
 };
 
 /** A sandbox mode. */

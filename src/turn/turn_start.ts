@@ -16,6 +16,7 @@ import {
   type Session,
 } from "../connect/connection.ts";
 import { parseFsMetadata, parseThreadStart } from "../codex/validate.ts";
+import { LOGIN_FIX, loginState } from "../codex/account.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
@@ -32,6 +33,38 @@ export interface StartDeps {
   log: Logger;
   /** MCP server names to disable in relay-run turns (`--disable-codex-mcp-server`). */
   disabledMcpServers: readonly string[];
+  /** The relay's environment, for the key variables (default: read without prompting). */
+  env?: (name: string) => string | undefined;
+}
+
+/** Reads a variable the relay may read; never prompts. */
+function readEnv(name: string): string | undefined {
+  const granted = Deno.permissions.querySync({ name: "env", variable: name }).state === "granted";
+  return granted ? Deno.env.get(name) : undefined;
+}
+
+/**
+ * Why no turn can run, asked of Codex before anything is queued
+ * (`account/read`): no login and no key. A Codex that cannot answer the
+ * question (an error answer) is not refused; the turn tells.
+ */
+async function loginProblem(
+  session: Session,
+  env: (name: string) => string | undefined,
+): Promise<Attempt | undefined> {
+  let answer: unknown;
+  try {
+    answer = await session.call("account/read", {});
+  } catch (error) {
+    if (asRelayError(error).rpcCode !== undefined) return undefined;
+    throw error;
+  }
+  if (loginState(answer, env).kind !== "not_logged_in") return undefined;
+  return {
+    reason: "not_logged_in",
+    message:
+      `Codex is not logged in and no API key variable is set, so the turn would fail. To fix: ${LOGIN_FIX}; then call codex_run again`,
+  };
 }
 
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
@@ -222,7 +255,8 @@ export class TurnStarts {
     const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;
     try {
-      attempt = await body(conn, session, clientMessageId);
+      attempt = await loginProblem(session, this.#deps.env ?? readEnv) ??
+        await body(conn, session, clientMessageId);
     } catch (error) {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message, failed: true };

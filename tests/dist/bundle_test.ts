@@ -44,14 +44,15 @@ Deno.test("the derived serve flags grant exactly permissions.default of deno.jso
     `--allow-env=${denoJson.permissions.default.env.join(",")}`,
   ]);
   const cmd = bundleServeCommand("/x/codex-relay.js");
-  assert.deepEqual(cmd.slice(0, 5), [
+  assert.deepEqual(cmd.slice(0, 6), [
     "deno",
     "run",
+    "--quiet",
     "--no-remote",
     "--cached-only",
     RELAY_V8_FLAGS,
   ]);
-  assert.deepEqual(cmd.slice(5, -2), flags, "the bundle runs with exactly the derived flags");
+  assert.deepEqual(cmd.slice(6, -2), flags, "the bundle runs with exactly the derived flags");
   assert.ok(!cmd.some((a) => a === "-A" || a.startsWith("--allow-all")));
 });
 
@@ -65,7 +66,7 @@ Deno.test({
     const [, ...args] = bundleServeCommand(file);
     const relay = await connectClient({
       command: Deno.execPath(),
-      args: [args[0], "--quiet", ...args.slice(1)],
+      args, // --quiet included: the command as printed
       env: f.env,
       clearEnv: true,
       cwd: dir,
@@ -77,7 +78,6 @@ Deno.test({
       assert.deepEqual(tools.map((x) => x.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
       const result = await relay.client.callTool({
         name: "codex_queue_message",

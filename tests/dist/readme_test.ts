@@ -1,48 +1,115 @@
 /**
- * The README's commands are generated from deno.json, so they cannot drift:
- * the JSR one-liner and the bundle command carry exactly the flags of
- * `permissions.default`.
+ * Every start line the README and docs/install.md print is the one command
+ * line `startCommand()` builds (`src/install/launch.ts`), which client
+ * entries and `install` use too: `--quiet`, the V8 flags and exactly the
+ * permission set of deno.json, everywhere.
  */
 
 import assert from "assert";
-import { bundleServeCommand, commandLine, jsrServeCommand } from "../../src/install/launch.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+import {
+  bundleServeCommand,
+  commandLine,
+  jsrServeCommand,
+  startCommand,
+} from "../../src/install/launch.ts";
 import { ROOT } from "../../testing/relay.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
-const lines = readme.split("\n").map((l) => l.trim());
+const install = await Deno.readTextFile(`${ROOT}/docs/install.md`);
+const docs = { "README.md": readme, "docs/install.md": install };
+const NONE = { replyRead: false, turnStart: false };
+const PLACEHOLDER = "/path/to/codex-relay";
 
-Deno.test("the README's JSR one-liner is the one generated from deno.json", () => {
-  const expected = commandLine(jsrServeCommand(), "linux");
-  assert.ok(
-    lines.includes(expected),
-    `README.md must contain this line (generated from deno.json permissions.default):\n${expected}`,
+/** The lines of `text`, trimmed, without a trailing shell comment. */
+function lines(text: string): string[] {
+  return text.split("\n").map((l) => l.trim().replace(/\s+#\s.*$/, ""));
+}
+
+/** Every documented line that starts the relay's server, and the doc it is in. */
+function startLines(): [string, string][] {
+  const found: [string, string][] = [];
+  for (const [name, text] of Object.entries(docs)) {
+    for (const line of lines(text)) {
+      if (/^(claude mcp add .* -- )?deno run .*\bserve\b/.test(line)) found.push([name, line]);
+    }
+  }
+  return found;
+}
+
+Deno.test("every documented start line is the one command line startCommand() builds", () => {
+  const expected = new Set([
+    // The README's Claude Code line, for the checkout the user is in.
+    `claude mcp add -s user codex-relay -- ${
+      startCommand({ kind: "checkout", root: "$PWD" }, NONE).map((w) =>
+        w.startsWith("$PWD") ? `"${w}"` : w
+      ).join(" ")
+    }`,
+    // By hand, for a checkout elsewhere.
+    `claude mcp add -s user codex-relay -- ${
+      commandLine(startCommand({ kind: "checkout", root: PLACEHOLDER }, NONE), "linux")
+    }`,
+    commandLine(startCommand({ kind: "checkout", root: "." }, NONE), "linux"),
+    commandLine(jsrServeCommand(), "linux"),
+    commandLine(bundleServeCommand("dist/codex-relay.js"), "linux"),
+  ]);
+  const found = startLines();
+  assert.ok(found.length >= 5, JSON.stringify(found));
+  for (const [doc, line] of found) {
+    assert.ok(expected.has(line), `${doc} has a start line that is not startCommand()'s:\n${line}`);
+  }
+  for (const line of expected) {
+    assert.ok(found.some(([, l]) => l === line), `the docs show this start line:\n${line}`);
+  }
+});
+
+Deno.test("deno task start is the same command line, and every start line is quiet and V8-capped", () => {
+  assert.equal(
+    denoJson.tasks.start,
+    commandLine(startCommand({ kind: "checkout", root: "." }, NONE), "linux"),
   );
+  for (const [doc, line] of [...startLines(), ["deno.json", denoJson.tasks.start]]) {
+    assert.match(line, / --quiet /, `${doc}: ${line}`);
+    assert.match(line, / --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+ /, line);
+    assert.ok(!/ -A | --allow-all/.test(line), line);
+  }
+});
+
+Deno.test("the JSON entry of docs/install.md carries the same arguments", () => {
+  const block = install.match(/```json\n([\s\S]*?)```/)?.[1];
+  assert.ok(block, "docs/install.md has a JSON entry");
+  const entry = JSON.parse(block).mcpServers["codex-relay"];
+  assert.deepEqual(
+    [entry.command, ...entry.args],
+    startCommand({ kind: "checkout", root: PLACEHOLDER }, NONE),
+  );
+});
+
+Deno.test("the JSR one-liner pins this version and carries exactly the flags of deno.json", () => {
   assert.match(
-    expected,
-    /^deno run --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+ --allow-run=codex,\/bin\/kill --allow-env=\S+ jsr:@codex-relay\/cli serve$/,
+    commandLine(jsrServeCommand(), "linux"),
+    new RegExp(
+      `^deno run --quiet --v8-flags=--max-old-space-size=\\d+,--max-semi-space-size=\\d+ --allow-run=codex,/bin/kill --allow-env=\\S+ jsr:@codex-relay/cli@${
+        denoJson.version.replaceAll(".", "\\.")
+      } serve$`,
+    ),
   );
-  const stale = lines.filter((l) => l.includes("jsr:@codex-relay/cli serve") && l !== expected);
-  assert.deepEqual(stale, [], "no other (stale) form of the one-liner");
 });
 
-Deno.test("the README's bundle command is the one generated from deno.json", () => {
-  const expected = commandLine(bundleServeCommand("dist/codex-relay.js"), "linux");
-  assert.ok(lines.includes(expected), `README.md must contain this line:\n${expected}`);
-});
-
-Deno.test("the README opens with one copy-paste per client, then the two newcomer commands", () => {
+Deno.test("the README opens with what it is, then one copy-paste per client, then the two newcomer commands", () => {
+  const intro = readme.slice(0, readme.indexOf("```sh\n"));
+  assert.match(intro, /codex-relay is a sandboxed MCP server/);
   const [, first, second] = readme.split("```sh\n");
   assert.ok(readme.indexOf("```sh\n") < readme.indexOf("\n## "), "before the first section");
-  const lines = first.split("```")[0].trim().split("\n");
+  const quick = first.split("```")[0].trim().split("\n");
   assert.match(
-    lines[0],
+    quick[0],
     /^claude mcp add -s user codex-relay -- deno run -P .* serve +# Claude Code$/,
   );
-  const clients = lines.slice(1).map((l) => l.match(/--client (\S+) /)?.[1]);
+  const clients = quick.slice(1).map((l) => l.match(/--client (\S+) /)?.[1]);
   assert.deepEqual(clients, ["codex", "cursor", "vscode", "claude-desktop"]);
-  assert.ok(
-    second.startsWith(
-      "deno task start   # start the MCP server on stdio (= deno run -P --v8-flags=--max-old-space-size=64,--max-semi-space-size=2 mod.ts serve)\ndeno task test    # run the tests\n```\n",
-    ),
+  assert.match(
+    second,
+    /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,
   );
 });

@@ -72,7 +72,9 @@ Deno.test({
         shell,
       );
       assert.equal(first.code, 0, first.stderr);
-      const line = first.stdout.split("\n").find((l) => l.trim().startsWith("deno run -P=install"));
+      const line = first.stdout.split("\n").find((l) =>
+        l.trim().startsWith("deno run --quiet -P=install")
+      );
       assert.ok(line, first.stdout);
       const applied = await run(line.trim().split(" ").slice(1), shell);
       assert.equal(applied.code, 0, applied.stderr);

@@ -152,7 +152,7 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   { at: { result: "thread/list" }, path: "nextCursor", types: STR_NULL },
   // The turn-start level lists each thread's cwd (list_threads.ts).
   { at: { result: "thread/list" }, path: "data[].cwd", types: STR },
-  // --- queue level: codex_withdraw_message (withdraw_message.ts)
+  // --- turn-start level: codex_withdraw_message (withdraw_message.ts)
   { at: { request: "thread/queue/delete" }, sample: { threadId: T, queuedSubmissionId: "q-1" } },
   { at: { result: "thread/queue/delete" }, path: "deleted", types: ["boolean"], required: true },
   // --- queue level: thread/queue/add, thread/queue/list (queue_message.ts)

@@ -257,7 +257,6 @@ for (const protocol of PROTOCOLS) {
         assert.deepEqual(tools.map((t) => t.name), [
           "codex_list_threads",
           "codex_queue_message",
-          "codex_withdraw_message",
         ]);
         assert.deepEqual(await helpers(w.home), [], "starting and listing tools spawn no helper");
 

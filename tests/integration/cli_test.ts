@@ -49,7 +49,52 @@ Deno.test("codex-relay help is a command: the same text as --help; help install 
   assert.match(install.stdout, /--dry-run +Show the change, write nothing/);
 });
 
+Deno.test("help serve, help doctor and help uninstall each print their own text, with their options", async () => {
+  const general = (await cli("help")).stdout;
+  const texts: Record<string, string> = {};
+  for (const topic of ["serve", "doctor", "install", "uninstall"]) {
+    const r = await cli("help", topic);
+    assert.equal(r.code, 0, r.stderr);
+    assert.notEqual(r.stdout, general, `help ${topic} is not the general help`);
+    texts[topic] = r.stdout;
+  }
+  assert.equal(new Set(Object.values(texts)).size, 4, "four different texts");
+  assert.match(texts.serve, /^codex-relay \S+ serve: /);
+  assert.match(texts.serve, /--disable-codex-mcp-server NAME/);
+  assert.match(texts.doctor, /^codex-relay \S+ doctor: /);
+  assert.match(texts.doctor, /--app-server MODE/);
+  assert.doesNotMatch(texts.doctor, /--log-level|--auto-approve/, "only doctor's own options");
+  assert.match(texts.uninstall, /uninstall --client CLIENT/);
+  assert.doesNotMatch(texts.uninstall, /--allow-reply-read|--binary/, "only uninstall's options");
+  // The same texts through --help.
+  assert.equal((await cli("serve", "--help")).stdout, texts.serve);
+  assert.equal((await cli("doctor", "--help")).stdout, texts.doctor);
+  assert.equal((await cli("uninstall", "--help")).stdout, texts.uninstall);
+});
+
+Deno.test("the general help lists doctor's options and --allow-turn-start for install", async () => {
+  const help = (await cli("help")).stdout;
+  assert.match(help, /\nDoctor options:\n {2}--allow-reply-read/);
+  const usage = help.slice(
+    help.indexOf("codex-relay install"),
+    help.indexOf("codex-relay uninstall"),
+  );
+  assert.match(usage, /\[--allow-reply-read\]/);
+  assert.match(usage, /\[--allow-turn-start\]/);
+  assert.ok(help.split("\n").every((l) => l.length <= 100), "fits 100 columns");
+});
+
 const USAGE_ERRORS: [string[], RegExp][] = [
+  [
+    ["serve", "--allow-reply-reads"],
+    /Unknown flag '--allow-reply-reads'; did you mean --allow-reply-read\?/,
+  ],
+  [["doctor", "--app-sever", "daemon"], /did you mean --app-server\?/],
+  [["install", "--client", "cursor", "--dry-runn"], /did you mean --dry-run\?/],
+  [
+    ["uninstall", "--client", "cursor", "--forse"],
+    /^codex-relay uninstall: .*did you mean --force\?/,
+  ],
   [[], /^codex-relay: Missing command: give one of serve, doctor, install, uninstall, help$/m],
   [["launch"], /Unknown command 'launch': give one of serve, doctor, install, uninstall, help/],
   [["help", "launch"], /No help for 'launch'/],

@@ -118,7 +118,7 @@ Deno.test("doctor: capability flags change the tools and the entry's arguments",
     assert.equal(code, 0, out);
     assert.match(
       out,
-      /tools at these flags: codex_list_threads, codex_queue_message, codex_withdraw_message, codex_read_reply, codex_wait_reply, codex_run, codex_interrupt/,
+      /tools at these flags: codex_list_threads, codex_queue_message, codex_read_reply, codex_wait_reply, codex_run, codex_interrupt, codex_withdraw_message/,
     );
     assert.match(
       out,

@@ -41,7 +41,6 @@ for (const protocol of PROTOCOLS) {
       assert.deepEqual(tools.map((t) => t.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
       for (const tool of tools) {
         assert.ok(tool.description && tool.description.length > 40);

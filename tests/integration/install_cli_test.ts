@@ -6,6 +6,7 @@
  */
 
 import assert from "assert";
+import { dedupePath } from "../../src/install/entry_env.ts";
 import { parse as parseToml } from "smol-toml";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
@@ -32,7 +33,7 @@ async function run(
 
 /** The printed apply command, as argv for `Deno.execPath()` (temp paths have no spaces). */
 function appliedArgs(printed: string): string[] {
-  const line = printed.split("\n").find((l) => l.trim().startsWith("deno run -P=install"));
+  const line = printed.split("\n").find((l) => l.trim().startsWith("deno run --quiet -P=install"));
   assert.ok(line, printed);
   const [deno, ...args] = line!.trim().split(" ");
   assert.equal(deno, "deno");
@@ -100,7 +101,6 @@ Deno.test("the relay prints the install command; run as printed it registers a r
       assert.deepEqual(tools.map((t) => t.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
     } finally {
       closed = await relay.close();
@@ -215,7 +215,11 @@ Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travel
     const entry = (JSON.parse(await Deno.readTextFile(`${home}/.cursor/mcp.json`)) as {
       mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
     }).mcpServers["codex-relay"];
-    assert.equal(entry.env.PATH, f.env.PATH, "the entry carries the PATH of the install");
+    assert.equal(
+      entry.env.PATH,
+      dedupePath(f.env.PATH, Deno.build.os),
+      "the entry carries the PATH of the install, each folder once",
+    );
     const startAsCursor = async (entryEnv: Record<string, string>) => {
       const relay = await connectClient({
         command: entry.command,

@@ -466,7 +466,7 @@ Deno.test("without read/write permission on the file: exit 77 and the exact comm
     await writeConfig(path, "model = 1\n");
     assert.equal(await runInstall(["--client", "codex", "--allow-reply-read"], SOURCE, s.io), 77);
     const expected =
-      `deno run -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
+      `deno run --quiet -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
     assert.ok(s.err().includes(expected), s.err());
     assert.equal(s.out(), "");
   } finally {
@@ -651,5 +651,23 @@ Deno.test("the relay's own install passes --dry-run, --yes and --force on, and s
     }
   } finally {
     await s.dispose();
+  }
+});
+
+Deno.test("uninstall's errors name uninstall, install's name install", async () => {
+  const s = await sandbox({ granted: true });
+  try {
+    assert.equal(await runInstall(["uninstall", "--client", "nope"], SOURCE, s.io), 64);
+    assert.match(s.err(), /^codex-relay uninstall: Unknown client 'nope'/);
+    assert.ok(!s.err().includes("codex-relay install:"), s.err());
+  } finally {
+    await s.dispose();
+  }
+  const t = await sandbox({ granted: true });
+  try {
+    assert.equal(await runInstall(["--client", "nope"], SOURCE, t.io), 64);
+    assert.match(t.err(), /^codex-relay install: Unknown client 'nope'/);
+  } finally {
+    await t.dispose();
   }
 });

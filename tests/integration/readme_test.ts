@@ -6,12 +6,14 @@ import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+/** The install details (by-hand entries) the README links to. */
+const install = await Deno.readTextFile(`${ROOT}/docs/install.md`);
 const PLACEHOLDER = "/path/to/codex-relay";
 
-/** Every `codex-relay` entry of a JSON MCP-client config block in the README. */
+/** Every `codex-relay` entry of a JSON MCP-client config block in docs/install.md. */
 function jsonEntries(): { command: string; args: string[] }[] {
   const entries: { command: string; args: string[] }[] = [];
-  for (const [, block] of readme.matchAll(/```jsonc?\n([\s\S]*?)```/g)) {
+  for (const [, block] of install.matchAll(/```jsonc?\n([\s\S]*?)```/g)) {
     if (!block.includes(PLACEHOLDER)) continue;
     const config = JSON.parse(block);
     const servers = config.mcpServers ?? config.servers ?? {};
@@ -20,12 +22,12 @@ function jsonEntries(): { command: string; args: string[] }[] {
   return entries;
 }
 
-/** The command after `--` of the README's `claude mcp add` line. */
+/** The command after `--` of docs/install.md's by-hand `claude mcp add` line. */
 function claudeCodeCommand(): string[] {
-  const line = readme.split("\n").find((l) =>
+  const line = install.split("\n").find((l) =>
     l.startsWith("claude mcp add") && l.includes(PLACEHOLDER)
   );
-  assert.ok(line, "the README has a `claude mcp add` line for a checkout");
+  assert.ok(line, "docs/install.md has a `claude mcp add` line for a checkout");
   return line.split(" -- ")[1].trim().split(/\s+/);
 }
 
@@ -59,13 +61,13 @@ async function startsAsWritten(command: string, args: string[]): Promise<void> {
   }
 }
 
-Deno.test("the README's JSON client config starts the server exactly as written", async () => {
+Deno.test("the JSON client config of docs/install.md starts the server exactly as written", async () => {
   const entries = jsonEntries();
-  assert.ok(entries.length > 0, "the README has a JSON config for a checkout");
+  assert.ok(entries.length > 0, "docs/install.md has a JSON config for a checkout");
   for (const entry of entries) await startsAsWritten(entry.command, entry.args);
 });
 
-Deno.test("the README's Claude Code command starts the server exactly as written", async () => {
+Deno.test("the by-hand Claude Code command of docs/install.md starts the server exactly as written", async () => {
   const [command, ...args] = claudeCodeCommand();
   await startsAsWritten(command, args);
 });

@@ -143,7 +143,6 @@ for (const protocol of PROTOCOLS) {
       assert.deepEqual(tools.map((x) => x.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
       ]);
       for (const name of ["codex_read_reply", "codex_wait_reply"]) {
         // tools/call of an unknown tool is a JSON-RPC error or an isError result.
@@ -175,11 +174,10 @@ for (const protocol of PROTOCOLS) {
       assert.deepEqual(tools.map((x) => x.name), [
         "codex_list_threads",
         "codex_queue_message",
-        "codex_withdraw_message",
         "codex_read_reply",
         "codex_wait_reply",
       ]);
-      for (const tool of tools.slice(3)) {
+      for (const tool of tools.slice(2)) {
         assert.deepEqual(tool.annotations, {
           readOnlyHint: true,
           destructiveHint: false,

@@ -357,7 +357,7 @@ async function hostileCall(
 
 const ALL_SECRETS = Object.values(SECRETS);
 /** The turn-start level's tools (their own test, below). */
-const TURN_TOOLS = ["codex_run", "codex_interrupt"];
+const TURN_TOOLS = ["codex_run", "codex_interrupt", "codex_withdraw_message"];
 
 // ------------------------------------------------------------- tests
 
@@ -443,22 +443,6 @@ Deno.test({
             }
           }),
           { numRuns: RUNS.read },
-        );
-      });
-
-      await t.step(`codex_withdraw_message: ${RUNS.withdraw} hostile argument sets`, async () => {
-        const arb = argsOf({
-          threadId: field(fc.constantFrom(known.main.id, "hostile big", UNKNOWN_THREAD)),
-          clientMessageId: field(fc.constantFrom(READ_CLIENT_ID, SCOPE_A, "not-a-message")),
-        });
-        await fc.assert(
-          fc.asyncProperty(arb, async (args) => {
-            const out = await hostileCall("codex_withdraw_message", args, ALL_SECRETS);
-            if (!out) return;
-            // Nothing of these is queued: nothing can be withdrawn.
-            assert.ok(["not_found", "already_taken", "unavailable"].includes(String(out.status)));
-          }),
-          { numRuns: RUNS.withdraw },
         );
       });
 
@@ -769,6 +753,22 @@ Deno.test({
           { numRuns: RUNS.run, examples: examples.map((e) => [e]) },
         );
         assert.ok(seen.ran >= 2 && seen.notFound >= 1 && seen.refused >= 12, JSON.stringify(seen));
+      });
+
+      await t.step(`codex_withdraw_message: ${RUNS.withdraw} hostile argument sets`, async () => {
+        const arb = argsOf({
+          threadId: field(fc.constantFrom(s.main.id, "hostile run", UNKNOWN_THREAD)),
+          clientMessageId: field(fc.constantFrom(READ_CLIENT_ID, "not-a-message")),
+        });
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_withdraw_message", args, ALL_SECRETS);
+            if (!out) return;
+            // Nothing of these is queued: nothing can be withdrawn.
+            assert.ok(["not_found", "already_taken", "unavailable"].includes(String(out.status)));
+          }),
+          { numRuns: RUNS.withdraw },
+        );
       });
 
       await t.step(`codex_interrupt: ${RUNS.interrupt} hostile argument sets`, async () => {

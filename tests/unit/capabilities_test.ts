@@ -4,12 +4,11 @@ import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 
-// DESIGN.md, "Capability levels": the app-server methods each level allows.
-// The turn level also holds `config/read` (the recursion guard and the
-// tightening check read the thread's configuration before a turn starts),
-// `thread/name/set` (codex_run's `name`) and `fs/getMetadata` (codex_run
-// refuses a cwd that does not exist; the relay has no read permission).
-const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list", "thread/queue/delete"];
+// DESIGN.md, "Capability levels": the app-server methods each level allows,
+// exactly as its table lists them. The default level can only add to a queue:
+// `thread/queue/delete` (codex_withdraw_message) is turn-start, with
+// `account/read` (codex_run refuses at once without a login or key).
+const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
 const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
 const TURN = [
   "thread/start",
@@ -20,6 +19,8 @@ const TURN = [
   "config/read",
   "thread/name/set",
   "fs/getMetadata",
+  "thread/queue/delete",
+  "account/read",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -27,7 +28,7 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     name: "queue (default)",
     caps: { replyRead: false, turnStart: false },
     methods: QUEUE,
-    tools: ["codex_list_threads", "codex_queue_message", "codex_withdraw_message"],
+    tools: ["codex_list_threads", "codex_queue_message"],
   },
   {
     name: "--allow-reply-read",
@@ -36,7 +37,6 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     tools: [
       "codex_list_threads",
       "codex_queue_message",
-      "codex_withdraw_message",
       "codex_read_reply",
       "codex_wait_reply",
     ],
@@ -48,9 +48,9 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     tools: [
       "codex_list_threads",
       "codex_queue_message",
-      "codex_withdraw_message",
       "codex_run",
       "codex_interrupt",
+      "codex_withdraw_message",
     ],
   },
   {
@@ -60,11 +60,11 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     tools: [
       "codex_list_threads",
       "codex_queue_message",
-      "codex_withdraw_message",
       "codex_read_reply",
       "codex_wait_reply",
       "codex_run",
       "codex_interrupt",
+      "codex_withdraw_message",
     ],
   },
 ];

@@ -7,6 +7,7 @@ import {
   type TargetEnv,
 } from "../../src/install/clients.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
+import { dedupePath, entryEnv } from "../../src/install/entry_env.ts";
 
 function env(os: TargetEnv["os"], vars: Record<string, string>, cwd = "/work/proj"): TargetEnv {
   return { os, cwd, get: (name) => vars[name] };
@@ -106,4 +107,29 @@ Deno.test("resolveTarget() without a home folder is a clear error", () => {
     () => resolveTarget("vscode", "user", env("windows", { USERPROFILE: "C:\\u" })),
     (e: unknown) => e instanceof UsageError && /APPDATA/.test(e.message),
   );
+});
+
+Deno.test("a Codex entry names each variable once: one it sets in env (DENO_DIR) is not in env_vars too", () => {
+  const codex = resolveTarget("codex", "user", linux);
+  const launcher = { command: "/bin/deno", args: ["run"], env: { DENO_DIR: "/cache/deno" } };
+  const entry = codex.entry(launcher) as { env: Record<string, string>; env_vars: string[] };
+  assert.equal(entry.env.DENO_DIR, "/cache/deno");
+  assert.deepEqual(entry.env_vars, [
+    "CODEX_HOME",
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "XDG_CACHE_HOME",
+  ]);
+  const plain = codex.entry({ command: "/bin/deno", args: [] }) as { env_vars: string[] };
+  assert.ok(plain.env_vars.includes("DENO_DIR"), "passed through when the entry does not set it");
+});
+
+Deno.test("a GUI entry's PATH lists each folder once, in the order a lookup finds them", () => {
+  const cursor = resolveTarget("cursor", "user", linux);
+  const vars: Record<string, string> = {
+    PATH: "/a/bin:/usr/bin:/a/bin::/usr/bin/:/b",
+  };
+  const got = entryEnv(cursor, { kind: "checkout", root: "/r" }, (n) => vars[n], "linux");
+  assert.equal(got.PATH, "/a/bin:/usr/bin:/b");
+  assert.equal(dedupePath("C:\\A;c:\\a\\;D:\\x;;C:\\A", "windows"), "C:\\A;D:\\x");
 });

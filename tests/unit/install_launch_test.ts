@@ -80,6 +80,7 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     [
       "deno",
       "run",
+      "--quiet",
       "-P=install",
       "--config",
       "/opt/r/deno.json",
@@ -97,9 +98,9 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     args: ["--client", "codex"],
     ...files,
   });
-  assert.deepEqual(fromBinary.slice(0, 3), ["deno", "run", ...installEnvFlags()]);
-  assert.equal(fromBinary[5], `jsr:@codex-relay/cli@${denoJson.version}/install`);
-  assert.deepEqual(fromBinary.slice(6), [
+  assert.deepEqual(fromBinary.slice(0, 4), ["deno", "run", "--quiet", ...installEnvFlags()]);
+  assert.equal(fromBinary[6], `jsr:@codex-relay/cli@${denoJson.version}/install`);
+  assert.deepEqual(fromBinary.slice(7), [
     "uninstall",
     "--client",
     "codex",

@@ -4,6 +4,7 @@ import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { z } from "zod";
 import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
+import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../../src/ops/queue_message.ts";
 import type { CallContext } from "../../src/host/tool.ts";
 
@@ -303,21 +304,29 @@ Deno.test("renderReceipt: each status says what it means, with the ids, and the 
   const base = { clientMessageId: CID, threadId: THREAD };
   const ids = `clientMessageId ${CID}, thread ${THREAD}`;
   const runs =
-    "It runs when a Codex process next resumes the thread (a process that has it open runs it after its current turn).";
+    "stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn).";
+  // The default level offers no next tool: nothing reads or takes back the message.
   assert.equal(
     renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
-    `Queued (${ids}): stored, not processed yet. ${runs} codex_withdraw_message takes it back while it is still queued.`,
+    `Queued (${ids}): ${runs}`,
   );
   assert.equal(
-    renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }, {
-      replyRead: true,
-      turnStart: false,
-    }),
-    `Queued (${ids}): stored, not processed yet. ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
+    renderReceipt(
+      { ...base, status: "queued", confirmedBy: "acknowledgement" },
+      spawnSurface({ replyRead: true, turnStart: false }),
+    ),
+    `Queued (${ids}): ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
+  );
+  assert.equal(
+    renderReceipt(
+      { ...base, status: "queued", confirmedBy: "acknowledgement" },
+      spawnSurface({ replyRead: false, turnStart: true }),
+    ),
+    `Queued (${ids}): ${runs} codex_withdraw_message takes it back while it is still queued.`,
   );
   assert.match(
     renderReceipt({ ...base, status: "queued", confirmedBy: "queue_list" }),
-    /^Queued \(.*\): stored, not processed yet\. The acknowledgement was lost, but the thread's queue lists it\. /,
+    /^Queued \(.*\): stored, not processed yet: .* The acknowledgement was lost, but the thread's queue lists it\.$/,
   );
   assert.equal(
     renderReceipt({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
@@ -327,6 +336,22 @@ Deno.test("renderReceipt: each status says what it means, with the ids, and the 
     renderReceipt({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
     `Unknown (timeout): No answer. The message may have been stored (${ids}) and was not sent again. Check the thread before sending it once more.`,
   );
+});
+
+Deno.test("renderReceipt on the daemon: a thread the daemon holds idle starts the message at once (never 'not processed yet')", () => {
+  const out = renderReceipt(
+    { clientMessageId: CID, threadId: THREAD, status: "queued", confirmedBy: "acknowledgement" },
+    { caps: { replyRead: false, turnStart: true }, backend: DAEMON_TRAITS },
+  );
+  assert.match(out, /a thread the daemon holds idle starts it at once/);
+  assert.match(out, /a thread it has not loaded when a Codex process next resumes it/);
+  assert.doesNotMatch(out, /not processed yet/);
+  // The spawn text never promises an immediate start.
+  const spawn = renderReceipt(
+    { clientMessageId: CID, threadId: THREAD, status: "queued", confirmedBy: "acknowledgement" },
+    spawnSurface({ replyRead: false, turnStart: true }),
+  );
+  assert.doesNotMatch(spawn, /at once/);
 });
 
 Deno.test("queueMessage: a twin name on a later page is still ambiguous (the search goes on after one match)", async () => {
@@ -345,12 +370,19 @@ Deno.test("queueMessage: a twin name on a later page is still ambiguous (the sea
 Deno.test("codex_queue_message: name, annotations and schemas as clients see them", () => {
   assert.equal(queueMessageTool.name, "codex_queue_message");
   assert.equal(queueMessageTool.title, "Queue a message");
-  const describe = queueMessageTool.description as (caps: Capabilities) => string;
+  const description = queueMessageTool.description as (surface: Surface) => string;
+  const describe = (caps: Capabilities) => description(spawnSurface(caps));
   const queueLevel = describe({ replyRead: false, turnStart: false });
   assert.match(queueLevel, /^Stores a message in a thread's queue/);
   assert.match(queueLevel, /unknown \(may be stored: check before resending\)/);
   assert.doesNotMatch(queueLevel, /codex_read_reply/, "the queue level names no tool it lacks");
   assert.match(describe({ replyRead: true, turnStart: false }), /codex_read_reply/);
+  assert.match(queueLevel, /when a Codex process next resumes the thread/);
+  const daemon = description({
+    caps: { replyRead: false, turnStart: false },
+    backend: DAEMON_TRAITS,
+  });
+  assert.match(daemon, /A thread the Codex daemon holds idle starts it at once/);
   assert.deepEqual(queueMessageTool.annotations, {
     readOnlyHint: false,
     destructiveHint: false,

@@ -19,11 +19,11 @@ import { interruptTool } from "./interrupt_tool.ts";
 export const TOOLS = [
   listThreadsTool,
   queueMessageTool,
-  withdrawMessageTool,
   readReplyTool,
   waitReplyTool,
   runTool,
   interruptTool,
+  withdrawMessageTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
 /** The names of the tools registered at these capabilities, in registration order. */

@@ -11,15 +11,17 @@ import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 
 const input = z.strictObject({
-  limit: z.number().int().min(1).max(50).default(20),
-  cursor: z.string().min(1).max(4096).optional(),
+  limit: z.number().int().min(1).max(50).default(20).describe("Threads per page, 1..50"),
+  cursor: z.string().min(1).max(4096).optional().describe(
+    "nextCursor of an earlier codex_list_threads result (the next page)",
+  ),
 });
 
 /** The `codex_list_threads` tool. */
 export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
   name: "codex_list_threads",
   title: "List threads",
-  description: (caps) =>
+  description: ({ caps }) =>
     `Local Codex threads, newest first: id, name, status${
       caps.turnStart ? ", cwd" : ""
     }, update time. No conversation content.`,

@@ -5,11 +5,12 @@
  */
 
 import { z } from "zod";
-import type { Capabilities } from "../../core/capabilities.ts";
 import { messageText, threadRef } from "../../ops/inputs.ts";
 import { queueMessage, type Receipt, receiptSchema } from "../../ops/queue_message.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
+import { spawnSurface, type Surface } from "../surface.ts";
+import { queuedMeans } from "../instructions.ts";
 
 const input = z.strictObject({ threadId: threadRef, text: messageText });
 
@@ -17,9 +18,13 @@ const input = z.strictObject({ threadId: threadRef, text: messageText });
 export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   name: "codex_queue_message",
   title: "Queue a message",
-  description: (caps) =>
-    `Stores a message in a thread's queue; it runs when Codex next resumes the thread. Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).${
-      caps.replyRead ? " Read the reply with codex_read_reply." : ""
+  description: (surface) =>
+    `Stores a message in a thread's queue. ${
+      surface.backend.queueStartsIdleThreads
+        ? "A thread the Codex daemon holds idle starts it at once, a busy one after its turn, others at their next resume."
+        : "It runs when a Codex process next resumes the thread (one that has it open: after its next turn)."
+    } Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).${
+      surface.caps.replyRead ? " Read the reply with codex_read_reply." : ""
     }`,
   inputSchema: input,
   outputSchema: receiptSchema,
@@ -39,21 +44,27 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   render: renderReceipt,
 };
 
-/** One paragraph telling what a receipt means and what to do next. */
-export function renderReceipt(r: Receipt, caps?: Capabilities): string {
+/** One paragraph telling what a receipt means on this backend and what to do next. */
+export function renderReceipt(
+  r: Receipt,
+  surface: Surface = spawnSurface({ replyRead: false, turnStart: false }),
+): string {
+  const { caps } = surface;
   const ids = `clientMessageId ${r.clientMessageId}, thread ${r.threadId}`;
   if (r.status === "queued") {
     const how = r.confirmedBy === "queue_list"
       ? "The acknowledgement was lost, but the thread's queue lists it."
       : "";
-    const next = caps?.replyRead
-      ? "Read the reply with codex_read_reply or codex_wait_reply."
-      : "codex_withdraw_message takes it back while it is still queued.";
+    const next = caps.replyRead ? "Read the reply with codex_read_reply or codex_wait_reply" : "";
+    const withdraw = caps.turnStart
+      ? "codex_withdraw_message takes it back while it is still queued"
+      : "";
+    const means = queuedMeans(surface);
     return sentences(
-      `Queued (${ids}): stored, not processed yet`,
+      `Queued (${ids}): ${means.charAt(0).toLowerCase()}${means.slice(1)}`,
       how,
-      "It runs when a Codex process next resumes the thread (a process that has it open runs it after its current turn)",
       next,
+      withdraw,
     );
   }
   if (r.status === "not_sent") {

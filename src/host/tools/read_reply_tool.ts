@@ -18,7 +18,9 @@ const input = z.strictObject({
   threadId: threadRef,
   clientMessageId,
   cursor: cursorInput.optional(),
-  refresh: z.boolean().optional().describe("With nextCursor: rescan the turn"),
+  refresh: z.boolean().optional().describe(
+    "With nextCursor: rescan the turn from its start (catches answers finished later)",
+  ),
 });
 
 /** The `codex_read_reply` tool. */

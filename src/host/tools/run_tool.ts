@@ -21,15 +21,22 @@ import type { RunOptions } from "../../turn/run_options.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
+import type { Surface } from "../surface.ts";
 
 const input = z.strictObject({
-  threadId: threadRef.optional(),
+  threadId: threadRef.optional().describe(
+    "The thread to run in (or give cwd): its id (a UUID) or its exact name if unique",
+  ),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
-    .optional(),
+    .optional().describe(
+      "Or start a new thread in this directory: an absolute path on Codex's machine",
+    ),
   text: messageText,
-  waitSeconds: z.number().int().min(1).max(55).default(45),
+  waitSeconds: z.number().int().min(1).max(55).default(45).describe(
+    "Longest wait of this call for the turn's end, in seconds (1..55); codex_wait_reply follows on",
+  ),
   ...runOptionShapes,
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
@@ -42,7 +49,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued.",
+    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued. not_logged_in: Codex has no login or key.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
@@ -144,7 +151,14 @@ function earlierText(out: RunResult): string {
   return `Starting it also started ${earlier.length} earlier queued message(s) first: ${list}.`;
 }
 
-function renderRun(out: RunResult): string {
+/** Where a running turn lives, as the backend decides. */
+function whereItRuns(surface: Surface | undefined): string {
+  return surface?.backend.turnsOutliveRelay
+    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
+    : "It runs inside codex-relay and ends if codex-relay exits";
+}
+
+function renderRun(out: RunResult, surface?: Surface): string {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -160,6 +174,7 @@ function renderRun(out: RunResult): string {
     if (out.reason === "connection_lost") return sentences(`${out.message} (${ids})`, ...notes);
     return sentences(
       `The turn is running (${ids})`,
+      whereItRuns(surface),
       earlierText(out),
       ...notes,
       pendingText(out.pendingApprovals),

@@ -31,7 +31,7 @@ const input = z.strictObject({
   clientMessageId,
   timeoutSeconds: z.number().int().min(WAIT_SECONDS.min).max(WAIT_SECONDS.max).default(
     WAIT_SECONDS.default,
-  ),
+  ).describe(`Longest wait of this call, in seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
   cursor: cursorInput.optional(),
 });
 

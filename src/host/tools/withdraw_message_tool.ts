@@ -1,5 +1,6 @@
 /**
- * `codex_withdraw_message`: takes back a message still in a thread's queue
+ * `codex_withdraw_message` (turn-start level: deleting from a queue controls
+ * what Codex does): takes back a message still in a thread's queue
  * (`src/ops/withdraw_message.ts`).
  * @module
  */
@@ -21,8 +22,12 @@ const input = z.strictObject({ threadId: threadRef, clientMessageId });
 export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   name: "codex_withdraw_message",
   title: "Withdraw a message",
-  description:
-    "Takes back a message still queued: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).",
+  description: ({ backend }) =>
+    `Takes back a message codex-relay queued while it is still queued${
+      backend.queueStartsIdleThreads
+        ? " (a thread the Codex daemon holds idle takes it at once)"
+        : ""
+    }: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {
@@ -31,7 +36,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
     idempotentHint: true,
     openWorldHint: false,
   },
-  enabled: () => true,
+  enabled: (caps) => caps.turnStart,
   async run({ threadId, clientMessageId }, ctx): Promise<WithdrawResult> {
     try {
       return await ctx.connection.operation(

@@ -1,0 +1,155 @@
+/**
+ * What the install flow touches outside itself: the config file operations
+ * (backup, atomic replace, refusing a file that changed underneath) and the
+ * terminal, environment and permission queries; the real ones of each.
+ * @module
+ */
+
+import { EXIT, InstallError } from "./install_error.ts";
+
+/** File operations of the installer (real ones by default; tests may wrap them). */
+export interface ConfigFs {
+  /** The file's text, or `null` when it does not exist. */
+  read(path: string): Promise<string | null>;
+  /**
+   * Replaces the file's text: backs up `before` to `backup` (when the file
+   * existed), writes `tmp`, renames it over `path`. Refuses when the file no
+   * longer holds `before`.
+   */
+  replace(
+    path: string,
+    text: string,
+    before: string | null,
+    backup: string,
+    tmp: string,
+  ): Promise<void>;
+  /** Deletes the file; refuses when it no longer holds `before`. */
+  remove(path: string, before: string): Promise<void>;
+  /**
+   * Whether the folder exists, asked with write permission on it alone (the
+   * installer holds no read permission on the client's folder).
+   */
+  folderExists(path: string): Promise<boolean>;
+  /** Creates the folder and any missing parents. */
+  makeFolder(path: string): Promise<void>;
+}
+
+/** Everything the flow touches outside itself. */
+export interface InstallIo {
+  /** Writes to stdout. */
+  out(text: string): void;
+  /** Writes to stderr. */
+  err(text: string): void;
+  /** An environment variable, or `undefined` (unset or not readable). */
+  env(name: string): string | undefined;
+  /** `Deno.build.os`. */
+  os: typeof Deno.build.os;
+  /** The current folder. */
+  cwd: string;
+  /** Absolute path of the Deno executable (written into the entry). */
+  deno: string;
+  /** Whether stdin is a terminal (someone can be asked). */
+  stdinIsTerminal: boolean;
+  /** Asks a yes/no question on the terminal. */
+  confirm(question: string): boolean;
+  /** Whether a permission is granted (never prompts). */
+  granted(descriptor: Deno.PermissionDescriptor): boolean;
+  /** File operations. */
+  fs: ConfigFs;
+}
+
+/** The real file operations. */
+export const realFs: ConfigFs = {
+  async read(path) {
+    try {
+      return await Deno.readTextFile(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
+  },
+  async remove(path, before) {
+    if ((await realFs.read(path)) !== before) {
+      throw new InstallError(
+        `${path} changed while codex-relay was editing it (is the client running and rewriting it?); run again. Nothing was written`,
+        EXIT.io,
+      );
+    }
+    await Deno.remove(path);
+  },
+  async folderExists(path) {
+    try {
+      // Opening for writing, without create or truncate, changes nothing.
+      (await Deno.open(path, { write: true })).close();
+    } catch (error) {
+      if (error instanceof Deno.errors.IsADirectory) return true;
+      if (error instanceof Deno.errors.NotFound) return false;
+      if (error instanceof Deno.errors.PermissionDenied) return true; // A folder, on Windows.
+      throw error;
+    }
+    throw new InstallError(`${path} is a file, not a folder; move it away and run again`, EXIT.io);
+  },
+  async makeFolder(path) {
+    await Deno.mkdir(path, { recursive: true });
+  },
+  async replace(path, text, before, backup, tmp) {
+    let mode: number | undefined;
+    let symlink = false;
+    try {
+      symlink = (await Deno.lstat(path)).isSymlink;
+      const info = await Deno.stat(path); // The file's own mode, through a link.
+      mode = info.mode === null ? undefined : info.mode & 0o777;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const current = await realFs.read(path);
+    if (current !== before) {
+      throw new InstallError(
+        `${path} changed while codex-relay was editing it (is the client running and rewriting it?); run again. Nothing was written`,
+        EXIT.io,
+      );
+    }
+    if (before !== null) await Deno.writeTextFile(backup, before, { mode });
+    if (symlink) {
+      // Keep the link: write through it, in place.
+      await Deno.writeTextFile(path, text);
+      return;
+    }
+    try {
+      await Deno.remove(tmp).catch(() => {}); // A stale one would keep its own mode.
+      await Deno.writeTextFile(tmp, text, { mode });
+      await Deno.rename(tmp, path);
+    } catch (error) {
+      await Deno.remove(tmp).catch(() => {});
+      throw error;
+    }
+  },
+};
+
+/** The real environment of the install flow. */
+export function realInstallIo(): InstallIo {
+  const encoder = new TextEncoder();
+  const write = (stream: { writeSync(p: Uint8Array): number }) => (text: string) => {
+    const bytes = encoder.encode(text);
+    let offset = 0;
+    while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
+  };
+  return {
+    out: write(Deno.stdout),
+    err: write(Deno.stderr),
+    env: (name) =>
+      Deno.permissions.querySync({ name: "env", variable: name }).state === "granted"
+        ? Deno.env.get(name)
+        : undefined,
+    os: Deno.build.os,
+    cwd: Deno.cwd(),
+    deno: Deno.execPath(),
+    stdinIsTerminal: Deno.stdin.isTerminal(),
+    confirm: (question) => {
+      const answer = prompt(`${question} [y/N]`);
+      return answer !== null && /^(y|yes)$/i.test(answer.trim());
+    },
+    granted: (descriptor) => Deno.permissions.querySync(descriptor).state === "granted",
+    fs: realFs,
+  };
+}

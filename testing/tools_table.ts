@@ -1,0 +1,74 @@
+/**
+ * The README's tools tables, printed from the code: which tools and
+ * app-server methods each capability level has (`src/core/capabilities.ts`,
+ * `src/host/tools/all_tools.ts`), and each tool's input fields and
+ * description as `tools/list` gives them (spawn mode, full level).
+ * `scripts/tools_table.ts` prints them; `tests/unit/readme_tools_test.ts`
+ * fails when the README differs.
+ * @module
+ */
+
+import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
+import { TOOLS } from "../src/host/tools/all_tools.ts";
+import { advertised } from "../src/host/tool_schema.ts";
+import { spawnSurface } from "../src/host/surface.ts";
+import { markdownTable } from "./markdown.ts";
+
+/** Marks the generated tables in the README. */
+export const TOOLS_MARKERS = {
+  start: "<!-- tools-table:start (deno run scripts/tools_table.ts) -->",
+  end: "<!-- tools-table:end -->",
+} as const;
+
+const LEVELS: { name: string; flag: string; caps: Capabilities }[] = [
+  { name: "queue (default)", flag: "none", caps: { replyRead: false, turnStart: false } },
+  { name: "reply read", flag: "`--allow-reply-read`", caps: { replyRead: true, turnStart: false } },
+  { name: "turn start", flag: "`--allow-turn-start`", caps: { replyRead: false, turnStart: true } },
+];
+
+const FULL: Capabilities = { replyRead: true, turnStart: true };
+
+const code = (names: Iterable<string>) => [...names].map((n) => `\`${n}\``).join(", ");
+
+/** The lowest level a tool registers at. */
+function levelOf(tool: (typeof TOOLS)[number]): string {
+  return LEVELS.find((l) => tool.enabled(l.caps))?.name.replace(" (default)", "") ?? "both flags";
+}
+
+/** A tool's input fields, optional ones marked `?`. */
+function inputsOf(tool: (typeof TOOLS)[number]): string {
+  const std = advertised(tool.inputSchema)["~standard"] as unknown as {
+    jsonSchema: { input(): { properties?: Record<string, unknown>; required?: string[] } };
+  };
+  const schema = std.jsonSchema.input();
+  const required = new Set(schema.required ?? []);
+  return Object.keys(schema.properties ?? {}).map((f) => `\`${f}${required.has(f) ? "" : "?"}\``)
+    .join(", ");
+}
+
+/** The two tables (levels, then tools), separated by a blank line. */
+export function toolsTableMarkdown(): string {
+  const base = allowedMethods(LEVELS[0].caps);
+  const baseTools = TOOLS.filter((t) => t.enabled(LEVELS[0].caps));
+  const levels = markdownTable(
+    ["level", "flag", "tools", "app-server methods it may call"],
+    LEVELS.map((l, i) => {
+      const tools = TOOLS.filter((t) => t.enabled(l.caps) && (i === 0 || !baseTools.includes(t)));
+      const methods = [...allowedMethods(l.caps)].filter((m) => i === 0 || !base.has(m));
+      const plus = i === 0 ? "" : "+ ";
+      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), plus + code(methods)];
+    }),
+  );
+  const surface = spawnSurface(FULL);
+  const tools = markdownTable(
+    ["tool", "level", "input (`?`: optional)", "what it does"],
+    TOOLS.map((t) => [
+      `\`${t.name}\``,
+      levelOf(t),
+      inputsOf(t),
+      (typeof t.description === "string" ? t.description : t.description(surface))
+        .replaceAll("|", "\\|"),
+    ]),
+  );
+  return [levels, "", tools].join("\n");
+}
