@@ -12,7 +12,7 @@ import { parseThreadList } from "../codex/validate.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
-import { curatedEnv } from "../connect/spawn/curated_env.ts";
+import { curatedEnv } from "../connect/process/curated_env.ts";
 import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
 import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
 import { startAdvice } from "../connect/daemon/proxy_dial.ts";
@@ -20,7 +20,7 @@ import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
-import { GROUP_KILL } from "../connect/spawn/process_group.ts";
+import { GROUP_KILL } from "../connect/process/process_group.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;

@@ -19,8 +19,8 @@ import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { RpcId } from "../../codex/types.ts";
-import { curatedEnv } from "../spawn/curated_env.ts";
-import { DEFAULT_REAP, type ReapTimings } from "../spawn/helper_process.ts";
+import { curatedEnv } from "../process/curated_env.ts";
+import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import {

@@ -10,13 +10,13 @@ import { anySignal, notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { curatedEnv } from "./curated_env.ts";
+import { curatedEnv } from "../process/curated_env.ts";
 import {
   DEFAULT_REAP,
   HelperProcess,
   type HelperSpec,
   type ReapTimings,
-} from "./helper_process.ts";
+} from "../process/helper_process.ts";
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import { Budget } from "../budget.ts";
