@@ -14,13 +14,37 @@ import { budgetSpent } from "./budget.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { RpcId } from "../codex/types.ts";
 
-/** How the relay reaches Codex: `spawn` (a private helper per operation) or `daemon`. */
-export type ConnectionMode = "spawn" | "daemon";
+/**
+ * What a backend can do. The layers above `src/connect/` ask these, never
+ * which backend it is, so another backend (a direct socket, a remote
+ * app-server) plugs in by declaring its own.
+ */
+export interface BackendCapabilities {
+  /**
+   * The app-server is shared with other clients (Codex's TUI, other relays):
+   * it carries every thread's notifications and server requests, a thread may
+   * already be loaded (a queued message then starts at once), and a thread's
+   * current turn may be someone else's. A private app-server sees only what
+   * the relay itself started.
+   */
+  readonly shared: boolean;
+  /** Turns that other processes start are visible (their status, their events). */
+  readonly seesOtherProcessesTurns: boolean;
+  /** A turn keeps running when the relay exits (a later relay can read or attach to it). */
+  readonly turnsOutliveRelay: boolean;
+  /** A turn already running in the app-server can be followed (resume its loaded thread). */
+  readonly attachesToRunningTurns: boolean;
+}
 
 /** A connection to an app-server: the seam every backend implements. */
 export interface Connection {
-  /** Which backend this is. */
-  readonly mode: ConnectionMode;
+  /** What this backend can do. */
+  readonly capabilities: Readonly<BackendCapabilities>;
+  /**
+   * What the app-server answered to `initialize` on the connection now open,
+   * where the backend keeps one open (a shared connection); else undefined.
+   */
+  readonly initializeResult?: unknown;
   /** The bounds in force. */
   readonly limits: Readonly<ConnectionLimits>;
   /** The time source of budgets (operations that wait use it for their pauses). */

@@ -107,7 +107,8 @@ export class TurnStarts {
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const config = await this.#config(session, undefined, options);
-      if (this.#deps.connection.mode === "daemon") {
+      // A shared app-server may hold the thread loaded and start a queued message at once.
+      if (this.#deps.connection.capabilities.shared) {
         return await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,

@@ -24,6 +24,7 @@ import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
 import { HelperSlots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import {
+  type BackendCapabilities,
   type Connection,
   type ConnectionLimits,
   type ConnectionListeners,
@@ -82,7 +83,13 @@ interface View {
 
 /** The daemon backend. */
 export class DaemonConnection implements Connection {
-  readonly mode = "daemon" as const;
+  /** The user's shared daemon: every thread's turns, which outlive the relay and can be attached to. */
+  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
+    shared: true,
+    seesOtherProcessesTurns: true,
+    turnsOutliveRelay: true,
+    attachesToRunningTurns: true,
+  });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #limits: ConnectionLimits;

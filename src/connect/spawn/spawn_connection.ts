@@ -22,6 +22,7 @@ import { RpcConnection } from "../rpc_connection.ts";
 import { Budget } from "../budget.ts";
 import { LineTransport } from "./line_transport.ts";
 import {
+  type BackendCapabilities,
   type Connection,
   type ConnectionLimits,
   type ConnectionStats,
@@ -62,7 +63,13 @@ interface Live {
 
 /** The RPC owner. */
 export class SpawnConnection implements Connection {
-  readonly mode = "spawn" as const;
+  /** A private helper per operation: it sees only its own turns, which end with it. */
+  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
+    shared: false,
+    seesOtherProcessesTurns: false,
+    turnsOutliveRelay: false,
+    attachesToRunningTurns: false,
+  });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #command: string;
