@@ -80,7 +80,7 @@ export interface HoldOptions {
   budgetMs?: number;
 }
 
-/** The bounds of every connection (DESIGN.md, "Bounds"). */
+/** The bounds of every connection (docs/design.md, "Bounds"). */
 export interface ConnectionLimits {
   /** One RPC. */
   rpcTimeoutMs: number;

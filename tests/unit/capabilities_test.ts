@@ -4,7 +4,7 @@ import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 
-// DESIGN.md, "Capability levels": the app-server methods each level allows.
+// docs/design.md, "Capability levels": the app-server methods each level allows.
 // The turn level also holds `config/read` (the recursion guard and the
 // tightening check read the thread's configuration before a turn starts),
 // `thread/name/set` (codex_run's `name`) and `fs/getMetadata` (codex_run

@@ -1,7 +1,7 @@
 import assert from "assert";
 
 /**
- * The layers of `src/` (DESIGN.md, Layout), lowest first. A module may import
+ * The layers of `src/` (docs/design.md, "Layout"), lowest first. A module may import
  * modules of its own layer folder and of layers strictly below it; folders on
  * one rank are siblings and do not import each other.
  */
