@@ -22,7 +22,15 @@ function print(stream: { writeSync(p: Uint8Array): number }, text: string): void
   while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
 }
 
-/** Runs the command line `args` and resolves with the process exit code. */
+/**
+ * Runs the command line `args` and resolves with the process exit code.
+ *
+ * @example Print the version
+ * ```ts
+ * import { main } from "@codex-relay/cli";
+ * const code = await main(["--version"]); // prints "codex-relay <version>" to stdout; code is 0
+ * ```
+ */
 export async function main(args: readonly string[]): Promise<number> {
   try {
     const command = parseCommand(args);
