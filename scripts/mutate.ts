@@ -35,7 +35,7 @@ export const GROUPS: Record<string, Group> = {
   },
   capabilities: {
     // The capability levels, and the spawn backend's allowlist check (#checkAllowed).
-    mutate: ["src/core/capabilities.ts", "src/connect/spawn/spawn_connection.ts:246-253"],
+    mutate: ["src/core/capabilities.ts", "src/connect/spawn/spawn_connection.ts:256-263"],
     tests: ["tests/unit/capabilities_test.ts"],
   },
   receipts: {

@@ -80,7 +80,11 @@ export interface HoldOptions {
   budgetMs?: number;
 }
 
-/** The bounds of every connection (docs/design.md, "Bounds"). */
+/**
+ * The bounds every backend has (docs/design.md, "Bounds"); each backend adds
+ * its own (the spawn backend's helpers alive at once, the daemon's operations
+ * in flight).
+ */
 export interface ConnectionLimits {
   /** One RPC. */
   rpcTimeoutMs: number;
@@ -91,34 +95,28 @@ export interface ConnectionLimits {
    * ({@linkcode OperationOptions.budgetMs}, e.g. `codex_wait_reply`).
    */
   maxOperationMs: number;
-  /** One frame from a helper, in bytes. */
+  /** One frame from the app-server, in bytes. */
   frameBytes: number;
-  /** Helper stderr kept, in bytes. */
+  /** Stderr kept of each process the backend starts (a helper, the proxy), in bytes. */
   stderrBytes: number;
-  /** Helpers alive at once. */
-  helpers: number;
-  /** Operations waiting for a helper. */
+  /** Operations waiting for the backend's capacity (then `busy`). */
   queue: number;
-  /** Sequential helpers one operation may use (daemon mode: connections it may open). */
-  helpersPerOperation: number;
   /**
-   * Operations in flight at once on a shared connection (daemon mode); more
-   * wait in the queue of `queue`.
+   * Connections one operation may use in turn when one is lost (sequential
+   * helpers; dials of the daemon).
    */
-  inFlight: number;
+  connectionsPerOperation: number;
 }
 
-/** The default bounds. */
+/** The default bounds every backend has. */
 export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
   rpcTimeoutMs: 12_000,
   operationMs: 20_000,
   maxOperationMs: 60_000,
   frameBytes: 1024 * 1024,
   stderrBytes: 16 * 1024,
-  helpers: 4,
   queue: 64,
-  helpersPerOperation: 3,
-  inFlight: 16,
+  connectionsPerOperation: 3,
 });
 
 /** Per-operation options. */
@@ -185,13 +183,13 @@ export interface HeldConnection {
 
 /** Counters for tests and benchmarks. */
 export interface ConnectionStats {
-  /** Helpers alive now. */
+  /** Connections open now (helpers alive; the daemon connection: 0 or 1). */
   alive: number;
-  /** Most helpers alive at once. */
+  /** Most slots in use at once (helpers alive; operations in flight on the daemon). */
   peak: number;
-  /** Helpers spawned in all. */
+  /** Connections opened in all (helpers spawned; proxies dialled). */
   spawned: number;
-  /** Operations waiting for a helper. */
+  /** Operations waiting for a slot. */
   waiting: number;
 }
 
@@ -241,14 +239,16 @@ export function heldSession(
 }
 
 /** `defaults` with each of `wanted` that is lower (bounds are only ever lowered). */
-export function lowerOnly(
-  defaults: Readonly<ConnectionLimits>,
-  wanted: Partial<ConnectionLimits>,
-): ConnectionLimits {
-  const out = { ...defaults };
-  for (const key of Object.keys(defaults) as (keyof ConnectionLimits)[]) {
+export function lowerOnly<L extends ConnectionLimits & { [K in keyof L]: number }>(
+  defaults: Readonly<L>,
+  wanted: Partial<L>,
+): L {
+  const out = { ...defaults } as L;
+  for (const key of Object.keys(defaults) as (keyof L)[]) {
     const value = wanted[key];
-    if (typeof value === "number" && value > 0 && value < defaults[key]) out[key] = value;
+    if (typeof value === "number" && value > 0 && value < defaults[key]) {
+      out[key] = value as L[keyof L];
+    }
   }
   return out;
 }

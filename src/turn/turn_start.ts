@@ -213,12 +213,7 @@ export class TurnStarts {
       conn = await connection.hold({ signal, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      const message = e.reason === "busy"
-        ? `All ${connection.limits.helpers} helpers stayed in use for ${
-          START_BUDGET_MS / 1000
-        } s (each turn codex-relay runs holds one until it ends)`
-        : e.message;
-      return notSent(e.reason, message);
+      return notSent(e.reason, e.message);
     }
     const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;

@@ -381,7 +381,7 @@ Deno.test("Owner: one operation may use 3 sequential helpers; a 4th is refused w
     faults: [{ method: "thread/list", action: { exit: 1 } }], // Every helper dies on it.
   }, async (f) => {
     const owner = ownerFor(f);
-    assert.equal(owner.limits.helpersPerOperation, 3);
+    assert.equal(owner.limits.connectionsPerOperation, 3);
     const seen: { message: string; spawned: number }[] = [];
     await owner.operation(async (s) => {
       for (let i = 0; i < 4; i++) {

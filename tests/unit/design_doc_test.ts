@@ -8,6 +8,8 @@ import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/cor
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
+import { DEFAULT_SPAWN_LIMITS } from "../../src/connect/spawn/spawn_limits.ts";
+import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts";
 import { openConnection } from "../../src/connect/open.ts";
 import { MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
 import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
@@ -132,9 +134,12 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
     "`codex_wait_reply`",
     `${WAIT_SECONDS.min}..${WAIT_SECONDS.max} s per call (default ${WAIT_SECONDS.default})`,
   );
-  says("helpers per read operation", `at most ${l.helpersPerOperation} sequential`);
+  says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
   const concurrency = "concurrent helpers (`spawn`) / operations in flight (`daemon`)";
-  says(concurrency, `${l.helpers} helpers / ${l.inFlight} in flight`);
+  says(
+    concurrency,
+    `${DEFAULT_SPAWN_LIMITS.helpers} helpers / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
+  );
   says(concurrency, `bounded queue (${l.queue})`);
   says("one MCP message from the client", `${MAX_MESSAGE_BYTES / MiB} MiB`);
   says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);

@@ -21,15 +21,14 @@ import { type Clock, systemClock } from "../../core/clock.ts";
 import type { RpcId } from "../../codex/types.ts";
 import { curatedEnv } from "../process/curated_env.ts";
 import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
-import { HelperSlots } from "../slots.ts";
+import { type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
+import { Slots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import {
   type BackendCapabilities,
   type Connection,
-  type ConnectionLimits,
   type ConnectionListeners,
   type ConnectionStats,
-  DEFAULT_LIMITS,
   type HeldConnection,
   type HoldOptions,
   lowerOnly,
@@ -52,7 +51,7 @@ export interface DaemonOptions {
   /** Proxy environment (default: the curated pass-through set). */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
-  limits?: Partial<ConnectionLimits>;
+  limits?: Partial<DaemonLimits>;
   /** Time source of budgets. */
   clock?: Clock;
   /** Reap grace periods of the proxy. */
@@ -92,11 +91,11 @@ export class DaemonConnection implements Connection {
   });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
-  readonly #limits: ConnectionLimits;
+  readonly #limits: DaemonLimits;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #dial: (timeoutMs: number) => Promise<Dialed>;
-  readonly #slots: HelperSlots;
+  readonly #slots: Slots;
   readonly #shutdown = new AbortController();
   readonly #watchers = new Map<string, Set<Watcher>>();
   #live: Live | undefined;
@@ -108,7 +107,7 @@ export class DaemonConnection implements Connection {
   constructor(options: DaemonOptions) {
     this.#allow = options.allowlist;
     this.#version = options.version;
-    this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
+    this.#limits = lowerOnly(DEFAULT_DAEMON_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLogger;
     const target = options.target ?? { kind: "daemon" };
@@ -124,11 +123,11 @@ export class DaemonConnection implements Connection {
         reap: options.reap ?? DEFAULT_REAP,
         timeoutMs,
       }));
-    this.#slots = new HelperSlots(this.#limits.inFlight, this.#limits.queue, "operation slots");
+    this.#slots = new Slots(this.#limits.inFlight, this.#limits.queue, "operation slots");
   }
 
   /** The bounds in force. */
-  get limits(): Readonly<ConnectionLimits> {
+  get limits(): Readonly<DaemonLimits> {
     return this.#limits;
   }
 
@@ -197,7 +196,7 @@ export class DaemonConnection implements Connection {
         if (!live || live.rpc.failure) {
           const next = await this.#connected(signal);
           if (next !== live) {
-            if (used >= this.#limits.helpersPerOperation) {
+            if (used >= this.#limits.connectionsPerOperation) {
               throw new RelayError(
                 "connection_lost",
                 "The operation lost the app-server daemon connection too often",

@@ -17,16 +17,15 @@ import {
   type HelperSpec,
   type ReapTimings,
 } from "../process/helper_process.ts";
-import { HelperSlots } from "../slots.ts";
+import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
+import { Slots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import { Budget } from "../budget.ts";
 import { LineTransport } from "./line_transport.ts";
 import {
   type BackendCapabilities,
   type Connection,
-  type ConnectionLimits,
   type ConnectionStats,
-  DEFAULT_LIMITS,
   type HeldConnection,
   type HoldOptions,
   lowerOnly,
@@ -45,7 +44,7 @@ export interface SpawnOptions {
   /** Helper environment (default: the curated pass-through set). */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
-  limits?: Partial<ConnectionLimits>;
+  limits?: Partial<SpawnLimits>;
   /** Time source of budgets. */
   clock?: Clock;
   /** Reap grace periods. */
@@ -74,11 +73,11 @@ export class SpawnConnection implements Connection {
   readonly #version: string;
   readonly #command: string;
   readonly #env: Record<string, string>;
-  readonly #limits: ConnectionLimits;
+  readonly #limits: SpawnLimits;
   readonly #clock: Clock;
   readonly #reap: ReapTimings;
   readonly #log: Logger;
-  readonly #slots: HelperSlots;
+  readonly #slots: Slots;
   readonly #live = new Set<Live>();
   readonly #shutdown = new AbortController();
   #spawned = 0;
@@ -88,15 +87,15 @@ export class SpawnConnection implements Connection {
     this.#version = options.version;
     this.#command = options.command ?? "codex";
     this.#env = options.env ?? curatedEnv();
-    this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
+    this.#limits = lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#reap = options.reap ?? DEFAULT_REAP;
     this.#log = options.log ?? silentLogger;
-    this.#slots = new HelperSlots(this.#limits.helpers, this.#limits.queue);
+    this.#slots = new Slots(this.#limits.helpers, this.#limits.queue, "helpers");
   }
 
   /** The bounds in force. */
-  get limits(): Readonly<ConnectionLimits> {
+  get limits(): Readonly<SpawnLimits> {
     return this.#limits;
   }
 
@@ -144,7 +143,7 @@ export class SpawnConnection implements Connection {
         if (signal.aborted) throw abortReason(signal, false);
         if (!live || live.connection.failure) {
           if (live) await this.#close(live);
-          if (used >= this.#limits.helpersPerOperation) {
+          if (used >= this.#limits.connectionsPerOperation) {
             throw new RelayError("protocol_error", "The operation used all its helpers", {
               written: false,
             });
@@ -196,6 +195,17 @@ export class SpawnConnection implements Connection {
     let live: Live;
     try {
       live = await this.#open(signal, () => deadline.remainingMs());
+    } catch (error) {
+      if (!(error instanceof RelayError && error.reason === "busy" && deadline.signal.aborted)) {
+        throw error;
+      }
+      throw new RelayError(
+        "busy",
+        `All ${this.#limits.helpers} helpers stayed in use for ${
+          Math.round(budget / 1000)
+        } s (each turn codex-relay runs holds one until it ends)`,
+        { written: false },
+      );
     } finally {
       deadline.cancel();
     }
