@@ -121,7 +121,7 @@ export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
 
 /** Per-operation options. */
 export interface OperationOptions {
-  /** Cancels the operation and reaps its helper at once. */
+  /** Cancels the operation and releases what the backend opened for it at once. */
   signal?: AbortSignal;
   /**
    * This operation's budget instead of the default `operationMs`: lower, or
@@ -132,12 +132,13 @@ export interface OperationOptions {
   label?: string;
 }
 
-/** What an operation's function gets: sequential RPCs on one owned helper. */
+/** What an operation's function gets: its RPCs, sent one after another, within one budget. */
 export interface Session {
   /**
-   * Sends one RPC and resolves with its raw result. The first call spawns and
-   * initializes the helper. A method outside the allowlist is refused
-   * (`not_allowed`) without spawning or writing anything.
+   * Sends one RPC and resolves with its raw result. The first call opens
+   * what the backend needs (spawns and initializes a helper; takes a slot on
+   * the daemon connection). A method outside the allowlist is refused
+   * (`not_allowed`) without opening or writing anything.
    */
   call(method: string, params: unknown): Promise<unknown>;
   /** Aborted when the operation is cancelled or its budget is spent. */

@@ -1,8 +1,8 @@
 /**
- * The RPC owner: the only code that spawns processes. One operation (one tool
- * call) runs its RPCs sequentially on one owned helper under the method
- * allowlist, per-RPC and per-operation budgets, a frame bound, and
- * cancellation; then reaps it.
+ * The spawn backend: a private `codex app-server` (a helper) per operation.
+ * One operation (one tool call) runs its RPCs sequentially on its own helper
+ * under the method allowlist, per-RPC and per-operation budgets, a frame
+ * bound, and cancellation; then reaps it. Turn runtimes hold a helper each.
  * @module
  */
 
@@ -60,7 +60,7 @@ interface Live {
   closing?: Promise<void>;
 }
 
-/** The RPC owner. */
+/** The spawn backend: a private helper per operation. */
 export class SpawnConnection implements Connection {
   /** A private helper per operation: it sees only its own turns, which end with it. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
