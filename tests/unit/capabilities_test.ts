@@ -1,7 +1,7 @@
 import assert from "assert";
 import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 
 // docs/design.md, "Capability levels": the app-server methods each level allows.
@@ -86,7 +86,7 @@ Deno.test("capabilities: methods no level names (turn/start, initialize, ...) ar
 });
 
 Deno.test("a queue-level owner refuses every read and turn method before any helper starts", async () => {
-  const owner = new Owner({
+  const owner = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: false }),
     version: "0.0.0-test",
     // Nothing may be spawned: a command that cannot exist proves it.
