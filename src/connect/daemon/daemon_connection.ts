@@ -14,7 +14,7 @@
  * @module
  */
 
-import { anySignal, notWritten } from "../_shared.ts";
+import { notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
@@ -23,6 +23,12 @@ import { curatedEnv } from "../process/curated_env.ts";
 import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
 import { type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
 import { Slots } from "../slots.ts";
+import {
+  checkAllowed,
+  holdBudgetMs,
+  operationBudgetMs,
+  OperationFrame,
+} from "../operation_frame.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import {
   type BackendCapabilities,
@@ -159,21 +165,13 @@ export class DaemonConnection implements Connection {
     fn: (session: Session) => Promise<T>,
     options: OperationOptions = {},
   ): Promise<T> {
-    const budget = options.budgetMs === undefined
-      ? this.#limits.operationMs
-      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
-    const start = this.#clock.now();
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError(
-          "timeout",
-          `The operation did not finish within ${Math.round(budget / 1000)} s`,
-          { written: true },
-        ),
-      ));
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
-    const remainingMs = () => Math.max(0, budget - (this.#clock.now() - start));
+    const frame = new OperationFrame(
+      operationBudgetMs(this.#limits, options.budgetMs),
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+    );
+    const signal = frame.signal;
+    const remainingMs = () => frame.remainingMs();
     let release: (() => void) | undefined;
     let live: Live | undefined;
     let used = 0;
@@ -182,7 +180,7 @@ export class DaemonConnection implements Connection {
       signal,
       remainingMs,
       call: async (method, params) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!release) {
           try {
@@ -230,7 +228,7 @@ export class DaemonConnection implements Connection {
     try {
       return await fn(session);
     } finally {
-      timer.cancel();
+      frame.end();
       for (const stop of [...unwatch]) stop();
       release?.();
     }
@@ -241,22 +239,22 @@ export class DaemonConnection implements Connection {
    * operation slot; closing it detaches it and never closes the connection.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
-    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError(
-          "timeout",
-          `The app-server daemon was not ready within ${Math.round(budget / 1000)} s`,
-          { written: false },
-        ),
-      ));
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    const budget = holdBudgetMs(this.#limits, options.budgetMs);
+    const frame = new OperationFrame(
+      budget,
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+      new RelayError(
+        "timeout",
+        `The app-server daemon was not ready within ${Math.round(budget / 1000)} s`,
+        { written: false },
+      ),
+    );
     let live: Live;
     try {
-      live = await this.#connected(signal);
+      live = await this.#connected(frame.signal);
     } finally {
-      timer.cancel();
+      frame.end();
     }
     const view: View = { followed: undefined, listeners: {}, asked: new Set() };
     live.views.add(view);
@@ -287,7 +285,7 @@ export class DaemonConnection implements Connection {
         if (this.#mayAnswer(view, id)) live.rpc.respondError(id, code, message);
       },
       call: (method, params, callOptions = {}) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         if (failure) {
           return Promise.reject(
             new RelayError(failure.reason, failure.message, { written: false, cause: failure }),
@@ -324,15 +322,6 @@ export class DaemonConnection implements Connection {
       await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
     }
     await Promise.all([...this.#closings]);
-  }
-
-  #checkAllowed(method: string): void {
-    if (!this.#allow.has(method)) {
-      this.#log.warn("refused", { method });
-      throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
-        written: false,
-      });
-    }
   }
 
   #mayAnswer(view: View, id: RpcId): boolean {

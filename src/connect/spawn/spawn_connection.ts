@@ -6,7 +6,7 @@
  * @module
  */
 
-import { anySignal, notWritten } from "../_shared.ts";
+import { notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
@@ -20,7 +20,12 @@ import {
 import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
 import { Slots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
-import { Budget } from "../budget.ts";
+import {
+  checkAllowed,
+  holdBudgetMs,
+  operationBudgetMs,
+  OperationFrame,
+} from "../operation_frame.ts";
 import { LineTransport } from "./line_transport.ts";
 import {
   type BackendCapabilities,
@@ -123,23 +128,24 @@ export class SpawnConnection implements Connection {
     fn: (session: Session) => Promise<T>,
     options: OperationOptions = {},
   ): Promise<T> {
-    const budget = options.budgetMs === undefined
-      ? this.#limits.operationMs
-      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
-    const deadline = new Budget(budget, this.#clock);
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    const frame = new OperationFrame(
+      operationBudgetMs(this.#limits, options.budgetMs),
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+    );
+    const signal = frame.signal;
     let live: Live | undefined;
     let used = 0;
     const onAbort = () => {
       if (live) void this.#close(live, abortReason(signal, true));
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    const remainingMs = () => deadline.remainingMs();
+    const remainingMs = () => frame.remainingMs();
     const session: Session = {
       signal,
       remainingMs,
       call: async (method, params) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!live || live.connection.failure) {
           if (live) await this.#close(live);
@@ -170,7 +176,7 @@ export class SpawnConnection implements Connection {
     try {
       return await fn(session);
     } finally {
-      deadline.cancel();
+      frame.end();
       signal.removeEventListener("abort", onAbort);
       if (live) await this.#close(live);
     }
@@ -183,20 +189,20 @@ export class SpawnConnection implements Connection {
    * as an operation does.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
-    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
-    const deadline = new Budget(
+    const budget = holdBudgetMs(this.#limits, options.budgetMs);
+    const frame = new OperationFrame(
       budget,
       this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
       new RelayError("timeout", `No helper was ready within ${Math.round(budget / 1000)} s`, {
         written: true,
       }),
     );
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
     let live: Live;
     try {
-      live = await this.#open(signal, () => deadline.remainingMs());
+      live = await this.#open(frame.signal, () => frame.remainingMs());
     } catch (error) {
-      if (!(error instanceof RelayError && error.reason === "busy" && deadline.signal.aborted)) {
+      if (!(error instanceof RelayError && error.reason === "busy" && frame.spent)) {
         throw error;
       }
       throw new RelayError(
@@ -207,7 +213,7 @@ export class SpawnConnection implements Connection {
         { written: false },
       );
     } finally {
-      deadline.cancel();
+      frame.end();
     }
     const onShutdown = () => void this.#close(live);
     this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
@@ -221,7 +227,7 @@ export class SpawnConnection implements Connection {
       respond: (id, result) => live.connection.respond(id, result),
       respondError: (id, code, message) => live.connection.respondError(id, code, message),
       call: (method, params, callOptions = {}) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         const timeoutMs = Math.min(
           callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
           this.#limits.rpcTimeoutMs,
@@ -251,15 +257,6 @@ export class SpawnConnection implements Connection {
     const live = [...this.#live];
     await Promise.all(live.map((l) => l.helper.kill()));
     return live.length;
-  }
-
-  #checkAllowed(method: string): void {
-    if (!this.#allow.has(method)) {
-      this.#log.warn("refused", { method });
-      throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
-        written: false,
-      });
-    }
   }
 
   async #open(signal: AbortSignal, remainingMs: () => number): Promise<Live> {
