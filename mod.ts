@@ -20,27 +20,6 @@
 
 import { main, VERSION } from "./src/cli/main.ts";
 
-export {
-  /**
-   * Runs the codex-relay command line and resolves with the exit code.
-   *
-   * @example Print the version
-   * ```ts
-   * import { main } from "@codex-relay/cli";
-   * const code = await main(["--version"]);
-   * ```
-   */
-  main,
-  /**
-   * The version of codex-relay.
-   *
-   * @example
-   * ```ts
-   * import { VERSION } from "@codex-relay/cli";
-   * console.error(`codex-relay ${VERSION}`);
-   * ```
-   */
-  VERSION,
-};
+export { main, VERSION };
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -34,8 +34,8 @@ export const GROUPS: Record<string, Group> = {
     tests: ["tests/unit/elicit_*_test.ts"],
   },
   capabilities: {
-    // The capability levels, and the spawn backend's allowlist check (#checkAllowed).
-    mutate: ["src/core/capabilities.ts", "src/connect/spawn/spawn_connection.ts:239-246"],
+    // The capability levels, and the allowlist check every backend runs (checkAllowed).
+    mutate: ["src/core/capabilities.ts", "src/connect/operation_frame.ts:64-71"],
     tests: ["tests/unit/capabilities_test.ts"],
   },
   receipts: {

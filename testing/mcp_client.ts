@@ -292,7 +292,7 @@ export class CommandClientTransport implements Transport {
   }
 }
 
-/** DESIGN.md's shutdown bound: a server exits within 2 s of stdin EOF. */
+/** The shutdown bound (docs/design.md, "Bounds"): a server exits within 2 s of stdin EOF. */
 export const SHUTDOWN_BOUND_MS = 2000;
 
 /** Protocol revisions {@linkcode connectClient} can pin. */

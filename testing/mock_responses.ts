@@ -2,8 +2,8 @@
  * A mock of the OpenAI Responses API (`POST /v1/responses`, Server-Sent Events) for driving a
  * real `codex app-server` offline.
  *
- * The event sequence and item shapes follow what Codex 0.169 accepted in the captures under
- * `shared/codex-protocol/transcripts/` (01, 06, 07, 08, 09):
+ * The event sequence and item shapes follow what Codex 0.169 accepted in the captures 01, 06,
+ * 07, 08 and 09 of docs/codex-protocol.md ("Running Codex offline for tests"):
  *
  *   response.created
  *   → response.output_item.done   (commentary message, complete)

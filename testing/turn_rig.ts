@@ -7,7 +7,7 @@
 import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { ManualClock } from "./manual_clock.ts";
-import { SpawnConnection as Owner } from "../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../src/connect/spawn/spawn_connection.ts";
 import type { ElicitationRouter } from "../src/elicit/router.ts";
 import { turnMachinery } from "../src/turn/turn_machinery.ts";
 import type { TurnRegistry } from "../src/turn/turn_registry.ts";
@@ -27,7 +27,7 @@ export interface TurnRigOptions {
 /** An owner, router and registry wired as `serve` wires them. */
 export interface TurnRig {
   clock: ManualClock;
-  owner: Owner;
+  owner: SpawnConnection;
   router: ElicitationRouter;
   turns: TurnRegistry;
   starts: TurnStarts;
@@ -37,7 +37,7 @@ export interface TurnRig {
 export function turnRig(f: FixtureHome, options: TurnRigOptions = {}): TurnRig {
   const caps = options.caps ?? { replyRead: false, turnStart: true };
   const clock = new ManualClock();
-  const owner = new Owner({
+  const owner = new SpawnConnection({
     allowlist: allowedMethods(caps),
     version: "0.0.0-test",
     env: f.env,

@@ -16,7 +16,8 @@
 
 import { parseArgs } from "parse-args";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
-import { denoDir, rssKiB, TMP } from "./_relay.ts";
+import { rssKiB, TMP } from "./_relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 import { fixtureTarget } from "./targets.ts";
 
 const enc = new TextEncoder();
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
   const idleMs = Number(args["idle-seconds"]) * 1000;
   await Deno.mkdir(TMP, { recursive: true });
   const t = await fixtureTarget();
-  const f = startFlood({ ...t.env, DENO_DIR: await denoDir() });
+  const f = startFlood(denoChildEnv(t.env));
   const pid = f.child.pid;
   try {
     await send(f, [{

@@ -13,15 +13,13 @@ import { LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
-import { curatedEnv } from "../connect/spawn/curated_env.ts";
-import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
-import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
-import { startAdvice } from "../connect/daemon/proxy_dial.ts";
+import { curatedEnv } from "../connect/process/curated_env.ts";
+import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
 import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
-import { GROUP_KILL } from "../connect/spawn/process_group.ts";
+import { GROUP_KILL } from "../connect/process/process_group.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
@@ -180,15 +178,12 @@ async function checkAppServer(
     version,
     log: silentLogger,
   };
-  const daemon = mode.kind === "spawn"
-    ? undefined
-    : new DaemonConnection({ ...options, target: mode });
-  const owner = daemon ?? new SpawnConnection(options);
+  const connection = openConnection(mode, options);
   const home = io.env("CODEX_HOME") ??
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");
   try {
-    const [page, account] = await owner.operation(
+    const [page, account] = await connection.operation(
       async (s) =>
         [
           parseThreadList(await s.call("thread/list", { limit: 1 })),
@@ -196,14 +191,15 @@ async function checkAppServer(
         ] as const,
       { label: "doctor" },
     );
-    if (daemon) {
-      const agent = (daemon.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
+    if (connection.capabilities.shared) {
+      // A shared app-server runs whichever codex started it, not necessarily the one on PATH.
+      const agent = (connection.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
       const found = typeof agent === "string" ? agent.match(/\/(\d+\.\d+\.\d+[^\s]*)/) : null;
       findings.push({
         level: "ok",
-        text: `the app-server daemon (${
-          mode.kind === "unix" ? `socket ${mode.path}` : "of CODEX_HOME"
-        }) answered through codex app-server proxy: initialize (experimental API) and thread/list`,
+        text: `${
+          appServerLabel(mode)
+        } answered through codex app-server proxy: initialize (experimental API) and thread/list`,
       });
       findings.push(
         found
@@ -237,18 +233,15 @@ async function checkAppServer(
     findings.push(loginFinding(account, io));
   } catch (error) {
     const e = asRelayError(error);
-    const fix = e.reason === "daemon_unavailable" && mode.kind !== "spawn"
-      ? startAdvice(mode)
-      : FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails";
+    const fix = (e.reason === "daemon_unavailable" ? unavailableFix(mode) : undefined) ??
+      FIXES[e.reason] ?? "run `codex app-server` in a terminal to see why it fails";
     findings.push({
       level: "problem",
-      text: `${
-        daemon ? "the app-server daemon" : "codex app-server"
-      } failed (${e.reason}): ${e.message}`,
+      text: `${appServerName(mode)} failed (${e.reason}): ${e.message}`,
       fix,
     });
   } finally {
-    await owner.shutdown();
+    await connection.shutdown();
   }
   return findings;
 }

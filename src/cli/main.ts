@@ -39,7 +39,15 @@ function helpFor(topic: string | undefined): string {
   throw new UsageError(`No help for '${topic}': give one of ${HELP_TOPICS.join(", ")}`);
 }
 
-/** Runs the command line `args` and resolves with the process exit code. */
+/**
+ * Runs the command line `args` and resolves with the process exit code.
+ *
+ * @example Print the version
+ * ```ts
+ * import { main } from "@codex-relay/cli";
+ * const code = await main(["--version"]); // prints "codex-relay <version>" to stdout; code is 0
+ * ```
+ */
 export async function main(args: readonly string[]): Promise<number> {
   try {
     const command = parseCommand(args);

@@ -14,13 +14,37 @@ import { budgetSpent } from "./budget.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { RpcId } from "../codex/types.ts";
 
-/** How the relay reaches Codex: `spawn` (a private helper per operation) or `daemon`. */
-export type ConnectionMode = "spawn" | "daemon";
+/**
+ * What a backend can do. The layers above `src/connect/` ask these, never
+ * which backend it is, so another backend (a direct socket, a remote
+ * app-server) plugs in by declaring its own.
+ */
+export interface BackendCapabilities {
+  /**
+   * The app-server is shared with other clients (Codex's TUI, other relays):
+   * it carries every thread's notifications and server requests, a thread may
+   * already be loaded (a queued message then starts at once), and a thread's
+   * current turn may be someone else's. A private app-server sees only what
+   * the relay itself started.
+   */
+  readonly shared: boolean;
+  /** Turns that other processes start are visible (their status, their events). */
+  readonly seesOtherProcessesTurns: boolean;
+  /** A turn keeps running when the relay exits (a later relay can read or attach to it). */
+  readonly turnsOutliveRelay: boolean;
+  /** A turn already running in the app-server can be followed (resume its loaded thread). */
+  readonly attachesToRunningTurns: boolean;
+}
 
 /** A connection to an app-server: the seam every backend implements. */
 export interface Connection {
-  /** Which backend this is. */
-  readonly mode: ConnectionMode;
+  /** What this backend can do. */
+  readonly capabilities: Readonly<BackendCapabilities>;
+  /**
+   * What the app-server answered to `initialize` on the connection now open,
+   * where the backend keeps one open (a shared connection); else undefined.
+   */
+  readonly initializeResult?: unknown;
   /** The bounds in force. */
   readonly limits: Readonly<ConnectionLimits>;
   /** The time source of budgets (operations that wait use it for their pauses). */
@@ -56,7 +80,11 @@ export interface HoldOptions {
   budgetMs?: number;
 }
 
-/** The bounds of every connection (DESIGN.md, "Bounds"). */
+/**
+ * The bounds every backend has (docs/design.md, "Bounds"); each backend adds
+ * its own (the spawn backend's helpers alive at once, the daemon's operations
+ * in flight).
+ */
 export interface ConnectionLimits {
   /** One RPC. */
   rpcTimeoutMs: number;
@@ -67,39 +95,33 @@ export interface ConnectionLimits {
    * ({@linkcode OperationOptions.budgetMs}, e.g. `codex_wait_reply`).
    */
   maxOperationMs: number;
-  /** One frame from a helper, in bytes. */
+  /** One frame from the app-server, in bytes. */
   frameBytes: number;
-  /** Helper stderr kept, in bytes. */
+  /** Stderr kept of each process the backend starts (a helper, the proxy), in bytes. */
   stderrBytes: number;
-  /** Helpers alive at once. */
-  helpers: number;
-  /** Operations waiting for a helper. */
+  /** Operations waiting for the backend's capacity (then `busy`). */
   queue: number;
-  /** Sequential helpers one operation may use (daemon mode: connections it may open). */
-  helpersPerOperation: number;
   /**
-   * Operations in flight at once on a shared connection (daemon mode); more
-   * wait in the queue of `queue`.
+   * Connections one operation may use in turn when one is lost (sequential
+   * helpers; dials of the daemon).
    */
-  inFlight: number;
+  connectionsPerOperation: number;
 }
 
-/** The default bounds. */
+/** The default bounds every backend has. */
 export const DEFAULT_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
   rpcTimeoutMs: 12_000,
   operationMs: 20_000,
   maxOperationMs: 60_000,
   frameBytes: 1024 * 1024,
   stderrBytes: 16 * 1024,
-  helpers: 4,
   queue: 64,
-  helpersPerOperation: 3,
-  inFlight: 16,
+  connectionsPerOperation: 3,
 });
 
 /** Per-operation options. */
 export interface OperationOptions {
-  /** Cancels the operation and reaps its helper at once. */
+  /** Cancels the operation and releases what the backend opened for it at once. */
   signal?: AbortSignal;
   /**
    * This operation's budget instead of the default `operationMs`: lower, or
@@ -110,12 +132,13 @@ export interface OperationOptions {
   label?: string;
 }
 
-/** What an operation's function gets: sequential RPCs on one owned helper. */
+/** What an operation's function gets: its RPCs, sent one after another, within one budget. */
 export interface Session {
   /**
-   * Sends one RPC and resolves with its raw result. The first call spawns and
-   * initializes the helper. A method outside the allowlist is refused
-   * (`not_allowed`) without spawning or writing anything.
+   * Sends one RPC and resolves with its raw result. The first call opens
+   * what the backend needs (spawns and initializes a helper; takes a slot on
+   * the daemon connection). A method outside the allowlist is refused
+   * (`not_allowed`) without opening or writing anything.
    */
   call(method: string, params: unknown): Promise<unknown>;
   /** Aborted when the operation is cancelled or its budget is spent. */
@@ -161,13 +184,13 @@ export interface HeldConnection {
 
 /** Counters for tests and benchmarks. */
 export interface ConnectionStats {
-  /** Helpers alive now. */
+  /** Connections open now (helpers alive; the daemon connection: 0 or 1). */
   alive: number;
-  /** Most helpers alive at once. */
+  /** Most slots in use at once (helpers alive; operations in flight on the daemon). */
   peak: number;
-  /** Helpers spawned in all. */
+  /** Connections opened in all (helpers spawned; proxies dialled). */
   spawned: number;
-  /** Operations waiting for a helper. */
+  /** Operations waiting for a slot. */
   waiting: number;
 }
 
@@ -217,14 +240,16 @@ export function heldSession(
 }
 
 /** `defaults` with each of `wanted` that is lower (bounds are only ever lowered). */
-export function lowerOnly(
-  defaults: Readonly<ConnectionLimits>,
-  wanted: Partial<ConnectionLimits>,
-): ConnectionLimits {
-  const out = { ...defaults };
-  for (const key of Object.keys(defaults) as (keyof ConnectionLimits)[]) {
+export function lowerOnly<L extends ConnectionLimits & { [K in keyof L]: number }>(
+  defaults: Readonly<L>,
+  wanted: Partial<L>,
+): L {
+  const out = { ...defaults } as L;
+  for (const key of Object.keys(defaults) as (keyof L)[]) {
     const value = wanted[key];
-    if (typeof value === "number" && value > 0 && value < defaults[key]) out[key] = value;
+    if (typeof value === "number" && value > 0 && value < defaults[key]) {
+      out[key] = value as L[keyof L];
+    }
   }
   return out;
 }

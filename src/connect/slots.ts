@@ -1,5 +1,6 @@
 /**
- * Caps the helpers alive at once; further operations wait in a bounded queue.
+ * Caps what a backend runs at once (the spawn backend's helpers, the daemon's
+ * operations in flight); further operations wait in a bounded queue.
  * @module
  */
 
@@ -11,7 +12,7 @@ interface Waiter {
 }
 
 /** A counting semaphore with a bounded FIFO wait queue. */
-export class HelperSlots {
+export class Slots {
   readonly #max: number;
   readonly #queueMax: number;
   readonly #waiters: Waiter[] = [];
@@ -20,8 +21,8 @@ export class HelperSlots {
 
   readonly #what: string;
 
-  /** `what` names the slots in the `busy` message. */
-  constructor(max: number, queueMax: number, what = "helpers") {
+  /** `what` names the slots in the `busy` message (e.g. "helpers", "operation slots"). */
+  constructor(max: number, queueMax: number, what: string) {
     this.#max = max;
     this.#queueMax = queueMax;
     this.#what = what;

@@ -5,5 +5,13 @@
 
 import denoJson from "../../deno.json" with { type: "json" };
 
-/** The version of codex-relay (deno.json `version`). */
+/**
+ * The version of codex-relay (deno.json `version`).
+ *
+ * @example Name the version in a log line
+ * ```ts
+ * import { VERSION } from "@codex-relay/cli";
+ * console.error(`codex-relay ${VERSION}`);
+ * ```
+ */
 export const VERSION: string = denoJson.version;

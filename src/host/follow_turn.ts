@@ -196,8 +196,8 @@ export async function followForWait(
 }
 
 /**
- * Daemon mode at the turn-start level: a message whose turn runs in the
- * daemon (read as `inProgress`), started by codex_run of this relay or of an
+ * At the turn-start level, on a backend that attaches to running turns (the
+ * daemon): a message whose turn runs there (read as `inProgress`), started by codex_run of this relay or of an
  * earlier one, is followed by a runtime attached to it, so its pending
  * approvals are offered to this call. Otherwise undefined (the wait reads).
  */
@@ -205,7 +205,7 @@ async function attachForWait(
   args: { threadId: string; clientMessageId: string },
   ctx: CallContext,
 ): Promise<TurnRuntime | undefined> {
-  if (ctx.connection.mode !== "daemon" || !ctx.caps.turnStart) return undefined;
+  if (!ctx.connection.capabilities.attachesToRunningTurns || !ctx.caps.turnStart) return undefined;
   const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
   const read = await ctx.connection
     .operation((s) => readReply(s, scope), { signal: ctx.signal, label: "attach" })

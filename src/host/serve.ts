@@ -9,8 +9,7 @@
 
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
-import { SpawnConnection } from "../connect/spawn/spawn_connection.ts";
-import { DaemonConnection } from "../connect/daemon/daemon_connection.ts";
+import { openConnection } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
 import { allowedMethods, type Capabilities } from "../core/capabilities.ts";
 import { instructionsFor } from "./instructions.ts";
@@ -30,9 +29,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
-  const connection: Connection = mode.kind === "spawn"
-    ? new SpawnConnection({ allowlist: allowedMethods(caps), version, log })
-    : new DaemonConnection({ allowlist: allowedMethods(caps), version, log, target: mode });
+  const connection = openConnection(mode, { allowlist: allowedMethods(caps), version, log });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),

@@ -42,11 +42,13 @@ export const DAEMON_TRAITS: BackendTraits = Object.freeze({
 });
 
 /**
- * What `connection` does. The one place texts learn about the backend: when
- * the Connection says what it can do, read that here instead of its mode.
+ * What `connection` does, read from what the backend says it can do: a
+ * shared backend (the daemon) holds threads loaded for every client, so a
+ * message queued to one of them that is idle starts at once.
  */
-export function backendTraits(connection: Pick<Connection, "mode">): BackendTraits {
-  return connection.mode === "daemon" ? DAEMON_TRAITS : SPAWN_TRAITS;
+export function backendTraits(connection: Pick<Connection, "capabilities">): BackendTraits {
+  const { shared, turnsOutliveRelay } = connection.capabilities;
+  return { queueStartsIdleThreads: shared, turnsOutliveRelay };
 }
 
 /** The surface of `caps` on a spawn backend (texts rendered without a relay, e.g. docs). */

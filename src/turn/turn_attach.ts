@@ -37,9 +37,9 @@ export const ATTACH_BUDGET_MS = 12_000;
 export const STATUS_PAGES = 5;
 
 /**
- * A runtime following `turnId` (the turn of `clientMessageId`) on the
- * daemon, or undefined when the relay should not or cannot attach: not the
- * daemon, shutting down, another message's runtime on the thread, the thread
+ * A runtime following `turnId` (the turn of `clientMessageId`) on a shared
+ * app-server (the daemon), or undefined when the relay should not or cannot
+ * attach: a backend that cannot attach to running turns, shutting down, another message's runtime on the thread, the thread
  * not loaded in the daemon, or a failure (the caller then just reads).
  */
 export async function attachTurn(
@@ -49,7 +49,7 @@ export async function attachTurn(
 ): Promise<TurnRuntime | undefined> {
   const { connection, registry, clock, log } = deps;
   const { threadId, clientMessageId, turnId } = target;
-  if (connection.mode !== "daemon" || registry.closing) return undefined;
+  if (!connection.capabilities.attachesToRunningTurns || registry.closing) return undefined;
   const mine = () => {
     const active = registry.active(threadId);
     return active?.clientMessageId === clientMessageId ? active : undefined;

@@ -49,7 +49,7 @@ export function turnMachinery(options: MachineryOptions): TurnMachinery {
     log,
     limits: options.limits ?? DEFAULT_TURN_LIMITS,
     readsReplies: options.readsReplies,
-    shared: connection.mode === "daemon",
+    shared: connection.capabilities.shared,
   });
   const starts = new TurnStarts({
     connection,

@@ -1,5 +1,5 @@
 /**
- * A turn runtime: an owned helper that holds one thread while the turn that
+ * A turn runtime: a held connection that follows one thread while the turn that
  * took one message runs. It follows the turn's notifications, hands Codex's
  * requests to the elicitation router, watches for silence (stall budget) and
  * overall length (backstop), classifies the outcome, and releases the thread

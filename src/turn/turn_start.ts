@@ -140,7 +140,8 @@ export class TurnStarts {
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const config = await this.#config(session, undefined, options);
-      if (this.#deps.connection.mode === "daemon") {
+      // A shared app-server may hold the thread loaded and start a queued message at once.
+      if (this.#deps.connection.capabilities.shared) {
         return await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
@@ -245,12 +246,7 @@ export class TurnStarts {
       conn = await connection.hold({ signal, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      const message = e.reason === "busy"
-        ? `All ${connection.limits.helpers} helpers stayed in use for ${
-          START_BUDGET_MS / 1000
-        } s (each turn codex-relay runs holds one until it ends)`
-        : e.message;
-      return notSent(e.reason, message);
+      return notSent(e.reason, e.message);
     }
     const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;

@@ -4,7 +4,7 @@
  * field the relay relies on still exists with the type its validators expect.
  *
  * {@link RELIED_ON} is the one table: what `src/codex/validate.ts` reads (and what the reply
- * reader, the turn runtime and the elicitation router read per DESIGN.md), and samples of the
+ * reader, the turn runtime and the elicitation router read per docs/design.md), and samples of the
  * params and answers the relay sends. Two directions are checked:
  *
  * - `send` rows: the sample validates against the schema, and every field in it is declared
@@ -120,7 +120,7 @@ const AGENT = `${ITEM}<agentMessage>`;
  * parseQueueAdd, parseQueueList, parseItem, parseItemsPage, parseTurnsPage, parseTurn), the
  * params sent by `src/owner/owner.ts` (initialize), `src/host/tools/` (list, queue),
  * `src/reply/read_reply.ts` (items, turns), `src/turn/` (config/read, thread start/resume, queue
- * start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes, and DESIGN.md.
+ * start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes, and docs/design.md.
  * Update it with the code: a field the relay starts to rely on belongs here.
  */
 export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow | MethodsRow)[] = [

@@ -1,17 +1,14 @@
 import assert from "assert";
 import type { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
-import {
-  SpawnConnection as Owner,
-  type SpawnOptions as OwnerOptions,
-} from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection, type SpawnOptions } from "../../src/connect/spawn/spawn_connection.ts";
 import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
 import { within } from "../../testing/deadline.ts";
 
 const QUEUE_METHODS = new Set(["thread/list", "thread/queue/add", "thread/queue/list"]);
 
-function ownerFor(f: FixtureHome, over: Partial<OwnerOptions> = {}): Owner {
-  return new Owner({
+function ownerFor(f: FixtureHome, over: Partial<SpawnOptions> = {}): SpawnConnection {
+  return new SpawnConnection({
     allowlist: QUEUE_METHODS,
     version: "0.0.0-test",
     env: f.env,
@@ -20,10 +17,10 @@ function ownerFor(f: FixtureHome, over: Partial<OwnerOptions> = {}): Owner {
   });
 }
 
-const listThreads = (owner: Owner, signal?: AbortSignal) =>
+const listThreads = (owner: SpawnConnection, signal?: AbortSignal) =>
   owner.operation((s) => s.call("thread/list", { limit: 5 }), { signal });
 
-Deno.test("Owner.operation() initializes with experimentalApi, runs the RPC and reaps the helper", async () => {
+Deno.test("SpawnConnection.operation() initializes with experimentalApi, runs the RPC and reaps the helper", async () => {
   const t = thread();
   await withFixture({ threads: [t] }, async (f) => {
     const owner = ownerFor(f);
@@ -39,7 +36,7 @@ Deno.test("Owner.operation() initializes with experimentalApi, runs the RPC and 
   });
 });
 
-Deno.test("Owner.operation() runs all RPCs of one operation on one helper", async () => {
+Deno.test("SpawnConnection.operation() runs all RPCs of one operation on one helper", async () => {
   const t = thread();
   await withFixture({ threads: [t] }, async (f) => {
     const owner = ownerFor(f);
@@ -52,7 +49,7 @@ Deno.test("Owner.operation() runs all RPCs of one operation on one helper", asyn
   });
 });
 
-Deno.test("Owner refuses a method outside the allowlist without spawning or writing", async () => {
+Deno.test("SpawnConnection refuses a method outside the allowlist without spawning or writing", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const owner = ownerFor(f);
     const error = await rejection(
@@ -65,7 +62,7 @@ Deno.test("Owner refuses a method outside the allowlist without spawning or writ
   });
 });
 
-Deno.test("Owner refuses a later method outside the allowlist without writing it", async () => {
+Deno.test("SpawnConnection refuses a later method outside the allowlist without writing it", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const owner = ownerFor(f);
     const error = await rejection(owner.operation(async (s) => {
@@ -77,7 +74,7 @@ Deno.test("Owner refuses a later method outside the allowlist without writing it
   });
 });
 
-Deno.test("Owner accepts a frame of exactly 1 MiB", async () => {
+Deno.test("SpawnConnection accepts a frame of exactly 1 MiB", async () => {
   await withFixture({
     threads: [thread()],
     faults: [{ method: "thread/list", action: { frameBytes: 1024 * 1024 } }],
@@ -88,7 +85,7 @@ Deno.test("Owner accepts a frame of exactly 1 MiB", async () => {
   });
 });
 
-Deno.test("Owner rejects a frame of 1 MiB + 1 byte with output_limit", async () => {
+Deno.test("SpawnConnection rejects a frame of 1 MiB + 1 byte with output_limit", async () => {
   await withFixture({
     threads: [thread()],
     faults: [{ method: "thread/list", action: { frameBytes: 1024 * 1024 + 1 } }],
@@ -99,7 +96,7 @@ Deno.test("Owner rejects a frame of 1 MiB + 1 byte with output_limit", async () 
   });
 });
 
-Deno.test("Owner enforces the RPC timeout and reaps the helper", async () => {
+Deno.test("SpawnConnection enforces the RPC timeout and reaps the helper", async () => {
   await withFixture({
     threads: [],
     faults: [{ method: "thread/list", barrier: "seen", action: { never: true } }],
@@ -120,7 +117,7 @@ Deno.test("Owner enforces the RPC timeout and reaps the helper", async () => {
   });
 });
 
-Deno.test("Owner shares one operation deadline across RPCs", async () => {
+Deno.test("SpawnConnection shares one operation deadline across RPCs", async () => {
   const t = thread();
   await withFixture({
     threads: [t],
@@ -153,7 +150,7 @@ Deno.test("Owner shares one operation deadline across RPCs", async () => {
   });
 });
 
-Deno.test("Owner cancellation reaps the helper mid-RPC", async () => {
+Deno.test("SpawnConnection cancellation reaps the helper mid-RPC", async () => {
   await withFixture(
     { threads: [], faults: [{ method: "thread/list", barrier: "hold" }] },
     async (f) => {
@@ -173,7 +170,7 @@ Deno.test("Owner cancellation reaps the helper mid-RPC", async () => {
   );
 });
 
-Deno.test("Owner reports an app-server that exits before initialize as spawn_failed", async () => {
+Deno.test("SpawnConnection reports an app-server that exits before initialize as spawn_failed", async () => {
   await withFixture({ threads: [], startup: { exitOnInitialize: 7 } }, async (f) => {
     const error = await rejection(listThreads(ownerFor(f)));
     assert.equal(error.reason, "spawn_failed");
@@ -182,7 +179,7 @@ Deno.test("Owner reports an app-server that exits before initialize as spawn_fai
   });
 });
 
-Deno.test("Owner reports a lost acknowledgement (exit after reading) as written protocol_error", async () => {
+Deno.test("SpawnConnection reports a lost acknowledgement (exit after reading) as written protocol_error", async () => {
   await withFixture(
     { threads: [], faults: [{ method: "thread/list", action: { exit: 0 } }] },
     async (f) => {
@@ -193,7 +190,7 @@ Deno.test("Owner reports a lost acknowledgement (exit after reading) as written 
   );
 });
 
-Deno.test("Owner reports an exit mid-frame as protocol_error", async () => {
+Deno.test("SpawnConnection reports an exit mid-frame as protocol_error", async () => {
   await withFixture({
     threads: [thread()],
     faults: [{ method: "thread/list", action: { exitMidFrame: true } }],
@@ -204,7 +201,7 @@ Deno.test("Owner reports an exit mid-frame as protocol_error", async () => {
   });
 });
 
-Deno.test("Owner fails the operation on a garbage line", async () => {
+Deno.test("SpawnConnection fails the operation on a garbage line", async () => {
   await withFixture(
     { threads: [], faults: [{ method: "thread/list", action: { garbage: true } }] },
     async (f) => {
@@ -215,7 +212,7 @@ Deno.test("Owner fails the operation on a garbage line", async () => {
   );
 });
 
-Deno.test("Owner fails the operation on a response with a wrong id", async () => {
+Deno.test("SpawnConnection fails the operation on a response with a wrong id", async () => {
   await withFixture(
     { threads: [], faults: [{ method: "thread/list", action: { wrongId: true } }] },
     async (f) => {
@@ -228,7 +225,7 @@ Deno.test("Owner fails the operation on a response with a wrong id", async () =>
 
 // What the kept tail holds (the last 16 KiB) is tested on HelperProcess in
 // tests/unit/helper_stderr_test.ts; here: a flood never stalls the operation.
-Deno.test("Owner drains a 6 MiB stderr flood and the operation still completes", async () => {
+Deno.test("SpawnConnection drains a 6 MiB stderr flood and the operation still completes", async () => {
   await withFixture({
     threads: [thread()],
     startup: { stderrFlood: 4 * 1024 * 1024 },
@@ -239,7 +236,7 @@ Deno.test("Owner drains a 6 MiB stderr flood and the operation still completes",
   });
 });
 
-Deno.test("Owner kills a helper that ignores stdin EOF and SIGTERM", async () => {
+Deno.test("SpawnConnection kills a helper that ignores stdin EOF and SIGTERM", async () => {
   await withFixture({ threads: [thread()], startup: { stubborn: true } }, async (f) => {
     const owner = ownerFor(f);
     const result = await listThreads(owner) as { data: unknown[] };
@@ -250,7 +247,7 @@ Deno.test("Owner kills a helper that ignores stdin EOF and SIGTERM", async () =>
   });
 });
 
-Deno.test("Owner maps app-server errors to reason codes", async () => {
+Deno.test("SpawnConnection maps app-server errors to reason codes", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const owner = ownerFor(f);
     const missing = "01a00000-0000-7000-8000-000000000000";
@@ -262,7 +259,7 @@ Deno.test("Owner maps app-server errors to reason codes", async () => {
   });
 });
 
-Deno.test("Owner reports codex_missing when codex is not on PATH", async () => {
+Deno.test("SpawnConnection reports codex_missing when codex is not on PATH", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const empty = await Deno.makeTempDir();
     try {
@@ -277,7 +274,7 @@ Deno.test("Owner reports codex_missing when codex is not on PATH", async () => {
   });
 });
 
-Deno.test("Owner reports spawn_failed when codex is not a working program", async () => {
+Deno.test("SpawnConnection reports spawn_failed when codex is not a working program", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const dir = await Deno.makeTempDir();
     try {
@@ -294,7 +291,7 @@ Deno.test("Owner reports spawn_failed when codex is not a working program", asyn
   });
 });
 
-Deno.test("Owner keeps at most the helper cap alive; the rest wait and then run", async () => {
+Deno.test("SpawnConnection keeps at most the helper cap alive; the rest wait and then run", async () => {
   await withFixture({
     threads: [thread()],
     faults: [
@@ -319,7 +316,7 @@ Deno.test("Owner keeps at most the helper cap alive; the rest wait and then run"
   });
 });
 
-Deno.test("Owner.shutdown() cancels operations and reaps every helper", async () => {
+Deno.test("SpawnConnection.shutdown() cancels operations and reaps every helper", async () => {
   await withFixture(
     { threads: [], faults: [{ method: "thread/list", barrier: "hold" }] },
     async (f) => {
@@ -335,7 +332,7 @@ Deno.test("Owner.shutdown() cancels operations and reaps every helper", async ()
   );
 });
 
-Deno.test("Owner: with 4 helpers busy, 64 operations wait; the 65th waiter is busy at once, spawning nothing", async () => {
+Deno.test("SpawnConnection: with 4 helpers busy, 64 operations wait; the 65th waiter is busy at once, spawning nothing", async () => {
   await withFixture({ threads: [thread()] }, async (f) => {
     const owner = ownerFor(f);
     assert.equal(owner.limits.helpers, 4);
@@ -375,13 +372,13 @@ Deno.test("Owner: with 4 helpers busy, 64 operations wait; the 65th waiter is bu
   });
 });
 
-Deno.test("Owner: one operation may use 3 sequential helpers; a 4th is refused without spawning", async () => {
+Deno.test("SpawnConnection: one operation may use 3 sequential helpers; a 4th is refused without spawning", async () => {
   await withFixture({
     threads: [thread()],
     faults: [{ method: "thread/list", action: { exit: 1 } }], // Every helper dies on it.
   }, async (f) => {
     const owner = ownerFor(f);
-    assert.equal(owner.limits.helpersPerOperation, 3);
+    assert.equal(owner.limits.connectionsPerOperation, 3);
     const seen: { message: string; spawned: number }[] = [];
     await owner.operation(async (s) => {
       for (let i = 0; i < 4; i++) {

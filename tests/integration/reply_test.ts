@@ -1,7 +1,7 @@
 import assert from "assert";
 import { allowedMethods } from "../../src/core/capabilities.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
 import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
@@ -605,7 +605,7 @@ Deno.test("readReply(): the 20 s budget spans all RPCs of one call, and the help
   const f = await FixtureHome.create(scenario);
   try {
     const clock = new ManualClock();
-    const owner = new Owner({
+    const owner = new SpawnConnection({
       allowlist: allowedMethods({ replyRead: true, turnStart: false }),
       version: "0.0.0-test",
       env: f.env,

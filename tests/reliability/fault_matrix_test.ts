@@ -24,7 +24,7 @@ import { agentItem, FIXTURE_BIN, FixtureHome, thread } from "../../testing/fixtu
 import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
@@ -366,7 +366,7 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
       await f.write({ ...s.scenario, faults: requestFaults({ never: true }, name, barrier) });
       const seen = await f.barrier(barrier);
       const clock = new ManualClock();
-      const owner = new Owner({
+      const owner = new SpawnConnection({
         allowlist: allowedMethods(caps),
         version: "0.0.0-test",
         env: f.env,
@@ -656,7 +656,7 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
   try {
     for (const c of FAULT_CASES) {
       if (c.provoke.kind !== "request" && c.provoke.kind !== "startup") continue;
-      if (c.id === "never_answers") continue; // Owner with a manual clock, below.
+      if (c.id === "never_answers") continue; // SpawnConnection with a manual clock, below.
       // The sites have their own relay and fixture home: they run at once.
       await t.step(`${c.id}: ${c.fault}`, async () => {
         const results = await Promise.allSettled(sites.map((rig) => turnCase(rig, c)));

@@ -13,7 +13,7 @@ import type { Fault, Scenario } from "../../fixtures/scenario.ts";
 import { callTool, type RelayProcess, seeded, startRelayProcess } from "./_reliability.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
-/** The shutdown bound (DESIGN.md, "Bounds"). */
+/** The shutdown bound (docs/design.md, "Bounds"). */
 const SHUTDOWN_MS = 2_000;
 
 async function orphans(f: FixtureHome): Promise<number> {

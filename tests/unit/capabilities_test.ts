@@ -1,13 +1,17 @@
 import assert from "assert";
 import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 
-// DESIGN.md, "Capability levels": the app-server methods each level allows,
+// docs/design.md, "Capability levels": the app-server methods each level allows,
 // exactly as its table lists them. The default level can only add to a queue:
 // `thread/queue/delete` (codex_withdraw_message) is turn-start, with
-// `account/read` (codex_run refuses at once without a login or key).
+// `account/read` (codex_run refuses at once without a login or key). The turn
+// level also holds `config/read` (the recursion guard and the tightening check
+// read the thread's configuration before a turn starts), `thread/name/set`
+// (codex_run's `name`) and `fs/getMetadata` (codex_run refuses a cwd that does
+// not exist; the relay has no read permission).
 const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
 const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
 const TURN = [
@@ -86,7 +90,7 @@ Deno.test("capabilities: methods no level names (turn/start, initialize, ...) ar
 });
 
 Deno.test("a queue-level owner refuses every read and turn method before any helper starts", async () => {
-  const owner = new Owner({
+  const owner = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: false }),
     version: "0.0.0-test",
     // Nothing may be spawned: a command that cannot exist proves it.

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { HelperProcess } from "../../src/connect/spawn/helper_process.ts";
+import { HelperProcess } from "../../src/connect/process/helper_process.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
 
 const CAP = DEFAULT_LIMITS.stderrBytes;

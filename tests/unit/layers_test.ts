@@ -1,7 +1,7 @@
 import assert from "assert";
 
 /**
- * The layers of `src/` (DESIGN.md, Layout), lowest first. A module may import
+ * The layers of `src/` (docs/design.md, "Layout"), lowest first. A module may import
  * modules of its own layer folder and of layers strictly below it; folders on
  * one rank are siblings and do not import each other.
  */
@@ -61,6 +61,22 @@ function upwardImports(graph: Map<string, string[]>): string[] {
   return bad;
 }
 
+/**
+ * Every import of a backend's module (`connect/<backend>/`; `connect/process/`
+ * is the process code backends share) from outside `connect/`, as
+ * "from -> to": above `connect/` a backend is reached through
+ * `connect/open.ts` and the `Connection` seam only.
+ */
+function backendImports(graph: Map<string, string[]>): string[] {
+  const isBackend = (path: string) => /^connect\/(?!process\/)[^/]+\//.test(path);
+  const bad: string[] = [];
+  for (const [from, targets] of graph) {
+    if (layerOf(from) === "connect") continue;
+    for (const to of targets) if (isBackend(to)) bad.push(`${from} -> ${to}`);
+  }
+  return bad;
+}
+
 /** One module cycle of `graph`, if there is one. */
 function findCycle(graph: Map<string, string[]>): string[] | undefined {
   const state = new Map<string, "open" | "done">();
@@ -111,4 +127,20 @@ Deno.test("upwardImports() and findCycle() catch a bad edge", () => {
   ]);
   assert.deepEqual(upwardImports(graph), ["turn/a.ts -> host/b.ts", "reply/c.ts -> elicit/d.ts"]);
   assert.deepEqual(findCycle(graph), ["turn/a.ts", "host/b.ts", "turn/a.ts"]);
+});
+
+Deno.test("nothing above connect/ imports a backend's module (connect/open.ts opens them)", async () => {
+  assert.deepEqual(backendImports(await importGraph()), []);
+});
+
+Deno.test("backendImports() catches a backend imported from above connect/", () => {
+  const graph = new Map([
+    ["host/serve.ts", ["connect/open.ts", "connect/daemon/daemon_connection.ts"]],
+    ["cli/doctor.ts", ["connect/process/curated_env.ts", "connect/socket/socket_connection.ts"]],
+    ["connect/open.ts", ["connect/spawn/spawn_connection.ts"]],
+  ]);
+  assert.deepEqual(backendImports(graph), [
+    "host/serve.ts -> connect/daemon/daemon_connection.ts",
+    "cli/doctor.ts -> connect/socket/socket_connection.ts",
+  ]);
 });

@@ -2,10 +2,13 @@ import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { type HeldConnection, heldSession } from "../../src/connect/connection.ts";
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 
 /** An operation that sends nothing and ends when its budget is spent. */
-function idle(owner: Owner, budgetMs?: number): { signal: AbortSignal; ended: Promise<unknown> } {
+function idle(
+  owner: SpawnConnection,
+  budgetMs?: number,
+): { signal: AbortSignal; ended: Promise<unknown> } {
   let signal: AbortSignal | undefined;
   const ended = owner.operation(
     (s) => {
@@ -20,11 +23,15 @@ function idle(owner: Owner, budgetMs?: number): { signal: AbortSignal; ended: Pr
   return { signal, ended };
 }
 
-function ownerWith(clock: ManualClock): Owner {
-  return new Owner({ allowlist: new Set(), version: "0.0.0-test", clock, env: {} });
+function ownerWith(clock: ManualClock): SpawnConnection {
+  return new SpawnConnection({ allowlist: new Set(), version: "0.0.0-test", clock, env: {} });
 }
 
-async function budgetOf(owner: Owner, clock: ManualClock, budgetMs?: number): Promise<number> {
+async function budgetOf(
+  owner: SpawnConnection,
+  clock: ManualClock,
+  budgetMs?: number,
+): Promise<number> {
   const start = clock.now();
   const op = idle(owner, budgetMs);
   while (!op.signal.aborted) clock.advance(1);
@@ -33,12 +40,12 @@ async function budgetOf(owner: Owner, clock: ManualClock, budgetMs?: number): Pr
   return clock.now() - start;
 }
 
-Deno.test("Owner.operation() keeps the 20 s budget unless asked otherwise", async () => {
+Deno.test("SpawnConnection.operation() keeps the 20 s budget unless asked otherwise", async () => {
   const clock = new ManualClock();
   assert.equal(await budgetOf(ownerWith(clock), clock), 20_000);
 });
 
-Deno.test("Owner.operation() grants an explicit budget up to maxOperationMs (60 s), not beyond", async () => {
+Deno.test("SpawnConnection.operation() grants an explicit budget up to maxOperationMs (60 s), not beyond", async () => {
   const clock = new ManualClock();
   const owner = ownerWith(clock);
   assert.equal(owner.limits.maxOperationMs, 60_000);

@@ -15,20 +15,26 @@
  * @module
  */
 
-import { anySignal, notWritten } from "../_shared.ts";
+import { notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { curatedEnv } from "../spawn/curated_env.ts";
-import { DEFAULT_REAP, type ReapTimings } from "../spawn/helper_process.ts";
-import { HelperSlots } from "../slots.ts";
+import { curatedEnv } from "../process/curated_env.ts";
+import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
+import { type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
+import { Slots } from "../slots.ts";
+import {
+  checkAllowed,
+  holdBudgetMs,
+  operationBudgetMs,
+  OperationFrame,
+} from "../operation_frame.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import {
+  type BackendCapabilities,
   type Connection,
-  type ConnectionLimits,
   type ConnectionStats,
-  DEFAULT_LIMITS,
   type HeldConnection,
   type HoldOptions,
   lowerOnly,
@@ -53,7 +59,7 @@ export interface DaemonOptions {
   /** Proxy environment (default: the curated pass-through set). */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
-  limits?: Partial<ConnectionLimits>;
+  limits?: Partial<DaemonLimits>;
   /** Time source of budgets. */
   clock?: Clock;
   /** Reap grace periods of the proxy. */
@@ -75,14 +81,20 @@ interface Live {
 
 /** The daemon backend. */
 export class DaemonConnection implements Connection {
-  readonly mode = "daemon" as const;
+  /** The user's shared daemon: every thread's turns, which outlive the relay and can be attached to. */
+  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
+    shared: true,
+    seesOtherProcessesTurns: true,
+    turnsOutliveRelay: true,
+    attachesToRunningTurns: true,
+  });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
-  readonly #limits: ConnectionLimits;
+  readonly #limits: DaemonLimits;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #dial: (timeoutMs: number) => Promise<Dialed>;
-  readonly #slots: HelperSlots;
+  readonly #slots: Slots;
   readonly #shutdown = new AbortController();
   readonly #routing: DaemonRouting;
   #live: Live | undefined;
@@ -94,7 +106,7 @@ export class DaemonConnection implements Connection {
   constructor(options: DaemonOptions) {
     this.#allow = options.allowlist;
     this.#version = options.version;
-    this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
+    this.#limits = lowerOnly(DEFAULT_DAEMON_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLogger;
     this.#routing = new DaemonRouting(this.#log);
@@ -111,11 +123,11 @@ export class DaemonConnection implements Connection {
         reap: options.reap ?? DEFAULT_REAP,
         timeoutMs,
       }));
-    this.#slots = new HelperSlots(this.#limits.inFlight, this.#limits.queue, "operation slots");
+    this.#slots = new Slots(this.#limits.inFlight, this.#limits.queue, "operation slots");
   }
 
   /** The bounds in force. */
-  get limits(): Readonly<ConnectionLimits> {
+  get limits(): Readonly<DaemonLimits> {
     return this.#limits;
   }
 
@@ -147,21 +159,13 @@ export class DaemonConnection implements Connection {
     fn: (session: Session) => Promise<T>,
     options: OperationOptions = {},
   ): Promise<T> {
-    const budget = options.budgetMs === undefined
-      ? this.#limits.operationMs
-      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
-    const start = this.#clock.now();
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError(
-          "timeout",
-          `The operation did not finish within ${formatBound(budget)}`,
-          { written: true },
-        ),
-      ));
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
-    const remainingMs = () => Math.max(0, budget - (this.#clock.now() - start));
+    const frame = new OperationFrame(
+      operationBudgetMs(this.#limits, options.budgetMs),
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+    );
+    const signal = frame.signal;
+    const remainingMs = () => frame.remainingMs();
     let release: (() => void) | undefined;
     let live: Live | undefined;
     let unuse: (() => void) | undefined;
@@ -171,7 +175,7 @@ export class DaemonConnection implements Connection {
       signal,
       remainingMs,
       call: async (method, params) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!release) {
           try {
@@ -185,7 +189,7 @@ export class DaemonConnection implements Connection {
         if (!live || live.rpc.failure) {
           const next = await this.#usable(signal);
           if (next !== live) {
-            if (used >= this.#limits.helpersPerOperation) {
+            if (used >= this.#limits.connectionsPerOperation) {
               throw new RelayError(
                 "connection_lost",
                 "The operation lost the app-server daemon connection too often",
@@ -215,7 +219,7 @@ export class DaemonConnection implements Connection {
     try {
       return await fn(session);
     } finally {
-      timer.cancel();
+      frame.end();
       for (const stop of [...unwatch]) stop();
       unuse?.();
       release?.();
@@ -227,29 +231,29 @@ export class DaemonConnection implements Connection {
    * operation slot; closing it detaches it and never closes the connection.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
-    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
-    const deadline = new AbortController();
-    const timer = this.#clock.after(budget, () =>
-      deadline.abort(
-        new RelayError(
-          "timeout",
-          `The app-server daemon was not ready within ${formatBound(budget)}`,
-          { written: false },
-        ),
-      ));
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    const budget = holdBudgetMs(this.#limits, options.budgetMs);
+    const frame = new OperationFrame(
+      budget,
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+      new RelayError(
+        "timeout",
+        `The app-server daemon was not ready within ${formatBound(budget)}`,
+        { written: false },
+      ),
+    );
     let live: Live;
     try {
-      live = await this.#usable(signal);
+      live = await this.#usable(frame.signal);
     } finally {
-      timer.cancel();
+      frame.end();
     }
     return heldView({
       rpc: live.rpc,
       views: live.views,
       unuse: live.liveness.use(),
       routing: this.#routing,
-      checkAllowed: (method) => this.#checkAllowed(method),
+      checkAllowed: (method) => checkAllowed(this.#allow, method, this.#log),
       rpcTimeoutMs: this.#limits.rpcTimeoutMs,
     });
   }
@@ -272,15 +276,6 @@ export class DaemonConnection implements Connection {
       await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
     }
     await Promise.all([...this.#closings]);
-  }
-
-  #checkAllowed(method: string): void {
-    if (!this.#allow.has(method)) {
-      this.#log.warn("refused", { method });
-      throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
-        written: false,
-      });
-    }
   }
 
   /**

@@ -7,7 +7,7 @@
 
 import { RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
-import { HelperProcess, type ReapTimings } from "../spawn/helper_process.ts";
+import { HelperProcess, type ReapTimings } from "../process/helper_process.ts";
 import type { FrameTransport } from "../frame_transport.ts";
 import { WebSocketTransport } from "./ws_transport.ts";
 

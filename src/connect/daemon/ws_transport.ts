@@ -11,7 +11,7 @@ import websocket from "websocket-driver";
 import { Buffer } from "node:buffer";
 import { RelayError } from "../../core/errors.ts";
 import type { FrameTransport } from "../frame_transport.ts";
-import type { HelperProcess } from "../spawn/helper_process.ts";
+import type { HelperProcess } from "../process/helper_process.ts";
 
 /** The part of websocket-driver's client driver this module uses. */
 interface Driver {

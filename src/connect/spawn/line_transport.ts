@@ -5,7 +5,7 @@
 
 import { RelayError } from "../../core/errors.ts";
 import type { FrameTransport } from "../frame_transport.ts";
-import type { HelperProcess } from "./helper_process.ts";
+import type { HelperProcess } from "../process/helper_process.ts";
 import { readLines } from "./line_reader.ts";
 
 const encoder = new TextEncoder();

@@ -1,32 +1,37 @@
 /**
- * The RPC owner: the only code that spawns processes. One operation (one tool
- * call) runs its RPCs sequentially on one owned helper under the method
- * allowlist, per-RPC and per-operation budgets, a frame bound, and
- * cancellation; then reaps it.
+ * The spawn backend: a private `codex app-server` (a helper) per operation.
+ * One operation (one tool call) runs its RPCs sequentially on its own helper
+ * under the method allowlist, per-RPC and per-operation budgets, a frame
+ * bound, and cancellation; then reaps it. Turn runtimes hold a helper each.
  * @module
  */
 
-import { anySignal, notWritten } from "../_shared.ts";
+import { notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { curatedEnv } from "./curated_env.ts";
+import { curatedEnv } from "../process/curated_env.ts";
 import {
   DEFAULT_REAP,
   HelperProcess,
   type HelperSpec,
   type ReapTimings,
-} from "./helper_process.ts";
-import { HelperSlots } from "../slots.ts";
+} from "../process/helper_process.ts";
+import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
+import { Slots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
-import { Budget } from "../budget.ts";
+import {
+  checkAllowed,
+  holdBudgetMs,
+  operationBudgetMs,
+  OperationFrame,
+} from "../operation_frame.ts";
 import { LineTransport } from "./line_transport.ts";
 import {
+  type BackendCapabilities,
   type Connection,
-  type ConnectionLimits,
   type ConnectionStats,
-  DEFAULT_LIMITS,
   type HeldConnection,
   type HoldOptions,
   lowerOnly,
@@ -45,7 +50,7 @@ export interface SpawnOptions {
   /** Helper environment (default: the curated pass-through set). */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
-  limits?: Partial<ConnectionLimits>;
+  limits?: Partial<SpawnLimits>;
   /** Time source of budgets. */
   clock?: Clock;
   /** Reap grace periods. */
@@ -61,18 +66,24 @@ interface Live {
   closing?: Promise<void>;
 }
 
-/** The RPC owner. */
+/** The spawn backend: a private helper per operation. */
 export class SpawnConnection implements Connection {
-  readonly mode = "spawn" as const;
+  /** A private helper per operation: it sees only its own turns, which end with it. */
+  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
+    shared: false,
+    seesOtherProcessesTurns: false,
+    turnsOutliveRelay: false,
+    attachesToRunningTurns: false,
+  });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #command: string;
   readonly #env: Record<string, string>;
-  readonly #limits: ConnectionLimits;
+  readonly #limits: SpawnLimits;
   readonly #clock: Clock;
   readonly #reap: ReapTimings;
   readonly #log: Logger;
-  readonly #slots: HelperSlots;
+  readonly #slots: Slots;
   readonly #live = new Set<Live>();
   readonly #shutdown = new AbortController();
   #spawned = 0;
@@ -82,15 +93,15 @@ export class SpawnConnection implements Connection {
     this.#version = options.version;
     this.#command = options.command ?? "codex";
     this.#env = options.env ?? curatedEnv();
-    this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
+    this.#limits = lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#reap = options.reap ?? DEFAULT_REAP;
     this.#log = options.log ?? silentLogger;
-    this.#slots = new HelperSlots(this.#limits.helpers, this.#limits.queue);
+    this.#slots = new Slots(this.#limits.helpers, this.#limits.queue, "helpers");
   }
 
   /** The bounds in force. */
-  get limits(): Readonly<ConnectionLimits> {
+  get limits(): Readonly<SpawnLimits> {
     return this.#limits;
   }
 
@@ -118,27 +129,28 @@ export class SpawnConnection implements Connection {
     fn: (session: Session) => Promise<T>,
     options: OperationOptions = {},
   ): Promise<T> {
-    const budget = options.budgetMs === undefined
-      ? this.#limits.operationMs
-      : Math.min(options.budgetMs, this.#limits.maxOperationMs);
-    const deadline = new Budget(budget, this.#clock);
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
+    const frame = new OperationFrame(
+      operationBudgetMs(this.#limits, options.budgetMs),
+      this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
+    );
+    const signal = frame.signal;
     let live: Live | undefined;
     let used = 0;
     const onAbort = () => {
       if (live) void this.#close(live, abortReason(signal, true));
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    const remainingMs = () => deadline.remainingMs();
+    const remainingMs = () => frame.remainingMs();
     const session: Session = {
       signal,
       remainingMs,
       call: async (method, params) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!live || live.connection.failure) {
           if (live) await this.#close(live);
-          if (used >= this.#limits.helpersPerOperation) {
+          if (used >= this.#limits.connectionsPerOperation) {
             throw new RelayError("protocol_error", "The operation used all its helpers", {
               written: false,
             });
@@ -165,7 +177,7 @@ export class SpawnConnection implements Connection {
     try {
       return await fn(session);
     } finally {
-      deadline.cancel();
+      frame.end();
       signal.removeEventListener("abort", onAbort);
       if (live) await this.#close(live);
     }
@@ -178,20 +190,31 @@ export class SpawnConnection implements Connection {
    * as an operation does.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
-    const budget = Math.min(options.budgetMs ?? this.#limits.operationMs, this.#limits.operationMs);
-    const deadline = new Budget(
+    const budget = holdBudgetMs(this.#limits, options.budgetMs);
+    const frame = new OperationFrame(
       budget,
       this.#clock,
+      { caller: options.signal, shutdown: this.#shutdown.signal },
       new RelayError("timeout", `No helper was ready within ${formatBound(budget)}`, {
         written: true,
       }),
     );
-    const signal = anySignal([options.signal, deadline.signal, this.#shutdown.signal]);
     let live: Live;
     try {
-      live = await this.#open(signal, () => deadline.remainingMs());
+      live = await this.#open(frame.signal, () => frame.remainingMs());
+    } catch (error) {
+      if (!(error instanceof RelayError && error.reason === "busy" && frame.spent)) {
+        throw error;
+      }
+      throw new RelayError(
+        "busy",
+        `All ${this.#limits.helpers} helpers stayed in use for ${
+          Math.round(budget / 1000)
+        } s (each turn codex-relay runs holds one until it ends)`,
+        { written: false },
+      );
     } finally {
-      deadline.cancel();
+      frame.end();
     }
     const onShutdown = () => void this.#close(live);
     this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
@@ -205,7 +228,7 @@ export class SpawnConnection implements Connection {
       respond: (id, result) => live.connection.respond(id, result),
       respondError: (id, code, message) => live.connection.respondError(id, code, message),
       call: (method, params, callOptions = {}) => {
-        this.#checkAllowed(method);
+        checkAllowed(this.#allow, method, this.#log);
         const timeoutMs = Math.min(
           callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
           this.#limits.rpcTimeoutMs,
@@ -235,15 +258,6 @@ export class SpawnConnection implements Connection {
     const live = [...this.#live];
     await Promise.all(live.map((l) => l.helper.kill()));
     return live.length;
-  }
-
-  #checkAllowed(method: string): void {
-    if (!this.#allow.has(method)) {
-      this.#log.warn("refused", { method });
-      throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
-        written: false,
-      });
-    }
   }
 
   async #open(signal: AbortSignal, remainingMs: () => number): Promise<Live> {

@@ -1,0 +1,159 @@
+/**
+ * docs/design.md is the contract: its tables (capability levels and their methods, tools,
+ * what each backend can do, reasons, bounds) must say what the code does. Each test parses one
+ * table of the markdown and compares it with the code's own constants.
+ */
+import assert from "assert";
+import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { REASON_CODES } from "../../src/core/errors.ts";
+import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
+import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
+import { DEFAULT_SPAWN_LIMITS } from "../../src/connect/spawn/spawn_limits.ts";
+import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts";
+import { openConnection } from "../../src/connect/open.ts";
+import { MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
+import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
+import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
+import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
+import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
+import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
+import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
+import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
+import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
+
+const DESIGN = await Deno.readTextFile(new URL("../../docs/design.md", import.meta.url));
+const KiB = 1024;
+const MiB = 1024 * 1024;
+
+/** The body rows of the first table under the heading `heading`, as trimmed cells. */
+export function tableUnder(markdown: string, heading: string): string[][] {
+  const lines = markdown.split("\n");
+  const at = lines.findIndex((line) => /^#+ /.test(line) && line.replace(/^#+ /, "") === heading);
+  assert.notEqual(at, -1, `docs/design.md has a heading "${heading}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (/^#+ /.test(line)) break;
+    if (!line.startsWith("|")) {
+      if (rows.length > 0) break;
+      continue;
+    }
+    rows.push(line.slice(1, line.lastIndexOf("|")).split("|").map((cell) => cell.trim()));
+  }
+  assert.ok(rows.length > 2, `a table under "${heading}"`);
+  assert.match(rows[1].join(""), /^[-: ]+$/, `the table under "${heading}" has a header row`);
+  return rows.slice(2);
+}
+
+/** The `code` spans of a cell, in order. */
+export function codeSpans(cell: string): string[] {
+  return [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+}
+
+const NONE: Capabilities = { replyRead: false, turnStart: false };
+const LEVELS: readonly { name: string; caps: Capabilities }[] = [
+  { name: "queue", caps: NONE },
+  { name: "reply read", caps: { replyRead: true, turnStart: false } },
+  { name: "turn start", caps: { replyRead: false, turnStart: true } },
+];
+
+/** What `caps` adds to the default level. */
+function added<T>(all: (caps: Capabilities) => Iterable<T>, caps: Capabilities): T[] {
+  const base = new Set(all(NONE));
+  return caps === NONE ? [...base].sort() : [...all(caps)].filter((x) => !base.has(x)).sort();
+}
+
+Deno.test("tableUnder() and codeSpans() read a markdown table", () => {
+  const md = "# A\n\ntext\n\n| x | y |\n|---|:-:|\n| `a`, `b` | 2 |\n| c | d |\n\nafter\n## B\n";
+  assert.deepEqual(tableUnder(md, "A"), [["`a`, `b`", "2"], ["c", "d"]]);
+  assert.deepEqual(codeSpans("+ `a`, `b` (x)"), ["a", "b"]);
+  assert.throws(() => tableUnder(md, "B"), /a table under "B"/);
+});
+
+Deno.test("docs/design.md: each capability level's flag, tools and app-server methods are the code's", () => {
+  const rows = tableUnder(DESIGN, "Capability levels");
+  assert.deepEqual(rows.map((r) => r[0].replace(/ \(default\)$/, "")), LEVELS.map((l) => l.name));
+  for (const [i, { name, caps }] of LEVELS.entries()) {
+    const [, flag, tools, methods] = rows[i];
+    assert.deepEqual(codeSpans(flag), capabilityArgs(caps), `flag of the ${name} level`);
+    assert.deepEqual(codeSpans(tools).sort(), added(toolNames, caps), `tools of the ${name} level`);
+    assert.deepEqual(
+      codeSpans(methods).sort(),
+      added(allowedMethods, caps),
+      `app-server methods the ${name} level adds`,
+    );
+  }
+  const both = { replyRead: true, turnStart: true };
+  const union = rows.flatMap((r) => codeSpans(r[3])).sort();
+  assert.deepEqual([...allowedMethods(both)].sort(), union, "both flags allow the union");
+});
+
+Deno.test("docs/design.md: the tools table lists every tool at the level that registers it", () => {
+  const levelOf = (name: string) =>
+    LEVELS.find((level) => toolNames(level.caps).includes(name))?.name ?? "none";
+  const documented = tableUnder(DESIGN, "Tools").map((r) => [codeSpans(r[0])[0], r[1]]);
+  const code = TOOLS.map((tool) => [tool.name, levelOf(tool.name)]);
+  assert.deepEqual(documented.sort(), code.sort());
+});
+
+Deno.test("docs/design.md: what each backend can do is what the backends declare", () => {
+  const rows = tableUnder(DESIGN, "What a backend can do");
+  const options = { allowlist: new Set<string>(), version: "0.0.0-test", env: {} };
+  const spawn = openConnection({ kind: "spawn" }, options);
+  const daemon = openConnection({ kind: "daemon" }, options);
+  const yes = (cell: string) => ({ yes: true, no: false })[cell];
+  const documented = (column: number) =>
+    Object.fromEntries(rows.map((r) => [codeSpans(r[0])[0], yes(r[column])]));
+  assert.deepEqual(documented(1), { ...spawn.capabilities });
+  assert.deepEqual(documented(2), { ...daemon.capabilities });
+});
+
+Deno.test("docs/design.md: the reasons table lists exactly the code's reason codes", () => {
+  const documented = tableUnder(DESIGN, "Reasons").map((r) => codeSpans(r[0])[0]);
+  assert.deepEqual(documented.sort(), [...REASON_CODES].sort());
+});
+
+Deno.test("docs/design.md: the bounds that are constants in the code have the code's values", () => {
+  const bounds = new Map(tableUnder(DESIGN, "Bounds").map((r) => [r[0], r[1]]));
+  const value = (name: string) => {
+    const cell = bounds.get(name);
+    assert.ok(cell !== undefined, `a bound "${name}"`);
+    return cell;
+  };
+  const says = (name: string, text: string) =>
+    assert.ok(value(name).includes(text), `"${name}" says ${text}: ${value(name)}`);
+  const l = DEFAULT_LIMITS;
+  says("operation budget (list, queue, read)", `${l.operationMs / 1000} s`);
+  says("one RPC", `${l.rpcTimeoutMs / 1000} s`);
+  says("one frame from an app-server", `${l.frameBytes / MiB} MiB`);
+  says("helper stderr kept", `last ${l.stderrBytes / KiB} KiB`);
+  says("message text", `1..${MAX_TEXT_BYTES / KiB} KiB UTF-8`);
+  says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
+  says("search page", `newest ${SEARCH_PAGE_LIMIT} items`);
+  says("turn status", `newest ${TURN_STATUS_WINDOW} turn summaries`);
+  says(
+    "`codex_wait_reply`",
+    `${WAIT_SECONDS.min}..${WAIT_SECONDS.max} s per call (default ${WAIT_SECONDS.default})`,
+  );
+  says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
+  const concurrency = "concurrent helpers (`spawn`) / operations in flight (`daemon`)";
+  says(
+    concurrency,
+    `${DEFAULT_SPAWN_LIMITS.helpers} helpers / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
+  );
+  says(concurrency, `bounded queue (${l.queue})`);
+  says("one MCP message from the client", `${MAX_MESSAGE_BYTES / MiB} MiB`);
+  says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);
+  says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
+  says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
+  assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
+});
+
+Deno.test("docs/design.md: the layout names every folder of src/", async () => {
+  const folders: string[] = [];
+  for await (const entry of Deno.readDir(new URL("../../src/", import.meta.url))) {
+    if (entry.isDirectory) folders.push(entry.name);
+  }
+  const layout = DESIGN.slice(DESIGN.indexOf("## Layout"));
+  const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
+  assert.deepEqual(named.sort(), folders.sort());
+});
