@@ -66,6 +66,14 @@ export function parseThreadStart(value: unknown): { threadId: string } {
   return { threadId: str(thread.id, "thread/start thread.id") };
 }
 
+/** Validates a `thread/read` result: the thread's working directory (its config layers' key). */
+export function parseThreadReadCwd(value: unknown): string {
+  const thread = obj(obj(value, "thread/read result").thread, "thread/read thread");
+  const cwd = str(thread.cwd, "thread/read thread.cwd");
+  if (cwd.length === 0) fail("thread/read thread.cwd is empty");
+  return cwd;
+}
+
 /** Validates one thread of `thread/list`. */
 export function parseThread(value: unknown): Thread {
   const t = obj(value, "thread");

@@ -15,7 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { parseFsMetadata, parseThreadStart } from "../codex/validate.ts";
+import { parseFsMetadata, parseThreadReadCwd, parseThreadStart } from "../codex/validate.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
@@ -81,6 +81,16 @@ async function missingDirectory(session: Session, cwd: string): Promise<string |
   }
 }
 
+/**
+ * The thread's working directory, asked of Codex (`thread/read`, which reads
+ * a stored thread without loading it). What a plain resume gives the thread
+ * comes from that cwd's config layers (a trusted project's
+ * `.codex/config.toml` over the user's), so its config is read there.
+ */
+async function threadCwd(session: Session, threadId: string): Promise<string> {
+  return parseThreadReadCwd(await session.call("thread/read", { threadId }));
+}
+
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
@@ -106,7 +116,7 @@ export class TurnStarts {
         return { reason: threadId.reason, message: threadId.message };
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const config = await this.#config(session, undefined, options);
+      const config = await this.#config(session, await threadCwd(session, threadId), options);
       if (this.#deps.connection.mode === "daemon") {
         return await subscribeThenQueue(registry, conn, session, {
           threadId,
@@ -174,12 +184,15 @@ export class TurnStarts {
   }
 
   /**
-   * Reads the configuration once (`config/read`): refuses options looser
-   * than it, and returns the `config` overrides (recursion guard, effort).
+   * Reads the configuration once (`config/read` at the thread's cwd, so with
+   * the layers a plain resume or start there applies): refuses options
+   * looser than it, and returns the `config` overrides (recursion guard,
+   * effort). Options that pass only tighten, so what they leave with the
+   * thread (Codex keeps resume overrides for later turns) is never looser.
    */
   async #config(
     session: Session,
-    cwd: string | undefined,
+    cwd: string,
     options: RunOptions,
   ): Promise<Record<string, unknown>> {
     const config = await readConfig(session.call, cwd, this.#deps.log);
