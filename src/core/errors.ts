@@ -26,6 +26,7 @@ export const REASON_CODES = [
   "connection_lost",
   "daemon_unavailable",
   "cwd_not_found",
+  "not_queued_here",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

@@ -18,6 +18,7 @@ import {
 import { parseFsMetadata, parseThreadReadCwd, parseThreadStart } from "../codex/validate.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
+import { QueuedHere } from "../ops/queued_here.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
 import { checkTightening, runConfig, type RunOptions, runParams } from "./run_options.ts";
 import { subscribeThenQueue } from "./daemon_start.ts";
@@ -32,6 +33,8 @@ export interface StartDeps {
   log: Logger;
   /** MCP server names to disable in relay-run turns (`--disable-codex-mcp-server`). */
   disabledMcpServers: readonly string[];
+  /** The messages this relay queued (shared with codex_queue_message; default: a new record). */
+  queuedHere?: QueuedHere;
 }
 
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
@@ -94,9 +97,12 @@ async function threadCwd(session: Session, threadId: string): Promise<string> {
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
+  /** The messages this relay process queued: the only ones codex_withdraw_message deletes. */
+  readonly queuedHere: QueuedHere;
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
+    this.queuedHere = deps.queuedHere ?? new QueuedHere();
   }
 
   /**
@@ -239,6 +245,9 @@ export class TurnStarts {
     } catch (error) {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message, failed: true };
+    }
+    if (attempt.receipt && attempt.receipt.status !== "not_sent") {
+      this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
     if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
       return { receipt: attempt.receipt, runtime: attempt.runtime };
