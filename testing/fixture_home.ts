@@ -26,6 +26,8 @@ export interface LogEntry {
     error?: unknown;
   };
   name?: string;
+  /** The command line of a `spawn`, `proxy` or `doctor` event. */
+  args?: string[];
 }
 
 /** A barrier in a fixture scenario, held by the test. */

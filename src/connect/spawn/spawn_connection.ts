@@ -10,7 +10,7 @@ import { anySignal, notWritten } from "../_shared.ts";
 import { abortReason, RelayError } from "../../core/errors.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { curatedEnv } from "./curated_env.ts";
+import { loaderVarsNote } from "./child_env.ts";
 import {
   DEFAULT_REAP,
   HelperProcess,
@@ -41,7 +41,10 @@ export interface SpawnOptions {
   version: string;
   /** The executable (default `codex`). */
   command?: string;
-  /** Helper environment (default: the curated pass-through set). */
+  /**
+   * Exactly this helper environment (tests). Default: the relay's own
+   * environment, inherited as the MCP client gave it (`child_env.ts`).
+   */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
   limits?: Partial<ConnectionLimits>;
@@ -66,7 +69,8 @@ export class SpawnConnection implements Connection {
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #command: string;
-  readonly #env: Record<string, string>;
+  /** Exactly this environment (tests), or undefined: the relay's own, inherited. */
+  readonly #env: Record<string, string> | undefined;
   readonly #limits: ConnectionLimits;
   readonly #clock: Clock;
   readonly #reap: ReapTimings;
@@ -80,7 +84,7 @@ export class SpawnConnection implements Connection {
     this.#allow = options.allowlist;
     this.#version = options.version;
     this.#command = options.command ?? "codex";
-    this.#env = options.env ?? curatedEnv();
+    this.#env = options.env;
     this.#limits = lowerOnly(DEFAULT_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#reap = options.reap ?? DEFAULT_REAP;
@@ -259,7 +263,12 @@ export class SpawnConnection implements Connection {
     let helper: HelperProcess;
     try {
       helper = HelperProcess.spawn(
-        { command: this.#command, args: ["app-server"], env: this.#env } satisfies HelperSpec,
+        {
+          command: this.#command,
+          args: ["app-server"],
+          env: this.#env ?? {},
+          inherit: this.#env === undefined,
+        } satisfies HelperSpec,
         this.#limits.stderrBytes,
         this.#reap,
       );
@@ -268,6 +277,7 @@ export class SpawnConnection implements Connection {
       throw notWritten(error);
     }
     this.#spawned++;
+    if (helper.loaderVars.length > 0) this.#log.warn(loaderVarsNote(helper.loaderVars));
     const connection = new RpcConnection(
       new LineTransport(helper, this.#limits.frameBytes),
       this.#clock,
