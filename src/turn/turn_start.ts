@@ -20,7 +20,14 @@ import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
-import { checkTightening, runConfig, type RunOptions, runParams } from "./run_options.ts";
+import {
+  type Applied,
+  checkTightening,
+  runConfig,
+  type RunOptions,
+  runParams,
+  tighterOf,
+} from "./run_options.ts";
 import { subscribeThenQueue } from "./daemon_start.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
@@ -55,6 +62,9 @@ interface Attempt {
   /** The resolved thread, for the receipt of a start that failed before queueing. */
   threadId?: string;
 }
+
+/** Threads whose run settings are remembered (the oldest are forgotten first). */
+const REMEMBERED_THREADS = 10_000;
 
 /** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
 export const START_BUDGET_MS = 20_000;
@@ -99,6 +109,8 @@ export class TurnStarts {
   readonly #deps: StartDeps;
   /** The messages this relay process queued: the only ones codex_withdraw_message deletes. */
   readonly queuedHere: QueuedHere;
+  /** What this relay's runs left with each thread (Codex keeps it for later turns). */
+  readonly #applied = new Map<string, Applied>();
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
@@ -122,7 +134,9 @@ export class TurnStarts {
         return { reason: threadId.reason, message: threadId.message };
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const config = await this.#config(session, await threadCwd(session, threadId), options);
+      const cwd = await threadCwd(session, threadId);
+      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
+      this.#remember(threadId, options);
       if (this.#deps.connection.mode === "daemon") {
         return await subscribeThenQueue(registry, conn, session, {
           threadId,
@@ -173,6 +187,7 @@ export class TurnStarts {
       const { threadId } = parseThreadStart(
         await session.call("thread/start", { cwd, ...runParams(options), config }),
       );
+      this.#remember(threadId, options);
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);
       if (options.name !== undefined) {
@@ -200,11 +215,26 @@ export class TurnStarts {
     session: Session,
     cwd: string,
     options: RunOptions,
+    applied?: Applied,
   ): Promise<Record<string, unknown>> {
     const config = await readConfig(session.call, cwd, this.#deps.log);
-    checkTightening(config, options);
+    checkTightening(config, options, applied);
     const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
     return runConfig(guard, options);
+  }
+
+  /**
+   * Remembers what a start or resume with `options` leaves with the thread
+   * (sent from here on: it may apply even when the start then fails).
+   */
+  #remember(threadId: string, options: RunOptions): void {
+    if (options.sandbox === undefined && options.approvalPolicy === undefined) return;
+    const next = tighterOf(this.#applied.get(threadId) ?? {}, options);
+    this.#applied.delete(threadId);
+    this.#applied.set(threadId, next);
+    if (this.#applied.size > REMEMBERED_THREADS) {
+      this.#applied.delete(this.#applied.keys().next().value!);
+    }
   }
 
   /**

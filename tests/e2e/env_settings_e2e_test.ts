@@ -50,16 +50,20 @@ async function withRelay(
     const env = { ...await relayEnv(home, await linkCodexBin(home, BIN!.path)), ...extraEnv };
     relay = await startRelay({ env, flags: FLAGS, protocol: "2026-07-28" });
     const client = relay;
-    await fn(async (args) => {
-      const r = await client.client.callTool(
-        { name: "codex_run", arguments: { waitSeconds: 55, ...args } },
-        { timeout: 90_000 },
-      );
-      return {
-        out: r.structuredContent as Rec,
-        text: (r.content as { text: string }[])[0].text,
-      };
-    }, () => mock.requests, home);
+    await fn(
+      async (args) => {
+        const r = await client.client.callTool(
+          { name: "codex_run", arguments: { waitSeconds: 55, ...args } },
+          { timeout: 90_000 },
+        );
+        return {
+          out: r.structuredContent as Rec,
+          text: (r.content as { text: string }[])[0].text,
+        };
+      },
+      () => mock.requests,
+      home,
+    );
   } finally {
     const end = await relay?.close();
     await mock.close();
@@ -76,7 +80,8 @@ function sandboxOf(r: MockRequest): string {
 }
 
 Deno.test({
-  name: "e2e spawn: a model provider whose key is in its own variable runs a turn (Codex gets the relay's environment)",
+  name:
+    "e2e spawn: a model provider whose key is in its own variable runs a turn (Codex gets the relay's environment)",
   ignore,
   async fn() {
     await withRelay(
@@ -98,7 +103,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "e2e spawn: a trusted project's tighter sandbox holds; codex_run may not loosen it, now or later",
+  name:
+    "e2e spawn: a trusted project's tighter sandbox holds; codex_run may not loosen it, now or later",
   ignore,
   async fn() {
     await withRelay(
@@ -134,6 +140,37 @@ Deno.test({
         const later = await run({ threadId, text: "later" });
         assert.equal((later.out.turn as Rec).status, "completed", later.text);
         assert.equal(sandboxOf(requests().at(-1)!), "read-only", "later runs keep read-only");
+      },
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "e2e spawn: Codex keeps a run's tighter sandbox for the thread's later turns, and codex_run may not loosen it again",
+  ignore,
+  async fn() {
+    await withRelay(
+      (toml) =>
+        Promise.resolve(
+          toml.replace('sandbox_mode = "read-only"', 'sandbox_mode = "danger-full-access"'),
+        ),
+      {},
+      async (run, requests, home) => {
+        const first = await run({ cwd: home.workspace, text: "first", sandbox: "read-only" });
+        assert.equal((first.out.turn as Rec).status, "completed", first.text);
+        assert.equal(sandboxOf(requests().at(-1)!), "read-only");
+        const threadId = first.out.threadId as string;
+
+        // A plain later run (a new helper resumes the thread): Codex kept read-only.
+        const plain = await run({ threadId, text: "plain" });
+        assert.equal((plain.out.turn as Rec).status, "completed", plain.text);
+        assert.equal(sandboxOf(requests().at(-1)!), "read-only", "Codex keeps it with the thread");
+
+        const before = requests().length;
+        const back = await run({ threadId, text: "back", sandbox: "workspace-write" });
+        assert.equal(back.out.reason, "not_allowed", back.text);
+        assert.equal(requests().length, before, "no turn ran");
       },
     );
   },

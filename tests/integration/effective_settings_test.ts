@@ -136,4 +136,24 @@ for (const mode of MODES) {
       assert.equal((start.params as Structured).cwd, PROJECT);
     });
   });
+
+  Deno.test(`${mode.name}: what a tighter run left with a thread, a later codex_run may not loosen`, async () => {
+    const t = thread({ cwd: "/work/other", scripts: [[{ end: "completed" }]] });
+    const s: Scenario = {
+      threads: [t],
+      config: { sandbox_mode: "workspace-write", approval_policy: "on-request" },
+    };
+    await withRelay(s, mode.flags, async (run, f) => {
+      const tight = await run({ threadId: t.id, sandbox: "read-only" });
+      assert.equal((tight.out.turn as Structured).status, "completed", tight.text);
+      const resumes = () => f.requests().then((r) => r.filter((x) => x.method === "thread/resume"));
+      const before = (await resumes()).length;
+      const back = await run({ threadId: t.id, sandbox: "workspace-write" });
+      assert.equal(back.out.reason, "not_allowed", back.text);
+      assert.match(back.text, /read-only \(left by an earlier codex_run of this relay\)/);
+      assert.equal((await resumes()).length, before, "nothing was sent");
+      const plain = await run({ threadId: t.id, approvalPolicy: "on-request" });
+      assert.equal((plain.out.turn as Structured).status, "completed", "other options still pass");
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { checkTightening, runConfig, runParams } from "../../src/turn/run_options.ts";
+import { checkTightening, runConfig, runParams, tighterOf } from "../../src/turn/run_options.ts";
 import { activityText } from "../../src/turn/activity.ts";
 import { parseItemActivity } from "../../src/codex/validate.ts";
 
@@ -92,4 +92,33 @@ Deno.test("progress names the kind of work and tool names, never content", () =>
   assert.equal(say({ type: "userMessage", content: "SECRET" }), undefined);
   assert.equal(say({ type: "somethingNew" }), undefined);
   assert.equal(say(null), undefined);
+});
+
+Deno.test("what an earlier run left with the thread bounds later options too; it only ever tightens", () => {
+  const config = { sandbox_mode: "danger-full-access", approval_policy: "never" };
+  const left = { sandbox: "read-only", approvalPolicy: "on-request" } as const;
+  const message = (options: Parameters<typeof checkTightening>[1]) => {
+    try {
+      checkTightening(config, options, left);
+      return undefined;
+    } catch (error) {
+      assert.ok(error instanceof RelayError && error.reason === "not_allowed");
+      return error.message;
+    }
+  };
+  assert.match(
+    message({ sandbox: "workspace-write" })!,
+    /sandbox workspace-write is looser than the thread's read-only \(left by an earlier codex_run of this relay\)/,
+  );
+  assert.match(message({ approvalPolicy: "never" })!, /on-request \(left by an earlier codex_run/);
+  assert.equal(message({ sandbox: "read-only", approvalPolicy: "untrusted" }), undefined);
+  assert.deepEqual(
+    tighterOf(left, { sandbox: "danger-full-access", approvalPolicy: "untrusted" }),
+    {
+      sandbox: "read-only",
+      approvalPolicy: "untrusted",
+    },
+  );
+  assert.deepEqual(tighterOf({}, { sandbox: "workspace-write" }), { sandbox: "workspace-write" });
+  assert.deepEqual(tighterOf({}, {}), {});
 });
