@@ -115,3 +115,26 @@ export function tighterOf(applied: Applied, options: RunOptions): Applied {
     ...(approvalPolicy ? { approvalPolicy } : {}),
   };
 }
+
+/**
+ * The options a start or resume did not apply: those looser than what the
+ * thread reports it runs with afterwards are fine (Codex kept tighter), a
+ * requested value tighter than the reported one was not applied (Codex keeps
+ * a loaded thread's settings). Unreported or unranked settings pass.
+ */
+export function unapplied(
+  options: RunOptions,
+  reported: { sandbox: string | null; approvalPolicy: string | null },
+): string[] {
+  const problems: string[] = [];
+  const at = (order: readonly string[], v: string | null) => v === null ? -1 : order.indexOf(v);
+  const sandbox = at(SANDBOX_MODES, reported.sandbox);
+  if (options.sandbox && sandbox > SANDBOX_MODES.indexOf(options.sandbox)) {
+    problems.push(`sandbox ${reported.sandbox} (not ${options.sandbox})`);
+  }
+  const policy = at(APPROVAL_POLICIES, reported.approvalPolicy);
+  if (options.approvalPolicy && policy > APPROVAL_POLICIES.indexOf(options.approvalPolicy)) {
+    problems.push(`approvalPolicy ${reported.approvalPolicy} (not ${options.approvalPolicy})`);
+  }
+  return problems;
+}

@@ -136,16 +136,20 @@ export class TurnStarts {
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const cwd = await threadCwd(session, threadId);
       const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
-      this.#remember(threadId, options);
       if (this.#deps.connection.mode === "daemon") {
-        return await subscribeThenQueue(registry, conn, session, {
+        const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
           clientMessageId,
           config,
           resumeParams: runParams(options),
+          options,
         });
+        // Refused after the resume: a loaded thread kept its own settings.
+        if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
+        return attempt;
       }
+      this.#remember(threadId, options);
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);

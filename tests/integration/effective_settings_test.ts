@@ -157,3 +157,27 @@ for (const mode of MODES) {
     });
   });
 }
+
+Deno.test("daemon: a thread the daemon has loaded keeps its settings; codex_run's tighter option is not_allowed, nothing queued", async () => {
+  const t = thread({
+    cwd: "/work/other",
+    loadedWith: { sandbox: "workspace-write", approvalPolicy: "on-request" },
+    scripts: [[{ end: "completed" }]],
+  });
+  const s: Scenario = {
+    threads: [t],
+    config: { sandbox_mode: "workspace-write", approval_policy: "on-request" },
+  };
+  await withRelay(s, ["--app-server", "daemon"], async (run, f) => {
+    const tight = await run({ threadId: t.id, sandbox: "read-only", approvalPolicy: "on-request" });
+    assert.equal(tight.out.reason, "not_allowed", tight.text);
+    assert.equal((tight.out.receipt as Structured).status, "not_sent");
+    assert.match(tight.text, /already has this thread loaded/);
+    assert.match(tight.text, /sandbox workspace-write \(not read-only\)/);
+    const methods = (await f.requests()).map((r) => r.method);
+    assert.ok(!methods.includes("thread/queue/add"), "nothing was queued");
+
+    const asItIs = await run({ threadId: t.id, sandbox: "workspace-write" });
+    assert.equal((asItIs.out.turn as Structured).status, "completed", asItIs.text);
+  });
+});

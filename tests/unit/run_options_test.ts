@@ -1,8 +1,14 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { checkTightening, runConfig, runParams, tighterOf } from "../../src/turn/run_options.ts";
+import {
+  checkTightening,
+  runConfig,
+  runParams,
+  tighterOf,
+  unapplied,
+} from "../../src/turn/run_options.ts";
 import { activityText } from "../../src/turn/activity.ts";
-import { parseItemActivity } from "../../src/codex/validate.ts";
+import { parseItemActivity, parseLoadedSettings } from "../../src/codex/validate.ts";
 
 const refused = (config: unknown, options: Parameters<typeof checkTightening>[1]) => {
   try {
@@ -121,4 +127,23 @@ Deno.test("what an earlier run left with the thread bounds later options too; it
   );
   assert.deepEqual(tighterOf({}, { sandbox: "workspace-write" }), { sandbox: "workspace-write" });
   assert.deepEqual(tighterOf({}, {}), {});
+});
+
+Deno.test("unapplied() names a requested setting the thread does not run with (Codex kept a looser one)", () => {
+  const reported = parseLoadedSettings({
+    sandbox: { type: "workspaceWrite", networkAccess: false },
+    approvalPolicy: "on-request",
+  });
+  assert.deepEqual(reported, { sandbox: "workspace-write", approvalPolicy: "on-request" });
+  assert.deepEqual(unapplied({ sandbox: "read-only", approvalPolicy: "untrusted" }, reported), [
+    "sandbox workspace-write (not read-only)",
+    "approvalPolicy on-request (not untrusted)",
+  ]);
+  assert.deepEqual(unapplied({ sandbox: "workspace-write" }, reported), [], "as asked");
+  assert.deepEqual(unapplied({ sandbox: "danger-full-access" }, reported), [], "kept tighter");
+  assert.deepEqual(unapplied({}, reported), []);
+  const unknown = parseLoadedSettings({ sandbox: { type: "externalSandbox" }, approvalPolicy: {} });
+  assert.deepEqual(unknown, { sandbox: null, approvalPolicy: null });
+  assert.deepEqual(unapplied({ sandbox: "read-only" }, unknown), [], "unreported: not checked");
+  assert.deepEqual(parseLoadedSettings(null), { sandbox: null, approvalPolicy: null });
 });
