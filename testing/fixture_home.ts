@@ -39,6 +39,8 @@ export interface LogEntry {
     error?: unknown;
   };
   name?: string;
+  /** The command line of a `spawn`, `proxy` or `doctor` event. */
+  args?: string[];
 }
 
 /** A barrier in a fixture scenario, held by the test. */
@@ -136,6 +138,25 @@ export class FixtureHome {
    */
   async addItem(threadId: string, turnId: string, item: FixtureItem): Promise<void> {
     await this.#appendState({ e: "item.add", threadId, turnId, item });
+  }
+
+  /**
+   * Queues a message into the thread's queue as the user's own Codex would
+   * (not through the relay): a `queue.add` event; returns its submission id.
+   */
+  async queueAsUser(threadId: string, clientUserMessageId: string, text = "mine"): Promise<string> {
+    const id = fakeId("01b00000");
+    await this.#appendState({
+      e: "queue.add",
+      threadId,
+      submission: {
+        id,
+        input: [{ type: "text", text, text_elements: [] }],
+        clientUserMessageId,
+        responsesapiClientMetadata: null,
+      },
+    });
+    return id;
   }
 
   /** Updates a stored turn's fields (status, completedAt, ...) as its runner would. */

@@ -13,8 +13,9 @@ import { LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
-import { curatedEnv } from "../connect/process/curated_env.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
+import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
+import { environmentFindings, type Finding } from "./doctor_env.ts";
 import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
@@ -36,12 +37,6 @@ export interface DoctorIo {
   os: typeof Deno.build.os;
 }
 
-interface Finding {
-  level: "ok" | "info" | "warn" | "problem";
-  text: string;
-  fix?: string;
-}
-
 /** Runs the checks, writes the report, resolves with 0 (no problem) or 1. */
 export async function doctor(
   flags: ServeFlags,
@@ -51,10 +46,14 @@ export async function doctor(
   const sections: [string, Finding[]][] = [];
   const codex = await checkCodex(io);
   sections.push(["codex", codex.findings]);
-  sections.push([
-    "app-server",
-    codex.runs ? await checkAppServer(io, version, flags.appServer) : [],
-  ]);
+  const appServer = codex.runs
+    ? await checkAppServer(io, version, flags.appServer)
+    : { findings: [], config: undefined };
+  sections.push(["app-server", appServer.findings]);
+  // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
+  if (flags.appServer.kind === "spawn") {
+    sections.push(["environment", await environmentFindings(appServer.config)]);
+  }
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
   sections.push(["capabilities", capabilities(flags)]);
 
@@ -92,15 +91,13 @@ async function checkCodex(
   }
   let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command("codex", {
+    output = await spawnChild("codex", {
       args: ["--version"],
-      env: curatedEnv(),
-      clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
       signal: AbortSignal.timeout(10_000),
-    }).output();
+    }, INHERITED).child.output();
   } catch (error) {
     const missing = error instanceof Deno.errors.NotFound;
     const refused = error instanceof Deno.errors.NotCapable;
@@ -171,10 +168,11 @@ async function checkAppServer(
   io: DoctorIo,
   version: string,
   mode: AppServerMode,
-): Promise<Finding[]> {
+): Promise<{ findings: Finding[]; config: unknown }> {
   const findings: Finding[] = [];
+  let config: unknown;
   const options = {
-    allowlist: new Set(["thread/list", "account/read"]),
+    allowlist: new Set(["thread/list", "account/read", "config/read"]),
     version,
     log: silentLogger,
   };
@@ -184,11 +182,15 @@ async function checkAppServer(
       (io.os === "windows" ? "\\.codex" : "/.codex");
   try {
     const [page, account] = await connection.operation(
-      async (s) =>
-        [
+      async (s) => {
+        const read = [
           parseThreadList(await s.call("thread/list", { limit: 1 })),
           await s.call("account/read", {}),
-        ] as const,
+        ] as const;
+        // The providers' key variables (environment section); a failed read checks none.
+        config = await s.call("config/read", {}).catch(() => null);
+        return read;
+      },
       { label: "doctor" },
     );
     if (connection.capabilities.shared) {
@@ -243,7 +245,7 @@ async function checkAppServer(
   } finally {
     await connection.shutdown();
   }
-  return findings;
+  return { findings, config };
 }
 
 /** What `account/read` says about the login (`src/codex/account.ts`). */

@@ -66,6 +66,33 @@ export function parseThreadStart(value: unknown): { threadId: string } {
   return { threadId: str(thread.id, "thread/start thread.id") };
 }
 
+/** Validates a `thread/read` result: the thread's working directory (its config layers' key). */
+export function parseThreadReadCwd(value: unknown): string {
+  const thread = obj(obj(value, "thread/read result").thread, "thread/read thread");
+  const cwd = str(thread.cwd, "thread/read thread.cwd");
+  if (cwd.length === 0) fail("thread/read thread.cwd is empty");
+  return cwd;
+}
+
+/**
+ * The sandbox mode and approval policy a `thread/start` / `thread/resume`
+ * result reports the thread runs with (Codex 0.169: `sandbox: {type:
+ * "readOnly"|"workspaceWrite"|"dangerFullAccess"|...}`, `approvalPolicy`: a
+ * string or a granular object), in config spelling; absent or unknown: null.
+ */
+export function parseLoadedSettings(
+  value: unknown,
+): { sandbox: string | null; approvalPolicy: string | null } {
+  const r = typeof value === "object" && value !== null ? value as Obj : {};
+  const type = (r.sandbox as Obj | null | undefined)?.type;
+  const sandbox = { readOnly: "read-only", workspaceWrite: "workspace-write" }[String(type)] ??
+    (type === "dangerFullAccess" ? "danger-full-access" : null);
+  return {
+    sandbox,
+    approvalPolicy: typeof r.approvalPolicy === "string" ? r.approvalPolicy : null,
+  };
+}
+
 /** Validates one thread of `thread/list`. */
 export function parseThread(value: unknown): Thread {
   const t = obj(value, "thread");

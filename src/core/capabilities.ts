@@ -26,7 +26,9 @@ const TURN_METHODS = [
   "thread/queue/delete",
   // codex_run refuses at once without a login or key.
   "account/read",
-  // codex_run's options: name a new thread, check that a cwd exists.
+  // codex_run's options: the thread's cwd (its config layers: the tightening check and the
+  // recursion guard), name a new thread, check that a cwd exists.
+  "thread/read",
   "thread/name/set",
   "fs/getMetadata",
 ] as const;

@@ -27,6 +27,7 @@ export const REASON_CODES = [
   "daemon_unavailable",
   "cwd_not_found",
   "not_logged_in",
+  "not_queued_here",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

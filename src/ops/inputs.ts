@@ -16,6 +16,15 @@ export function isUuid(s: string): boolean {
   return UUID.test(s);
 }
 
+/**
+ * The canonical form of a thread reference: a UUID in lowercase (as Codex
+ * reports thread ids, so one thread has one key in every map and wait), a
+ * name unchanged.
+ */
+export function canonicalRef(s: string): string {
+  return isUuid(s) ? s.toLowerCase() : s;
+}
+
 const encoder = new TextEncoder();
 
 /** The UTF-8 length of a well-formed string. */

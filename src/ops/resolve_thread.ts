@@ -7,7 +7,7 @@
 import { asRelayError, RelayError } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
 import type { Connection, Session } from "../connect/connection.ts";
-import { isUuid } from "./inputs.ts";
+import { canonicalRef, isUuid } from "./inputs.ts";
 
 /** Name lookup bound: pages of `thread/list` searched for an exact name. */
 const NAME_PAGES = 20;
@@ -39,12 +39,12 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
 }
 
 /**
- * The id of the thread `ref` names: `ref` itself when it is a UUID, else the
+ * The id of the thread `ref` names: `ref` itself (lowercase) when it is a UUID, else the
  * one thread whose name is exactly `ref`. Otherwise (no such thread, several,
  * or the lookup failed) the error to report; nothing was sent to the thread.
  */
 export async function resolveThread(s: Session, ref: string): Promise<string | RelayError> {
-  if (isUuid(ref)) return ref;
+  if (isUuid(ref)) return canonicalRef(ref);
   try {
     return await resolveName(s, ref);
   } catch (error) {
@@ -63,7 +63,7 @@ export async function resolveRef(
   ref: string,
   signal: AbortSignal,
 ): Promise<string | RelayError> {
-  if (isUuid(ref)) return ref;
+  if (isUuid(ref)) return canonicalRef(ref);
   try {
     return await connection.operation((s) => resolveThread(s, ref), { signal, label: "resolve" });
   } catch (error) {

@@ -1,7 +1,10 @@
 /**
  * Taking back a queued message (`codex_withdraw_message`): find it in the
  * thread's queue by its `clientMessageId` and delete it, with an honest
- * receipt. A delete whose answer was lost is `unknown` and never retried.
+ * receipt. Only a message this relay process queued is deleted; a listed
+ * message of anyone else (the user's own, another client's) is `not_found`
+ * with reason `not_queued_here`. A delete whose answer was lost is `unknown`
+ * and never retried.
  * @module
  */
 
@@ -12,6 +15,7 @@ import type { Session } from "../connect/connection.ts";
 import { matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/match_user_item.ts";
 import { findQueued } from "./queue_message.ts";
 import { resolveThread } from "./resolve_thread.ts";
+import type { QueuedHere } from "./queued_here.ts";
 
 /** Withdraw statuses; `unavailable`: nothing was deleted (see `reason`). */
 export const WITHDRAW_STATUSES = [
@@ -38,7 +42,13 @@ export type WithdrawResult = z.output<typeof withdrawSchema>;
 export interface WithdrawOptions {
   /** Whether the thread's items may be read (reply-read level): tells `already_taken` apart. */
   readItems: boolean;
+  /** The messages this relay process queued: the only ones it deletes. */
+  queuedHere: QueuedHere;
 }
+
+/** Why a listed message that this relay did not queue is left alone. */
+export const NOT_QUEUED_HERE =
+  "It is in the thread's queue, but codex-relay did not queue it (since it started, through codex_queue_message or codex_run): it withdraws only its own messages, so the delete was not sent";
 
 /**
  * Withdraws the message `clientMessageId` from the queue of the thread `ref`
@@ -69,6 +79,9 @@ export async function withdrawMessage(
   } catch (error) {
     const e = asRelayError(error);
     return result("unavailable", { reason: e.reason, message: e.message });
+  }
+  if (submissionId !== undefined && !options.queuedHere.has(threadId, clientMessageId)) {
+    return result("not_found", { reason: "not_queued_here", message: NOT_QUEUED_HERE });
   }
   if (submissionId !== undefined) {
     let deleted: boolean;

@@ -5,12 +5,17 @@
  * runtime sees its own message's `item/started` even when the daemon starts
  * it at once (a loaded, idle thread). A thread another process holds
  * (`held_elsewhere`) still gets the message queued: that process runs it.
+ * A thread the daemon already has loaded keeps its settings (Codex ignores
+ * the resume's overrides): when it runs looser than codex_run's options ask,
+ * nothing is queued (`not_allowed`), since the turn would not run as asked.
  * @module
  */
 
 import { asRelayError } from "../core/errors.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import { queueMessage } from "../ops/queue_message.ts";
+import { parseLoadedSettings } from "../codex/validate.ts";
+import { type RunOptions, unapplied } from "./run_options.ts";
 import type { ReasonCode } from "../core/errors.ts";
 import type { Receipt } from "../ops/queue_message.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
@@ -34,6 +39,8 @@ export interface DaemonRun {
   config: unknown;
   /** codex_run's options for the resume (model, sandbox, approval policy). */
   resumeParams?: Record<string, unknown>;
+  /** The options, to check that the resume applied them. */
+  options?: RunOptions;
 }
 
 /** Subscribes the runtime to the thread, queues the message and starts it. */
@@ -47,7 +54,24 @@ export async function subscribeThenQueue(
   const runtime = registry.adopt(conn, threadId, clientMessageId);
   conn.follow(threadId);
   try {
-    await session.call("thread/resume", { threadId, excludeTurns: true, ...resumeParams, config });
+    const resumed = await session.call("thread/resume", {
+      threadId,
+      excludeTurns: true,
+      ...resumeParams,
+      config,
+    });
+    const problems = unapplied(run.options ?? {}, parseLoadedSettings(resumed));
+    if (problems.length > 0) {
+      return {
+        reason: "not_allowed",
+        message:
+          `The daemon already has this thread loaded, and Codex keeps a loaded thread's settings: it runs with ${
+            problems.join(" and ")
+          }, so the turn would not run as asked`,
+        runtime,
+        failed: true,
+      };
+    }
   } catch (error) {
     const e = asRelayError(error);
     if (e.reason !== "held_elsewhere") return { reason: e.reason, message: e.message, runtime };

@@ -27,29 +27,47 @@ export interface RunOptions {
 }
 
 /**
- * Refuses (`not_allowed`, nothing sent) a sandbox or approval policy looser
- * than the configuration's. A setting the configuration leaves unset (or sets
- * to a form the relay does not rank, like a granular policy) counts as the
- * tightest, since the relay cannot tell what Codex would pick: then only the
- * tightest value is accepted.
+ * What earlier relay runs left with a thread: Codex keeps a start's or a
+ * resume's sandbox and approval policy for the thread's later turns (0.169:
+ * a plain resume in a new process reports and runs them), and no read shows
+ * them before a resume, so the relay remembers the ones it passed.
  */
-export function checkTightening(config: unknown, options: RunOptions): void {
+export type Applied = Pick<RunOptions, "sandbox" | "approvalPolicy">;
+
+/**
+ * Refuses (`not_allowed`, nothing sent) a sandbox or approval policy looser
+ * than the configuration's (read at the thread's cwd), or than what an
+ * earlier run of this relay left with the thread (`applied`). A setting the
+ * configuration leaves unset (or sets to a form the relay does not rank, like
+ * a granular policy) counts as the tightest, since the relay cannot tell what
+ * Codex would pick: then only the tightest value is accepted.
+ */
+export function checkTightening(config: unknown, options: RunOptions, applied: Applied = {}): void {
   const current = parseRunConfig(config);
   const problems: string[] = [];
+  const earlier = " (left by an earlier codex_run of this relay)";
   if (options.sandbox !== undefined) {
-    const allowed = rank(SANDBOX_MODES, current.sandbox);
-    if (SANDBOX_MODES.indexOf(options.sandbox) > allowed) {
+    const configured = rank(SANDBOX_MODES, current.sandbox);
+    const left = applied.sandbox ? SANDBOX_MODES.indexOf(applied.sandbox) : Infinity;
+    if (SANDBOX_MODES.indexOf(options.sandbox) > Math.min(configured, left)) {
       problems.push(
         `sandbox ${options.sandbox} is looser than the thread's ${
-          current.sandbox ?? "unset sandbox (counted as read-only)"
+          left < configured
+            ? `${applied.sandbox}${earlier}`
+            : current.sandbox ?? "unset sandbox (counted as read-only)"
         }`,
       );
     }
   }
   if (options.approvalPolicy !== undefined) {
-    const allowed = current.granular ? 0 : rank(APPROVAL_POLICIES, current.approvalPolicy);
-    if (APPROVAL_POLICIES.indexOf(options.approvalPolicy) > allowed) {
-      const now = current.granular
+    const configured = current.granular ? 0 : rank(APPROVAL_POLICIES, current.approvalPolicy);
+    const left = applied.approvalPolicy
+      ? APPROVAL_POLICIES.indexOf(applied.approvalPolicy)
+      : Infinity;
+    if (APPROVAL_POLICIES.indexOf(options.approvalPolicy) > Math.min(configured, left)) {
+      const now = left < configured
+        ? `${applied.approvalPolicy}${earlier}`
+        : current.granular
         ? "granular approval policy (counted as untrusted)"
         : current.approvalPolicy ?? "unset approval policy (counted as untrusted)";
       problems.push(`approvalPolicy ${options.approvalPolicy} is looser than the thread's ${now}`);
@@ -84,4 +102,39 @@ export function runConfig(
   options: RunOptions,
 ): Record<string, unknown> {
   return { ...guard, ...(options.effort ? { model_reasoning_effort: options.effort } : {}) };
+}
+
+/** What the thread keeps after a run with `options` over `applied`: the tighter of each. */
+export function tighterOf(applied: Applied, options: RunOptions): Applied {
+  const pick = <T extends string>(order: readonly T[], a?: T, b?: T): T | undefined =>
+    a === undefined ? b : b === undefined ? a : order.indexOf(a) <= order.indexOf(b) ? a : b;
+  const sandbox = pick(SANDBOX_MODES, applied.sandbox, options.sandbox);
+  const approvalPolicy = pick(APPROVAL_POLICIES, applied.approvalPolicy, options.approvalPolicy);
+  return {
+    ...(sandbox ? { sandbox } : {}),
+    ...(approvalPolicy ? { approvalPolicy } : {}),
+  };
+}
+
+/**
+ * The options a start or resume did not apply: those looser than what the
+ * thread reports it runs with afterwards are fine (Codex kept tighter), a
+ * requested value tighter than the reported one was not applied (Codex keeps
+ * a loaded thread's settings). Unreported or unranked settings pass.
+ */
+export function unapplied(
+  options: RunOptions,
+  reported: { sandbox: string | null; approvalPolicy: string | null },
+): string[] {
+  const problems: string[] = [];
+  const at = (order: readonly string[], v: string | null) => v === null ? -1 : order.indexOf(v);
+  const sandbox = at(SANDBOX_MODES, reported.sandbox);
+  if (options.sandbox && sandbox > SANDBOX_MODES.indexOf(options.sandbox)) {
+    problems.push(`sandbox ${reported.sandbox} (not ${options.sandbox})`);
+  }
+  const policy = at(APPROVAL_POLICIES, reported.approvalPolicy);
+  if (options.approvalPolicy && policy > APPROVAL_POLICIES.indexOf(options.approvalPolicy)) {
+    problems.push(`approvalPolicy ${reported.approvalPolicy} (not ${options.approvalPolicy})`);
+  }
+  return problems;
 }

@@ -15,12 +15,20 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { parseFsMetadata, parseThreadStart } from "../codex/validate.ts";
+import { parseFsMetadata, parseThreadReadCwd, parseThreadStart } from "../codex/validate.ts";
 import { LOGIN_FIX, loginState } from "../codex/account.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
+import { QueuedHere } from "../ops/queued_here.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
-import { checkTightening, runConfig, type RunOptions, runParams } from "./run_options.ts";
+import {
+  type Applied,
+  checkTightening,
+  runConfig,
+  type RunOptions,
+  runParams,
+  tighterOf,
+} from "./run_options.ts";
 import { subscribeThenQueue } from "./daemon_start.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
@@ -35,6 +43,8 @@ export interface StartDeps {
   disabledMcpServers: readonly string[];
   /** The relay's environment, for the key variables (default: read without prompting). */
   env?: (name: string) => string | undefined;
+  /** The messages this relay queued (shared with codex_queue_message; default: a new record). */
+  queuedHere?: QueuedHere;
 }
 
 /** Reads a variable the relay may read; never prompts. */
@@ -86,6 +96,9 @@ interface Attempt {
   threadId?: string;
 }
 
+/** Threads whose run settings are remembered (the oldest are forgotten first). */
+const REMEMBERED_THREADS = 10_000;
+
 /** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
 export const START_BUDGET_MS = 20_000;
 
@@ -114,12 +127,27 @@ async function missingDirectory(session: Session, cwd: string): Promise<string |
   }
 }
 
+/**
+ * The thread's working directory, asked of Codex (`thread/read`, which reads
+ * a stored thread without loading it). What a plain resume gives the thread
+ * comes from that cwd's config layers (a trusted project's
+ * `.codex/config.toml` over the user's), so its config is read there.
+ */
+async function threadCwd(session: Session, threadId: string): Promise<string> {
+  return parseThreadReadCwd(await session.call("thread/read", { threadId }));
+}
+
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
+  /** The messages this relay process queued: the only ones codex_withdraw_message deletes. */
+  readonly queuedHere: QueuedHere;
+  /** What this relay's runs left with each thread (Codex keeps it for later turns). */
+  readonly #applied = new Map<string, Applied>();
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
+    this.queuedHere = deps.queuedHere ?? new QueuedHere();
   }
 
   /**
@@ -139,17 +167,23 @@ export class TurnStarts {
         return { reason: threadId.reason, message: threadId.message };
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const config = await this.#config(session, undefined, options);
+      const cwd = await threadCwd(session, threadId);
+      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
       // A shared app-server may hold the thread loaded and start a queued message at once.
       if (this.#deps.connection.capabilities.shared) {
-        return await subscribeThenQueue(registry, conn, session, {
+        const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
           clientMessageId,
           config,
           resumeParams: runParams(options),
+          options,
         });
+        // Refused after the resume: a loaded thread kept its own settings.
+        if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
+        return attempt;
       }
+      this.#remember(threadId, options);
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, failed: true };
       const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
@@ -191,6 +225,7 @@ export class TurnStarts {
       const { threadId } = parseThreadStart(
         await session.call("thread/start", { cwd, ...runParams(options), config }),
       );
+      this.#remember(threadId, options);
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);
       if (options.name !== undefined) {
@@ -208,18 +243,36 @@ export class TurnStarts {
   }
 
   /**
-   * Reads the configuration once (`config/read`): refuses options looser
-   * than it, and returns the `config` overrides (recursion guard, effort).
+   * Reads the configuration once (`config/read` at the thread's cwd, so with
+   * the layers a plain resume or start there applies): refuses options
+   * looser than it, and returns the `config` overrides (recursion guard,
+   * effort). Options that pass only tighten, so what they leave with the
+   * thread (Codex keeps resume overrides for later turns) is never looser.
    */
   async #config(
     session: Session,
-    cwd: string | undefined,
+    cwd: string,
     options: RunOptions,
+    applied?: Applied,
   ): Promise<Record<string, unknown>> {
     const config = await readConfig(session.call, cwd, this.#deps.log);
-    checkTightening(config, options);
+    checkTightening(config, options, applied);
     const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
     return runConfig(guard, options);
+  }
+
+  /**
+   * Remembers what a start or resume with `options` leaves with the thread
+   * (sent from here on: it may apply even when the start then fails).
+   */
+  #remember(threadId: string, options: RunOptions): void {
+    if (options.sandbox === undefined && options.approvalPolicy === undefined) return;
+    const next = tighterOf(this.#applied.get(threadId) ?? {}, options);
+    this.#applied.delete(threadId);
+    this.#applied.set(threadId, next);
+    if (this.#applied.size > REMEMBERED_THREADS) {
+      this.#applied.delete(this.#applied.keys().next().value!);
+    }
   }
 
   /**
@@ -256,6 +309,9 @@ export class TurnStarts {
     } catch (error) {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message, failed: true };
+    }
+    if (attempt.receipt && attempt.receipt.status !== "not_sent") {
+      this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
     if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
       return { receipt: attempt.receipt, runtime: attempt.runtime };

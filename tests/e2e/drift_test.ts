@@ -280,6 +280,9 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
     types: ["string", "null"],
     enum: ["read-only", "workspace-write", "danger-full-access"],
   },
+  // The thread's cwd, whose config layers the check and the guard read (turn_start.ts).
+  { at: { request: "thread/read" }, sample: { threadId: T } },
+  { at: { result: "thread/read" }, path: "thread.cwd", types: STR, required: true },
   // The cwd check (turn_start.ts) and the name of a new thread.
   { at: { request: "fs/getMetadata" }, sample: { path: "/work/project" } },
   { at: { result: "fs/getMetadata" }, path: "isDirectory", types: ["boolean"], required: true },

@@ -53,10 +53,44 @@ Deno.test("doctor: codex, its version, the app-server, threads and the permissio
     assert.match(out, /tools at these flags: codex_list_threads, codex_queue_message/);
     assert.match(out, /No problems found\./);
     const methods = (await f.requests()).map((r) => r.method);
-    assert.deepEqual(methods, ["initialize", "thread/list", "account/read"]);
+    assert.deepEqual(methods, ["initialize", "thread/list", "account/read", "config/read"]);
     assert.match(out, /ok +Codex is logged in \(apiKey\)/);
     const init = (await f.requests())[0].params as { capabilities: unknown };
     assert.deepEqual(init.capabilities, { experimentalApi: true });
+  });
+});
+
+Deno.test("doctor: names a provider whose key variable Codex would miss, and loader variables Codex gets empty", async () => {
+  const scenario = {
+    threads: [thread()],
+    modelProvider: "keyed",
+    modelProviders: {
+      keyed: { env_key: "RELAY_TEST_MISSING_KEY" },
+      other: { env_key: "RELAY_TEST_SET_KEY" },
+      plain: {},
+    },
+  };
+  await withFixture(scenario, async (f) => {
+    const { code, out } = await doctor({
+      ...f.env,
+      RELAY_TEST_SET_KEY: "set-but-never-shown",
+      LD_RELAY_TEST: "1",
+    });
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /warn +model provider keyed \(the default\) reads its key from RELAY_TEST_MISSING_KEY, which is not set in the environment codex-relay was started with/,
+    );
+    assert.match(out, /fix: set RELAY_TEST_MISSING_KEY in the "env" of codex-relay's entry/);
+    assert.match(out, /ok +model provider other: its key variable RELAY_TEST_SET_KEY is set/);
+    assert.doesNotMatch(out, /plain/, "a provider without env_key needs no variable");
+    assert.match(out, /warn +LD_RELAY_TEST set in the environment codex-relay was started with/);
+    assert.ok(!out.includes("set-but-never-shown"), "no value is shown");
+    const asked = (await f.log()).filter((e) => e.event === "doctor").map((e) => e.args);
+    assert.deepEqual(asked, [
+      ["doctor", "--json", "-c", 'model_provider="keyed"'],
+      ["doctor", "--json", "-c", 'model_provider="other"'],
+    ]);
   });
 });
 

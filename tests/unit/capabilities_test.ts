@@ -21,6 +21,7 @@ const TURN = [
   "turn/interrupt",
   "thread/unsubscribe",
   "config/read",
+  "thread/read",
   "thread/name/set",
   "fs/getMetadata",
   "thread/queue/delete",

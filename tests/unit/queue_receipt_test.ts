@@ -7,6 +7,7 @@ import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_mess
 import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../../src/ops/queue_message.ts";
 import type { CallContext } from "../../src/host/tool.ts";
+import { QueuedHere } from "../../src/ops/queued_here.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const CID = "cid-1";
@@ -419,8 +420,10 @@ Deno.test("codex_queue_message runs one connection operation labelled queue, wit
   const seen: { label?: string; signal?: AbortSignal }[] = [];
   const signal = new AbortController().signal;
   const s = scripted({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
+  const queuedHere = new QueuedHere();
   const ctx = {
     signal,
+    starts: { queuedHere },
     connection: {
       operation: (
         fn: (s: Session) => Promise<unknown>,
@@ -436,4 +439,5 @@ Deno.test("codex_queue_message runs one connection operation labelled queue, wit
   assert.deepEqual(seen, [{ label: "queue", signal }]);
   assert.equal(s.calls[0][1].threadId, THREAD);
   assert.deepEqual(s.calls[0][1].input, [{ type: "text", text: "hi", text_elements: [] }]);
+  assert.ok(queuedHere.has(THREAD, r.clientMessageId), "recorded as this relay's message");
 });

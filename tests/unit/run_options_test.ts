@@ -1,8 +1,14 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { checkTightening, runConfig, runParams } from "../../src/turn/run_options.ts";
+import {
+  checkTightening,
+  runConfig,
+  runParams,
+  tighterOf,
+  unapplied,
+} from "../../src/turn/run_options.ts";
 import { activityText } from "../../src/turn/activity.ts";
-import { parseItemActivity } from "../../src/codex/validate.ts";
+import { parseItemActivity, parseLoadedSettings } from "../../src/codex/validate.ts";
 
 const refused = (config: unknown, options: Parameters<typeof checkTightening>[1]) => {
   try {
@@ -92,4 +98,52 @@ Deno.test("progress names the kind of work and tool names, never content", () =>
   assert.equal(say({ type: "userMessage", content: "SECRET" }), undefined);
   assert.equal(say({ type: "somethingNew" }), undefined);
   assert.equal(say(null), undefined);
+});
+
+Deno.test("what an earlier run left with the thread bounds later options too; it only ever tightens", () => {
+  const config = { sandbox_mode: "danger-full-access", approval_policy: "never" };
+  const left = { sandbox: "read-only", approvalPolicy: "on-request" } as const;
+  const message = (options: Parameters<typeof checkTightening>[1]) => {
+    try {
+      checkTightening(config, options, left);
+      return undefined;
+    } catch (error) {
+      assert.ok(error instanceof RelayError && error.reason === "not_allowed");
+      return error.message;
+    }
+  };
+  assert.match(
+    message({ sandbox: "workspace-write" })!,
+    /sandbox workspace-write is looser than the thread's read-only \(left by an earlier codex_run of this relay\)/,
+  );
+  assert.match(message({ approvalPolicy: "never" })!, /on-request \(left by an earlier codex_run/);
+  assert.equal(message({ sandbox: "read-only", approvalPolicy: "untrusted" }), undefined);
+  assert.deepEqual(
+    tighterOf(left, { sandbox: "danger-full-access", approvalPolicy: "untrusted" }),
+    {
+      sandbox: "read-only",
+      approvalPolicy: "untrusted",
+    },
+  );
+  assert.deepEqual(tighterOf({}, { sandbox: "workspace-write" }), { sandbox: "workspace-write" });
+  assert.deepEqual(tighterOf({}, {}), {});
+});
+
+Deno.test("unapplied() names a requested setting the thread does not run with (Codex kept a looser one)", () => {
+  const reported = parseLoadedSettings({
+    sandbox: { type: "workspaceWrite", networkAccess: false },
+    approvalPolicy: "on-request",
+  });
+  assert.deepEqual(reported, { sandbox: "workspace-write", approvalPolicy: "on-request" });
+  assert.deepEqual(unapplied({ sandbox: "read-only", approvalPolicy: "untrusted" }, reported), [
+    "sandbox workspace-write (not read-only)",
+    "approvalPolicy on-request (not untrusted)",
+  ]);
+  assert.deepEqual(unapplied({ sandbox: "workspace-write" }, reported), [], "as asked");
+  assert.deepEqual(unapplied({ sandbox: "danger-full-access" }, reported), [], "kept tighter");
+  assert.deepEqual(unapplied({}, reported), []);
+  const unknown = parseLoadedSettings({ sandbox: { type: "externalSandbox" }, approvalPolicy: {} });
+  assert.deepEqual(unknown, { sandbox: null, approvalPolicy: null });
+  assert.deepEqual(unapplied({ sandbox: "read-only" }, unknown), [], "unreported: not checked");
+  assert.deepEqual(parseLoadedSettings(null), { sandbox: null, approvalPolicy: null });
 });

@@ -1,5 +1,8 @@
 /**
- * The environment helpers get: only the names Codex needs, never `LD_*`.
+ * The relay's own short list of variables (the names its permission set may
+ * read), passed to `codex app-server proxy` in daemon mode. `codex
+ * app-server` in spawn mode inherits the whole environment instead
+ * (`child_env.ts`).
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * One spawned `codex app-server` process: spawn with a curated environment in
+ * One spawned `codex app-server` process: spawn with its environment in
  * its own process group, write frames, keep the tail of stderr, and reap the
  * group within a bound, whatever the helper and its descendants do.
  * @module
@@ -7,6 +7,7 @@
 
 import { RelayError } from "../../core/errors.ts";
 import { signalGroup } from "./process_group.ts";
+import { spawnChild } from "./child_env.ts";
 
 /** What to spawn. */
 export interface HelperSpec {
@@ -14,8 +15,13 @@ export interface HelperSpec {
   command: string;
   /** Its arguments (`["app-server"]`); never message text. */
   args: readonly string[];
-  /** The complete environment of the child. */
+  /**
+   * The child's environment: exactly this, or with `inherit` the relay's own
+   * environment with these set over it (see `child_env.ts`).
+   */
   env: Record<string, string>;
+  /** Whether the child inherits the relay's environment (default false). */
+  inherit?: boolean;
 }
 
 /** Reaping grace periods. */
@@ -55,9 +61,17 @@ export class HelperProcess {
   #exited = false;
   /** Resolves with the exit status once the process has exited. */
   readonly status: Promise<Deno.CommandStatus>;
+  /** Loader variables this spawn found in the relay's environment (passed empty). */
+  readonly loaderVars: readonly string[];
 
-  private constructor(child: Deno.ChildProcess, stderrCap: number, reap: ReapTimings) {
+  private constructor(
+    child: Deno.ChildProcess,
+    stderrCap: number,
+    reap: ReapTimings,
+    loaderVars: readonly string[],
+  ) {
     this.#child = child;
+    this.loaderVars = loaderVars;
     this.#writer = child.stdin.getWriter();
     this.#stderrCap = stderrCap;
     this.#reapTimings = reap;
@@ -77,22 +91,20 @@ export class HelperProcess {
     stderrCap: number,
     reap: ReapTimings = DEFAULT_REAP,
   ): HelperProcess {
-    let child: Deno.ChildProcess;
+    let spawned: { child: Deno.ChildProcess; found: string[] };
     try {
-      child = new Deno.Command(spec.command, {
+      spawned = spawnChild(spec.command, {
         args: [...spec.args],
-        env: spec.env,
-        clearEnv: true,
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
         // Its own process group (setsid): the whole group is signalled when reaping.
         detached: true,
-      }).spawn();
+      }, { inherit: spec.inherit ?? false, env: spec.env });
     } catch (error) {
       // Both say which PATH the relay saw and what to do: a client that starts servers with a
       // short PATH (GUI apps) needs the folder of codex in the entry's own PATH.
-      const seen = `PATH=${spec.env.PATH ?? "(unset)"}`;
+      const seen = `PATH=${(spec.inherit ? ownPath() : undefined) ?? spec.env.PATH ?? "(unset)"}`;
       const fix =
         `install Codex (npm install -g @openai/codex), or put the folder of codex (and node) in the PATH of codex-relay's entry in the MCP client ("env": {"PATH": "..."}; codex-relay install writes it), then restart the client`;
       if (error instanceof Deno.errors.NotFound) {
@@ -115,7 +127,7 @@ export class HelperProcess {
         cause: error,
       });
     }
-    return new HelperProcess(child, stderrCap, reap);
+    return new HelperProcess(spawned.child, stderrCap, reap, spawned.found);
   }
 
   /** The process id. */
@@ -292,5 +304,14 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
     return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);
   } finally {
     clearTimeout(id);
+  }
+}
+
+/** The relay's own PATH (one of the variables it may read), for messages. */
+function ownPath(): string | undefined {
+  try {
+    return Deno.env.get("PATH");
+  } catch {
+    return undefined;
   }
 }

@@ -11,7 +11,7 @@ import { abortReason, RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { curatedEnv } from "../process/curated_env.ts";
+import { loaderVarsNote } from "../process/child_env.ts";
 import {
   DEFAULT_REAP,
   HelperProcess,
@@ -47,7 +47,10 @@ export interface SpawnOptions {
   version: string;
   /** The executable (default `codex`). */
   command?: string;
-  /** Helper environment (default: the curated pass-through set). */
+  /**
+   * Exactly this helper environment (tests). Default: the relay's own
+   * environment, inherited as the MCP client gave it (`child_env.ts`).
+   */
   env?: Record<string, string>;
   /** Lower bounds than the defaults (never higher). */
   limits?: Partial<SpawnLimits>;
@@ -78,7 +81,8 @@ export class SpawnConnection implements Connection {
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;
   readonly #command: string;
-  readonly #env: Record<string, string>;
+  /** Exactly this environment (tests), or undefined: the relay's own, inherited. */
+  readonly #env: Record<string, string> | undefined;
   readonly #limits: SpawnLimits;
   readonly #clock: Clock;
   readonly #reap: ReapTimings;
@@ -92,7 +96,7 @@ export class SpawnConnection implements Connection {
     this.#allow = options.allowlist;
     this.#version = options.version;
     this.#command = options.command ?? "codex";
-    this.#env = options.env ?? curatedEnv();
+    this.#env = options.env;
     this.#limits = lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#reap = options.reap ?? DEFAULT_REAP;
@@ -274,7 +278,12 @@ export class SpawnConnection implements Connection {
     let helper: HelperProcess;
     try {
       helper = HelperProcess.spawn(
-        { command: this.#command, args: ["app-server"], env: this.#env } satisfies HelperSpec,
+        {
+          command: this.#command,
+          args: ["app-server"],
+          env: this.#env ?? {},
+          inherit: this.#env === undefined,
+        } satisfies HelperSpec,
         this.#limits.stderrBytes,
         this.#reap,
       );
@@ -283,6 +292,7 @@ export class SpawnConnection implements Connection {
       throw notWritten(error);
     }
     this.#spawned++;
+    if (helper.loaderVars.length > 0) this.#log.warn(loaderVarsNote(helper.loaderVars));
     const connection = new RpcConnection(
       new LineTransport(helper, this.#limits.frameBytes),
       this.#clock,

@@ -35,11 +35,15 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
     openWorldHint: false,
   },
   enabled: () => true,
-  run({ threadId, text }, ctx): Promise<Receipt> {
-    return ctx.connection.operation((s) => queueMessage(s, threadId, text), {
+  async run({ threadId, text }, ctx): Promise<Receipt> {
+    const receipt = await ctx.connection.operation((s) => queueMessage(s, threadId, text), {
       signal: ctx.signal,
       label: "queue",
     });
+    if (receipt.status !== "not_sent") {
+      ctx.starts.queuedHere.record(receipt.threadId, receipt.clientMessageId);
+    }
+    return receipt;
   },
   render: renderReceipt,
 };

@@ -27,7 +27,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
       backend.queueStartsIdleThreads
         ? " (a thread the Codex daemon holds idle takes it at once)"
         : ""
-    }: withdrawn, not_found, already_taken (a turn took it) or unknown (answer lost).`,
+    }: withdrawn, not_found (not_queued_here: not its own), already_taken (a turn took it) or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {
@@ -40,7 +40,11 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   async run({ threadId, clientMessageId }, ctx): Promise<WithdrawResult> {
     try {
       return await ctx.connection.operation(
-        (s) => withdrawMessage(s, threadId, clientMessageId, { readItems: ctx.caps.replyRead }),
+        (s) =>
+          withdrawMessage(s, threadId, clientMessageId, {
+            readItems: ctx.caps.replyRead,
+            queuedHere: ctx.starts.queuedHere,
+          }),
         { signal: ctx.signal, label: "withdraw" },
       );
     } catch (error) {
@@ -62,7 +66,10 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
       case "already_taken":
         return sentences(`Not withdrawn ${ids}: ${out.message}`);
       case "not_found":
-        return sentences(`Not found ${ids}: ${out.message}`, "Nothing was deleted");
+        return sentences(
+          `Not found${out.reason ? ` (${out.reason})` : ""} ${ids}: ${out.message}`,
+          "Nothing was deleted",
+        );
       case "unknown":
         return sentences(
           `Unknown (${out.reason}) ${ids}: ${out.message}`,

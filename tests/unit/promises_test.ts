@@ -1,0 +1,144 @@
+/**
+ * Issue 20, item 6: promises that had no test to notice their loss. A turn
+ * runtime on a shared (daemon) connection never takes or forwards a request
+ * of another turn, before or after its own turn's id is known; following a
+ * turn in daemon mode never resumes a thread the daemon has not loaded.
+ */
+
+import assert from "assert";
+import type { ConnectionListeners, HeldConnection } from "../../src/connect/connection.ts";
+import { RelayError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/core/log.ts";
+import type { ElicitationRouter } from "../../src/elicit/router.ts";
+import { TurnRuntime } from "../../src/turn/turn_runtime.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
+import { attachTurn } from "../../src/turn/turn_attach.ts";
+import { turnMachinery } from "../../src/turn/turn_machinery.ts";
+import type { Connection } from "../../src/connect/connection.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
+import { resolveThread } from "../../src/ops/resolve_thread.ts";
+
+const THREAD = "01a22a5b-0000-7000-8000-000000000001";
+
+/** A held connection on a shared backend: records what is sent and answered. */
+function fakeHeld(answer: (method: string) => unknown = () => ({})) {
+  let listeners: ConnectionListeners = {};
+  const sent: string[] = [];
+  const answered: unknown[] = [];
+  const conn: HeldConnection = {
+    call: (method) => {
+      sent.push(method);
+      return Promise.resolve(answer(method));
+    },
+    listen: (l) => (listeners = l),
+    follow: () => {},
+    respond: (id) => answered.push(id),
+    respondError: (id) => answered.push(id),
+    ended: new Promise<RelayError>(() => {}),
+    failure: undefined,
+    close: () => Promise.resolve(),
+  };
+  return { conn, sent, answered, listeners: () => listeners };
+}
+
+Deno.test("a runtime on the daemon takes only its own turn's requests, once: never another turn's, before or after its turn id is known", () => {
+  const received: { id: unknown; turnId: unknown }[] = [];
+  const router = {
+    receive: (_rt: unknown, id: unknown, _m: string, params: { turnId?: unknown }) =>
+      received.push({ id, turnId: params?.turnId }),
+    forget: () => {},
+    declineAll: () => {},
+    resolved: () => {},
+  } as unknown as ElicitationRouter;
+  const held = fakeHeld();
+  const runtime = new TurnRuntime(held.conn, THREAD, "my-message", {
+    router,
+    clock: new ManualClock(),
+    log: silentLogger,
+    limits: DEFAULT_TURN_LIMITS,
+    shared: true,
+  });
+  const request = (id: number, turnId?: string) =>
+    held.listeners().onServerRequest!({
+      id,
+      method: "item/commandExecution/requestApproval",
+      params: { threadId: THREAD, ...(turnId ? { turnId } : {}), itemId: "i" },
+    });
+  const notify = (method: string, params: unknown) =>
+    held.listeners().onNotification!(method, params);
+
+  // Before its own turn is known: the user's turn runs first on the thread.
+  request(0, "users-turn");
+  request(1);
+  notify("item/started", {
+    threadId: THREAD,
+    turnId: "users-turn",
+    item: { type: "userMessage", id: "u0", clientId: "theirs" },
+  });
+  request(2, "users-turn");
+  assert.deepEqual(received, [], "nothing of another turn before the runtime's own is known");
+
+  // Its own message starts: now its turn id is known.
+  notify("item/started", {
+    threadId: THREAD,
+    turnId: "my-turn",
+    item: { type: "userMessage", id: "u1", clientId: "my-message" },
+  });
+  request(3, "users-turn");
+  request(4, "my-turn");
+  request(4, "my-turn"); // Replayed by the daemon to a new subscription: taken once.
+  request(5);
+  assert.deepEqual(received, [{ id: 4, turnId: "my-turn" }]);
+  assert.deepEqual(held.answered, [], "another turn's requests are never answered or declined");
+  assert.equal(runtime.threadId, THREAD);
+});
+
+Deno.test("following a turn in daemon mode never resumes a thread the daemon has not loaded", async () => {
+  const threadList = (type: string) => ({
+    data: [{ id: THREAD, name: null, status: { type }, updatedAt: 1796006982 }],
+    nextCursor: null,
+  });
+  const held = fakeHeld((method) => method === "thread/list" ? threadList("notLoaded") : {});
+  const clock = new ManualClock();
+  const connection = {
+    mode: "daemon",
+    limits: {},
+    clock,
+    hold: () => Promise.resolve(held.conn),
+  } as unknown as Connection;
+  const { turns } = turnMachinery({ connection, clock, log: silentLogger, readsReplies: true });
+  const attached = await attachTurn(
+    { connection, registry: turns, clock, log: silentLogger },
+    { threadId: THREAD, clientMessageId: "m", turnId: "t" },
+    new AbortController().signal,
+  );
+  assert.equal(attached, undefined, "not attached");
+  assert.deepEqual(held.sent, ["thread/list"], "its status was read, and it was not resumed");
+  assert.equal(turns.active(THREAD), undefined, "no runtime is left on the thread");
+});
+
+Deno.test("thread names match exactly, case included", async () => {
+  const threads = [
+    { id: "01a22a5b-0000-7000-8000-00000000000a", name: "Alpha" },
+    { id: "01a22a5b-0000-7000-8000-00000000000b", name: "alpha" },
+    { id: "01a22a5b-0000-7000-8000-00000000000c", name: "alpha " },
+  ];
+  const session = {
+    call: (method: string) => {
+      assert.equal(method, "thread/list");
+      return Promise.resolve({
+        data: threads.map((t) => ({ ...t, status: { type: "notLoaded" }, updatedAt: 1 })),
+        nextCursor: null,
+      });
+    },
+    signal: new AbortController().signal,
+    remainingMs: () => 10_000,
+  };
+  assert.equal(await resolveThread(session, "Alpha"), threads[0].id);
+  assert.equal(await resolveThread(session, "alpha"), threads[1].id);
+  assert.equal(await resolveThread(session, "alpha "), threads[2].id);
+  const none = await resolveThread(session, "ALPHA");
+  assert.ok(none instanceof RelayError && none.reason === "thread_not_found");
+  // An uppercase UUID is an id, not a name: canonical (lowercase), with no lookup.
+  assert.equal(await resolveThread(session, THREAD.toUpperCase()), THREAD);
+});
