@@ -101,7 +101,12 @@ Deno.test("following a turn in daemon mode never resumes a thread the daemon has
   const held = fakeHeld((method) => method === "thread/list" ? threadList("notLoaded") : {});
   const clock = new ManualClock();
   const connection = {
-    mode: "daemon",
+    capabilities: {
+      shared: true,
+      seesOtherProcessesTurns: true,
+      turnsOutliveRelay: true,
+      attachesToRunningTurns: true,
+    },
     limits: {},
     clock,
     hold: () => Promise.resolve(held.conn),
