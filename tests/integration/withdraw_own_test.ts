@@ -1,7 +1,7 @@
 /**
  * Issue 20, item 6: codex_withdraw_message deletes only messages this relay
  * queued; a delete answered `deleted: false` is never reported withdrawn.
- * Through `mod.ts serve` (spawn mode, the default level).
+ * Through `mod.ts serve` (spawn mode, the turn-start level, where codex_withdraw_message is).
  */
 
 import assert from "assert";
@@ -14,7 +14,11 @@ type Relay = Awaited<ReturnType<typeof startRelay>>;
 
 async function withRelay(s: Scenario, fn: (relay: Relay, f: FixtureHome) => Promise<void>) {
   const f = await FixtureHome.create(s);
-  const relay = await startRelay({ fixture: f, protocol: "2026-07-28" });
+  const relay = await startRelay({
+    fixture: f,
+    protocol: "2026-07-28",
+    flags: ["--allow-turn-start"],
+  });
   try {
     await fn(relay, f);
   } finally {
