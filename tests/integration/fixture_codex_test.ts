@@ -91,7 +91,7 @@ Deno.test("the Windows launcher (codex.cmd) starts the fixture with the POSIX la
           .replace(/\s+/g, " ")
       );
   assert.deepEqual(runs(cmd), runs(posix));
-  assert.equal(runs(posix).length, 2, "the app-server and the proxy stand-in");
+  assert.equal(runs(posix).length, 3, "the doctor, the proxy stand-in and the app-server");
   for (const line of runs(posix)) assert.ok(line.includes("--cached-only"), line);
   assert.ok(cmd.includes("fixture-deno-dir") && posix.includes("fixture-deno-dir"));
   assert.ok(cmd.includes("\r\n"), "cmd.exe reads the shim with CRLF line ends");
