@@ -1,12 +1,12 @@
 /**
  * Prints the fault tables of docs/reliability.md (between its fault-table markers: the
  * queue and reply-read tools, then the turn-start tools) from the fault
- * matrix's expectation table, `tests/reliability/fault_table.ts`.
+ * matrix's expectation table, `testing/fault_table.ts`.
  * Run: `deno run scripts/fault_table.ts`.
  * @module
  */
 
-import { faultTableMarkdown, README_MARKERS } from "../tests/reliability/fault_table.ts";
+import { faultTableMarkdown, README_MARKERS } from "../testing/fault_table.ts";
 
 if (import.meta.main) {
   // deno-lint-ignore no-console

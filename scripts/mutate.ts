@@ -40,7 +40,7 @@ export const GROUPS: Record<string, Group> = {
   },
   receipts: {
     mutate: ["src/ops/queue_message.ts"],
-    tests: ["tests/unit/queue_receipt_test.ts"],
+    tests: ["tests/unit/queue_message_tool_test.ts"],
   },
 };
 

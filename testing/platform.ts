@@ -35,9 +35,10 @@ export const WINDOWS_GAPS: Readonly<Record<string, string>> = {
     `${FIXTURE_POSIX}; the printed install line is run with \`sh -c\``,
   "tests/integration/install_test.ts": POSIX_PATHS,
   "tests/integration/moderation_test.ts": FIXTURE_POSIX,
-  "tests/integration/owner_test.ts": FIXTURE_POSIX,
+  "tests/integration/spawn_connection_test.ts": FIXTURE_POSIX,
   "tests/integration/permissions_test.ts": FIXTURE_POSIX,
-  "tests/integration/readme_test.ts": `${FIXTURE_POSIX}; the README's lines are POSIX shell`,
+  "tests/integration/documented_commands_test.ts":
+    `${FIXTURE_POSIX}; the README's lines are POSIX shell`,
   "tests/integration/reply_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_runtime_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_test.ts": FIXTURE_POSIX,

@@ -269,7 +269,7 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   { at: { result: "thread/turns/list" }, path: "nextCursor", types: STR_NULL },
   // --- turn start (codex_run, codex_interrupt)
   // The recursion guard (src/turn/recursion_guard.ts) reads `config.mcp_servers`, which the
-  // schema leaves undeclared (Config has additionalProperties); relay_e2e_test.ts checks it live.
+  // schema leaves undeclared (Config has additionalProperties); relay_e2e_turn_test.ts checks it live.
   { at: { request: "config/read" }, sample: { cwd: "/work/project" } },
   { at: { request: "config/read" }, sample: {} },
   { at: { result: "config/read" }, path: "config", types: OBJ, required: true },

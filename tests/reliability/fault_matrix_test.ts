@@ -1,7 +1,7 @@
 /**
  * The fault matrix: every fixture fault against every tool registered at the
  * level under test, through the relay (`mod.ts serve --allow-reply-read`).
- * Each call must give the status and reason of `fault_table.ts`, name the
+ * Each call must give the status and reason of `testing/fault_table.ts`, name the
  * reason in its text, return no text outside the caller's scope, leave no
  * process behind, and the server must serve the next call. Receipts are
  * checked against what the fixture really stored. "Never answers" runs
@@ -49,7 +49,7 @@ import {
   type RunSite,
   type Seen,
   tablesOf,
-} from "./fault_table.ts";
+} from "../../testing/fault_table.ts";
 import {
   assertReceiptsTruthful,
   assertThreadsReleased,
@@ -220,7 +220,7 @@ async function rig(s: Seeded, env: (f: FixtureHome) => Record<string, string>): 
   for (const name of registered) {
     assert.ok(
       COVERED.includes(name),
-      `${name} has no column in tests/reliability/fault_table.ts: add its expectations`,
+      `${name} has no column in testing/fault_table.ts: add its expectations`,
     );
   }
   const tools = MATRIX_TOOLS.filter((t) => registered.includes(t));
@@ -492,7 +492,7 @@ async function turnRig(
   });
   const registered = await registeredTools(relay.client);
   for (const name of registered) {
-    assert.ok(COVERED.includes(name), `${name} has no column in tests/reliability/fault_table.ts`);
+    assert.ok(COVERED.includes(name), `${name} has no column in testing/fault_table.ts`);
   }
   assert.ok(registered.includes("codex_run") && registered.includes("codex_interrupt"));
   return { site, relay, f, threads, base, receipts: [] };

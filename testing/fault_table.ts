@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Fault, FaultAction, Startup } from "../../fixtures/scenario.ts";
+import type { Fault, FaultAction, Startup } from "../fixtures/scenario.ts";
 
 /** Every tool the matrix calls, in column order. */
 export const MATRIX_TOOLS = [

@@ -1,0 +1,226 @@
+/**
+ * Shared setup of the relay e2e tests (`relay_e2e_*test.ts`): one world per test (the
+ * Responses mock, a temp CODEX_HOME, the relay's environment with `codex` first on PATH) and
+ * the calls and checks the tests share. Each test file calls {@linkcode e2eCodex} first.
+ * @module
+ */
+import assert from "node:assert/strict";
+import {
+  type ApprovalSetting,
+  AppServer,
+  type CodexBinInfo,
+  codexForTests,
+  type CodexHome,
+  createCodexHome,
+  linkCodexBin,
+  processesTagged,
+  relayEnv,
+} from "../../testing/codex_home.ts";
+import { type MockResponses, startMockResponses } from "../../testing/mock_responses.ts";
+import { startRelay } from "../../testing/relay.ts";
+import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
+import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
+
+let BIN: CodexBinInfo | null = null;
+
+/** Resolves the real codex for `file` (a SKIPPED line, or a failing test under CODEX_E2E_REQUIRED=1, when there is none). */
+export function e2eCodex(file: string): CodexBinInfo | null {
+  BIN = codexForTests(file);
+  return BIN;
+}
+
+export type Rec = Record<string, unknown>;
+export const BUDGET_BYTES = 16 * 1024;
+export const utf8 = new TextEncoder();
+
+/** One test's world: the mock, the temp root, the relay's environment. */
+export interface World {
+  mock: MockResponses;
+  home: CodexHome;
+  /** The relay's environment (PATH starts with the temp bin dir holding `codex`). */
+  env: Record<string, string>;
+  /** Starts a raw app-server driver on this home (closed when the test ends). */
+  driver(): Promise<AppServer>;
+  /** Starts the relay (closed, and its exit code checked, when the test ends). */
+  relay(
+    flags: string[],
+    opts?: {
+      protocol?: McpTestProtocol;
+      onElicit?: (p: ElicitParams) => ElicitResult | Promise<ElicitResult>;
+    },
+  ): Promise<ConnectedClient>;
+}
+
+/**
+ * Runs `fn` in a fresh world. `tap`: the relay's `codex` is a shell script that records what each
+ * helper reads and writes in `<root>/frames/<pid>.in` / `.out` (see {@link tappedFrames}).
+ */
+export async function withWorld(
+  opts: { elicitMcp?: boolean; extraMcpArgs?: string[]; approval?: ApprovalSetting; tap?: boolean },
+  fn: (w: World) => Promise<void>,
+): Promise<void> {
+  const mock = await startMockResponses();
+  let home: CodexHome | undefined;
+  const env: Record<string, string> = {};
+  const { tap, ...homeOpts } = opts;
+  try {
+    home = await createCodexHome({ ...homeOpts, mockUrl: mock.url });
+    let binDir: string;
+    if (tap) {
+      binDir = `${home.root}/bin`;
+      await Deno.mkdir(binDir);
+      const frames = `${home.root}/frames`;
+      await Deno.mkdir(frames);
+      // sh waits for the whole pipeline: when the relay closes stdin, tee, codex and tee end, then sh.
+      await Deno.writeTextFile(
+        `${binDir}/codex`,
+        `#!/bin/sh\ntee "${frames}/$$.in" | "${BIN!.path}" "$@" | tee "${frames}/$$.out"\n`,
+        { mode: 0o755 },
+      );
+    } else binDir = await linkCodexBin(home, BIN!.path);
+    Object.assign(env, await relayEnv(home, binDir));
+    const tmp = Deno.env.get("TMPDIR");
+    if (tmp) env.TMPDIR = tmp;
+  } catch (error) {
+    await mock.close();
+    await home?.cleanup();
+    throw error;
+  }
+  await inWorld(mock, home, env, fn);
+}
+
+export async function inWorld(
+  mock: MockResponses,
+  home: CodexHome,
+  env: Record<string, string>,
+  fn: (w: World) => Promise<void>,
+): Promise<void> {
+  const drivers: AppServer[] = [];
+  const relays: ConnectedClient[] = [];
+  const world: World = {
+    mock,
+    home,
+    env,
+    async driver() {
+      const d = await AppServer.start(home, { bin: BIN!.path });
+      drivers.push(d);
+      return d;
+    },
+    async relay(flags, o = {}) {
+      const r = await startRelay({
+        env,
+        flags,
+        protocol: o.protocol ?? "2026-07-28",
+        onElicit: o.onElicit,
+      });
+      relays.push(r);
+      // The process-table check at the end is meaningful only if it sees the relay.
+      const seen = await processesTagged(home.root);
+      assert.ok(seen.some((p) => p.pid === r.transport.pid), "the ps check finds the relay");
+      return r;
+    },
+  };
+  let failure: unknown = null;
+  try {
+    await fn(world);
+  } catch (error) {
+    failure = error;
+  }
+  const problems: string[] = [];
+  try {
+    for (const d of drivers) await d.close();
+    // Once its calls have returned, a relay holds no helper (nor anything the helper started).
+    const relayPids = new Set(relays.map((r) => r.transport.pid));
+    const held = (await processesTagged(home.root)).filter((p) => !relayPids.has(p.pid));
+    if (held.length > 0) {
+      problems.push(`held by the relay after its calls: ${JSON.stringify(held)}`);
+    }
+    for (const r of relays) {
+      const { code, stderr } = await r.close();
+      if (code !== 0) problems.push(`relay exited ${code}: ${stderr.slice(-2000)}`);
+    }
+    const left = await processesTagged(home.root);
+    if (left.length > 0) problems.push(`processes left behind: ${JSON.stringify(left)}`);
+  } finally {
+    await mock.close();
+    await home.cleanup();
+  }
+  if (failure) {
+    // deno-lint-ignore no-console
+    if (problems.length > 0) console.error(`also: ${problems.join("; ")}`);
+    throw failure;
+  }
+  assert.deepEqual(problems, [], "the relay exits 0 and leaves no process behind");
+}
+
+/** Live `codex app-server` processes started for this home (helpers and drivers). */
+export async function helpers(home: CodexHome): Promise<number[]> {
+  return (await processesTagged(home.root))
+    .filter((p) => / app-server(\s|$)/.test(p.cmdline))
+    .map((p) => p.pid);
+}
+
+/** Starts a thread in the workspace and runs one turn with a UUID clientUserMessageId. */
+export async function seedThread(
+  d: AppServer,
+  home: CodexHome,
+  text: string,
+): Promise<{ threadId: string; turnId: string; clientId: string }> {
+  const thread = await d.startThread({ cwd: home.workspace });
+  const clientId = crypto.randomUUID();
+  const run = await d.runTurn(thread.id, text, { clientUserMessageId: clientId });
+  assert.equal(run.turn.status, "completed");
+  return { threadId: thread.id, turnId: run.turnId, clientId };
+}
+
+export async function call(c: ConnectedClient, name: string, args: Rec): Promise<CallToolResult> {
+  const result = await c.client.callTool({ name, arguments: args }) as CallToolResult;
+  assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
+  return result;
+}
+
+export function structured(result: CallToolResult): Rec {
+  assert.ok(result.structuredContent, "the result has structuredContent");
+  return result.structuredContent as Rec;
+}
+
+/** The sequence number of the mock request whose latest user text is `text`. */
+export function seqOf(mock: MockResponses, text: string): number {
+  const hits = mock.requests.filter((r) => r.userText === text);
+  assert.equal(hits.length, 1, `exactly one model request for ${JSON.stringify(text)}`);
+  return hits[0].seq;
+}
+
+/** Resumes a stored thread in `d` (its queued messages run) and waits for the turns of `clientIds`. */
+export async function runQueued(
+  d: AppServer,
+  threadId: string,
+  clientIds: string[],
+): Promise<Map<string, Rec>> {
+  await d.request("thread/resume", { threadId, excludeTurns: true });
+  const turns = new Map<string, Rec>();
+  for (const clientId of clientIds) {
+    const started = await d.waitForNotification(
+      (n) =>
+        n.method === "item/completed" && (n.params.item as Rec).type === "userMessage" &&
+        (n.params.item as Rec).clientId === clientId,
+      `user item ${clientId}`,
+    );
+    turns.set(clientId, await d.waitForTurnCompleted(String(started.params.turnId)));
+  }
+  return turns;
+}
+
+export function assertNoLeak(result: CallToolResult, secrets: string[]): void {
+  const all = JSON.stringify(result);
+  for (const s of secrets) assert.ok(!all.includes(s), `the result must not contain ${s}`);
+}
+
+/** `codex_read_reply` (fails the test on an isError result). */
+export async function readReply(
+  relay: ConnectedClient,
+  args: { threadId: string; clientMessageId: string; cursor?: string; refresh?: boolean },
+): Promise<{ result: CallToolResult; out: Rec }> {
+  const result = await call(relay, "codex_read_reply", args);
+  return { result, out: structured(result) };
+}
