@@ -7,6 +7,7 @@
  * @module
  */
 
+import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { parseThreadList } from "../codex/validate.ts";
 import { LOGIN_FIX, loginState } from "../codex/account.ts";
@@ -369,7 +370,7 @@ export function realDoctorIo(): DoctorIo {
       let offset = 0;
       while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
     },
-    env: (name) => (granted({ name: "env", variable: name }) ? Deno.env.get(name) : undefined),
+    env: grantedEnv,
     granted,
     os: Deno.build.os,
   };

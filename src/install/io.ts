@@ -5,6 +5,7 @@
  * @module
  */
 
+import { grantedEnv } from "../core/granted_env.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 
 /** File operations of the installer (real ones by default; tests may wrap them). */
@@ -137,10 +138,7 @@ export function realInstallIo(): InstallIo {
   return {
     out: write(Deno.stdout),
     err: write(Deno.stderr),
-    env: (name) =>
-      Deno.permissions.querySync({ name: "env", variable: name }).state === "granted"
-        ? Deno.env.get(name)
-        : undefined,
+    env: grantedEnv,
     os: Deno.build.os,
     cwd: Deno.cwd(),
     deno: Deno.execPath(),

@@ -17,6 +17,7 @@ import {
 } from "../connect/connection.ts";
 import { parseFsMetadata, parseThreadReadCwd, parseThreadStart } from "../codex/validate.ts";
 import { LOGIN_FIX, loginState } from "../codex/account.ts";
+import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
@@ -45,12 +46,6 @@ export interface StartDeps {
   env?: (name: string) => string | undefined;
   /** The messages this relay queued (shared with codex_queue_message; default: a new record). */
   queuedHere?: QueuedHere;
-}
-
-/** Reads a variable the relay may read; never prompts. */
-function readEnv(name: string): string | undefined {
-  const granted = Deno.permissions.querySync({ name: "env", variable: name }).state === "granted";
-  return granted ? Deno.env.get(name) : undefined;
 }
 
 /**
@@ -304,7 +299,7 @@ export class TurnStarts {
     const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;
     try {
-      attempt = await loginProblem(session, this.#deps.env ?? readEnv) ??
+      attempt = await loginProblem(session, this.#deps.env ?? grantedEnv) ??
         await body(conn, session, clientMessageId);
     } catch (error) {
       const e = asRelayError(error);
