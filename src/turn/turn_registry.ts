@@ -114,14 +114,14 @@ export class TurnRegistry {
     this.#deps.router.forget(runtime);
   }
 
-  /** Starts the queued message of `receipt` on the runtime's thread and watches its turn. */
+  /**
+   * Starts the thread's queue (at its head: messages queued earlier run first, as Codex would run
+   * them) unless Codex already did, and watches the turn of `receipt`'s message.
+   */
   async launch(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
     this.#track(runtime, receipt.queuedSubmissionId, true);
     try {
-      await conn.call("thread/queue/start", {
-        threadId: receipt.threadId,
-        ...(receipt.queuedSubmissionId ? { queuedSubmissionId: receipt.queuedSubmissionId } : {}),
-      });
+      await conn.call("thread/queue/start", { threadId: receipt.threadId });
     } catch {
       // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     }

@@ -323,6 +323,25 @@ Deno.test("codex_run says which earlier queued messages its start also started, 
   });
 });
 
+Deno.test("codex_run never starts its own message ahead of earlier queued ones, whenever Codex starts the queue", async () => {
+  // Codex starts a resumed thread's queue on its own task: the relay's next request may come first.
+  const t = thread({
+    resumeStartsQueueLate: true,
+    scripts: [[{ item: agentItem("e1", "Earlier done.") }, { end: "completed" }], [
+      { item: agentItem("f1", "Mine done.") },
+      { end: "completed" },
+    ]],
+  });
+  await withRelay({ threads: [t] }, FULL, async (client) => {
+    const earlier = await call(client, "codex_queue_message", { threadId: t.id, text: "first" });
+    const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
+    assert.equal((run.out.turn as Structured).status, "completed");
+    assert.deepEqual(run.out.replies, [{ itemId: "f1", text: "Mine done.", truncated: false }]);
+    const listed = run.out.earlierMessages as Structured[];
+    assert.deepEqual(listed?.map((e) => e.clientMessageId), [earlier.out.clientMessageId]);
+  });
+});
+
 // ------------------------------------------------------------ 9. withdrawing
 
 Deno.test("codex_withdraw_message takes back a queued message (turn-start level)", async () => {
