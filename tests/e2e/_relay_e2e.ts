@@ -20,6 +20,12 @@ import { type MockResponses, startMockResponses } from "../../testing/mock_respo
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
+import {
+  callTool,
+  type ToolName,
+  type ToolOutput,
+  type ToolResult,
+} from "../../testing/call_tool.ts";
 
 let BIN: CodexBinInfo | null = null;
 
@@ -173,15 +179,19 @@ export async function seedThread(
   return { threadId: thread.id, turnId: run.turnId, clientId };
 }
 
-export async function call(c: ConnectedClient, name: string, args: Rec): Promise<CallToolResult> {
-  const result = await c.client.callTool({ name, arguments: args }) as CallToolResult;
+export async function call<N extends ToolName>(
+  c: ConnectedClient,
+  name: N,
+  args: Rec,
+): Promise<ToolResult<N>> {
+  const result = await callTool(c.client, name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
   return result;
 }
 
-export function structured(result: CallToolResult): Rec {
+export function structured<N extends ToolName>(result: ToolResult<N>): ToolOutput<N> {
   assert.ok(result.structuredContent, "the result has structuredContent");
-  return result.structuredContent as Rec;
+  return result.structuredContent;
 }
 
 /** The sequence number of the mock request whose latest user text is `text`. */
@@ -220,7 +230,7 @@ export function assertNoLeak(result: CallToolResult, secrets: string[]): void {
 export async function readReply(
   relay: ConnectedClient,
   args: { threadId: string; clientMessageId: string; cursor?: string; refresh?: boolean },
-): Promise<{ result: CallToolResult; out: Rec }> {
+): Promise<{ result: ToolResult<"codex_read_reply">; out: Rec }> {
   const result = await call(relay, "codex_read_reply", args);
   return { result, out: structured(result) };
 }

@@ -25,7 +25,7 @@ import { noEchoAnswer, startMockResponses } from "../../testing/mock_responses.t
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
 const BIN = codexForTests("tests/e2e/daemon_e2e_test.ts");
 const ignore = BIN === null;
@@ -63,10 +63,14 @@ async function withDaemonWorld(
   }
 }
 
-async function call(c: ConnectedClient, name: string, args: Rec): Promise<Rec> {
-  const result = await c.client.callTool({ name, arguments: args }) as CallToolResult;
+async function call<N extends ToolName>(
+  c: ConnectedClient,
+  name: N,
+  args: Rec,
+): Promise<ToolOutput<N>> {
+  const result = await callTool(c.client, name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as Rec;
+  return result.structuredContent;
 }
 
 async function proxies(root: string): Promise<number> {

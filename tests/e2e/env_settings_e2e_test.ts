@@ -22,6 +22,7 @@ import {
 import { type MockRequest, startMockResponses } from "../../testing/mock_responses.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const BIN = codexForTests("tests/e2e/env_settings_e2e_test.ts");
 const ignore = BIN === null;
@@ -52,12 +53,11 @@ async function withRelay(
     const client = relay;
     await fn(
       async (args) => {
-        const r = await client.client.callTool(
-          { name: "codex_run", arguments: { waitSeconds: 55, ...args } },
-          { timeout: 90_000 },
-        );
+        const r = await callTool(client.client, "codex_run", { waitSeconds: 55, ...args }, {
+          timeout: 90_000,
+        });
         return {
-          out: r.structuredContent as Rec,
+          out: r.structuredContent,
           text: (r.content as { text: string }[])[0].text,
         };
       },

@@ -12,6 +12,7 @@ import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { ROOT } from "../../testing/relay.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const decoder = new TextDecoder();
 
@@ -236,8 +237,8 @@ Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travel
         timeoutMs: 20_000,
       });
       try {
-        const r = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
-        return r.structuredContent as { status: string; reason?: string; message?: string };
+        const r = await callTool(relay.client, "codex_list_threads", {});
+        return r.structuredContent;
       } finally {
         assert.equal((await relay.close()).code, 0);
       }
