@@ -17,18 +17,11 @@ import {
   AppServer,
   codexForTests,
   type CodexHome,
-  createCodexHome,
-  linkCodexBin,
-  processesTagged,
-  relayEnv,
 } from "../../testing/codex_home.ts";
-import {
-  type MockResponses,
-  noEchoAnswer,
-  startMockResponses,
-} from "../../testing/mock_responses.ts";
+import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
@@ -55,34 +48,29 @@ async function withDaemon(
   opts: { approval?: ApprovalSetting },
   fn: (w: World) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  const home = await createCodexHome({ mockUrl: mock.url, approval: opts.approval });
-  const env = await relayEnv(home, await linkCodexBin(home, BIN!.path));
-  const closers: { close(): Promise<unknown> }[] = [];
-  try {
-    await startDaemon(BIN!.path, home);
-    await fn({
-      home,
-      mock,
-      async relay(flags, onElicit) {
-        const r = await startRelay({ env, flags, protocol: "2026-07-28", onElicit });
-        closers.push(r);
-        return r;
-      },
-      async user() {
-        const u = await DaemonClient.connect(BIN!.path, home);
-        closers.push(u);
-        return u;
-      },
-    });
-  } finally {
-    for (const c of closers.reverse()) await c.close().catch(() => {});
-    await stopDaemon(BIN!.path, home);
-    const left = await processesTagged(home.root);
-    await mock.close();
-    await home.cleanup();
-    assert.deepEqual(left, [], "no process of the test's CODEX_HOME is left");
-  }
+  await withMockHome({ bin: BIN!.path, approval: opts.approval }, async ({ mock, home, env }) => {
+    const closers: { close(): Promise<unknown> }[] = [];
+    try {
+      await startDaemon(BIN!.path, home);
+      await fn({
+        home,
+        mock,
+        async relay(flags, onElicit) {
+          const r = await startRelay({ env, flags, protocol: "2026-07-28", onElicit });
+          closers.push(r);
+          return r;
+        },
+        async user() {
+          const u = await DaemonClient.connect(BIN!.path, home);
+          closers.push(u);
+          return u;
+        },
+      });
+    } finally {
+      for (const c of closers.reverse()) await c.close().catch(() => {});
+      await stopDaemon(BIN!.path, home);
+    }
+  });
 }
 
 async function call<N extends ToolName>(
