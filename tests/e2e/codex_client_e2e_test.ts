@@ -9,7 +9,7 @@
  * Run: `deno test -P tests/e2e/codex_client_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex`.
  */
-import { ROOT } from "../../testing/paths.ts";
+import { entryArgs } from "../../testing/relay.ts";
 import assert from "node:assert/strict";
 import { AppServer, codexForTests, denoDir } from "../../testing/codex_home.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
@@ -49,21 +49,7 @@ Deno.test({
         // The user's shell: DENO_DIR says where Deno's cache is (HOME is the temp home).
         const shell = { ...home.env, PATH: path, DENO_DIR: await denoDir() };
 
-        const first = await run(
-          [
-            "run",
-            "-P",
-            "--quiet",
-            "--config",
-            `${ROOT}/deno.json`,
-            `${ROOT}/mod.ts`,
-            "install",
-            "--client",
-            "codex",
-            "--yes",
-          ],
-          shell,
-        );
+        const first = await run(entryArgs(["install", "--client", "codex", "--yes"]), shell);
         assert.equal(first.code, 0, first.stderr);
         const line = first.stdout.split("\n").find((l) =>
           l.trim().startsWith("deno run --quiet -P=install")

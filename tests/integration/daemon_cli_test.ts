@@ -5,8 +5,8 @@
 
 import assert from "assert";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
-import { ROOT, startRelay } from "../../testing/relay.ts";
-import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
+import { entryArgs, ROOT, startRelay } from "../../testing/relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
@@ -16,17 +16,7 @@ async function run(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      CACHED_ONLY,
-      "-P",
-      "--quiet",
-      "--no-prompt",
-      "--config",
-      `${ROOT}/deno.json`,
-      `${ROOT}/mod.ts`,
-      ...args,
-    ],
+    args: entryArgs(args, { cachedOnly: true, noPrompt: true }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
