@@ -37,6 +37,46 @@ export function relayArgs(flags: string[] = []): string[] {
   ];
 }
 
+/** Options of {@linkcode entryArgs}. */
+export interface EntryArgs {
+  /** The entry point in the checkout (default `mod.ts`). */
+  entry?: "mod.ts" | "install.ts";
+  /** The permission flags (default `-P`: the entry's own set in deno.json). */
+  permissions?: string[];
+  /** Adds `--cached-only` (a caller that passes the argv through `cachedOnly()` leaves it off). */
+  cachedOnly?: boolean;
+  /** Adds `--no-prompt`. */
+  noPrompt?: boolean;
+  /** More Deno flags, after `--config` and before the entry point. */
+  denoFlags?: string[];
+}
+
+/**
+ * The `deno run` argv that starts an entry point of this checkout as a user
+ * does (`deno run -P --quiet --config <root>/deno.json <root>/mod.ts …`),
+ * then `args` (the command and its flags).
+ *
+ * @example
+ * ```ts
+ * entryArgs(["install", "--client", "cursor"]);
+ * entryArgs(["--client", "cursor", "--yes"], { entry: "install.ts", permissions: ["-P=install"] });
+ * ```
+ */
+export function entryArgs(args: string[], options: EntryArgs = {}): string[] {
+  return [
+    "run",
+    ...(options.permissions ?? ["-P"]),
+    ...(options.cachedOnly ? [CACHED_ONLY] : []),
+    "--quiet",
+    ...(options.noPrompt ? ["--no-prompt"] : []),
+    "--config",
+    `${ROOT}/deno.json`,
+    ...(options.denoFlags ?? []),
+    `${ROOT}/${options.entry ?? "mod.ts"}`,
+    ...args,
+  ];
+}
+
 /** Options of {@linkcode startRelay}. */
 export interface StartRelay {
   /** The fixture home the relay's `codex` comes from (or a real CODEX_HOME via `env`). */

@@ -15,6 +15,7 @@ import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
+import type { Connection } from "../connect/connection.ts";
 import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
 import { environmentFindings, type Finding } from "./doctor_env.ts";
 import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts";
@@ -165,6 +166,43 @@ function resolveCodex(io: DoctorIo): string | null {
   return null;
 }
 
+/** What the app-server's answer says: which one answered, and a daemon's version. */
+function answeredFindings(connection: Connection, mode: AppServerMode): Finding[] {
+  if (!connection.capabilities.shared) {
+    return [{
+      level: "ok",
+      text: "codex app-server answered initialize (experimental API) and thread/list",
+    }];
+  }
+  // A shared app-server runs whichever codex started it, not necessarily the one on PATH.
+  const findings: Finding[] = [];
+  const agent = (connection.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
+  const found = typeof agent === "string" ? agent.match(/\/(\d+\.\d+\.\d+[^\s]*)/) : null;
+  findings.push({
+    level: "ok",
+    text: `${
+      appServerLabel(mode)
+    } answered through codex app-server proxy: initialize (experimental API) and thread/list`,
+  });
+  findings.push(
+    found
+      ? { level: "ok", text: `daemon version: ${found[1]}` }
+      : { level: "warn", text: "the daemon did not say its version (no userAgent)" },
+  );
+  const support = found ? supportOf(found[1]) : "supported";
+  if (found && support !== "supported") {
+    findings.push({
+      level: "warn",
+      text: `the daemon runs codex ${
+        found[1]
+      }, ${support} than the supported ${SUPPORTED_CODEX.oldest} to ${SUPPORTED_CODEX.newest}`,
+      fix:
+        "update Codex, then restart the daemon: codex app-server daemon stop; codex app-server daemon start",
+    });
+  }
+  return findings;
+}
+
 async function checkAppServer(
   io: DoctorIo,
   version: string,
@@ -194,38 +232,7 @@ async function checkAppServer(
       },
       { label: "doctor" },
     );
-    if (connection.capabilities.shared) {
-      // A shared app-server runs whichever codex started it, not necessarily the one on PATH.
-      const agent = (connection.initializeResult as { userAgent?: unknown } | undefined)?.userAgent;
-      const found = typeof agent === "string" ? agent.match(/\/(\d+\.\d+\.\d+[^\s]*)/) : null;
-      findings.push({
-        level: "ok",
-        text: `${
-          appServerLabel(mode)
-        } answered through codex app-server proxy: initialize (experimental API) and thread/list`,
-      });
-      findings.push(
-        found
-          ? { level: "ok", text: `daemon version: ${found[1]}` }
-          : { level: "warn", text: "the daemon did not say its version (no userAgent)" },
-      );
-      const support = found ? supportOf(found[1]) : "supported";
-      if (found && support !== "supported") {
-        findings.push({
-          level: "warn",
-          text: `the daemon runs codex ${
-            found[1]
-          }, ${support} than the supported ${SUPPORTED_CODEX.oldest} to ${SUPPORTED_CODEX.newest}`,
-          fix:
-            "update Codex, then restart the daemon: codex app-server daemon stop; codex app-server daemon start",
-        });
-      }
-    } else {
-      findings.push({
-        level: "ok",
-        text: "codex app-server answered initialize (experimental API) and thread/list",
-      });
-    }
+    findings.push(...answeredFindings(connection, mode));
     findings.push(
       page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
         level: "info",

@@ -112,8 +112,20 @@ const marked = (launcher: Launcher) => ({
   env: { [MARKER.name]: MARKER.value, ...launcher.env },
 });
 
-/** The config file and entry shape of `client` at `scope`. */
-export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): Target {
+/** The folders a client's config path is built from, read from `env` when asked. */
+interface Paths {
+  /** Joins with the platform's separator (trailing separators of the first part dropped). */
+  join(...parts: string[]): string;
+  /** The home folder; a {@link UsageError} when HOME (USERPROFILE) is not set. */
+  home(): string;
+  /** An app's folder in the user's data folder (Application Support, APPDATA, XDG). */
+  userData(app: string): string;
+  /** A path in the current folder. */
+  project(...parts: string[]): string;
+}
+
+/** The platform's folders as {@link resolveTarget} reads them from `env`. */
+function pathsOf(env: TargetEnv): Paths {
   const sep = env.os === "windows" ? "\\" : "/";
   const join = (...parts: string[]) =>
     parts.map((p, i) => (i === 0 ? p.replace(/[\\/]+$/, "") : p)).join(sep);
@@ -137,6 +149,35 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
       ? join(appData(), app)
       : join(xdgConfig(), app);
   const project = (...parts: string[]) => join(env.cwd, ...parts);
+  return { join, home, userData, project };
+}
+
+/** Codex's target: `config.toml` in `CODEX_HOME` (user scope) or `.codex/` (project). */
+function codexTarget(scope: Scope, paths: Paths, env: TargetEnv): Target {
+  const { join, home, project } = paths;
+  const chosen = scope === "user" ? env.get("CODEX_HOME") : undefined;
+  const folder = chosen || (scope === "user" ? join(home(), ".codex") : project(".codex"));
+  return {
+    client: "codex",
+    label: "Codex",
+    scope,
+    path: join(folder, "config.toml"),
+    folder: chosen ? undefined : folder,
+    shortPath: false,
+    format: "toml",
+    container: ["mcp_servers"],
+    // A variable the entry sets itself (the Deno cache) is not passed through as well.
+    entry: (l) => ({
+      ...marked(l),
+      env_vars: CODEX_PASS_ENV.filter((name) => l.env?.[name] === undefined),
+    }),
+  };
+}
+
+/** The config file and entry shape of `client` at `scope`. */
+export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): Target {
+  const paths = pathsOf(env);
+  const { join, home, userData, project } = paths;
   const json = (
     label: string,
     path: string,
@@ -191,25 +232,8 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
         (l) => ({ type: "stdio", ...marked(l) }),
       );
     }
-    case "codex": {
-      const chosen = scope === "user" ? env.get("CODEX_HOME") : undefined;
-      const folder = chosen || (scope === "user" ? join(home(), ".codex") : project(".codex"));
-      return {
-        client,
-        label: "Codex",
-        scope,
-        path: join(folder, "config.toml"),
-        folder: chosen ? undefined : folder,
-        shortPath: false,
-        format: "toml",
-        container: ["mcp_servers"],
-        // A variable the entry sets itself (the Deno cache) is not passed through as well.
-        entry: (l) => ({
-          ...marked(l),
-          env_vars: CODEX_PASS_ENV.filter((name) => l.env?.[name] === undefined),
-        }),
-      };
-    }
+    case "codex":
+      return codexTarget(scope, paths, env);
   }
 }
 

@@ -19,6 +19,7 @@ import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { EXPECTED_OUTCOMES, PROBE, runProbe } from "./_probe.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 let built: Promise<{ dir: string; bundle: string }> | undefined;
 
@@ -79,11 +80,11 @@ Deno.test({
         "codex_list_threads",
         "codex_queue_message",
       ]);
-      const result = await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hello from the bundle" },
+      const result = await callTool(relay.client, "codex_queue_message", {
+        threadId: t.id,
+        text: "hello from the bundle",
       });
-      const r = result.structuredContent as Record<string, unknown>;
+      const r = result.structuredContent;
       assert.equal(r.status, "queued", JSON.stringify(result));
       assert.equal(r.threadId, t.id);
       const methods = (await f.requests()).map((x) => x.method);

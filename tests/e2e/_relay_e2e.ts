@@ -11,15 +11,20 @@ import {
   type CodexBinInfo,
   codexForTests,
   type CodexHome,
-  createCodexHome,
-  linkCodexBin,
   processesTagged,
   relayEnv,
 } from "../../testing/codex_home.ts";
-import { type MockResponses, startMockResponses } from "../../testing/mock_responses.ts";
+import type { MockResponses } from "../../testing/mock_responses.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
+import {
+  callTool,
+  type ToolName,
+  type ToolOutput,
+  type ToolResult,
+} from "../../testing/call_tool.ts";
 
 let BIN: CodexBinInfo | null = null;
 
@@ -59,36 +64,36 @@ export async function withWorld(
   opts: { elicitMcp?: boolean; extraMcpArgs?: string[]; approval?: ApprovalSetting; tap?: boolean },
   fn: (w: World) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  let home: CodexHome | undefined;
-  const env: Record<string, string> = {};
   const { tap, ...homeOpts } = opts;
-  try {
-    home = await createCodexHome({ ...homeOpts, mockUrl: mock.url });
-    let binDir: string;
-    if (tap) {
-      binDir = `${home.root}/bin`;
-      await Deno.mkdir(binDir);
-      const frames = `${home.root}/frames`;
-      await Deno.mkdir(frames);
-      // sh waits for the whole pipeline: when the relay closes stdin, tee, codex and tee end, then sh.
-      await Deno.writeTextFile(
-        `${binDir}/codex`,
-        `#!/bin/sh\ntee "${frames}/$$.in" | "${BIN!.path}" "$@" | tee "${frames}/$$.out"\n`,
-        { mode: 0o755 },
-      );
-    } else binDir = await linkCodexBin(home, BIN!.path);
-    Object.assign(env, await relayEnv(home, binDir));
+  const bin = tap ? undefined : BIN!.path;
+  await withMockHome({ ...homeOpts, bin }, async ({ mock, home, env }) => {
+    if (tap) Object.assign(env, await relayEnv(home, await tappedBin(home)));
     const tmp = Deno.env.get("TMPDIR");
     if (tmp) env.TMPDIR = tmp;
-  } catch (error) {
-    await mock.close();
-    await home?.cleanup();
-    throw error;
-  }
-  await inWorld(mock, home, env, fn);
+    await inWorld(mock, home, env, fn);
+  });
 }
 
+/** `<root>/bin` holding a `codex` that records each helper's frames (see {@link tappedFrames}). */
+async function tappedBin(home: CodexHome): Promise<string> {
+  const binDir = `${home.root}/bin`;
+  await Deno.mkdir(binDir);
+  const frames = `${home.root}/frames`;
+  await Deno.mkdir(frames);
+  // sh waits for the whole pipeline: when the relay closes stdin, tee, codex and tee end, then sh.
+  await Deno.writeTextFile(
+    `${binDir}/codex`,
+    `#!/bin/sh\ntee "${frames}/$$.in" | "${BIN!.path}" "$@" | tee "${frames}/$$.out"\n`,
+    { mode: 0o755 },
+  );
+  return binDir;
+}
+
+/**
+ * Runs `fn` in the world of `mock` and `home` (which the caller closes and
+ * removes): the drivers and relays it starts are closed, the relays' exit
+ * codes checked and the process table too.
+ */
 export async function inWorld(
   mock: MockResponses,
   home: CodexHome,
@@ -127,24 +132,19 @@ export async function inWorld(
     failure = error;
   }
   const problems: string[] = [];
-  try {
-    for (const d of drivers) await d.close();
-    // Once its calls have returned, a relay holds no helper (nor anything the helper started).
-    const relayPids = new Set(relays.map((r) => r.transport.pid));
-    const held = (await processesTagged(home.root)).filter((p) => !relayPids.has(p.pid));
-    if (held.length > 0) {
-      problems.push(`held by the relay after its calls: ${JSON.stringify(held)}`);
-    }
-    for (const r of relays) {
-      const { code, stderr } = await r.close();
-      if (code !== 0) problems.push(`relay exited ${code}: ${stderr.slice(-2000)}`);
-    }
-    const left = await processesTagged(home.root);
-    if (left.length > 0) problems.push(`processes left behind: ${JSON.stringify(left)}`);
-  } finally {
-    await mock.close();
-    await home.cleanup();
+  for (const d of drivers) await d.close();
+  // Once its calls have returned, a relay holds no helper (nor anything the helper started).
+  const relayPids = new Set(relays.map((r) => r.transport.pid));
+  const held = (await processesTagged(home.root)).filter((p) => !relayPids.has(p.pid));
+  if (held.length > 0) {
+    problems.push(`held by the relay after its calls: ${JSON.stringify(held)}`);
   }
+  for (const r of relays) {
+    const { code, stderr } = await r.close();
+    if (code !== 0) problems.push(`relay exited ${code}: ${stderr.slice(-2000)}`);
+  }
+  const left = await processesTagged(home.root);
+  if (left.length > 0) problems.push(`processes left behind: ${JSON.stringify(left)}`);
   if (failure) {
     // deno-lint-ignore no-console
     if (problems.length > 0) console.error(`also: ${problems.join("; ")}`);
@@ -173,15 +173,19 @@ export async function seedThread(
   return { threadId: thread.id, turnId: run.turnId, clientId };
 }
 
-export async function call(c: ConnectedClient, name: string, args: Rec): Promise<CallToolResult> {
-  const result = await c.client.callTool({ name, arguments: args }) as CallToolResult;
+export async function call<N extends ToolName>(
+  c: ConnectedClient,
+  name: N,
+  args: Rec,
+): Promise<ToolResult<N>> {
+  const result = await callTool(c.client, name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
   return result;
 }
 
-export function structured(result: CallToolResult): Rec {
+export function structured<N extends ToolName>(result: ToolResult<N>): ToolOutput<N> {
   assert.ok(result.structuredContent, "the result has structuredContent");
-  return result.structuredContent as Rec;
+  return result.structuredContent;
 }
 
 /** The sequence number of the mock request whose latest user text is `text`. */
@@ -220,7 +224,7 @@ export function assertNoLeak(result: CallToolResult, secrets: string[]): void {
 export async function readReply(
   relay: ConnectedClient,
   args: { threadId: string; clientMessageId: string; cursor?: string; refresh?: boolean },
-): Promise<{ result: CallToolResult; out: Rec }> {
+): Promise<{ result: ToolResult<"codex_read_reply">; out: Rec }> {
   const result = await call(relay, "codex_read_reply", args);
   return { result, out: structured(result) };
 }

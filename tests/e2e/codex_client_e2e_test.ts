@@ -9,16 +9,10 @@
  * Run: `deno test -P tests/e2e/codex_client_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex`.
  */
-import { ROOT } from "../../testing/paths.ts";
+import { entryArgs } from "../../testing/relay.ts";
 import assert from "node:assert/strict";
-import {
-  AppServer,
-  codexForTests,
-  createCodexHome,
-  denoDir,
-  processesTagged,
-} from "../../testing/codex_home.ts";
-import { startMockResponses } from "../../testing/mock_responses.ts";
+import { AppServer, codexForTests, denoDir } from "../../testing/codex_home.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 
 const BIN = codexForTests("tests/e2e/codex_client_e2e_test.ts");
@@ -45,94 +39,76 @@ Deno.test({
     "Codex as the MCP client: the installed entry starts under Codex's environment and answers mcpServer/tool/call",
   ignore: BIN === null,
   async fn() {
-    const mock = await startMockResponses();
-    const home = await createCodexHome({ mockUrl: mock.url });
-    let driver: AppServer | undefined;
-    try {
-      const bin = `${home.root}/bin`;
-      await Deno.mkdir(bin);
-      await Deno.symlink(BIN!.path, `${bin}/codex`);
-      const path = `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
-      // The user's shell: DENO_DIR says where Deno's cache is (HOME is the temp home).
-      const shell = { ...home.env, PATH: path, DENO_DIR: await denoDir() };
+    await withMockHome({}, async ({ home }) => {
+      let driver: AppServer | undefined;
+      try {
+        const bin = `${home.root}/bin`;
+        await Deno.mkdir(bin);
+        await Deno.symlink(BIN!.path, `${bin}/codex`);
+        const path = `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+        // The user's shell: DENO_DIR says where Deno's cache is (HOME is the temp home).
+        const shell = { ...home.env, PATH: path, DENO_DIR: await denoDir() };
 
-      const first = await run(
-        [
-          "run",
-          "-P",
-          "--quiet",
-          "--config",
-          `${ROOT}/deno.json`,
-          `${ROOT}/mod.ts`,
-          "install",
-          "--client",
-          "codex",
-          "--yes",
-        ],
-        shell,
-      );
-      assert.equal(first.code, 0, first.stderr);
-      const line = first.stdout.split("\n").find((l) =>
-        l.trim().startsWith("deno run --quiet -P=install")
-      );
-      assert.ok(line, first.stdout);
-      const applied = await run(line.trim().split(" ").slice(1), shell);
-      assert.equal(applied.code, 0, applied.stderr);
+        const first = await run(entryArgs(["install", "--client", "codex", "--yes"]), shell);
+        assert.equal(first.code, 0, first.stderr);
+        const line = first.stdout.split("\n").find((l) =>
+          l.trim().startsWith("deno run --quiet -P=install")
+        );
+        assert.ok(line, first.stdout);
+        const applied = await run(line.trim().split(" ").slice(1), shell);
+        assert.equal(applied.code, 0, applied.stderr);
 
-      // Codex's own view of the entry.
-      const listed = await new Deno.Command(BIN!.path, {
-        args: ["mcp", "list", "--json"],
-        env: home.env,
-        clearEnv: true,
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      const servers = JSON.parse(decoder.decode(listed.stdout)) as {
-        name: string;
-        enabled: boolean;
-        transport: { env: Record<string, string>; env_vars: string[] };
-      }[];
-      const entry = servers.find((s) => s.name === "codex-relay");
-      assert.ok(entry?.enabled, decoder.decode(listed.stdout));
-      assert.equal(entry.transport.env.DENO_DIR, shell.DENO_DIR);
-      assert.ok(entry.transport.env_vars.includes("CODEX_HOME"));
+        // Codex's own view of the entry.
+        const listed = await new Deno.Command(BIN!.path, {
+          args: ["mcp", "list", "--json"],
+          env: home.env,
+          clearEnv: true,
+          stdout: "piped",
+          stderr: "null",
+        }).output();
+        const servers = JSON.parse(decoder.decode(listed.stdout)) as {
+          name: string;
+          enabled: boolean;
+          transport: { env: Record<string, string>; env_vars: string[] };
+        }[];
+        const entry = servers.find((s) => s.name === "codex-relay");
+        assert.ok(entry?.enabled, decoder.decode(listed.stdout));
+        assert.equal(entry.transport.env.DENO_DIR, shell.DENO_DIR);
+        assert.ok(entry.transport.env_vars.includes("CODEX_HOME"));
 
-      // Codex, started as a user would (no DENO_DIR in its environment), loads the relay.
-      home.env.PATH = path;
-      driver = await AppServer.start(home, { bin: BIN!.path });
-      const thread = await driver.startThread({ cwd: home.workspace });
-      const run1 = await driver.runTurn(thread.id, "hello");
-      assert.equal(run1.turn.status, "completed");
-      const status = await driver.waitForNotification(
-        (n) =>
-          n.method === "mcpServer/startupStatus/updated" && n.params.name === "codex-relay" &&
-          n.params.status !== "starting",
-        "codex-relay's startup status",
-        60_000,
-      );
-      assert.equal(status.params.status, "ready", JSON.stringify(status.params));
+        // Codex, started as a user would (no DENO_DIR in its environment), loads the relay.
+        home.env.PATH = path;
+        driver = await AppServer.start(home, { bin: BIN!.path });
+        const thread = await driver.startThread({ cwd: home.workspace });
+        const run1 = await driver.runTurn(thread.id, "hello");
+        assert.equal(run1.turn.status, "completed");
+        const status = await driver.waitForNotification(
+          (n) =>
+            n.method === "mcpServer/startupStatus/updated" && n.params.name === "codex-relay" &&
+            n.params.status !== "starting",
+          "codex-relay's startup status",
+          60_000,
+        );
+        assert.equal(status.params.status, "ready", JSON.stringify(status.params));
 
-      const result = await driver.request("mcpServer/tool/call", {
-        threadId: thread.id,
-        server: "codex-relay",
-        tool: "codex_list_threads",
-        arguments: {},
-      }) as {
-        isError?: boolean | null;
-        structuredContent?: { status: string; threads: { id: string }[] };
-      };
-      assert.notEqual(result.isError, true, JSON.stringify(result));
-      assert.equal(result.structuredContent?.status, "ok", JSON.stringify(result));
-      assert.ok(
-        result.structuredContent!.threads.some((t) => t.id === thread.id),
-        "the relay sees the thread of the Codex that runs it (CODEX_HOME passed on)",
-      );
-    } finally {
-      await driver?.close();
-      await mock.close();
-      const left = await processesTagged(home.root);
-      await home.cleanup();
-      assert.deepEqual(left, [], "nothing left running");
-    }
+        const result = await driver.request("mcpServer/tool/call", {
+          threadId: thread.id,
+          server: "codex-relay",
+          tool: "codex_list_threads",
+          arguments: {},
+        }) as {
+          isError?: boolean | null;
+          structuredContent?: { status: string; threads: { id: string }[] };
+        };
+        assert.notEqual(result.isError, true, JSON.stringify(result));
+        assert.equal(result.structuredContent?.status, "ok", JSON.stringify(result));
+        assert.ok(
+          result.structuredContent!.threads.some((t) => t.id === thread.id),
+          "the relay sees the thread of the Codex that runs it (CODEX_HOME passed on)",
+        );
+      } finally {
+        await driver?.close();
+      }
+    });
   },
 });

@@ -16,16 +16,14 @@ import {
   AppServer,
   codexForTests,
   type CodexHome,
-  createCodexHome,
-  linkCodexBin,
   processesTagged,
-  relayEnv,
 } from "../../testing/codex_home.ts";
-import { noEchoAnswer, startMockResponses } from "../../testing/mock_responses.ts";
+import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
 const BIN = codexForTests("tests/e2e/daemon_e2e_test.ts");
 const ignore = BIN === null;
@@ -34,39 +32,38 @@ type Rec = Record<string, unknown>;
 interface World {
   home: CodexHome;
   env: Record<string, string>;
-  mock: Awaited<ReturnType<typeof startMockResponses>>;
+  mock: MockResponses;
 }
 
 async function withDaemonWorld(
   opts: { daemon: boolean },
   fn: (w: World, track: (c: { close(): Promise<unknown> }) => void) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  const home = await createCodexHome({ mockUrl: mock.url });
-  const env = await relayEnv(home, await linkCodexBin(home, BIN!.path));
-  const closers: { close(): Promise<unknown> }[] = [];
   let killed: string[] = [];
-  try {
-    if (opts.daemon) await startDaemon(BIN!.path, home);
-    await fn({ home, env, mock }, (c) => closers.push(c));
-  } finally {
-    for (const c of closers.reverse()) await c.close().catch(() => {});
-    if (opts.daemon) killed = await stopDaemon(BIN!.path, home);
-    const left = await processesTagged(home.root);
-    await mock.close();
-    await home.cleanup();
-    assert.deepEqual(left, [], "no process of the test's CODEX_HOME is left");
-  }
+  await withMockHome({ bin: BIN!.path }, async ({ mock, home, env }) => {
+    const closers: { close(): Promise<unknown> }[] = [];
+    try {
+      if (opts.daemon) await startDaemon(BIN!.path, home);
+      await fn({ home, env, mock }, (c) => closers.push(c));
+    } finally {
+      for (const c of closers.reverse()) await c.close().catch(() => {});
+      if (opts.daemon) killed = await stopDaemon(BIN!.path, home);
+    }
+  });
   if (opts.daemon) {
     // What `daemon stop` left and the test had to end (a Codex quirk, reaped by pid).
     assert.ok(killed.every((k) => /pid-update-loop|app-server/.test(k)), killed.join("; "));
   }
 }
 
-async function call(c: ConnectedClient, name: string, args: Rec): Promise<Rec> {
-  const result = await c.client.callTool({ name, arguments: args }) as CallToolResult;
+async function call<N extends ToolName>(
+  c: ConnectedClient,
+  name: N,
+  args: Rec,
+): Promise<ToolOutput<N>> {
+  const result = await callTool(c.client, name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as Rec;
+  return result.structuredContent;
 }
 
 async function proxies(root: string): Promise<number> {

@@ -17,20 +17,14 @@ import {
   AppServer,
   codexForTests,
   type CodexHome,
-  createCodexHome,
-  linkCodexBin,
-  processesTagged,
-  relayEnv,
 } from "../../testing/codex_home.ts";
-import {
-  type MockResponses,
-  noEchoAnswer,
-  startMockResponses,
-} from "../../testing/mock_responses.ts";
+import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";
-import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
+import type { ElicitResult } from "@modelcontextprotocol/client";
+import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
 const BIN = codexForTests("tests/e2e/daemon_turns_e2e_test.ts");
 const ignore = BIN === null;
@@ -54,42 +48,39 @@ async function withDaemon(
   opts: { approval?: ApprovalSetting },
   fn: (w: World) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  const home = await createCodexHome({ mockUrl: mock.url, approval: opts.approval });
-  const env = await relayEnv(home, await linkCodexBin(home, BIN!.path));
-  const closers: { close(): Promise<unknown> }[] = [];
-  try {
-    await startDaemon(BIN!.path, home);
-    await fn({
-      home,
-      mock,
-      async relay(flags, onElicit) {
-        const r = await startRelay({ env, flags, protocol: "2026-07-28", onElicit });
-        closers.push(r);
-        return r;
-      },
-      async user() {
-        const u = await DaemonClient.connect(BIN!.path, home);
-        closers.push(u);
-        return u;
-      },
-    });
-  } finally {
-    for (const c of closers.reverse()) await c.close().catch(() => {});
-    await stopDaemon(BIN!.path, home);
-    const left = await processesTagged(home.root);
-    await mock.close();
-    await home.cleanup();
-    assert.deepEqual(left, [], "no process of the test's CODEX_HOME is left");
-  }
+  await withMockHome({ bin: BIN!.path, approval: opts.approval }, async ({ mock, home, env }) => {
+    const closers: { close(): Promise<unknown> }[] = [];
+    try {
+      await startDaemon(BIN!.path, home);
+      await fn({
+        home,
+        mock,
+        async relay(flags, onElicit) {
+          const r = await startRelay({ env, flags, protocol: "2026-07-28", onElicit });
+          closers.push(r);
+          return r;
+        },
+        async user() {
+          const u = await DaemonClient.connect(BIN!.path, home);
+          closers.push(u);
+          return u;
+        },
+      });
+    } finally {
+      for (const c of closers.reverse()) await c.close().catch(() => {});
+      await stopDaemon(BIN!.path, home);
+    }
+  });
 }
 
-async function call(c: ConnectedClient, name: string, args: Rec): Promise<Rec> {
-  const result = await c.client.callTool({ name, arguments: args }, {
-    timeout: 90_000,
-  }) as CallToolResult;
+async function call<N extends ToolName>(
+  c: ConnectedClient,
+  name: N,
+  args: Rec,
+): Promise<ToolOutput<N>> {
+  const result = await callTool(c.client, name, args, { timeout: 90_000 });
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as Rec;
+  return result.structuredContent;
 }
 
 /** A stored thread with one completed turn (through a stdio helper: the daemon does not load it). */
@@ -145,22 +136,22 @@ Deno.test({
       // Release the turn only once the wait's fallback pause has grown to 2 s (after read 5 at
       // 3.75 s the next fallback read is at 5.75 s): returning sooner proves the wake.
       let releasedAt = 0;
-      const result = await relay.client.callTool(
-        { name: "codex_wait_reply", arguments: { ...args, timeoutSeconds: 30 } },
-        {
-          timeout: 60_000,
-          resetTimeoutOnProgress: true,
-          onprogress: (p) => {
-            if (p.progress >= 5 && releasedAt === 0) {
-              releasedAt = performance.now();
-              w.mock.release("w1");
-            }
-          },
+      const result = await callTool(relay.client, "codex_wait_reply", {
+        ...args,
+        timeoutSeconds: 30,
+      }, {
+        timeout: 60_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          if (p.progress >= 5 && releasedAt === 0) {
+            releasedAt = performance.now();
+            w.mock.release("w1");
+          }
         },
-      ) as CallToolResult;
+      });
       const lag = performance.now() - releasedAt;
       assert.ok(releasedAt > 0, "the wait reported progress while the turn ran");
-      const out = result.structuredContent as Rec;
+      const out = result.structuredContent;
       assert.equal(out.status, "observed", JSON.stringify(out));
       const seq = w.mock.requests.find((r) => r.userText === text)!.seq;
       assert.deepEqual((out.replies as Rec[]).map((r) => r.text), [noEchoAnswer(seq)]);

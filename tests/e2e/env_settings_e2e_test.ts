@@ -11,17 +11,12 @@
  * or `CODEX_BIN`; without a codex binary the tests are ignored.
  */
 import assert from "node:assert/strict";
-import {
-  codexForTests,
-  type CodexHome,
-  createCodexHome,
-  linkCodexBin,
-  processesTagged,
-  relayEnv,
-} from "../../testing/codex_home.ts";
-import { type MockRequest, startMockResponses } from "../../testing/mock_responses.ts";
+import { codexForTests, type CodexHome } from "../../testing/codex_home.ts";
+import type { MockRequest } from "../../testing/mock_responses.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const BIN = codexForTests("tests/e2e/env_settings_e2e_test.ts");
 const ignore = BIN === null;
@@ -39,39 +34,35 @@ async function withRelay(
     home: CodexHome,
   ) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  const home = await createCodexHome({ mockUrl: mock.url });
-  let relay: ConnectedClient | undefined;
-  try {
-    await Deno.writeTextFile(
-      `${home.codexHome}/config.toml`,
-      await edit(home.configToml, home),
-    );
-    const env = { ...await relayEnv(home, await linkCodexBin(home, BIN!.path)), ...extraEnv };
-    relay = await startRelay({ env, flags: FLAGS, protocol: "2026-07-28" });
-    const client = relay;
-    await fn(
-      async (args) => {
-        const r = await client.client.callTool(
-          { name: "codex_run", arguments: { waitSeconds: 55, ...args } },
-          { timeout: 90_000 },
-        );
-        return {
-          out: r.structuredContent as Rec,
-          text: (r.content as { text: string }[])[0].text,
-        };
-      },
-      () => mock.requests,
-      home,
-    );
-  } finally {
-    const end = await relay?.close();
-    await mock.close();
-    const left = await processesTagged(home.root);
-    await home.cleanup();
+  await withMockHome({ bin: BIN!.path }, async ({ mock, home, env: relayEnv }) => {
+    let relay: ConnectedClient | undefined;
+    let end: { code: number; stderr: string } | undefined;
+    try {
+      await Deno.writeTextFile(
+        `${home.codexHome}/config.toml`,
+        await edit(home.configToml, home),
+      );
+      const env = { ...relayEnv, ...extraEnv };
+      relay = await startRelay({ env, flags: FLAGS, protocol: "2026-07-28" });
+      const client = relay;
+      await fn(
+        async (args) => {
+          const r = await callTool(client.client, "codex_run", { waitSeconds: 55, ...args }, {
+            timeout: 90_000,
+          });
+          return {
+            out: r.structuredContent,
+            text: (r.content as { text: string }[])[0].text,
+          };
+        },
+        () => mock.requests,
+        home,
+      );
+    } finally {
+      end = await relay?.close();
+    }
     if (end) assert.equal(end.code, 0, end.stderr.slice(-2000));
-    assert.deepEqual(left, [], "nothing is left running");
-  }
+  });
 }
 
 /** The sandbox mode a Responses request's turn ran with (its `x-codex-turn-metadata`). */

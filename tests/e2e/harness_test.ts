@@ -14,17 +14,13 @@ import {
   codexForTests,
   type CodexHome,
   type CodexHomeOptions,
-  createCodexHome,
   listAllItems,
   processesTagged,
   RpcError,
   type ServerRequestHandler,
 } from "../../testing/codex_home.ts";
-import {
-  longAnswerText,
-  type MockResponses,
-  startMockResponses,
-} from "../../testing/mock_responses.ts";
+import { longAnswerText, type MockResponses } from "../../testing/mock_responses.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
 
 const BIN = codexForTests("tests/e2e/harness_test.ts");
 const ignore = BIN === null;
@@ -41,29 +37,22 @@ async function withCodex(
   opts: Omit<CodexHomeOptions, "mockUrl"> & { onServerRequest?: ServerRequestHandler },
   fn: (env: Env) => Promise<void>,
 ): Promise<void> {
-  const mock = await startMockResponses();
-  const home = await createCodexHome({ ...opts, mockUrl: mock.url });
-  let server: AppServer | null = null;
+  const { onServerRequest, ...homeOpts } = opts;
   let status: Deno.CommandStatus | undefined;
-  let left: Awaited<ReturnType<typeof processesTagged>> = [];
-  try {
-    server = await AppServer.start(home, { bin: BIN!.path, onServerRequest: opts.onServerRequest });
-    // The check below is only meaningful if it sees our processes while they run.
-    assert.ok(
-      (await processesTagged(home.root)).some((p) => p.pid === server!.pid),
-      "the process-table check must find the running app-server",
-    );
-    await fn({ mock, home, server });
-  } finally {
+  await withMockHome(homeOpts, async ({ mock, home }) => {
+    let server: AppServer | null = null;
     try {
-      status = await server?.close();
-      left = await processesTagged(home.root);
+      server = await AppServer.start(home, { bin: BIN!.path, onServerRequest });
+      // The check below is only meaningful if it sees our processes while they run.
+      assert.ok(
+        (await processesTagged(home.root)).some((p) => p.pid === server!.pid),
+        "the process-table check must find the running app-server",
+      );
+      await fn({ mock, home, server });
     } finally {
-      await mock.close();
-      await home.cleanup();
+      status = await server?.close();
     }
-  }
-  assert.deepEqual(left, [], "no process may be left behind");
+  });
   if (status) assert.equal(status.code, 0, `app-server exit status ${JSON.stringify(status)}`);
 }
 

@@ -25,7 +25,6 @@
 import assert from "node:assert/strict";
 import { longAnswerText, noEchoAnswer, secondAnswer } from "../../testing/mock_responses.ts";
 import { PROTOCOLS } from "../../testing/relay.ts";
-import type { CallToolResult } from "@modelcontextprotocol/client";
 
 import {
   assertNoLeak,
@@ -42,6 +41,7 @@ import {
   utf8,
   withWorld,
 } from "./_relay_e2e.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const BIN = e2eCodex("tests/e2e/relay_e2e_test.ts");
 const ignore = BIN === null;
@@ -409,17 +409,18 @@ Deno.test({
 
       let settled = false;
       const progressed = Promise.withResolvers<void>();
-      const waiting = relay.client.callTool(
-        { name: "codex_wait_reply", arguments: { ...args, timeoutSeconds: 30 } },
-        { onprogress: () => progressed.resolve(), timeout: 60_000, resetTimeoutOnProgress: true },
-      ).finally(() => (settled = true));
+      const waiting = callTool(relay.client, "codex_wait_reply", { ...args, timeoutSeconds: 30 }, {
+        onprogress: () => progressed.resolve(),
+        timeout: 60_000,
+        resetTimeoutOnProgress: true,
+      }).finally(() => (settled = true));
       await progressed.promise; // the wait is polling the running turn
       assert.equal(settled, false, "codex_wait_reply waits while the turn runs");
       w.mock.release("w1");
       const turn = await d.waitForTurnCompleted(turnId);
       assert.equal(turn.status, "completed");
 
-      const result = await waiting as CallToolResult;
+      const result = await waiting;
       assert.notEqual(result.isError, true, JSON.stringify(result.content));
       const seq = seqOf(w.mock, text);
       const final = { itemId: `msg_${seq}_final`, text: noEchoAnswer(seq), truncated: false };

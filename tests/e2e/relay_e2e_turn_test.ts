@@ -11,7 +11,7 @@ import { type CodexHome, listAllItems } from "../../testing/codex_home.ts";
 import { noEchoAnswer, SHELL_JUSTIFICATION } from "../../testing/mock_responses.ts";
 import { PROTOCOLS } from "../../testing/relay.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";
-import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
+import type { ElicitResult } from "@modelcontextprotocol/client";
 
 import {
   assertNoLeak,
@@ -25,6 +25,7 @@ import {
   withWorld,
   type World,
 } from "./_relay_e2e.ts";
+import { callTool, type ToolResult } from "../../testing/call_tool.ts";
 
 const BIN = e2eCodex("tests/e2e/relay_e2e_turn_test.ts");
 const ignore = BIN === null;
@@ -61,11 +62,11 @@ async function turnStep(
 async function run(
   relay: ConnectedClient,
   args: Rec,
-): Promise<{ result: CallToolResult; out: Rec }> {
-  const result = await relay.client.callTool(
-    { name: "codex_run", arguments: args },
-    { timeout: 60_000, resetTimeoutOnProgress: true },
-  ) as CallToolResult;
+): Promise<{ result: ToolResult<"codex_run">; out: Rec }> {
+  const result = await callTool(relay.client, "codex_run", args, {
+    timeout: 60_000,
+    resetTimeoutOnProgress: true,
+  });
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
   return { result, out: structured(result) };
 }

@@ -10,6 +10,7 @@ import type { ElicitResult } from "@modelcontextprotocol/client";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool, type ToolName } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
@@ -34,10 +35,10 @@ async function withRelay(
   }
 }
 
-async function call(client: Client, name: string, args: Structured) {
-  const result = await client.callTool({ name, arguments: args }, { timeout: 60_000 });
+async function call<N extends ToolName>(client: Client, name: N, args: Structured) {
+  const result = await callTool(client, name, args, { timeout: 60_000 });
   return {
-    out: result.structuredContent as Structured,
+    out: result.structuredContent,
     text: (result.content as { text: string }[])[0].text,
     isError: result.isError === true,
   };
@@ -82,7 +83,7 @@ Deno.test("every tool that takes a thread takes its exact name; results carry th
       assert.equal(wait.out.status, "observed");
       assert.equal(wait.out.threadId, done.id);
 
-      for (const name of ["codex_read_reply", "codex_wait_reply"]) {
+      for (const name of ["codex_read_reply", "codex_wait_reply"] as const) {
         const twin = await call(client, name, { threadId: "twin", clientMessageId: "m-1" });
         assert.equal(twin.out.status, "unavailable", name);
         assert.equal(twin.out.reason, "ambiguous_name", name);
@@ -174,10 +175,7 @@ Deno.test("below the turn-start level the list returns no cwd", async () => {
 Deno.test("codex_run refuses name with threadId (it names new threads only)", async () => {
   const t = thread();
   await withRelay({ threads: [t] }, FULL, async (client, f) => {
-    const r = await client.callTool({
-      name: "codex_run",
-      arguments: { threadId: t.id, name: "x", text: "go" },
-    });
+    const r = await callTool(client, "codex_run", { threadId: t.id, name: "x", text: "go" });
     assert.equal(r.isError, true);
     assert.match((r.content as { text: string }[])[0].text, /name names a new thread/);
     assert.deepEqual(await f.spawned(), []);
@@ -585,7 +583,7 @@ Deno.test("progress names what Codex is doing, never its text or output", async 
   });
   await withRelay({ threads: [t] }, ["--allow-turn-start"], async (client) => {
     const progress: string[] = [];
-    await client.callTool({ name: "codex_run", arguments: { threadId: t.id, text: "go" } }, {
+    await callTool(client, "codex_run", { threadId: t.id, text: "go" }, {
       timeout: 60_000,
       onprogress: (p) => void progress.push(String(p.message)),
     });

@@ -8,6 +8,7 @@
 import assert from "assert";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool, type ToolName } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -29,9 +30,8 @@ for (const mode of MODES) {
       flags: ["--allow-reply-read", "--allow-turn-start", ...mode.flags],
       protocol: "2026-07-28",
     });
-    const call = async (name: string, args: Structured) =>
-      (await relay.client.callTool({ name, arguments: args }, { timeout: 60_000 }))
-        .structuredContent as Structured;
+    const call = async <N extends ToolName>(name: N, args: Structured) =>
+      (await callTool(relay.client, name, args, { timeout: 60_000 })).structuredContent;
     try {
       const hold = await f.barrier("hold");
       const first = await call("codex_run", { threadId: upper, text: "go", waitSeconds: 1 });

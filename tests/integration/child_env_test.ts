@@ -8,6 +8,7 @@
 import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 /** The RELAY_TEST_* and loader variables each fixture process saw, one record per start. */
 async function seen(f: FixtureHome): Promise<Record<string, string>[]> {
@@ -39,10 +40,10 @@ Deno.test("spawn: codex app-server inherits the relay's environment; loader vari
   let stderr = "";
   try {
     for (let i = 0; i < 2; i++) {
-      const r = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
+      const r = await callTool(relay.client, "codex_list_threads", {});
       assert.equal(r.isError, undefined, JSON.stringify(r));
       assert.deepEqual(
-        (r.structuredContent as { threads: { id: string }[] }).threads.map((x) => x.id),
+        r.structuredContent.threads.map((x) => x.id),
         [t.id],
       );
     }

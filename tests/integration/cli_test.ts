@@ -1,5 +1,5 @@
 import assert from "assert";
-import { ROOT } from "../../testing/relay.ts";
+import { entryArgs, ROOT } from "../../testing/relay.ts";
 import { FixtureHome } from "../../testing/fixture_home.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
@@ -7,16 +7,7 @@ import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
 /** Runs the real entry point under the relay's permission set with exactly these arguments. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-P",
-      CACHED_ONLY,
-      "--quiet",
-      "--config",
-      `${ROOT}/deno.json`,
-      `${ROOT}/mod.ts`,
-      ...args,
-    ],
+    args: entryArgs(args, { cachedOnly: true }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -188,17 +179,7 @@ Deno.test("serve in a terminal says once on stderr that it serves MCP on stdio; 
     console.log("SKIPPED: no `script` to give the relay a terminal");
     return;
   }
-  const command = [
-    "deno",
-    "run",
-    "-P",
-    CACHED_ONLY,
-    "--quiet",
-    "--config",
-    `${ROOT}/deno.json`,
-    `${ROOT}/mod.ts`,
-    "serve",
-  ]
+  const command = ["deno", ...entryArgs(["serve"], { cachedOnly: true })]
     .map((w) => `'${w}'`).join(" ").replace("'deno'", `'${Deno.execPath()}'`);
   const child = new Deno.Command("script", {
     args: ["-q", "-e", "-c", command, "/dev/null"],

@@ -5,8 +5,9 @@
 
 import assert from "assert";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
-import { ROOT, startRelay } from "../../testing/relay.ts";
-import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
+import { entryArgs, ROOT, startRelay } from "../../testing/relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -15,17 +16,7 @@ async function run(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      CACHED_ONLY,
-      "-P",
-      "--quiet",
-      "--no-prompt",
-      "--config",
-      `${ROOT}/deno.json`,
-      `${ROOT}/mod.ts`,
-      ...args,
-    ],
+    args: entryArgs(args, { cachedOnly: true, noPrompt: true }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -90,14 +81,13 @@ Deno.test("serve --app-server daemon: start, initialize and tools/list open noth
       await relay.client.listTools();
       assert.equal(await proxies(f), 0, "nothing opened before the first tool call");
       for (let i = 0; i < 3; i++) {
-        const r = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
-        const out = r.structuredContent as Structured;
+        const r = await callTool(relay.client, "codex_list_threads", {});
+        const out = r.structuredContent;
         assert.deepEqual((out.threads as { id: string }[]).map((x) => x.id), [t.id]);
       }
-      const q = (await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hi" },
-      })).structuredContent as Structured;
+      const q =
+        (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
+          .structuredContent;
       assert.equal(q.status, "queued");
       assert.equal(await proxies(f), 1, "one proxy for every call");
     } finally {
@@ -116,15 +106,14 @@ Deno.test("serve --app-server daemon without a daemon: tools answer not_sent / d
       protocol: "2026-07-28",
     });
     try {
-      const q = (await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hi" },
-      })).structuredContent as Structured;
+      const q =
+        (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
+          .structuredContent;
       assert.equal(q.status, "not_sent");
       assert.equal(q.reason, "daemon_unavailable");
       assert.match(String(q.message), /codex app-server daemon start/);
-      const l = (await relay.client.callTool({ name: "codex_list_threads", arguments: {} }))
-        .structuredContent as Structured;
+      const l = (await callTool(relay.client, "codex_list_threads", {}))
+        .structuredContent;
       assert.equal(l.reason, "daemon_unavailable");
       assert.match(String(l.message), /codex app-server daemon start/);
     } finally {
@@ -145,10 +134,9 @@ Deno.test("serve --app-server daemon: a queue write cut off by a lost connection
       protocol: "2026-07-28",
     });
     try {
-      const q = (await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hi" },
-      })).structuredContent as Structured;
+      const q =
+        (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
+          .structuredContent;
       assert.equal(q.status, "queued");
       assert.equal(q.confirmedBy, "queue_list");
       const adds = (await f.requests()).filter((r) => r.method === "thread/queue/add");

@@ -11,6 +11,7 @@ import { type FixtureHome, thread, withFixture } from "../../testing/fixture_hom
 import { startRelay } from "../../testing/relay.ts";
 import { within } from "../../testing/deadline.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -52,14 +53,13 @@ Deno.test("daemon stopped while the relay is idle: the next codex_queue_message 
       protocol: "2026-07-28",
     });
     try {
-      const listed = (await relay.client.callTool({ name: "codex_list_threads", arguments: {} }))
-        .structuredContent as Structured;
+      const listed = (await callTool(relay.client, "codex_list_threads", {}))
+        .structuredContent;
       assert.equal(listed.status, "ok");
       await stopDaemon(f, s);
-      const q = (await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hi" },
-      })).structuredContent as Structured;
+      const q =
+        (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
+          .structuredContent;
       assert.equal(q.status, "not_sent", JSON.stringify(q));
       assert.equal(q.reason, "daemon_unavailable");
       const adds = (await f.requests()).filter((r) => r.method === "thread/queue/add");
@@ -84,27 +84,29 @@ for (const tool of ["codex_run", "codex_wait_reply"] as const) {
       });
       try {
         const turn = await f.barrier("turn");
-        const started = relay.client.callTool({
-          name: "codex_run",
-          arguments: { threadId: t.id, text: "go", waitSeconds: tool === "codex_run" ? 30 : 1 },
+        const started = callTool(relay.client, "codex_run", {
+          threadId: t.id,
+          text: "go",
+          waitSeconds: tool === "codex_run" ? 30 : 1,
         }, { timeout: 60_000 });
         await turn.reached();
-        let following = started;
+        let following: Promise<{ structuredContent: Structured }> = started;
         if (tool === "codex_wait_reply") {
-          const run = (await started).structuredContent as Structured;
+          const run = (await started).structuredContent;
           assert.equal((run.turn as Structured).status, "running");
           const clientMessageId = (run.receipt as Structured).clientMessageId;
           const followingNow = Promise.withResolvers<void>();
-          following = relay.client.callTool({
-            name: "codex_wait_reply",
-            arguments: { threadId: t.id, clientMessageId, timeoutSeconds: 30 },
+          following = callTool(relay.client, "codex_wait_reply", {
+            threadId: t.id,
+            clientMessageId,
+            timeoutSeconds: 30,
           }, { timeout: 60_000, onprogress: () => followingNow.resolve() });
           // The wait follows the turn (its first progress says so) before the daemon stops.
           await within(followingNow.promise, "codex_wait_reply following the turn");
         }
         await stopDaemon(f, s);
         const lost = performance.now();
-        const out = (await following).structuredContent as Structured;
+        const out = (await following).structuredContent;
         const ms = Math.round(performance.now() - lost);
         console.error(`${tool}: connection_lost ${ms} ms after the daemon was gone`);
         assert.equal(out.reason, "connection_lost", JSON.stringify(out));

@@ -5,26 +5,19 @@
 
 import assert from "assert";
 import { FIXTURE_BIN, thread, withFixture } from "../../testing/fixture_home.ts";
-import { ROOT } from "../../testing/relay.ts";
-import { CACHED_ONLY, denoChildEnv } from "../../testing/child_env.ts";
+import { entryArgs, ROOT } from "../../testing/relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 
 async function doctor(
   env: Record<string, string>,
   options: { flags?: string[]; permissions?: string[] } = {},
 ): Promise<{ code: number; out: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      CACHED_ONLY,
-      ...(options.permissions ?? ["-P"]),
-      "--quiet",
-      "--no-prompt",
-      "--config",
-      `${ROOT}/deno.json`,
-      `${ROOT}/mod.ts`,
-      "doctor",
-      ...(options.flags ?? []),
-    ],
+    args: entryArgs(["doctor", ...(options.flags ?? [])], {
+      permissions: options.permissions,
+      cachedOnly: true,
+      noPrompt: true,
+    }),
     env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,

@@ -4,6 +4,7 @@ import { connectClient } from "../../testing/mcp_client.ts";
 import { ROOT } from "../../testing/relay.ts";
 import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 /** The install details (by-hand entries) the README links to. */
@@ -49,8 +50,8 @@ async function startsAsWritten(command: string, args: string[]): Promise<void> {
     try {
       const { tools } = await relay.client.listTools();
       assert.ok(tools.some((x) => x.name === "codex_queue_message"));
-      const list = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
-      assert.equal((list.structuredContent as { threads: { id: string }[] }).threads[0].id, t.id);
+      const list = await callTool(relay.client, "codex_list_threads", {});
+      assert.equal(list.structuredContent.threads[0].id, t.id);
     } finally {
       closed = await relay.close();
     }

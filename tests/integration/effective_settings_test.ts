@@ -10,6 +10,7 @@ import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -51,12 +52,11 @@ async function withRelay(
   });
   try {
     await fn(async (args) => {
-      const r = await relay.client.callTool(
-        { name: "codex_run", arguments: { text: "go", ...args } },
-        { timeout: 60_000 },
-      );
+      const r = await callTool(relay.client, "codex_run", { text: "go", ...args }, {
+        timeout: 60_000,
+      });
       return {
-        out: r.structuredContent as Structured,
+        out: r.structuredContent,
         text: (r.content as { text: string }[])[0].text,
       };
     }, f);

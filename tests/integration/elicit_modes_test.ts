@@ -7,6 +7,7 @@ import assert from "assert";
 import type { ElicitParams } from "../../testing/mcp_client.ts";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -42,12 +43,12 @@ Deno.test("codex_run: openai/userVerification and an unknown elicitation mode ar
     },
   });
   try {
-    const result = await relay.client.callTool({
-      name: "codex_run",
-      arguments: { threadId: t.id, text: "pay the invoice" },
+    const result = await callTool(relay.client, "codex_run", {
+      threadId: t.id,
+      text: "pay the invoice",
     }, { timeout: 60_000 });
     assert.notEqual(result.isError, true, JSON.stringify(result.content));
-    const out = result.structuredContent as Structured;
+    const out = result.structuredContent;
     assert.equal((out.turn as Structured).status, "completed");
     assert.equal(asked.length, 0, "the client is never asked");
     assert.deepEqual(
@@ -69,16 +70,13 @@ Deno.test("codex_run: openai/userVerification and an unknown elicitation mode ar
     assert.match(text, /declined 2 request\(s\) of Codex it cannot forward/);
     assert.ok(!JSON.stringify(result).includes("Y2hhbGxlbmdl"), "the challenge is not passed on");
 
-    const wait = await relay.client.callTool({
-      name: "codex_wait_reply",
-      arguments: {
-        threadId: t.id,
-        clientMessageId: (out.receipt as Structured).clientMessageId,
-        timeoutSeconds: 5,
-      },
+    const wait = await callTool(relay.client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: (out.receipt as Structured).clientMessageId,
+      timeoutSeconds: 5,
     });
     assert.equal(
-      ((wait.structuredContent as Structured).declinedRequests as unknown[]).length,
+      (wait.structuredContent.declinedRequests as unknown[]).length,
       2,
       "codex_wait_reply of the same turn tells it too",
     );

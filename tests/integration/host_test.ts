@@ -2,6 +2,7 @@ import assert from "assert";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -54,8 +55,8 @@ for (const protocol of PROTOCOLS) {
   Deno.test(`[${protocol}] codex_list_threads returns ids, names and statuses, no content`, async () => {
     const s = seeded();
     await withRelay(protocol, s, [], async (client, f) => {
-      const result = await client.callTool({ name: "codex_list_threads", arguments: { limit: 2 } });
-      const out = result.structuredContent as Structured;
+      const result = await callTool(client, "codex_list_threads", { limit: 2 });
+      const out = result.structuredContent;
       assert.equal(out.status, "ok");
       const threads = out.threads as Structured[];
       assert.deepEqual(threads.map((t) => t.id), [s.threads[0].id, s.threads[1].id]);
@@ -67,12 +68,12 @@ for (const protocol of PROTOCOLS) {
         !text.includes("secret preview") && !text.includes("/secret/workspace") &&
           !text.includes(SECRET),
       );
-      const next = await client.callTool({
-        name: "codex_list_threads",
-        arguments: { limit: 2, cursor: out.nextCursor as string },
+      const next = await callTool(client, "codex_list_threads", {
+        limit: 2,
+        cursor: out.nextCursor as string,
       });
       assert.deepEqual(
-        ((next.structuredContent as Structured).threads as Structured[]).map((t) => t.id),
+        (next.structuredContent.threads as Structured[]).map((t) => t.id),
         [s.threads[2].id],
       );
       const methods = new Set((await f.requests()).map((r) => r.method));
@@ -84,11 +85,11 @@ for (const protocol of PROTOCOLS) {
     const s = seeded();
     await withRelay(protocol, s, [], async (client, f) => {
       const text = "please refactor the parser";
-      const result = await client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: s.threads[0].id, text },
+      const result = await callTool(client, "codex_queue_message", {
+        threadId: s.threads[0].id,
+        text,
       });
-      const r = result.structuredContent as Structured;
+      const r = result.structuredContent;
       assert.equal(r.status, "queued");
       assert.equal(r.threadId, s.threads[0].id);
       assert.match(String(r.clientMessageId), /^[0-9a-f-]{36}$/);
@@ -117,10 +118,8 @@ for (const protocol of PROTOCOLS) {
 Deno.test("codex_queue_message resolves an exact name matching one thread", async () => {
   const s = seeded();
   await withRelay("2026-07-28", s, [], async (client, f) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: "alpha", text: "hi" },
-    })).structuredContent as Structured;
+    const r = (await callTool(client, "codex_queue_message", { threadId: "alpha", text: "hi" }))
+      .structuredContent;
     assert.equal(r.status, "queued");
     assert.equal(r.threadId, s.threads[0].id);
     assert.equal((await f.spawned()).length, 1, "lookup and queue share one helper");
@@ -129,16 +128,12 @@ Deno.test("codex_queue_message resolves an exact name matching one thread", asyn
 
 Deno.test("codex_queue_message refuses a name matching zero or two threads, sending nothing", async () => {
   await withRelay("2026-07-28", seeded(), [], async (client, f) => {
-    const none = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: "alph", text: "hi" },
-    })).structuredContent as Structured;
+    const none = (await callTool(client, "codex_queue_message", { threadId: "alph", text: "hi" }))
+      .structuredContent;
     assert.equal(none.status, "not_sent");
     assert.equal(none.reason, "thread_not_found");
-    const two = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: "twin", text: "hi" },
-    })).structuredContent as Structured;
+    const two = (await callTool(client, "codex_queue_message", { threadId: "twin", text: "hi" }))
+      .structuredContent;
     assert.equal(two.status, "not_sent");
     assert.equal(two.reason, "ambiguous_name");
     assert.equal((await f.requests()).filter((q) => q.method === "thread/queue/add").length, 0);
@@ -149,14 +144,13 @@ Deno.test("codex_queue_message accepts 16 KiB of text and refuses 16 KiB + 1 byt
   const s = seeded();
   await withRelay("2026-07-28", s, [], async (client, f) => {
     const atLimit = "é".repeat(8191) + "ab"; // 16382 + 2 = 16384 bytes
-    const ok = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: atLimit },
-    })).structuredContent as Structured;
+    const ok =
+      (await callTool(client, "codex_queue_message", { threadId: s.threads[0].id, text: atLimit }))
+        .structuredContent;
     assert.equal(ok.status, "queued");
-    const over = await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: atLimit + "c" },
+    const over = await callTool(client, "codex_queue_message", {
+      threadId: s.threads[0].id,
+      text: atLimit + "c",
     });
     assert.equal(over.isError, true);
     assert.match((over.content as { text: string }[])[0].text, /16385 bytes.*limit is 16384/);
@@ -176,7 +170,7 @@ Deno.test("codex_queue_message rejects NUL, empty text, unknown fields and bad i
       [{ threadId: s.threads[0].id }, /text/],
     ];
     for (const [args, message] of cases) {
-      const r = await client.callTool({ name: "codex_queue_message", arguments: args });
+      const r = await callTool(client, "codex_queue_message", args);
       assert.equal(r.isError, true, JSON.stringify(args));
       assert.match((r.content as { text: string }[])[0].text, message);
     }
@@ -186,10 +180,10 @@ Deno.test("codex_queue_message rejects NUL, empty text, unknown fields and bad i
 
 Deno.test("codex_queue_message: an explicit rejection is not_sent", async () => {
   await withRelay("2026-07-28", seeded(), [], async (client) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: "01a00000-0000-7000-8000-000000000000", text: "hi" },
-    })).structuredContent as Structured;
+    const r = (await callTool(client, "codex_queue_message", {
+      threadId: "01a00000-0000-7000-8000-000000000000",
+      text: "hi",
+    })).structuredContent;
     assert.equal(r.status, "not_sent");
     assert.equal(r.reason, "thread_not_found");
   });
@@ -199,10 +193,9 @@ Deno.test("codex_queue_message: a lost acknowledgement is upgraded to queued whe
   const s = seeded();
   s.faults = [{ method: "thread/queue/add", action: { loseAnswer: 0 } }];
   await withRelay("2026-07-28", s, [], async (client, f) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: "hi" },
-    })).structuredContent as Structured;
+    const r =
+      (await callTool(client, "codex_queue_message", { threadId: s.threads[0].id, text: "hi" }))
+        .structuredContent;
     assert.equal(r.status, "queued");
     assert.equal(r.confirmedBy, "queue_list");
     const reqs = await f.requests();
@@ -219,10 +212,9 @@ Deno.test("codex_queue_message: a lost acknowledgement stays unknown when the ch
     { method: "thread/queue/list", action: { error: { code: -32603, message: "boom" } } },
   ];
   await withRelay("2026-07-28", s, [], async (client, f) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: "hi" },
-    })).structuredContent as Structured;
+    const r =
+      (await callTool(client, "codex_queue_message", { threadId: s.threads[0].id, text: "hi" }))
+        .structuredContent;
     assert.equal(r.status, "unknown");
     assert.equal(r.reason, "protocol_error");
     assert.equal((await f.requests()).filter((q) => q.method === "thread/queue/add").length, 1);
@@ -233,10 +225,9 @@ Deno.test("codex_queue_message: a frame read but never acted on stays unknown (n
   const s = seeded();
   s.faults = [{ method: "thread/queue/add", action: { exit: 0 } }];
   await withRelay("2026-07-28", s, [], async (client, f) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: "hi" },
-    })).structuredContent as Structured;
+    const r =
+      (await callTool(client, "codex_queue_message", { threadId: s.threads[0].id, text: "hi" }))
+        .structuredContent;
     assert.equal(r.status, "unknown");
     assert.equal((await f.requests()).filter((q) => q.method === "thread/queue/list").length, 1);
   });
@@ -249,10 +240,9 @@ Deno.test("codex_queue_message: a malformed acknowledgement is unknown, then con
     action: { result: { queuedSubmission: { nope: true } } },
   }];
   await withRelay("2026-07-28", s, [], async (client) => {
-    const r = (await client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: "hi" },
-    })).structuredContent as Structured;
+    const r =
+      (await callTool(client, "codex_queue_message", { threadId: s.threads[0].id, text: "hi" }))
+        .structuredContent;
     // The fixture did store it before answering badly: the queue check finds it.
     assert.equal(r.status, "queued");
     assert.equal(r.confirmedBy, "queue_list");
@@ -266,7 +256,7 @@ Deno.test("the relay exits 0 with no child left when stdin closes during an oper
   try {
     const hold = await f.barrier("hold");
     const relay = await startRelay({ fixture: f, protocol: "2026-07-28" });
-    const pending = relay.client.callTool({ name: "codex_list_threads", arguments: {} }).catch((
+    const pending = callTool(relay.client, "codex_list_threads", {}).catch((
       e,
     ) => e);
     await hold.reached();
@@ -288,7 +278,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const relay = await startRelay({ fixture: f, protocol: "2026-07-28" });
     try {
       const hold = await f.barrier("hold");
-      const pending = relay.client.callTool({ name: "codex_list_threads", arguments: {} }).catch((
+      const pending = callTool(relay.client, "codex_list_threads", {}).catch((
         e,
       ) => e);
       await hold.reached();
@@ -315,11 +305,11 @@ Deno.test("the relay logs to stderr without message text, even at debug level", 
   });
   const marker = "UNIQUE-MARKER-7f3a9c";
   const { code, stderr } = await closeAfter(relay, f, async () => {
-    const r = await relay.client.callTool({
-      name: "codex_queue_message",
-      arguments: { threadId: s.threads[0].id, text: `do the thing ${marker}` },
+    const r = await callTool(relay.client, "codex_queue_message", {
+      threadId: s.threads[0].id,
+      text: `do the thing ${marker}`,
     });
-    assert.equal((r.structuredContent as Structured).status, "queued");
+    assert.equal(r.structuredContent.status, "queued");
   });
   assert.equal(code, 0);
   assert.match(stderr, /codex-relay debug spawn pid=\d+/);
@@ -331,8 +321,8 @@ Deno.test("codex_list_threads reports a thread in systemError instead of failing
   const s = seeded();
   s.threads[1].status = "systemError";
   await withRelay("2026-07-28", s, [], async (client) => {
-    const out = (await client.callTool({ name: "codex_list_threads", arguments: {} }))
-      .structuredContent as Structured;
+    const out = (await callTool(client, "codex_list_threads", {}))
+      .structuredContent;
     assert.equal(out.status, "ok");
     assert.deepEqual((out.threads as Structured[]).map((t) => t.status), [
       "notLoaded",

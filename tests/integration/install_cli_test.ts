@@ -10,8 +10,9 @@ import { dedupePath } from "../../src/install/entry_env.ts";
 import { parse as parseToml } from "smol-toml";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
-import { ROOT } from "../../testing/relay.ts";
+import { entryArgs } from "../../testing/relay.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 const decoder = new TextDecoder();
 
@@ -48,20 +49,7 @@ Deno.test("the relay prints the install command; run as printed it registers a r
     await Deno.writeTextFile(`${home}/.codex/config.toml`, 'model = "o3" # mine\n');
     const env = { HOME: home, CODEX_HOME: `${home}/.codex` };
 
-    const printed = await run(
-      [
-        "run",
-        "-P",
-        "--quiet",
-        "--config",
-        `${ROOT}/deno.json`,
-        `${ROOT}/mod.ts`,
-        "install",
-        "--client",
-        "codex",
-      ],
-      env,
-    );
+    const printed = await run(entryArgs(["install", "--client", "codex"]), env);
     assert.equal(printed.code, 0, printed.stderr);
     assert.match(printed.stdout, /^\[mcp_servers\.codex-relay\]$/m);
     const args = appliedArgs(printed.stdout);
@@ -122,18 +110,11 @@ Deno.test("the install entry under -P=install alone prints the exact command (77
     await Deno.mkdir(`${home}/.cursor`);
     const env = { HOME: home };
     const r = await run(
-      [
-        "run",
-        "-P=install",
-        "--quiet",
-        "--no-prompt",
-        "--config",
-        `${ROOT}/deno.json`,
-        `${ROOT}/install.ts`,
-        "--client",
-        "cursor",
-        "--yes",
-      ],
+      entryArgs(["--client", "cursor", "--yes"], {
+        entry: "install.ts",
+        permissions: ["-P=install"],
+        noPrompt: true,
+      }),
       env,
     );
     assert.equal(r.code, 77, r.stderr);
@@ -155,16 +136,12 @@ Deno.test("the install entry's permissions cover one client's files only", async
       `--allow-read=${cursor},${cursor}.codex-relay.tmp`,
       `--allow-write=${home}/.cursor`,
     ];
-    const base = [
-      "run",
-      "-P=install",
-      "--quiet",
-      "--no-prompt",
-      "--config",
-      `${ROOT}/deno.json`,
-      ...fileFlags,
-      `${ROOT}/install.ts`,
-    ];
+    const base = entryArgs([], {
+      entry: "install.ts",
+      permissions: ["-P=install"],
+      noPrompt: true,
+      denoFlags: fileFlags,
+    });
     const env = { HOME: home, CODEX_HOME: `${home}/.codex` };
     const other = await run([...base, "--client", "codex", "--yes"], env);
     assert.equal(other.code, 77, other.stderr);
@@ -177,18 +154,13 @@ Deno.test("the install entry's permissions cover one client's files only", async
   }
 });
 
-/** The relay's own install step (print-only), as a user runs it from a checkout. */
-function firstStep(...args: string[]): string[] {
-  return ["run", "-P", "--quiet", "--config", `${ROOT}/deno.json`, `${ROOT}/mod.ts`, ...args];
-}
-
 Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travels and writes without a terminal, the folder is created", async () => {
   const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
   const f = await FixtureHome.create({ threads: [thread({ name: "alpha" })] });
   try {
     // The user's shell PATH has codex (the fixture's) on it; ~/.cursor does not exist yet.
     const env = { HOME: home, PATH: f.env.PATH };
-    const dry = await run(firstStep("install", "--client", "cursor", "--dry-run"), env);
+    const dry = await run(entryArgs(["install", "--client", "cursor", "--dry-run"]), env);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /^Dry run: nothing was written/);
     const dryArgs = appliedArgs(dry.stdout);
@@ -205,7 +177,7 @@ Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travel
     assert.match(shown.stdout, /Dry run: nothing was written/);
     assert.ok(!(await exists(`${home}/.cursor`)), "the dry run created nothing");
 
-    const real = await run(firstStep("install", "--client", "cursor", "--yes"), env);
+    const real = await run(entryArgs(["install", "--client", "cursor", "--yes"]), env);
     assert.notEqual(real.stdout, dry.stdout, "a dry run differs from the real one");
     const applied = await run(appliedArgs(real.stdout), env); // stdin is not a terminal
     assert.equal(applied.code, 0, applied.stderr);
@@ -236,8 +208,8 @@ Deno.test("Cursor in one go: --dry-run travels and tells the truth, --yes travel
         timeoutMs: 20_000,
       });
       try {
-        const r = await relay.client.callTool({ name: "codex_list_threads", arguments: {} });
-        return r.structuredContent as { status: string; reason?: string; message?: string };
+        const r = await callTool(relay.client, "codex_list_threads", {});
+        return r.structuredContent;
       } finally {
         assert.equal((await relay.close()).code, 0);
       }

@@ -8,6 +8,7 @@
 import assert from "assert";
 import { thread, withFixture } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -31,11 +32,8 @@ async function texts(mode: "spawn" | "daemon"): Promise<Texts> {
       const instructions = relay.client.getInstructions() ?? "";
       const { tools } = await relay.client.listTools();
       const description = (name: string) => tools.find((x) => x.name === name)?.description ?? "";
-      const q = await relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: t.id, text: "hi" },
-      });
-      assert.equal((q.structuredContent as Structured).status, "queued");
+      const q = await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" });
+      assert.equal(q.structuredContent.status, "queued");
       seen = {
         instructions,
         queue: description("codex_queue_message"),

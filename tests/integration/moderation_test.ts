@@ -10,6 +10,7 @@ import { MODERATION_SHAPES } from "../../fixtures/moderation.ts";
 import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -34,8 +35,11 @@ function expected(): Structured[] {
 }
 
 /** Asserts the replies, and that no withheld text is anywhere in the whole tool result. */
-function assertReplies(result: Structured, what: string): void {
-  const out = result.structuredContent as Structured;
+function assertReplies(
+  result: { structuredContent: Structured; content?: unknown },
+  what: string,
+): void {
+  const out = result.structuredContent;
   assert.deepEqual(out.replies, expected(), `${what}: the replies`);
   const raw = JSON.stringify(result);
   SHAPES.forEach(([name, shape], i) => {
@@ -72,17 +76,14 @@ Deno.test("codex_read_reply and codex_wait_reply return no text of a moderated a
   const t = thread({ turns: [turn([userItem(cmid, "question"), ...finals()])] });
   await withRelay({ threads: [t] }, ["--allow-reply-read"], async (client) => {
     const args = { threadId: t.id, clientMessageId: cmid };
-    const read = await client.callTool({ name: "codex_read_reply", arguments: args });
+    const read = await callTool(client, "codex_read_reply", args);
     assert.notEqual(read.isError, true, JSON.stringify(read.content));
-    assert.equal((read.structuredContent as Structured).status, "observed");
-    assertReplies(read as Structured, "codex_read_reply");
-    const wait = await client.callTool({
-      name: "codex_wait_reply",
-      arguments: { ...args, timeoutSeconds: 5 },
-    });
+    assert.equal(read.structuredContent.status, "observed");
+    assertReplies(read, "codex_read_reply");
+    const wait = await callTool(client, "codex_wait_reply", { ...args, timeoutSeconds: 5 });
     assert.notEqual(wait.isError, true, JSON.stringify(wait.content));
-    assert.equal((wait.structuredContent as Structured).timedOut, false);
-    assertReplies(wait as Structured, "codex_wait_reply");
+    assert.equal(wait.structuredContent.timedOut, false);
+    assertReplies(wait, "codex_wait_reply");
   });
 });
 
@@ -92,21 +93,19 @@ Deno.test("codex_run (and codex_wait_reply after it) return no text of a moderat
     { threads: [t] },
     ["--allow-turn-start", "--allow-reply-read"],
     async (client) => {
-      const run = await client.callTool({
-        name: "codex_run",
-        arguments: { threadId: t.id, text: "go" },
-      });
+      const run = await callTool(client, "codex_run", { threadId: t.id, text: "go" });
       assert.notEqual(run.isError, true, JSON.stringify(run.content));
-      const out = run.structuredContent as Structured;
+      const out = run.structuredContent;
       assert.equal((out.turn as Structured).status, "completed");
-      assertReplies(run as Structured, "codex_run");
+      assertReplies(run, "codex_run");
       const receipt = out.receipt as Structured;
-      const wait = await client.callTool({
-        name: "codex_wait_reply",
-        arguments: { threadId: t.id, clientMessageId: receipt.clientMessageId, timeoutSeconds: 5 },
+      const wait = await callTool(client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId: receipt.clientMessageId,
+        timeoutSeconds: 5,
       });
       assert.notEqual(wait.isError, true, JSON.stringify(wait.content));
-      assertReplies(wait as Structured, "codex_wait_reply of a relay-run turn");
+      assertReplies(wait, "codex_wait_reply of a relay-run turn");
     },
   );
 });

@@ -7,6 +7,7 @@ import { readReply } from "../../src/ops/read_reply.ts";
 import type { FixtureItem, Scenario } from "../../fixtures/scenario.ts";
 import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
+import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
@@ -29,15 +30,15 @@ async function withRelay(
   assert.deepEqual(left, [], "no helper is left in the process table");
 }
 
-async function call(
+async function call<N extends ToolName>(
   client: Client,
-  name: string,
+  name: N,
   args: Record<string, unknown>,
-): Promise<{ out: Structured; text: string; raw: string }> {
-  const result = await client.callTool({ name, arguments: args });
+): Promise<{ out: ToolOutput<N>; text: string; raw: string }> {
+  const result = await callTool(client, name, args);
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
   return {
-    out: result.structuredContent as Structured,
+    out: result.structuredContent,
     text: (result.content as { text: string }[])[0].text,
     raw: JSON.stringify(result),
   };
@@ -749,15 +750,15 @@ for (const protocol of PROTOCOLS) {
     await withRelay(scenario, READ, async (client, f) => {
       const read2 = await f.barrier("read2");
       const progress: { progress: number; message?: string }[] = [];
-      const pending = client.callTool(
-        { name: "codex_wait_reply", arguments: { threadId: t.id, clientMessageId: "c1" } },
-        { onprogress: (p) => void progress.push(p), timeout: 60_000 },
-      );
+      const pending = callTool(client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId: "c1",
+      }, { onprogress: (p) => void progress.push(p), timeout: 60_000 });
       await read2.reached();
       await f.addItem(t.id, running.id, agentItem("msg_final", "The answer is 42."));
       await read2.release();
       const result = await pending;
-      const out = result.structuredContent as Structured;
+      const out = result.structuredContent;
       assert.equal(out.status, "observed");
       assert.deepEqual(out.replies, [
         { itemId: "msg_final", text: "The answer is 42.", truncated: false },
@@ -792,10 +793,10 @@ for (const protocol of PROTOCOLS) {
       const w = await f.barrier("w");
       const holds = await Promise.all(["h1", "h2", "h3"].map((n) => f.barrier(n)));
       const controller = new AbortController();
-      const waiting = client.callTool(
-        { name: "codex_wait_reply", arguments: { threadId: t.id, clientMessageId: "c1" } },
-        { signal: controller.signal, timeout: 60_000 },
-      ).then(() => "resolved", () => "rejected");
+      const waiting = callTool(client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId: "c1",
+      }, { signal: controller.signal, timeout: 60_000 }).then(() => "resolved", () => "rejected");
       await w.reached();
       const cancelled = await pidAt(f, "w");
       const reads = [0, 1, 2].map(() =>

@@ -1,6 +1,7 @@
 import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 // What Codex 0.169 and 0.171 answer to account/read with no auth.json and the OpenAI provider.
 const NO_ACCOUNT = {
@@ -19,14 +20,15 @@ async function runOnce(env: (f: FixtureHome) => Record<string, string>, account:
   const relay = await startRelay({ env: env(f), flags: FLAGS, protocol: "2026-07-28" });
   try {
     const started = performance.now();
-    const result = await relay.client.callTool({
-      name: "codex_run",
-      arguments: { threadId: t.id, text: "hello", waitSeconds: 20 },
+    const result = await callTool(relay.client, "codex_run", {
+      threadId: t.id,
+      text: "hello",
+      waitSeconds: 20,
     }, { timeout: 60_000 });
     const ms = performance.now() - started;
     const text = (result.content as { text: string }[])[0].text;
     const methods = (await f.requests()).map((r) => r.method);
-    return { out: result.structuredContent as Structured, text, ms, methods };
+    return { out: result.structuredContent, text, ms, methods };
   } finally {
     const { code } = await relay.close();
     assert.equal(code, 0);

@@ -4,6 +4,7 @@ import type { ElicitParams } from "../../testing/mcp_client.ts";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -85,11 +86,12 @@ for (const protocol of PROTOCOLS) {
             : { action: answer };
         },
       }, async (client, f) => {
-        const result = await client.callTool({
-          name: "codex_run",
-          arguments: { threadId, text: "please refactor", waitSeconds: 30 },
+        const result = await callTool(client, "codex_run", {
+          threadId,
+          text: "please refactor",
+          waitSeconds: 30,
         }, { timeout: 60_000 });
-        const out = result.structuredContent as Structured;
+        const out = result.structuredContent;
         assert.equal((out.receipt as Structured).status, "queued");
         assert.deepEqual(out.turn && (out.turn as Structured).status, "completed");
         assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
@@ -113,10 +115,9 @@ for (const protocol of PROTOCOLS) {
       { end: "completed" },
     ]);
     await withTurnRelay(s, { protocol }, async (client, f) => {
-      const out = (await client.callTool({
-        name: "codex_run",
-        arguments: { threadId, text: "go" },
-      }, { timeout: 60_000 })).structuredContent as Structured;
+      const out =
+        (await callTool(client, "codex_run", { threadId, text: "go" }, { timeout: 60_000 }))
+          .structuredContent;
       assert.equal((out.turn as Structured).status, "completed");
       assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
     });
@@ -131,10 +132,9 @@ for (const protocol of PROTOCOLS) {
       protocol,
       onElicit: () => ({ action: "accept", content: { decision: "format-the-disk" } }),
     }, async (client, f) => {
-      const out = (await client.callTool({
-        name: "codex_run",
-        arguments: { threadId, text: "go" },
-      }, { timeout: 60_000 })).structuredContent as Structured;
+      const out =
+        (await callTool(client, "codex_run", { threadId, text: "go" }, { timeout: 60_000 }))
+          .structuredContent;
       assert.equal((out.turn as Structured).status, "completed");
       assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
     });
@@ -144,10 +144,8 @@ for (const protocol of PROTOCOLS) {
 Deno.test("codex_run: a thread held by another process is held_elsewhere and the message stays queued", async () => {
   const t = thread({ heldElsewhere: true });
   await withTurnRelay({ threads: [t] }, { protocol: "2026-07-28" }, async (client, f) => {
-    const out = (await client.callTool({
-      name: "codex_run",
-      arguments: { threadId: t.id, text: "go" },
-    })).structuredContent as Structured;
+    const out =
+      (await callTool(client, "codex_run", { threadId: t.id, text: "go" })).structuredContent;
     assert.equal(out.reason, "held_elsewhere");
     assert.equal((out.receipt as Structured).status, "queued");
     assert.equal(out.turn, null);
@@ -166,10 +164,9 @@ Deno.test("codex_run in a cwd starts a new thread and returns its final answer",
     newThreadScripts: [[{ item: agentItem("msg_f", FINAL) }, { end: "completed" }]],
   };
   await withTurnRelay(s, { protocol: "2026-07-28" }, async (client, f) => {
-    const out = (await client.callTool({
-      name: "codex_run",
-      arguments: { cwd: "/tmp/scratch", text: "write a haiku" },
-    })).structuredContent as Structured;
+    const out =
+      (await callTool(client, "codex_run", { cwd: "/tmp/scratch", text: "write a haiku" }))
+        .structuredContent;
     assert.equal((out.turn as Structured).status, "completed");
     assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
     const start = (await f.requests()).find((r) => r.method === "thread/start");
@@ -183,10 +180,7 @@ Deno.test("codex_run without reply read returns no replies", async () => {
     s,
     { protocol: "2026-07-28", flags: ["--allow-turn-start"] },
     async (client, f) => {
-      const out = (await client.callTool({
-        name: "codex_run",
-        arguments: { threadId, text: "go" },
-      })).structuredContent as Structured;
+      const out = (await callTool(client, "codex_run", { threadId, text: "go" })).structuredContent;
       assert.equal((out.turn as Structured).status, "completed");
       assert.equal(out.replies, undefined);
       assert.ok(!JSON.stringify(out).includes(FINAL));
@@ -205,10 +199,7 @@ Deno.test("codex_run reports a failed turn's class from codexErrorInfo", async (
     },
   }]);
   await withTurnRelay(s, { protocol: "2026-07-28" }, async (client) => {
-    const out = (await client.callTool({
-      name: "codex_run",
-      arguments: { threadId, text: "go" },
-    })).structuredContent as Structured;
+    const out = (await callTool(client, "codex_run", { threadId, text: "go" })).structuredContent;
     assert.equal((out.turn as Structured).status, "failed");
     assert.equal(out.failureClass, "capacity");
     assert.equal(out.retryable, true);
@@ -220,20 +211,15 @@ Deno.test("codex_interrupt stops a running turn and releases the thread", async 
   const { s, threadId } = scenario([{ barrier: "never-released" }, { end: "completed" }]);
   await withTurnRelay(s, { protocol: "2026-07-28" }, async (client, f) => {
     await f.barrier("never-released");
-    const run = (await client.callTool({
-      name: "codex_run",
-      arguments: { threadId, text: "go", waitSeconds: 1 },
-    })).structuredContent as Structured;
+    const run = (await callTool(client, "codex_run", { threadId, text: "go", waitSeconds: 1 }))
+      .structuredContent;
     assert.equal((run.turn as Structured).status, "running");
-    const out = (await client.callTool({
-      name: "codex_interrupt",
-      arguments: { threadId },
-    })).structuredContent as Structured;
+    const out = (await callTool(client, "codex_interrupt", { threadId })).structuredContent;
     assert.equal(out.status, "interrupted");
     assert.ok(await released(f, threadId));
     assert.ok((await f.requests()).some((r) => r.method === "turn/interrupt"));
-    const again = (await client.callTool({ name: "codex_interrupt", arguments: { threadId } }))
-      .structuredContent as Structured;
+    const again = (await callTool(client, "codex_interrupt", { threadId }))
+      .structuredContent;
     assert.equal(again.status, "not_running");
   });
 });
@@ -250,7 +236,7 @@ Deno.test("codex_run refuses a replayed or tampered requestState and writes noth
     async (client, f) => {
       const hold = await f.barrier("hold-after-answer");
       const args = { threadId, text: "go", waitSeconds: 30 };
-      const first = await client.callTool({ name: "codex_run", arguments: args }, {
+      const first = await callTool(client, "codex_run", args, {
         allowInputRequired: true,
         timeout: 60_000,
       } as never) as unknown as {
@@ -321,13 +307,13 @@ Deno.test("codex_run: two concurrent runtimes whose Codex requests share id 0 ge
   }, async (client, f) => {
     const [ra, rb] = await Promise.all(
       [a, b].map((t) =>
-        client.callTool({ name: "codex_run", arguments: { threadId: t.id, text: "go" } }, {
+        callTool(client, "codex_run", { threadId: t.id, text: "go" }, {
           timeout: 60_000,
         })
       ),
     );
     for (const r of [ra, rb]) {
-      assert.equal(((r.structuredContent as Structured).turn as Structured).status, "completed");
+      assert.equal((r.structuredContent.turn as Structured).status, "completed");
     }
     const answers = await f.answers();
     assert.equal(answers.length, 2);
@@ -375,7 +361,7 @@ Deno.test("codex_run forwards an MCP form elicitation as is and returns the answ
       return { action: "accept", content: { colour: "blue", sure: true } };
     },
   }, async (client, f) => {
-    await client.callTool({ name: "codex_run", arguments: { threadId, text: "go" } }, {
+    await callTool(client, "codex_run", { threadId, text: "go" }, {
       timeout: 60_000,
     });
     assert.match(String(seen?.message), /elicitor.*favourite colour/);
@@ -407,10 +393,9 @@ for (const protocol of PROTOCOLS) {
         return { action: "accept", content: { decision: "accept" } };
       },
     }, async (client, f) => {
-      const run = (await client.callTool({
-        name: "codex_run",
-        arguments: { threadId, text: "go", waitSeconds: 30 },
-      }, { timeout: 60_000 })).structuredContent as Structured;
+      const run = (await callTool(client, "codex_run", { threadId, text: "go", waitSeconds: 30 }, {
+        timeout: 60_000,
+      })).structuredContent;
       assert.equal((run.turn as Structured).status, "running");
       assert.equal(
         (run.pendingApprovals as unknown[]).length,
@@ -419,10 +404,11 @@ for (const protocol of PROTOCOLS) {
       );
       assert.equal(asked.length, 9, "nine rounds in the first call, under the client's cap of 10");
       const receipt = run.receipt as Structured;
-      const wait = (await client.callTool({
-        name: "codex_wait_reply",
-        arguments: { threadId, clientMessageId: receipt.clientMessageId, timeoutSeconds: 30 },
-      }, { timeout: 60_000 })).structuredContent as Structured;
+      const wait = (await callTool(client, "codex_wait_reply", {
+        threadId,
+        clientMessageId: receipt.clientMessageId,
+        timeoutSeconds: 30,
+      }, { timeout: 60_000 })).structuredContent;
       assert.equal(wait.status, "observed");
       assert.equal(wait.timedOut, false);
       assert.deepEqual((wait.replies as Structured[]).map((r) => r.text), [FINAL]);

@@ -8,6 +8,7 @@ import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool, type ToolName } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 type Relay = Awaited<ReturnType<typeof startRelay>>;
@@ -28,10 +29,10 @@ async function withRelay(s: Scenario, fn: (relay: Relay, f: FixtureHome) => Prom
   }
 }
 
-async function call(relay: Relay, name: string, args: Structured) {
-  const r = await relay.client.callTool({ name, arguments: args }, { timeout: 60_000 });
+async function call<N extends ToolName>(relay: Relay, name: N, args: Structured) {
+  const r = await callTool(relay.client, name, args, { timeout: 60_000 });
   return {
-    out: r.structuredContent as Structured,
+    out: r.structuredContent,
     text: (r.content as { text: string }[])[0].text,
   };
 }

@@ -8,9 +8,8 @@
 import assert from "assert";
 import fc from "fast-check";
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import { type CallResult, callTool } from "../../testing/call_tool.ts";
 import {
-  type CallResult,
-  callTool,
   leakedSecrets,
   type RelayProcess,
   resultText,

@@ -18,6 +18,7 @@ import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testi
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import type { CallResult } from "../../testing/call_tool.ts";
 
 /** Text stored in Codex that no tool at any level may return (previews, cwd, user text, commentary). */
 export const SECRETS = {
@@ -83,13 +84,6 @@ export function leakedSecrets(
 ): string[] {
   const text = typeof value === "string" ? value : JSON.stringify(value);
   return secrets.filter((s) => text.includes(s));
-}
-
-/** A tools/call result as the SDK client returns it. */
-export interface CallResult {
-  isError?: boolean;
-  content?: unknown;
-  structuredContent?: Record<string, unknown>;
 }
 
 /** The text of a result's first text block. */
@@ -166,15 +160,6 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     throw error;
   }
   return { client, transport, pid: transport.pid!, close };
-}
-
-/** Calls a tool with a long enough client-side timeout. */
-export async function callTool(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<CallResult> {
-  return await client.callTool({ name, arguments: args }, { timeout: 60_000 }) as CallResult;
 }
 
 /** An `input_required` result of a call in manual mode. */

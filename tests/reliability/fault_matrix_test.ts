@@ -50,11 +50,10 @@ import {
   type Seen,
   tablesOf,
 } from "../../testing/fault_table.ts";
+import { type CallResult, callTool } from "../../testing/call_tool.ts";
 import {
   assertReceiptsTruthful,
   assertThreadsReleased,
-  type CallResult,
-  callTool,
   callToolManual,
   helpersFromLog,
   holdsAndReleases,

@@ -19,8 +19,8 @@ import fc from "fast-check";
 import { FixtureHome } from "../../testing/fixture_home.ts";
 import { closeAfter } from "../../testing/relay.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
+import { callTool } from "../../testing/call_tool.ts";
 import {
-  callTool,
   leakedSecrets,
   READ_CLIENT_ID,
   registeredTools,
@@ -163,7 +163,7 @@ Deno.test({
               threadId: h.big.id,
               clientMessageId: scope,
               ...(cursor === undefined ? {} : { cursor }),
-            }).then((r) => r.structuredContent as Record<string, unknown>);
+            }).then((r) => r.structuredContent);
           const cursors: Record<string, { search: string; reply: string }> = {};
           for (const [scope, mark] of [[SCOPE_A, MARK_A], [SCOPE_B, MARK_B]]) {
             const first = await read(scope);

@@ -8,8 +8,8 @@ import assert from "assert";
 import fc from "fast-check";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
 import {
-  callTool,
   callToolManual,
   holdsAndReleases,
   isInputRequired,

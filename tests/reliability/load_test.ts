@@ -17,10 +17,10 @@ import { turnRig } from "../../testing/turn_rig.ts";
 import assert from "assert";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { TurnStep } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
 import {
   assertReceiptsTruthful,
   assertThreadsReleased,
-  callTool,
   helpersFromLog,
   leakedSecrets,
   OWN_FINAL,

@@ -10,7 +10,8 @@
 import assert from "assert";
 import { FixtureHome } from "../../testing/fixture_home.ts";
 import type { Fault, Scenario } from "../../fixtures/scenario.ts";
-import { callTool, type RelayProcess, seeded, startRelayProcess } from "./_reliability.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { type RelayProcess, seeded, startRelayProcess } from "./_reliability.ts";
 
 const FLAGS = ["--allow-reply-read", "--log-level", "debug"];
 /** The shutdown bound (docs/design.md, "Bounds"). */

@@ -1,0 +1,85 @@
+/**
+ * A typed `tools/call` for tests: the result's `structuredContent` has the
+ * type of the tool's own output schema (`src/host/tools/*`, one source per
+ * shape), so a test reads `out.status` or `out.turn?.id` without a cast.
+ * @module
+ */
+
+import type { CallToolResult, Client, RequestOptions } from "@modelcontextprotocol/client";
+import type { z } from "zod";
+import { interruptTool } from "../src/host/tools/interrupt_tool.ts";
+import { listThreadsTool } from "../src/host/tools/list_threads_tool.ts";
+import { queueMessageTool } from "../src/host/tools/queue_message_tool.ts";
+import { readReplyTool } from "../src/host/tools/read_reply_tool.ts";
+import { runTool } from "../src/host/tools/run_tool.ts";
+import { waitReplyTool } from "../src/host/tools/wait_reply_tool.ts";
+import { withdrawMessageTool } from "../src/host/tools/withdraw_message_tool.ts";
+
+/** Each tool's output schema by its name (`tests/unit/call_tool_test.ts` keeps it equal to `TOOLS`). */
+export const OUTPUT_SCHEMAS = {
+  codex_list_threads: listThreadsTool.outputSchema,
+  codex_queue_message: queueMessageTool.outputSchema,
+  codex_read_reply: readReplyTool.outputSchema,
+  codex_wait_reply: waitReplyTool.outputSchema,
+  codex_run: runTool.outputSchema,
+  codex_interrupt: interruptTool.outputSchema,
+  codex_withdraw_message: withdrawMessageTool.outputSchema,
+} as const;
+
+/** A tool's name. */
+export type ToolName = keyof typeof OUTPUT_SCHEMAS;
+
+/** What a tool returns in `structuredContent`. */
+export type ToolOutput<N extends ToolName> = z.output<(typeof OUTPUT_SCHEMAS)[N]>;
+
+/** A `tools/call` result of tool `N` (a type, not an interface: it is a `CallToolResult` too). */
+export type ToolResult<N extends ToolName> = {
+  /** Whether the call failed. */
+  isError?: boolean;
+  /** The text and other blocks. */
+  content: CallToolResult["content"];
+  /** The tool's output; absent on a protocol error result (`isError`), which a test checks first. */
+  structuredContent: ToolOutput<N>;
+};
+
+/** A `tools/call` result of a tool named at run time (the fault matrix, load). */
+export interface CallResult {
+  /** Whether the call failed. */
+  isError?: boolean;
+  /** The text and other blocks. */
+  content?: unknown;
+  /** The output, unchecked. */
+  structuredContent?: Record<string, unknown>;
+}
+
+/**
+ * Calls tool `name` with `args` through `client`, the SDK's request options
+ * (`timeout`, `signal`, `onprogress`) passed on.
+ *
+ * @example
+ * ```ts
+ * const out = (await callTool(client, "codex_queue_message", { threadId, text })).structuredContent;
+ * assert.equal(out.status, "queued");
+ * ```
+ */
+export function callTool<N extends ToolName>(
+  client: Client,
+  name: N,
+  args: Record<string, unknown>,
+  options?: RequestOptions,
+): Promise<ToolResult<N>>;
+/** Calls a tool whose name is known at run time only: its output unchecked. */
+export function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options?: RequestOptions,
+): Promise<CallResult>;
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options?: RequestOptions,
+): Promise<CallResult> {
+  return await client.callTool({ name, arguments: args }, options) as CallResult;
+}
