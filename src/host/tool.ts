@@ -69,7 +69,8 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
    */
   description: string | ((surface: Surface) => string);
   inputSchema: I;
-  outputSchema: O;
+  /** The result's schema; per level when a field exists at some levels only. */
+  outputSchema: O | ((caps: Capabilities) => O);
   annotations: Annotations;
   /** Whether the tool exists at these capabilities (checked at registration and per call, by the server). */
   enabled(caps: Capabilities): boolean;
@@ -86,6 +87,14 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */
 export interface ToolInputRequired {
   inputRequired: unknown;
+}
+
+/** The output schema `tool` advertises at `caps`. */
+export function outputSchemaAt<O extends z.ZodType>(
+  tool: Pick<Tool<z.ZodType, O>, "outputSchema">,
+  caps: Capabilities,
+): O {
+  return typeof tool.outputSchema === "function" ? tool.outputSchema(caps) : tool.outputSchema;
 }
 
 /** Thrown by a tool to refuse a call with a clear message (an `isError` result, no stack). */
