@@ -97,8 +97,6 @@ export const interruptOutput = z.object({
   reason: reasonSchema.optional(),
   message: z.string().optional(),
   threadId: z.string(),
-  /** The message withdrawn (or named and not withdrawn). */
-  clientMessageId: z.string().optional(),
   turn: runTurnSchema,
   failureClass: failureFields.failureClass,
   error: failureFields.error,
@@ -192,12 +190,14 @@ export function withdrawnResult(w: WithdrawResult): InterruptResult {
   const status = w.status === "withdrawn" || w.status === "unknown" || w.status === "unavailable"
     ? w.status
     : "not_running";
+  const message = status === "withdrawn"
+    ? `the message ${w.clientMessageId} was deleted from the thread's queue and will not run`
+    : `${w.clientMessageId}: ${w.message ?? w.status}`;
   return {
     status,
     ...(w.reason ? { reason: w.reason } : {}),
-    ...(w.message ? { message: w.message } : {}),
+    message,
     threadId: w.threadId,
-    clientMessageId: w.clientMessageId,
     turn: null,
   };
 }

@@ -16,18 +16,16 @@ import { cancelOnThread } from "../../turn/turn_cancel.ts";
 import { sentence, sentences } from "../text.ts";
 
 const input = z.strictObject({
-  threadId: threadRef,
-  clientMessageId: clientMessageId.optional().describe(
-    "A message still queued to withdraw (default: this relay's run on the thread)",
-  ),
+  threadId: threadRef.describe("Thread id or exact unique name"),
+  clientMessageId: clientMessageId.optional().describe("Message to withdraw"),
 });
 
 /** The `codex_interrupt` tool. */
 export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
   name: "codex_interrupt",
-  title: "Interrupt a turn",
+  title: "Interrupt",
   description:
-    "Stops codex_run's turn on the thread, or withdraws its message (or a named one codex-relay queued) while queued. Others' turns are untouched.",
+    "Stops codex-relay's turn on the thread or withdraws its queued message; never others'.",
   inputSchema: input,
   outputSchema: interruptOutput,
   annotations: {
@@ -64,20 +62,19 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
     }
   },
   render(out) {
-    const msg = out.clientMessageId ? ` (clientMessageId ${out.clientMessageId})` : "";
     switch (out.status) {
       case "unavailable":
-        return sentences(`Nothing was interrupted${msg} (${out.reason}): ${out.message}`);
+        return sentences(`Nothing was interrupted (${out.reason}): ${out.message}`);
       case "unknown":
         return sentences(
-          `Unknown (${out.reason})${msg}: ${out.message}`,
+          `Unknown (${out.reason}): ${out.message}`,
           "Call codex_withdraw_message to check",
         );
       case "withdrawn":
-        return `Withdrawn${msg}: the message was deleted from the queue of thread ${out.threadId} and will not run.`;
+        return sentences(`Withdrawn: ${out.message}`);
       case "not_running":
-        return out.clientMessageId
-          ? sentences(`Nothing was interrupted or withdrawn${msg}: ${out.message}`)
+        return out.message
+          ? sentences(`Nothing was interrupted or withdrawn: ${out.message}`)
           : `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`;
       case "interrupted":
         return sentences(

@@ -18,9 +18,9 @@ import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 
 const input = z.strictObject({
-  limit: z.number().int().min(1).max(50).default(20).describe("Threads per page, 1..50"),
+  limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
   cursor: z.string().min(1).max(4096).optional().describe(
-    "nextCursor of an earlier codex_list_threads result (the next page)",
+    "Last page's nextCursor",
   ),
 });
 
@@ -30,7 +30,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   title: "List threads",
   description: ({ caps }) =>
     caps.turnStart
-      ? "Local Codex threads, newest first (id, name, status, cwd, update time), and runs: codex-relay's turns, ended ones once. No conversation content."
+      ? "Codex threads, newest first (id, name, status, cwd, updatedAt), and codex-relay's runs. No content."
       : "Local Codex threads, newest first: id, name, status, update time. No conversation content.",
   inputSchema: input,
   // The runs field exists at the turn-start level only.
