@@ -69,8 +69,12 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
    */
   description: string | ((surface: Surface) => string);
   inputSchema: I;
-  /** The result's schema; per level when a field exists at some levels only. */
-  outputSchema: O | ((caps: Capabilities) => O);
+  outputSchema: O;
+  /**
+   * The result's schema advertised at a level, when a field exists at some
+   * levels only (default: `outputSchema`, the widest).
+   */
+  outputSchemaAt?: (caps: Capabilities) => z.ZodType;
   annotations: Annotations;
   /** Whether the tool exists at these capabilities (checked at registration and per call, by the server). */
   enabled(caps: Capabilities): boolean;
@@ -90,11 +94,11 @@ export interface ToolInputRequired {
 }
 
 /** The output schema `tool` advertises at `caps`. */
-export function outputSchemaAt<O extends z.ZodType>(
-  tool: Pick<Tool<z.ZodType, O>, "outputSchema">,
+export function outputSchemaAt(
+  tool: Pick<Tool<z.ZodType, z.ZodType>, "outputSchema" | "outputSchemaAt">,
   caps: Capabilities,
-): O {
-  return typeof tool.outputSchema === "function" ? tool.outputSchema(caps) : tool.outputSchema;
+): z.ZodType {
+  return tool.outputSchemaAt?.(caps) ?? tool.outputSchema;
 }
 
 /** Thrown by a tool to refuse a call with a clear message (an `isError` result, no stack). */

@@ -16,7 +16,7 @@ import { cancelOnThread } from "../../turn/turn_cancel.ts";
 import { sentence, sentences } from "../text.ts";
 
 const input = z.strictObject({
-  threadId: threadRef.describe("Thread id or exact unique name"),
+  threadId: threadRef.describe("Thread UUID or unique exact name"),
   clientMessageId: clientMessageId.optional().describe("Message to withdraw"),
 });
 

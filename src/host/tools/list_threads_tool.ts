@@ -33,9 +33,9 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
       ? "Codex threads, newest first (id, name, status, cwd, updatedAt), and codex-relay's runs. No content."
       : "Local Codex threads, newest first: id, name, status, update time. No conversation content.",
   inputSchema: input,
+  outputSchema: threadListWithRunsSchema,
   // The runs field exists at the turn-start level only.
-  outputSchema: (caps) =>
-    caps.turnStart ? threadListWithRunsSchema : threadListSchema as typeof threadListWithRunsSchema,
+  outputSchemaAt: (caps) => caps.turnStart ? threadListWithRunsSchema : threadListSchema,
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
   async run({ limit, cursor }, ctx): Promise<ThreadList> {
