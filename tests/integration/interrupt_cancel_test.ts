@@ -4,7 +4,8 @@
  * (deleted from the thread's queue, confirmed; only this relay's own), not
  * answered `not_running`; a running turn is interrupted and the next
  * `codex_wait_reply` sees `interrupted`. Another process's queued message
- * and another turn are never touched.
+ * and another turn are never touched (in spawn mode a turn running in the
+ * run's own app-server ends with it).
  */
 
 import assert from "assert";
@@ -158,5 +159,31 @@ Deno.test("[daemon] codex_interrupt on the relay's run still queued behind anoth
       [clientMessageId, "interrupted"],
     ]);
     await other.release();
+  });
+});
+
+Deno.test("[spawn] codex_interrupt on the relay's run queued behind an earlier queued message's turn withdraws its message; the run ends interrupted", async () => {
+  const t = thread({
+    scripts: [[{ barrier: "earlier" }, { end: "completed" }], [{ end: "completed" }]],
+  });
+  await withRelay("spawn", t, async (relay, f) => {
+    await f.queueAsUser(t.id, "users-earlier");
+    const earlier = await f.barrier("earlier");
+    // The resume starts the user's earlier message first; the run's own waits behind it.
+    const [run] = await Promise.all([
+      call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
+      earlier.reached(),
+    ]);
+    assert.equal((run.out.turn as Structured).status, "running", run.text);
+    const clientMessageId = String((run.out.receipt as Structured).clientMessageId);
+    assert.deepEqual(await queued(f, t.id), [clientMessageId]);
+    assert.deepEqual((await listedRuns(relay)).map((r) => r.state), ["queued"]);
+    const out = await call(relay, "codex_interrupt", { threadId: t.id });
+    assert.equal(out.out.status, "withdrawn", out.text);
+    assert.deepEqual(await queued(f, t.id), [], "its message will not run");
+    assert.deepEqual(f.alive(), [], "the earlier turn ended with the run's app-server");
+    assert.deepEqual((await listedRuns(relay)).map((r) => [r.clientMessageId, r.state]), [
+      [clientMessageId, "interrupted"],
+    ]);
   });
 });
