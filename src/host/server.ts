@@ -21,7 +21,7 @@ import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
-import { type CallContext, type Tool, ToolRefusal } from "./tool.ts";
+import { type CallContext, outputSchemaAt, type Tool, ToolRefusal } from "./tool.ts";
 import { advertised, advertisedAnnotations } from "./tool_schema.ts";
 import { backendTraits, type Surface } from "./surface.ts";
 
@@ -72,7 +72,7 @@ export function buildServer(deps: ServerDeps): McpServer {
           ? tool.description
           : tool.description(surface),
         inputSchema: advertised(tool.inputSchema),
-        outputSchema: advertised(tool.outputSchema),
+        outputSchema: advertised(outputSchemaAt(tool, deps.caps)),
         annotations: advertisedAnnotations(tool.annotations),
       },
       // deno-lint-ignore no-explicit-any

@@ -70,6 +70,11 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   description: string | ((surface: Surface) => string);
   inputSchema: I;
   outputSchema: O;
+  /**
+   * The result's schema advertised at a level, when a field exists at some
+   * levels only (default: `outputSchema`, the widest).
+   */
+  outputSchemaAt?: (caps: Capabilities) => z.ZodType;
   annotations: Annotations;
   /** Whether the tool exists at these capabilities (checked at registration and per call, by the server). */
   enabled(caps: Capabilities): boolean;
@@ -86,6 +91,14 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */
 export interface ToolInputRequired {
   inputRequired: unknown;
+}
+
+/** The output schema `tool` advertises at `caps`. */
+export function outputSchemaAt(
+  tool: Pick<Tool<z.ZodType, z.ZodType>, "outputSchema" | "outputSchemaAt">,
+  caps: Capabilities,
+): z.ZodType {
+  return tool.outputSchemaAt?.(caps) ?? tool.outputSchema;
 }
 
 /** Thrown by a tool to refuse a call with a clear message (an `isError` result, no stack). */

@@ -9,6 +9,7 @@ import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { parseThreadCwds, parseThreadList } from "../codex/validate.ts";
 import type { Session } from "../connect/connection.ts";
+import { earlierRuns, type EarlierScan, listedRunSchema } from "./listed_runs.ts";
 
 /** One listed thread. */
 export const listedThreadSchema = z.object({
@@ -29,8 +30,13 @@ export const threadListSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 
-/** The `codex_list_threads` result. */
-export type ThreadList = z.output<typeof threadListSchema>;
+/** The `codex_list_threads` result at the turn-start level: with this relay's runs. */
+export const threadListWithRunsSchema = threadListSchema.extend({
+  runs: z.array(listedRunSchema).optional(),
+});
+
+/** The `codex_list_threads` result (`runs` at the turn-start level only). */
+export type ThreadList = z.output<typeof threadListWithRunsSchema>;
 
 /** What to list. */
 export interface ListOptions {
@@ -40,6 +46,8 @@ export interface ListOptions {
   withCwd?: boolean;
   /** Threads this relay runs a turn on: listed as `active` (a fresh helper sees `notLoaded`). */
   running?: ReadonlySet<string>;
+  /** Look for running turns of earlier relay processes on the page's active threads (daemon). */
+  earlier?: EarlierScan;
 }
 
 /** One page of threads, most recently updated first, at most `limit`. */
@@ -48,9 +56,11 @@ export async function listThreads(s: Session, options: ListOptions): Promise<Thr
   const raw = await s.call("thread/list", cursor ? { limit, cursor } : { limit });
   const page = parseThreadList(raw);
   const cwds = options.withCwd ? parseThreadCwds(raw) : [];
+  const shown = page.data.slice(0, limit);
+  const runs = options.earlier ? await earlierRuns(s, raw, shown, options.earlier) : undefined;
   return {
     status: "ok",
-    threads: page.data.slice(0, limit).map((t, i) => ({
+    threads: shown.map((t, i) => ({
       id: t.id,
       name: t.name,
       status: options.running?.has(t.id) ? "active" : t.status,
@@ -58,5 +68,6 @@ export async function listThreads(s: Session, options: ListOptions): Promise<Thr
       ...(options.withCwd ? { cwd: cwds[i] ?? null } : {}),
     })),
     nextCursor: page.nextCursor,
+    ...(runs ? { runs } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { replySchema } from "../reply/schemas.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
+import type { WithdrawResult } from "../ops/withdraw_message.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
 import type { FinishedRun } from "./finished_runs.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
@@ -77,9 +78,22 @@ export const runOutput = z.object({
 /** The `codex_run` result. */
 export type RunResult = z.output<typeof runOutput>;
 
+/**
+ * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),
+ * `unknown` (a delete whose answer was lost), `unavailable` (nothing done, see `reason`).
+ */
+export const INTERRUPT_STATUSES = [
+  "interrupted",
+  "ended",
+  "withdrawn",
+  "not_running",
+  "unknown",
+  "unavailable",
+] as const;
+
 /** The `codex_interrupt` result. */
 export const interruptOutput = z.object({
-  status: z.enum(["interrupted", "ended", "not_running", "unavailable"]),
+  status: z.enum(INTERRUPT_STATUSES),
   reason: reasonSchema.optional(),
   message: z.string().optional(),
   threadId: z.string(),
@@ -168,5 +182,22 @@ export function interruptResult(threadId: string, run: FinishedRun | undefined):
     ...(failureClass ? { failureClass } : {}),
     ...(error ? { error } : {}),
     ...runReplies(run),
+  };
+}
+
+/** The `codex_interrupt` result of a withdraw (of a queued message: the named one, or the run's). */
+export function withdrawnResult(w: WithdrawResult): InterruptResult {
+  const status = w.status === "withdrawn" || w.status === "unknown" || w.status === "unavailable"
+    ? w.status
+    : "not_running";
+  const message = status === "withdrawn"
+    ? `the message ${w.clientMessageId} was deleted from the thread's queue and will not run`
+    : `${w.clientMessageId}: ${w.message ?? w.status}`;
+  return {
+    status,
+    ...(w.reason ? { reason: w.reason } : {}),
+    message,
+    threadId: w.threadId,
+    turn: null,
   };
 }

@@ -14,6 +14,8 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Receipt } from "../ops/queue_message.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { type FinishedRun, FinishedRuns } from "./finished_runs.ts";
+import type { ListedRun } from "../ops/listed_runs.ts";
+import { type LiveRun, RunBoard } from "./run_board.ts";
 import { type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
 /** What the registry is built from. */
@@ -29,6 +31,8 @@ export interface RegistryDeps {
    * turn, and at shutdown they detach, leaving their turns running.
    */
   shared?: boolean;
+  /** Wall-clock milliseconds, for the runs' `startedAt` (default `Date.now`). */
+  wallNow?: () => number;
 }
 
 /** Budget of reading a finished run's replies on its own connection. */
@@ -41,11 +45,32 @@ export class TurnRegistry {
   readonly #byId = new Map<string, TurnRuntime>();
   readonly #settled = new Map<string, Promise<FinishedRun>>();
   readonly #finished: FinishedRuns;
+  readonly #board: RunBoard;
   #closing = false;
 
   constructor(deps: RegistryDeps) {
     this.#deps = deps;
     this.#finished = new FinishedRuns(deps.clock);
+    this.#board = new RunBoard(deps.wallNow);
+  }
+
+  /**
+   * One look at this relay's runs (`codex_list_threads`): those it follows
+   * now, then those that ended since the last look (each listed once).
+   */
+  look(): ListedRun[] {
+    const live = [...this.#byId.values()].filter((r) => !r.ended && !r.lost);
+    return this.#board.look(live.map((r) => this.#live(r)));
+  }
+
+  #live(runtime: TurnRuntime): LiveRun {
+    return {
+      id: runtime.id,
+      threadId: runtime.threadId,
+      clientMessageId: runtime.clientMessageId,
+      phase: runtime.snapshot().phase,
+      pending: this.#deps.router.pendingFor(runtime).length,
+    };
   }
 
   /** Whether the registry is shutting down (no new runtime may start). */
@@ -104,6 +129,7 @@ export class TurnRegistry {
     });
     this.#active.set(threadId, runtime);
     this.#byId.set(runtime.id, runtime);
+    this.#board.began(runtime.id);
     return runtime;
   }
 
@@ -111,6 +137,7 @@ export class TurnRegistry {
   drop(runtime: TurnRuntime): void {
     if (this.#active.get(runtime.threadId) === runtime) this.#active.delete(runtime.threadId);
     this.#byId.delete(runtime.id);
+    this.#board.forget(runtime.id);
     this.#deps.router.forget(runtime);
   }
 
@@ -172,6 +199,7 @@ export class TurnRegistry {
 
   async #settle(runtime: TurnRuntime): Promise<FinishedRun> {
     const run: FinishedRun = { snapshot: runtime.snapshot() };
+    this.#board.ended(this.#live(runtime));
     if (this.#deps.readsReplies && runtime.alive) {
       try {
         const session = heldSession(

@@ -265,6 +265,12 @@ export class TurnRuntime implements RuntimeHandle {
     if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
   }
 
+  /** Its message was withdrawn from the queue before its turn started: the run ends so. */
+  withdrawn(): void {
+    if (this.#phase !== "queued") return;
+    this.#finish("interrupted", "Withdrawn from the queue before its turn started");
+  }
+
   /** Releases the thread (unsubscribe) and reaps the helper. Idempotent. */
   release(): Promise<void> {
     this.#released ??= (async () => {

@@ -21,6 +21,7 @@ import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
+import { mintRunId } from "../ops/run_id.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
 import {
   type Applied,
@@ -281,7 +282,7 @@ export class TurnStarts {
     body: (conn: HeldConnection, session: Session, clientMessageId: string) => Promise<Attempt>,
   ): Promise<StartResult> {
     const { connection, registry, clock } = this.#deps;
-    const clientMessageId = crypto.randomUUID();
+    const clientMessageId = mintRunId();
     const notSent = (reason: ReasonCode, message: string, id = threadId): StartResult => ({
       receipt: { status: "not_sent", reason, message, clientMessageId, threadId: id },
       reason,

@@ -5,8 +5,8 @@
  * stands for the user's own Codex. Covered: a daemon-run turn reads as `inProgress`; a wait
  * wakes on the thread's notifications instead of its fallback poll; a wait never loads a
  * `notLoaded` thread; codex_run runs a thread the daemon holds; its turn survives the relay
- * that started it, and a later relay's codex_wait_reply is offered its pending approval and
- * gets its final answer; the user's own turn's approval is never answered by the relay.
+ * that started it, a later relay's codex_list_threads lists it (waiting_for_approval, earlier),
+ * and its codex_wait_reply is offered its pending approval and gets its final answer; the user's own turn's approval is never answered by the relay.
  *
  * Run against another Codex with `CODEX_BIN=/path/to/codex`.
  */
@@ -229,6 +229,16 @@ Deno.test({
         askedB.push(p);
         return { action: "accept", content: { decision: "accept" } };
       });
+      // Relay B's one look lists relay A's turn (the daemon flags the thread waitingOnApproval).
+      const look = await call(relayB, "codex_list_threads", {});
+      const listed = (look.runs as Rec[]).map((
+        r,
+      ) => [r.threadId, r.clientMessageId, r.state, r.earlier]);
+      assert.deepEqual(
+        listed,
+        [[hot, clientMessageId, "waiting_for_approval", true]],
+        JSON.stringify(look),
+      );
       const waited = await call(relayB, "codex_wait_reply", {
         threadId: hot,
         clientMessageId,
@@ -249,6 +259,13 @@ Deno.test({
         ),
       );
       await user.waitFor(resolvedOf(approval.id));
+      // Relay B followed it to its end: its next look lists it completed, once.
+      const after = (await call(relayB, "codex_list_threads", {})).runs as Rec[];
+      assert.deepEqual(after.map((r) => [r.clientMessageId, r.state]), [[
+        clientMessageId,
+        "completed",
+      ]]);
+      assert.deepEqual((await call(relayB, "codex_list_threads", {})).runs, []);
     }),
 });
 

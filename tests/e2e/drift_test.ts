@@ -266,6 +266,20 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   { at: { result: "thread/turns/list" }, path: "data[].error.message", types: STR },
   { at: { result: "thread/turns/list" }, path: "data[].error.codexErrorInfo", types: ANY },
   { at: { result: "thread/turns/list" }, path: "data[].completedAt", types: NUM_NULL },
+  // codex_list_threads' earlier-process runs (src/ops/listed_runs.ts, src/codex/run_views.ts):
+  // the newest turn's summary, its start and its user message's clientId.
+  {
+    at: { request: "thread/turns/list" },
+    sample: { threadId: T, limit: 1, sortDirection: "desc", itemsView: "summary" },
+  },
+  { at: { result: "thread/turns/list" }, path: "data[].startedAt", types: NUM_NULL },
+  { at: { result: "thread/turns/list" }, path: "data[].items", types: ARR },
+  {
+    at: { result: "thread/turns/list" },
+    path: "data[].items[]<userMessage>.clientId",
+    types: STR_NULL,
+  },
+  { at: { result: "thread/list" }, path: "data[].status<active>.activeFlags", types: ARR },
   { at: { result: "thread/turns/list" }, path: "nextCursor", types: STR_NULL },
   // --- turn start (codex_run, codex_interrupt)
   // The recursion guard (src/turn/recursion_guard.ts) reads `config.mcp_servers`, which the

@@ -16,6 +16,8 @@ import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
+import { UNSEEN_MAX } from "../../src/turn/run_board.ts";
+import { EARLIER_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
@@ -145,6 +147,8 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
+  says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
+  says("active threads asked for an earlier relay's turn, per list", `${EARLIER_PROBES} (`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
 });
 

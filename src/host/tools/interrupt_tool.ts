@@ -1,25 +1,31 @@
 /**
  * `codex_interrupt` (turn-start level): stops the turn this relay runs on a
- * thread and releases the thread.
+ * thread and releases the thread; a message still queued (this relay's run
+ * waiting behind another turn, or one it queued) is withdrawn instead
+ * (`src/turn/turn_cancel.ts`).
  * @module
  */
 
 import { z } from "zod";
-import { RelayError } from "../../core/errors.ts";
-import { threadRef } from "../../ops/inputs.ts";
+import { asRelayError, RelayError } from "../../core/errors.ts";
+import { clientMessageId, threadRef } from "../../ops/inputs.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import type { Tool } from "../tool.ts";
-import { interruptOutput, interruptResult } from "../../turn/run_result.ts";
+import { interruptOutput, interruptResult, withdrawnResult } from "../../turn/run_result.ts";
+import { cancelOnThread } from "../../turn/turn_cancel.ts";
 import { sentence, sentences } from "../text.ts";
 
-const input = z.strictObject({ threadId: threadRef });
+const input = z.strictObject({
+  threadId: threadRef.describe("Thread UUID or unique exact name"),
+  clientMessageId: clientMessageId.optional().describe("Message to withdraw"),
+});
 
 /** The `codex_interrupt` tool. */
 export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
   name: "codex_interrupt",
-  title: "Interrupt a turn",
+  title: "Interrupt",
   description:
-    "Stops the turn codex_run started on the thread and releases it; other processes' turns are untouched.",
+    "Stops codex-relay's turn on the thread or withdraws its queued message; never others'.",
   inputSchema: input,
   outputSchema: interruptOutput,
   annotations: {
@@ -31,29 +37,50 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
   enabled: (caps) => caps.turnStart,
   async run(args, ctx) {
     const threadId = await resolveRef(ctx.connection, args.threadId, ctx.signal);
-    if (threadId instanceof RelayError) {
-      return {
-        status: "unavailable",
-        reason: threadId.reason,
-        message: threadId.message,
-        threadId: args.threadId,
-        turn: null,
-      };
+    const failed = (e: RelayError) => ({
+      status: "unavailable" as const,
+      reason: e.reason,
+      message: e.message,
+      threadId: typeof threadId === "string" ? threadId : args.threadId,
+      turn: null,
+    });
+    if (threadId instanceof RelayError) return failed(threadId);
+    const deps = {
+      connection: ctx.connection,
+      registry: ctx.turns,
+      clock: ctx.clock,
+      queuedHere: ctx.starts.queuedHere,
+      readItems: ctx.caps.replyRead,
+    };
+    try {
+      const done = await cancelOnThread(deps, threadId, args.clientMessageId, ctx.signal);
+      return done.kind === "withdraw"
+        ? withdrawnResult(done.result)
+        : interruptResult(threadId, done.run);
+    } catch (error) {
+      return failed(asRelayError(error));
     }
-    return interruptResult(threadId, await ctx.turns.interrupt(threadId));
   },
   render(out) {
-    if (out.status === "unavailable") {
-      return sentences(`Nothing was interrupted (${out.reason}): ${out.message}`);
-    }
-    if (out.status === "not_running") {
-      return `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`;
-    }
-    if (out.status === "interrupted") {
-      return sentences(
-        `Interrupted the turn on thread ${out.threadId}; the thread is released`,
-        out.error,
-      );
+    switch (out.status) {
+      case "unavailable":
+        return sentences(`Nothing was interrupted (${out.reason}): ${out.message}`);
+      case "unknown":
+        return sentences(
+          `Unknown (${out.reason}): ${out.message}`,
+          "Call codex_withdraw_message to check",
+        );
+      case "withdrawn":
+        return sentences(`Withdrawn: ${out.message}`);
+      case "not_running":
+        return out.message
+          ? sentences(`Nothing was interrupted or withdrawn: ${out.message}`)
+          : `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`;
+      case "interrupted":
+        return sentences(
+          `Interrupted the turn on thread ${out.threadId}; the thread is released`,
+          out.error,
+        );
     }
     const failure = out.failureClass ? ` (failure class ${out.failureClass})` : "";
     return sentences(

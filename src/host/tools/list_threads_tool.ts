@@ -1,49 +1,65 @@
 /**
  * `codex_list_threads`: thread ids, names, statuses and update times; the
- * cwd at the turn-start level only. No preview or message text at any level.
+ * cwd and this relay's runs (`src/ops/listed_runs.ts`) at the turn-start
+ * level only. No preview or message text at any level.
  * @module
  */
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
-import { listThreads, type ThreadList, threadListSchema } from "../../ops/list_threads.ts";
+import {
+  listThreads,
+  type ThreadList,
+  threadListSchema,
+  threadListWithRunsSchema,
+} from "../../ops/list_threads.ts";
+import type { ListedRun } from "../../ops/listed_runs.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 
 const input = z.strictObject({
-  limit: z.number().int().min(1).max(50).default(20).describe("Threads per page, 1..50"),
+  limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
   cursor: z.string().min(1).max(4096).optional().describe(
-    "nextCursor of an earlier codex_list_threads result (the next page)",
+    "Last page's nextCursor",
   ),
 });
 
 /** The `codex_list_threads` tool. */
-export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
+export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema> = {
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
-    `Local Codex threads, newest first: id, name, status${
-      caps.turnStart ? ", cwd" : ""
-    }, update time. No conversation content.`,
+    caps.turnStart
+      ? "Codex threads, newest first (id, name, status, cwd, updatedAt), and codex-relay's runs. No content."
+      : "Local Codex threads, newest first: id, name, status, update time. No conversation content.",
   inputSchema: input,
-  outputSchema: threadListSchema,
+  outputSchema: threadListWithRunsSchema,
+  // The runs field exists at the turn-start level only.
+  outputSchemaAt: (caps) => caps.turnStart ? threadListWithRunsSchema : threadListSchema,
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
   async run({ limit, cursor }, ctx): Promise<ThreadList> {
+    const { caps, turns, connection } = ctx;
+    const running = caps.turnStart ? turns.runningThreads() : undefined;
     const options = {
       limit,
       cursor,
-      withCwd: ctx.caps.turnStart,
-      running: ctx.caps.turnStart ? ctx.turns.runningThreads() : undefined,
+      withCwd: caps.turnStart,
+      running,
+      // Where the daemon keeps turns of earlier relay processes and their turns can be read.
+      earlier: running && caps.replyRead && connection.capabilities.turnsOutliveRelay
+        ? { running, queuedHere: (t: string, m: string) => ctx.starts.queuedHere.has(t, m) }
+        : undefined,
     };
+    let out: ThreadList;
     try {
-      return await ctx.connection.operation((s) => listThreads(s, options), {
+      out = await connection.operation((s) => listThreads(s, options), {
         signal: ctx.signal,
         label: "list",
       });
     } catch (error) {
       const e = asRelayError(error);
-      return {
+      out = {
         status: "unavailable",
         reason: e.reason,
         message: e.message,
@@ -51,18 +67,33 @@ export const listThreadsTool: Tool<typeof input, typeof threadListSchema> = {
         nextCursor: null,
       };
     }
+    // The look is taken after the list, so a run that ended meanwhile is shown ended.
+    return caps.turnStart ? { ...out, runs: [...turns.look(), ...(out.runs ?? [])] } : out;
   },
   render(out) {
+    const runs = out.runs === undefined ? "" : ` ${renderRuns(out.runs)}`;
     if (out.status !== "ok") {
-      return sentences(`Could not list Codex threads (${out.reason}): ${out.message}`);
+      return `${sentences(`Could not list Codex threads (${out.reason}): ${out.message}`)}${runs}`;
     }
-    if (out.threads.length === 0) return "There are no Codex threads.";
+    if (out.threads.length === 0) return `There are no Codex threads.${runs}`;
     const lines = out.threads.map((t) =>
       `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}${
         t.cwd ? `, in ${t.cwd}` : ""
       }`
     );
     const more = out.nextCursor ? " More threads follow: pass nextCursor as cursor." : "";
-    return `${out.threads.length} Codex thread(s), newest first: ${lines.join("; ")}.${more}`;
+    return `${out.threads.length} Codex thread(s), newest first: ${
+      lines.join("; ")
+    }.${more}${runs}`;
   },
 };
+
+function renderRuns(runs: readonly ListedRun[]): string {
+  if (runs.length === 0) return "codex-relay runs no turn.";
+  const lines = runs.map((r) =>
+    `${r.clientMessageId} on ${r.threadId}: ${r.state}${
+      r.approvals ? ` (${r.approvals} to answer)` : ""
+    }${r.earlier ? " (an earlier codex-relay's)" : ""}`
+  );
+  return `Runs (follow with codex_wait_reply; ended ones are shown once): ${lines.join("; ")}.`;
+}

@@ -23,11 +23,11 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   name: "codex_withdraw_message",
   title: "Withdraw a message",
   description: ({ backend }) =>
-    `Takes back a message codex-relay queued while it is still queued${
+    `Takes back a message codex-relay queued, while still queued${
       backend.queueStartsIdleThreads
         ? " (a thread the Codex daemon holds idle takes it at once)"
         : ""
-    }: withdrawn, not_found (not_queued_here: not its own), already_taken (a turn took it) or unknown (answer lost).`,
+    }: withdrawn, not_found (not_queued_here: not its own), already_taken or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {

@@ -1,0 +1,98 @@
+/**
+ * The runs `codex_list_threads` shows at the turn-start level: this relay's
+ * (from the turn registry) and, on a backend whose turns outlive the relay
+ * (the daemon), the running turns an earlier codex-relay process started
+ * there, found within the list's own operation: only on threads of the
+ * listed page that the daemon reports `active` (loaded, a turn running;
+ * nothing is loaded or subscribed), at most {@linkcode EARLIER_PROBES} of
+ * them, one `thread/turns/list` summary page of one turn each, whose user
+ * message carries a codex_run id ({@linkcode isRunId}).
+ * @module
+ */
+
+import { z } from "zod";
+import type { Session } from "../connect/connection.ts";
+import type { Thread } from "../codex/types.ts";
+import { parseActiveFlags, parseTurnsWithClients } from "../codex/run_views.ts";
+import { isRunId } from "./run_id.ts";
+
+/** The states of a listed run. */
+export const RUN_STATES = [
+  "queued",
+  "running",
+  "waiting_for_approval",
+  "completed",
+  "failed",
+  "interrupted",
+] as const;
+
+/** One run as `codex_list_threads` shows it. */
+export const listedRunSchema = z.object({
+  threadId: z.string(),
+  clientMessageId: z.string(),
+  state: z.enum(RUN_STATES),
+  /** How many approvals or answers it waits for (this relay's runs). */
+  approvals: z.number().int().min(1).optional(),
+  startedAt: z.string().nullable(),
+  /** Started by an earlier codex-relay process (the daemon still runs it). */
+  earlier: z.literal(true).optional(),
+});
+
+/** One listed run. */
+export type ListedRun = z.output<typeof listedRunSchema>;
+
+/** The most `active` threads of one list page asked for their running turn. */
+export const EARLIER_PROBES = 8;
+
+/** What the scan leaves out or marks. */
+export interface EarlierScan {
+  /** Threads this relay runs a turn on (the registry lists those). */
+  running: ReadonlySet<string>;
+  /** Whether this process queued the message (then it is not an earlier process's). */
+  queuedHere(threadId: string, clientMessageId: string): boolean;
+}
+
+/**
+ * The running codex_run turns on the `active` threads of a `thread/list`
+ * page (`raw`, parsed as `page`) that this relay does not follow. A read
+ * that fails ends the scan (the list itself still answers).
+ */
+export async function earlierRuns(
+  s: Session,
+  raw: unknown,
+  page: readonly Thread[],
+  scan: EarlierScan,
+): Promise<ListedRun[]> {
+  const flags = parseActiveFlags(raw);
+  const out: ListedRun[] = [];
+  const candidates = page
+    .map((thread, i) => ({ thread, flags: flags[i] ?? [] }))
+    .filter(({ thread }) => thread.status === "active" && !scan.running.has(thread.id))
+    .slice(0, EARLIER_PROBES);
+  for (const { thread, flags } of candidates) {
+    let turn;
+    try {
+      [turn] = parseTurnsWithClients(
+        await s.call("thread/turns/list", {
+          threadId: thread.id,
+          limit: 1,
+          sortDirection: "desc",
+          itemsView: "summary",
+        }),
+      );
+    } catch {
+      break;
+    }
+    const id = turn?.status === "inProgress" ? turn.clientIds.find(isRunId) : undefined;
+    if (id === undefined) continue;
+    const waiting = flags.includes("waitingOnApproval") || flags.includes("waitingOnUserInput");
+    out.push({
+      threadId: thread.id,
+      clientMessageId: id,
+      state: waiting ? "waiting_for_approval" : "running",
+      startedAt: turn!.startedAt === null ? null : new Date(turn!.startedAt * 1000).toISOString(),
+      ...(scan.queuedHere(thread.id, id) ? {} : { earlier: true as const }),
+    });
+  }
+  return out;
+}
