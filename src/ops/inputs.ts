@@ -52,8 +52,7 @@ export const messageText: z.ZodString = z.string().superRefine((s, ctx) => {
 }).describe("The message for Codex: 1 byte to 16 KiB of UTF-8");
 
 /** What a `threadId` input takes, said once for every tool. */
-export const THREAD_REF_DESCRIPTION =
-  "The thread's id (a UUID: codex_list_threads, a receipt) or its exact name if unique";
+export const THREAD_REF_DESCRIPTION = "The thread's UUID or exact name if unique";
 
 /** A thread id (UUID) or an exact thread name, without a description (for list items). */
 export const threadRefItem: z.ZodString = z.string().min(1).max(256).superRefine((s, ctx) => {
@@ -90,12 +89,12 @@ export const clientMessageIdItem: z.ZodString = z.string().min(1).max(MAX_CLIENT
 
 /** A `clientMessageId`: 1..200 characters, no control characters, no lone surrogates. */
 export const clientMessageId: z.ZodString = clientMessageIdItem.describe(
-  "The clientMessageId of the message's receipt",
+  "From the message's receipt",
 );
 
 /** A cursor of an earlier result. */
 export const cursorInput: z.ZodString = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
-  "nextCursor (more replies) or searchCursor (older items) of an earlier result for this message",
+  "An earlier nextCursor or searchCursor",
 );
 
 /** Codex sandbox modes, tightest first. */

@@ -45,13 +45,26 @@ export const waitReplyInput = z.strictObject({
   threadId: threadRef.optional(),
   clientMessageId: clientMessageId.optional(),
   messages: z.array(messageRef).min(WAIT_MESSAGES.min).max(WAIT_MESSAGES.max).optional()
-    .describe("Or 1..16 {threadId, clientMessageId} at once"),
-  until: z.enum(WAIT_UNTIL).optional().describe("With messages: first final (any) or last"),
+    .describe("Or several {threadId, clientMessageId}"),
+  until: z.enum(WAIT_UNTIL).optional().describe("default any"),
   timeoutSeconds: z.number().int().min(WAIT_SECONDS.min).max(WAIT_SECONDS.max).default(
     WAIT_SECONDS.default,
-  ).describe(`Longest wait, in seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
+  ).describe(`Seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
   cursor: cursorInput.optional(),
 }).superRefine((v, ctx) => {
+  for (const [i, m] of (v.messages ?? []).entries()) {
+    for (const issue of threadRefItem.safeParse(m.threadId).error?.issues ?? []) {
+      ctx.addIssue({ code: "custom", message: issue.message, path: ["messages", i, "threadId"] });
+    }
+    const cmid = clientMessageIdItem.safeParse(m.clientMessageId);
+    for (const issue of cmid.error?.issues ?? []) {
+      ctx.addIssue({
+        code: "custom",
+        message: issue.message,
+        path: ["messages", i, "clientMessageId"],
+      });
+    }
+  }
   const problem = formProblem(v);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
@@ -100,7 +113,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "codex_read_reply (same_turn_not_exclusive) repeated until a final answer, the turn's end or timeoutSeconds (then timedOut). Follows codex_run's turns. messages: {until, done, messages:[result]}.",
+    "codex_read_reply (same_turn_not_exclusive) until a final answer, the turn's end or timeoutSeconds (then timedOut); follows codex_run turns. messages: {until, done, messages}.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
