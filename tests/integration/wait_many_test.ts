@@ -10,7 +10,7 @@
 
 import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import type { ElicitParams } from "../../testing/mcp_client.ts";
+import type { ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import {
   agentItem,
   type Barrier,
@@ -28,6 +28,11 @@ type Client = Awaited<ReturnType<typeof startRelay>>["client"];
 const MODES = [
   { name: "spawn", flags: [] as string[] },
   { name: "daemon", flags: ["--app-server", "daemon"] },
+];
+/** The approval test also runs at the older MCP revision (input rounds as elicitation requests). */
+const APPROVAL_RUNS = [
+  ...MODES.map((m) => ({ ...m, protocol: "2026-07-28" as McpTestProtocol })),
+  { ...MODES[0], protocol: "2025-11-25" as McpTestProtocol },
 ];
 
 const approval = (command: string): TurnStep => ({
@@ -62,12 +67,13 @@ async function withRelay(
   flags: string[],
   fn: (client: Client, f: FixtureHome) => Promise<void>,
   onElicit?: (p: ElicitParams) => ElicitResult | Promise<ElicitResult>,
+  protocol: McpTestProtocol = "2026-07-28",
 ): Promise<void> {
   const f = await FixtureHome.create({ threads });
   const relay = await startRelay({
     fixture: f,
     flags: ["--allow-turn-start", "--allow-reply-read", ...flags],
-    protocol: "2026-07-28",
+    protocol,
     onElicit,
   });
   const { code, left } = await closeAfter(relay, f, () => fn(relay.client, f));
@@ -117,6 +123,7 @@ for (const mode of MODES) {
     await withRelay(threads, mode.flags, async (client, f) => {
       const { refs, barriers } = await runAll(client, f, keys, threads);
       const progress: string[] = [];
+      const began = performance.now();
       const any = call(
         client,
         "codex_wait_reply",
@@ -125,6 +132,7 @@ for (const mode of MODES) {
       );
       await barriers.get("b")!.release();
       const first = await any;
+      assert.ok(performance.now() - began < 25_000, "woken by b's end, not the 50 s timeout");
       assert.equal(first.until, "any");
       assert.equal(first.done, 1, JSON.stringify(first));
       const [ma, mb, mc] = first.messages as Structured[];
@@ -181,8 +189,10 @@ for (const mode of MODES) {
       await barriers.get("a")!.release();
     });
   });
+}
 
-  Deno.test(`${mode.name}: an approval asked by one of three followed turns is answered into that turn`, async () => {
+for (const mode of APPROVAL_RUNS) {
+  Deno.test(`${mode.name} [${mode.protocol}]: an approval asked by one of three followed turns is answered into that turn`, async () => {
     const keys = ["a", "b", "c"];
     const threads = [
       held("a"),
@@ -238,7 +248,7 @@ for (const mode of MODES) {
       }
       await barriers!.get("a")!.release();
       return { action: "decline" };
-    });
+    }, mode.protocol);
   });
 }
 
