@@ -11,7 +11,6 @@
  */
 
 import { agentItem, type Barrier, FixtureHome, thread } from "../../testing/fixture_home.ts";
-import type { TurnStep } from "../../fixtures/scenario.ts";
 import { startRelay, type Structured, TMP } from "./_relay.ts";
 import { figures, singleFigure } from "./_stats.ts";
 

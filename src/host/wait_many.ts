@@ -151,10 +151,7 @@ async function locate(e: Entry, ctx: CallContext): Promise<void> {
     });
     return;
   }
-  if (!run) {
-    const args = { threadId: e.threadId, clientMessageId: e.clientMessageId, timeoutSeconds: 1 };
-    e.runtime = await attachForWait(args, ctx);
-  }
+  if (!run) e.runtime = await attachForWait(refOf(e), ctx);
 }
 
 async function follow(
