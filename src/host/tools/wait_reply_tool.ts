@@ -52,19 +52,6 @@ export const waitReplyInput = z.strictObject({
   ).describe(`Seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
   cursor: cursorInput.optional(),
 }).superRefine((v, ctx) => {
-  for (const [i, m] of (v.messages ?? []).entries()) {
-    for (const issue of threadRefItem.safeParse(m.threadId).error?.issues ?? []) {
-      ctx.addIssue({ code: "custom", message: issue.message, path: ["messages", i, "threadId"] });
-    }
-    const cmid = clientMessageIdItem.safeParse(m.clientMessageId);
-    for (const issue of cmid.error?.issues ?? []) {
-      ctx.addIssue({
-        code: "custom",
-        message: issue.message,
-        path: ["messages", i, "clientMessageId"],
-      });
-    }
-  }
   const problem = formProblem(v);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
