@@ -34,14 +34,20 @@
  *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
  *   wait lag in daemon and in spawn mode.
  *
+ * - wait-any lag (`scripts/bench/wait_any.ts`, fixture): five turns of the
+ *   relay, one `codex_wait_reply {messages}`; the first turn completes → the
+ *   wait returns; median of 5 runs, spawn and daemon mode.
+ *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
- * figures and the daemon figures), `--only sustained` (just the sustained-load figure).
+ * figures and the daemon figures), `--only sustained` (just the sustained-load figure),
+ * `--only wait-any` (just the wait-any lag).
  * @module
  */
 
 import denoJson from "../deno.json" with { type: "json" };
-import { parseOptions } from "./bench/_options.ts";
+import { type Options, parseOptions } from "./bench/_options.ts";
+import { benchWaitAny } from "./bench/wait_any.ts";
 import { benchDaemon } from "./bench/daemon.ts";
 import { daemonKit } from "./bench/daemon_kit.ts";
 import { BENCH_DIR, run, TMP } from "./bench/_relay.ts";
@@ -93,6 +99,21 @@ function table(): string {
   ].join("\n");
 }
 
+async function benchAll(options: Options, targets: Target[]): Promise<void> {
+  if (options.only !== "sustained") {
+    for (const t of targets) await benchTarget(t, options);
+    const found = options.codex ? await findCodex() : undefined;
+    if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
+  }
+  if (!options.daemonOnly && options.only !== "sustained") {
+    await benchStart(options);
+    await benchProjector(options);
+    await benchConcurrentQueue(targets[0]);
+    await benchWaitAny();
+  }
+  if (!options.daemonOnly) await benchSustained(targets[0]);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
   await Deno.mkdir(TMP, { recursive: true });
@@ -109,17 +130,8 @@ async function main(): Promise<void> {
         codexNote = `skipped: ${found.skip}`;
       }
     }
-    if (options.only !== "sustained") {
-      for (const t of targets) await benchTarget(t, options);
-      const found = options.codex ? await findCodex() : undefined;
-      if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
-    }
-    if (!options.daemonOnly && options.only !== "sustained") {
-      await benchStart(options);
-      await benchProjector(options);
-      await benchConcurrentQueue(targets[0]);
-    }
-    if (!options.daemonOnly) await benchSustained(targets[0]);
+    if (options.only === "wait-any") await benchWaitAny();
+    else await benchAll(options, targets);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }

@@ -63,9 +63,9 @@ export class FixtureHome {
     this.home = home;
   }
 
-  /** Makes a temp CODEX_HOME holding `scenario`. */
-  static async create(scenario: Scenario): Promise<FixtureHome> {
-    const home = await Deno.makeTempDir({ prefix: "codex-relay-fixture-" });
+  /** Makes a temp CODEX_HOME holding `scenario` (in `dir`, default the system's temp folder). */
+  static async create(scenario: Scenario, dir?: string): Promise<FixtureHome> {
+    const home = await Deno.makeTempDir({ prefix: "codex-relay-fixture-", dir });
     const f = new FixtureHome(home);
     await f.write(scenario);
     await Deno.writeTextFile(`${home}/${FIXTURE_DENO_DIR_FILE}`, denoCacheDir());

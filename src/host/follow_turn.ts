@@ -113,6 +113,25 @@ export function takeAnswers(
   }
 }
 
+/** One message's `codex_wait_reply` result: a read, whether it timed out, and the run's requests. */
+export type WaitMessageResult = ReadReplyResult & {
+  timedOut: boolean;
+  pendingApprovals?: PendingSummary[];
+  declinedRequests?: PendingSummary[];
+  notes?: string[];
+};
+
+/** The result fields of a followed wait (only those that say something). */
+export function waitOutput(f: Extract<WaitFollowed, { kind: "read" }>): WaitMessageResult {
+  return {
+    ...f.read,
+    timedOut: f.timedOut,
+    ...(f.pending?.length ? { pendingApprovals: f.pending } : {}),
+    ...(f.declined ? { declinedRequests: f.declined } : {}),
+    ...(f.notes?.length ? { notes: f.notes } : {}),
+  };
+}
+
 /** What `codex_wait_reply` returns when it followed a relay-run turn. */
 export type WaitFollowed =
   | {
@@ -145,8 +164,8 @@ export async function followForWait(
       router,
       state,
       ctx.mcp.mcpReq.inputResponses,
-      state.tool === "codex_wait_reply" && state.threadId === args.threadId &&
-        state.clientMessageId === args.clientMessageId,
+      state.tool === "codex_wait_reply" && state.messages === undefined &&
+        state.threadId === args.threadId && state.clientMessageId === args.clientMessageId,
     );
     round = state.round;
     runtime = turns.byId(state.runtimeId);
@@ -201,7 +220,7 @@ export async function followForWait(
  * earlier one, is followed by a runtime attached to it, so its pending
  * approvals are offered to this call. Otherwise undefined (the wait reads).
  */
-async function attachForWait(
+export async function attachForWait(
   args: { threadId: string; clientMessageId: string },
   ctx: CallContext,
 ): Promise<TurnRuntime | undefined> {
@@ -215,7 +234,8 @@ async function attachForWait(
   return await attachTurn(deps, { ...scope, turnId: read.turn.id }, ctx.signal);
 }
 
-function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {
+/** The run's declined requests, as a followed wait carries them. */
+export function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {
   const { declinedRequests } = runDeclined(snapshot);
   return declinedRequests ? { declined: declinedRequests } : {};
 }

@@ -32,6 +32,10 @@ export interface RoundState {
   waitSeconds: number;
   /** codex_run's receipt, carried to its final result. */
   receipt?: Receipt;
+  /** A wait on several messages: the list (resolved ids), in the order given. */
+  messages?: { threadId: string; clientMessageId: string }[];
+  /** A wait on several messages: the runtime each token belongs to (same order as `tokens`). */
+  runtimeIds?: string[];
 }
 
 /** What the client can be asked. */
@@ -94,15 +98,18 @@ export function inputRound(
 
 /**
  * Applies the client's answers of a retried call to the tokens its state
- * names. A token without an answer is declined. Resolves with each outcome.
+ * names (each to its own runtime's request: `runtimeIds` when the round
+ * offered the requests of several turns). A token without an answer is
+ * declined. Resolves with each outcome.
  */
 export function applyAnswers(
   router: ElicitationRouter,
-  state: Pick<RoundState, "tokens" | "runtimeId">,
+  state: Pick<RoundState, "tokens" | "runtimeId" | "runtimeIds">,
   responses: unknown,
 ): AnswerOutcome[] {
   const outcomes: AnswerOutcome[] = [];
-  for (const token of state.tokens) {
+  for (const [i, token] of state.tokens.entries()) {
+    const runtimeId = state.runtimeIds?.[i] ?? state.runtimeId;
     // deno-lint-ignore no-explicit-any
     const view = inputResponse(responses as any, token) as {
       kind: string;
@@ -111,7 +118,7 @@ export function applyAnswers(
     };
     if (view.kind === "elicit" && view.action) {
       outcomes.push(
-        router.answer(token, state.runtimeId, { action: view.action, content: view.content }),
+        router.answer(token, runtimeId, { action: view.action, content: view.content }),
       );
     } else {
       const declined = router.decline(token, "the client's retry carried no answer");

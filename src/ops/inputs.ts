@@ -52,11 +52,10 @@ export const messageText: z.ZodString = z.string().superRefine((s, ctx) => {
 }).describe("The message for Codex: 1 byte to 16 KiB of UTF-8");
 
 /** What a `threadId` input takes, said once for every tool. */
-export const THREAD_REF_DESCRIPTION =
-  "The thread's id (a UUID: codex_list_threads, a receipt) or its exact name if unique";
+export const THREAD_REF_DESCRIPTION = "The thread's UUID or exact name if unique";
 
-/** A thread id (UUID) or an exact thread name. */
-export const threadRef: z.ZodString = z.string().min(1).max(256).superRefine((s, ctx) => {
+/** A thread id (UUID) or an exact thread name, without a description (for list items). */
+export const threadRefItem: z.ZodString = z.string().min(1).max(256).superRefine((s, ctx) => {
   // deno-lint-ignore no-control-regex
   if (!s.isWellFormed() || /[\u0000-\u001f\u007f]/.test(s)) {
     ctx.addIssue({
@@ -64,7 +63,10 @@ export const threadRef: z.ZodString = z.string().min(1).max(256).superRefine((s,
       message: "The thread id or name has control or invalid characters",
     });
   }
-}).describe(THREAD_REF_DESCRIPTION);
+});
+
+/** A thread id (UUID) or an exact thread name. */
+export const threadRef: z.ZodString = threadRefItem.describe(THREAD_REF_DESCRIPTION);
 
 /** A thread id (UUID only). */
 export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
@@ -72,8 +74,8 @@ export const threadId = z.string().regex(UUID, "Give the thread's id (a UUID)");
 /** Longest `clientMessageId`, in UTF-16 code units (as cursors carry it). */
 export const MAX_CLIENT_MESSAGE_ID_CHARS = 200;
 
-/** A `clientMessageId`: 1..200 characters, no control characters, no lone surrogates. */
-export const clientMessageId: z.ZodString = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS)
+/** A `clientMessageId` without a description (for list items). */
+export const clientMessageIdItem: z.ZodString = z.string().min(1).max(MAX_CLIENT_MESSAGE_ID_CHARS)
   .superRefine(
     (s, ctx) => {
       if (/\p{Cc}/u.test(s) || !s.isWellFormed()) {
@@ -83,11 +85,16 @@ export const clientMessageId: z.ZodString = z.string().min(1).max(MAX_CLIENT_MES
         });
       }
     },
-  ).describe("The clientMessageId of the message's receipt");
+  );
+
+/** A `clientMessageId`: 1..200 characters, no control characters, no lone surrogates. */
+export const clientMessageId: z.ZodString = clientMessageIdItem.describe(
+  "From the message's receipt",
+);
 
 /** A cursor of an earlier result. */
 export const cursorInput: z.ZodString = z.string().min(1).max(MAX_CURSOR_TEXT_CHARS).describe(
-  "nextCursor (more replies) or searchCursor (older items) of an earlier result for this message",
+  "An earlier nextCursor or searchCursor",
 );
 
 /** Codex sandbox modes, tightest first. */

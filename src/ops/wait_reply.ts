@@ -178,10 +178,12 @@ export async function waitForReply(
 }
 
 /** Counts notifications and wakes the one pause waiting on them. */
-class Wake {
+export class Wake {
+  /** Pokes so far. */
   count = 0;
   #waiter: (() => void) | undefined;
 
+  /** Counts one notification and ends the pause waiting on it. */
   poke(): void {
     this.count++;
     const waiter = this.#waiter;
@@ -202,7 +204,12 @@ class Wake {
  * Resolves true after `ms` on `clock` or at the next `wake`, or false as soon
  * as `signal` aborts.
  */
-function pause(clock: Clock, ms: number, signal: AbortSignal, wake: Wake): Promise<boolean> {
+export function pause(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal,
+  wake: Wake,
+): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const finish = (value: boolean) => {

@@ -228,3 +228,44 @@ export async function readReply(
   const result = await call(relay, "codex_read_reply", args);
   return { result, out: structured(result) };
 }
+
+/** One line a tapped helper read (`in`, from the relay) or wrote (`out`, to the relay). */
+export interface TappedFrame {
+  pid: number;
+  dir: "in" | "out";
+  msg: Rec;
+}
+
+/** Every frame the tapped helpers of this world exchanged with the relay (world option `tap`). */
+export async function tappedFrames(home: CodexHome): Promise<TappedFrame[]> {
+  const frames: TappedFrame[] = [];
+  for await (const entry of Deno.readDir(`${home.root}/frames`)) {
+    const [pid, dir] = entry.name.split(".");
+    const text = await Deno.readTextFile(`${home.root}/frames/${entry.name}`);
+    for (const line of text.split("\n")) {
+      if (line.trim()) {
+        frames.push({ pid: Number(pid), dir: dir as "in" | "out", msg: JSON.parse(line) });
+      }
+    }
+  }
+  return frames;
+}
+
+/** The command approval Codex sent in `threadId`, and the one answer the relay wrote back. */
+export async function approvalExchange(
+  home: CodexHome,
+  threadId: string,
+): Promise<{ request: Rec; answer: Rec }> {
+  const frames = await tappedFrames(home);
+  const asks = frames.filter((f) =>
+    f.dir === "out" && f.msg.method === "item/commandExecution/requestApproval" &&
+    (f.msg.params as Rec).threadId === threadId
+  );
+  assert.equal(asks.length, 1, "Codex asked once");
+  const [ask] = asks;
+  const answers = frames.filter((f) =>
+    f.pid === ask.pid && f.dir === "in" && !("method" in f.msg) && f.msg.id === ask.msg.id
+  );
+  assert.equal(answers.length, 1, "the relay answered the request exactly once");
+  return { request: ask.msg, answer: answers[0].msg };
+}

@@ -7,13 +7,14 @@
  * Run: `deno test -P tests/e2e/relay_e2e_turn_test.ts` with codex in `.codex-npm/` or `CODEX_BIN`.
  */
 import assert from "node:assert/strict";
-import { type CodexHome, listAllItems } from "../../testing/codex_home.ts";
+import { listAllItems } from "../../testing/codex_home.ts";
 import { noEchoAnswer, SHELL_JUSTIFICATION } from "../../testing/mock_responses.ts";
 import { PROTOCOLS } from "../../testing/relay.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 
 import {
+  approvalExchange,
   assertNoLeak,
   call,
   e2eCodex,
@@ -267,47 +268,6 @@ Deno.test({
 // Command approval (approval_policy "on-request"), as a new user tries it: codex_run in a scratch
 // directory, the mock's `SHELL:` asks for an escalated command, and Codex asks the client.
 // ---------------------------------------------------------------------------------------------
-
-/** One line a tapped helper read (`in`, from the relay) or wrote (`out`, to the relay). */
-interface TappedFrame {
-  pid: number;
-  dir: "in" | "out";
-  msg: Rec;
-}
-
-/** Every frame the tapped helpers of this world exchanged with the relay (world option `tap`). */
-async function tappedFrames(home: CodexHome): Promise<TappedFrame[]> {
-  const frames: TappedFrame[] = [];
-  for await (const entry of Deno.readDir(`${home.root}/frames`)) {
-    const [pid, dir] = entry.name.split(".");
-    const text = await Deno.readTextFile(`${home.root}/frames/${entry.name}`);
-    for (const line of text.split("\n")) {
-      if (line.trim()) {
-        frames.push({ pid: Number(pid), dir: dir as "in" | "out", msg: JSON.parse(line) });
-      }
-    }
-  }
-  return frames;
-}
-
-/** The command approval Codex sent in `threadId`, and the one answer the relay wrote back. */
-async function approvalExchange(
-  home: CodexHome,
-  threadId: string,
-): Promise<{ request: Rec; answer: Rec }> {
-  const frames = await tappedFrames(home);
-  const asks = frames.filter((f) =>
-    f.dir === "out" && f.msg.method === "item/commandExecution/requestApproval" &&
-    (f.msg.params as Rec).threadId === threadId
-  );
-  assert.equal(asks.length, 1, "Codex asked once");
-  const [ask] = asks;
-  const answers = frames.filter((f) =>
-    f.pid === ask.pid && f.dir === "in" && !("method" in f.msg) && f.msg.id === ask.msg.id
-  );
-  assert.equal(answers.length, 1, "the relay answered the request exactly once");
-  return { request: ask.msg, answer: answers[0].msg };
-}
 
 const APPROVED = "approved-by-relay-e2e";
 /** What exec_command returns to the model when the user declines (capture 09). */

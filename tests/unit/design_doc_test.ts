@@ -13,6 +13,7 @@ import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts
 import { openConnection } from "../../src/connect/open.ts";
 import { MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
 import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
+import { WAIT_MESSAGES } from "../../src/reply/wait_set.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
@@ -136,6 +137,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
     "`codex_wait_reply`",
     `${WAIT_SECONDS.min}..${WAIT_SECONDS.max} s per call (default ${WAIT_SECONDS.default})`,
   );
+  says("`codex_wait_reply`", `${WAIT_MESSAGES.min}..${WAIT_MESSAGES.max} messages per call`);
   says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
   const concurrency = "concurrent helpers (`spawn`) / operations in flight (`daemon`)";
   says(

@@ -108,6 +108,24 @@ Deno.test("applyAnswers: each token gets its own answer; a token without one is 
   assert.equal(a.answers.length, 3, "a replay writes nothing");
 });
 
+Deno.test("applyAnswers: one round of a wait on several turns answers each token into its own turn", () => {
+  const { router, a, b } = setup();
+  // Both Codex processes number their requests from 0: only the runtime tells them apart.
+  router.receive(a, 0, CMD, APPROVAL);
+  router.receive(b, 0, CMD, { command: "rm x", cwd: "/w" });
+  const [pa] = router.pendingFor(a);
+  const [pb] = router.pendingFor(b);
+  const many = { ...state(a.id, [pb.token, pa.token]), runtimeIds: [b.id, a.id] };
+  const outcomes = applyAnswers(router, many, {
+    [pa.token]: { action: "accept", content: { decision: "accept" } },
+    [pb.token]: { action: "decline" },
+  });
+  assert.deepEqual(outcomes, ["answered", "answered"]);
+  assert.deepEqual(a.answers, [{ rpcId: 0, result: { decision: "accept" } }]);
+  assert.deepEqual(b.answers, [{ rpcId: 0, result: { decision: "decline" } }]);
+  assert.equal(router.size, 0);
+});
+
 Deno.test("applyAnswers: a state naming another runtime answers nothing", () => {
   const { router, a, b } = setup();
   router.receive(a, 1, CMD, APPROVAL);

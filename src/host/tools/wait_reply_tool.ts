@@ -3,7 +3,8 @@
  * with backoff until a final answer is observed, the turn ends, or the wait
  * time (1..55 s) is up (`src/ops/wait_reply.ts`), with progress
  * notifications; a turn this relay runs is followed instead
- * (`src/host/follow_turn.ts`).
+ * (`src/host/follow_turn.ts`). With `messages` it waits on 1..16 messages at
+ * once (`src/host/wait_many.ts`).
  * @module
  */
 
@@ -18,110 +19,180 @@ import {
   waitForReply,
   type WaitProgress,
 } from "../../ops/wait_reply.ts";
-import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
+import {
+  clientMessageId,
+  clientMessageIdItem,
+  cursorInput,
+  threadRef,
+  threadRefItem,
+} from "../../ops/inputs.ts";
+import { duplicateAt, WAIT_MESSAGES, WAIT_UNTIL } from "../../reply/wait_set.ts";
+import { waitMany } from "../wait_many.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { RelayError } from "../../core/errors.ts";
-import { READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
-import { followForWait } from "../follow_turn.ts";
+import { type CallContext, READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
+import { followForWait, waitOutput } from "../follow_turn.ts";
 import { declinedText, renderReadReply } from "../render_reply.ts";
 import { sentence, sentences } from "../text.ts";
 
-const input = z.strictObject({
-  threadId: threadRef,
-  clientMessageId,
-  timeoutSeconds: z.number().int().min(WAIT_SECONDS.min).max(WAIT_SECONDS.max).default(
-    WAIT_SECONDS.default,
-  ).describe(`Longest wait of this call, in seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
-  cursor: cursorInput.optional(),
+const messageRef = z.strictObject({
+  threadId: threadRefItem,
+  clientMessageId: clientMessageIdItem,
 });
 
-/** The `codex_wait_reply` result: a `codex_read_reply` result plus `timedOut`. */
-export const waitReplySchema = readReplySchema.extend({
+/** The `codex_wait_reply` input: one message (threadId, clientMessageId) or `messages`. */
+export const waitReplyInput = z.strictObject({
+  threadId: threadRef.optional(),
+  clientMessageId: clientMessageId.optional(),
+  messages: z.array(messageRef).min(WAIT_MESSAGES.min).max(WAIT_MESSAGES.max).optional()
+    .describe("Or several {threadId, clientMessageId}"),
+  until: z.enum(WAIT_UNTIL).optional().describe("default any"),
+  timeoutSeconds: z.number().int().min(WAIT_SECONDS.min).max(WAIT_SECONDS.max).default(
+    WAIT_SECONDS.default,
+  ).describe(`Seconds (${WAIT_SECONDS.min}..${WAIT_SECONDS.max})`),
+  cursor: cursorInput.optional(),
+}).superRefine((v, ctx) => {
+  const problem = formProblem(v);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/** Why the arguments mix or miss the two forms, if they do. */
+function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
+  const single = v.threadId !== undefined || v.clientMessageId !== undefined ||
+    v.cursor !== undefined;
+  if (v.messages === undefined) {
+    if (v.until !== undefined) return "until goes with messages";
+    if (v.threadId === undefined || v.clientMessageId === undefined) {
+      return "Give threadId and clientMessageId, or messages";
+    }
+    return undefined;
+  }
+  if (single) return "Give messages or threadId/clientMessageId/cursor, not both";
+  const dup = duplicateAt(v.messages);
+  return dup < 0 ? undefined : `messages[${dup}] repeats an earlier message`;
+}
+
+const input = waitReplyInput;
+
+/** One message's result: a `codex_read_reply` result plus `timedOut`. */
+const messageResultSchema = readReplySchema.extend({
   timedOut: z.boolean(),
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
   notes: z.array(z.string()).optional(),
   declinedRequests: declinedRequestsSchema,
 });
 
+/**
+ * The `codex_wait_reply` result (one object schema for both forms): one
+ * message's result, or `{until, done, messages}` on several.
+ */
+export const waitReplySchema = messageResultSchema.partial().extend({
+  until: z.enum(WAIT_UNTIL).optional(),
+  done: z.number().int().optional(),
+  messages: z.array(messageResultSchema).optional(),
+});
+
 type WaitOutput = z.output<typeof waitReplySchema>;
+type SingleOutput = z.output<typeof messageResultSchema>;
 
 /** The `codex_wait_reply` tool. */
 export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "codex_read_reply (same_turn_not_exclusive) repeated until a final answer, the turn's end or timeoutSeconds (then timedOut). Follows codex_run's turns.",
+    "codex_read_reply (same_turn_not_exclusive) until a final answer, the turn's end or timeoutSeconds (then timedOut); follows codex_run turns. messages: {until, done, messages}.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
-  async run(given, ctx): Promise<WaitOutput | ToolInputRequired> {
-    const threadId = await resolveRef(ctx.connection, given.threadId, ctx.signal);
-    if (threadId instanceof RelayError) {
-      const scope = { threadId: given.threadId, clientMessageId: given.clientMessageId };
-      return {
-        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: threadId.reason } }),
-        timedOut: false,
-      };
+  async run(args, ctx): Promise<WaitOutput | ToolInputRequired> {
+    if (args.messages) {
+      const until = args.until ?? "any";
+      return await waitMany({ ...args, messages: args.messages, until }, ctx);
     }
-    const args = { ...given, threadId };
-    const followed = await followForWait(args, ctx);
-    if (followed?.kind === "input") return { inputRequired: followed.result };
-    if (followed) {
-      return {
-        ...followed.read,
-        timedOut: followed.timedOut,
-        ...(followed.pending ? { pendingApprovals: followed.pending } : {}),
-        ...(followed.declined ? { declinedRequests: followed.declined } : {}),
-        ...(followed.notes?.length ? { notes: followed.notes } : {}),
-      };
-    }
-    const onProgress = (p: WaitProgress) =>
-      ctx.progress(
-        `Waiting for a final answer: read ${p.reads}, ${describe(p)}, ${
-          Math.round(p.elapsedMs / 1000)
-        } of ${p.timeoutMs / 1000} s`,
-        p.reads,
-      );
-    try {
-      return await ctx.connection.operation(
-        (s) => waitForReply(s, args, { clock: ctx.connection.clock, onProgress }),
-        {
-          signal: ctx.signal,
-          budgetMs: args.timeoutSeconds * 1000 + WAIT_MARGIN_MS,
-          label: "wait",
-        },
-      );
-    } catch (error) {
-      const { reason } = asRelayError(error);
-      ctx.log.warn("wait failed", { reason });
-      const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
-      return {
-        ...buildReadResult({ ...scope, match: { kind: "unavailable", reason } }),
-        timedOut: false,
-      };
-    }
+    return await waitOne({
+      ...args,
+      threadId: args.threadId!,
+      clientMessageId: args.clientMessageId!,
+    }, ctx);
   },
   render(out) {
-    const notes = (out.notes ?? []).map(sentence);
-    const pending = out.pendingApprovals?.length
-      ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
-        out.pendingApprovals.map((p) => p.summary).join("; ")
-      }. Call codex_wait_reply again to answer them.`
-      : "";
-    const read = renderReadReply(out, {
-      keepWaiting: pending
-        ? ""
-        : `${
-          out.timedOut ? "The wait timed out; call" : "Call"
-        } codex_wait_reply again to keep waiting.`,
-    });
-    const waited = out.timedOut && out.status === "no_match"
-      ? " The wait timed out; call codex_wait_reply again to keep waiting."
-      : "";
-    return sentences(read.trim(), ...notes, pending, declinedText(out.declinedRequests)) + waited;
+    if (out.messages) return renderMany(out);
+    return renderOne(out as SingleOutput);
   },
 };
+
+/** The single-message form, as it always was. */
+async function waitOne(
+  given: { threadId: string; clientMessageId: string; timeoutSeconds: number; cursor?: string },
+  ctx: CallContext,
+): Promise<SingleOutput | ToolInputRequired> {
+  const threadId = await resolveRef(ctx.connection, given.threadId, ctx.signal);
+  if (threadId instanceof RelayError) {
+    const scope = { threadId: given.threadId, clientMessageId: given.clientMessageId };
+    return {
+      ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: threadId.reason } }),
+      timedOut: false,
+    };
+  }
+  const args = { ...given, threadId };
+  const followed = await followForWait(args, ctx);
+  if (followed?.kind === "input") return { inputRequired: followed.result };
+  if (followed) return waitOutput(followed);
+  const onProgress = (p: WaitProgress) =>
+    ctx.progress(
+      `Waiting for a final answer: read ${p.reads}, ${describe(p)}, ${
+        Math.round(p.elapsedMs / 1000)
+      } of ${p.timeoutMs / 1000} s`,
+      p.reads,
+    );
+  try {
+    return await ctx.connection.operation(
+      (s) => waitForReply(s, args, { clock: ctx.connection.clock, onProgress }),
+      {
+        signal: ctx.signal,
+        budgetMs: args.timeoutSeconds * 1000 + WAIT_MARGIN_MS,
+        label: "wait",
+      },
+    );
+  } catch (error) {
+    const { reason } = asRelayError(error);
+    ctx.log.warn("wait failed", { reason });
+    const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
+    return {
+      ...buildReadResult({ ...scope, match: { kind: "unavailable", reason } }),
+      timedOut: false,
+    };
+  }
+}
+
+function renderOne(out: SingleOutput): string {
+  const notes = (out.notes ?? []).map(sentence);
+  const pending = out.pendingApprovals?.length
+    ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
+      out.pendingApprovals.map((p) => p.summary).join("; ")
+    }. Call codex_wait_reply again to answer them.`
+    : "";
+  const read = renderReadReply(out, {
+    keepWaiting: pending
+      ? ""
+      : `${
+        out.timedOut ? "The wait timed out; call" : "Call"
+      } codex_wait_reply again to keep waiting.`,
+  });
+  const waited = out.timedOut && out.status === "no_match"
+    ? " The wait timed out; call codex_wait_reply again to keep waiting."
+    : "";
+  return sentences(read.trim(), ...notes, pending, declinedText(out.declinedRequests)) + waited;
+}
+
+/** Several messages: the count, then each message's text in order. */
+function renderMany(out: WaitOutput): string {
+  const all = out.messages ?? [];
+  const head = `${out.done} of ${all.length} final (until ${out.until}).`;
+  const each = all.map((m, i) => `[${i + 1}] ${renderOne(m)}`);
+  return [head, ...each].join("\n");
+}
 
 /** What the last read saw, without any text. */
 function describe(p: WaitProgress): string {
