@@ -4,7 +4,8 @@
  * @module
  */
 
-import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
+import type { Capabilities } from "../src/core/capabilities.ts";
+import { allowedMethods } from "../src/codex/methods.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { ManualClock } from "./manual_clock.ts";
 import { SpawnConnection } from "../src/connect/spawn/spawn_connection.ts";

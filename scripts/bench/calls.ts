@@ -7,7 +7,7 @@
 import denoJson from "../../deno.json" with { type: "json" };
 
 import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import { type RawRequest, rawSession } from "../raw_client.ts";
 import type { Options } from "./_options.ts";
 import { callTool, countProcesses, rssKiB, startRelay, SUCCESS, TOOLS } from "./_relay.ts";

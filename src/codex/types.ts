@@ -21,6 +21,8 @@ export interface Thread {
   status: ThreadStatus;
   /** Unix seconds. */
   updatedAt: number;
+  /** The thread's working directory (null when absent or not a string). */
+  cwd: string | null;
 }
 
 /** `thread/list` result (subset). */

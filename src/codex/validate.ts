@@ -108,6 +108,7 @@ export function parseThread(value: unknown): Thread {
     name: strOrNull(t.name, "thread.name"),
     status: status as ThreadStatus,
     updatedAt: t.updatedAt,
+    cwd: typeof t.cwd === "string" ? t.cwd : null,
   };
 }
 
@@ -237,13 +238,13 @@ export function parseFsMetadata(value: unknown): { isDirectory: boolean } {
   return { isDirectory };
 }
 
-/** The `cwd` of each thread of a `thread/list` result (null when absent or not a string). */
-export function parseThreadCwds(value: unknown): (string | null)[] {
-  const data = arr(obj(value, "thread/list result").data, "thread/list data");
-  return data.map((t) => {
-    const cwd = (t as Obj | null)?.cwd;
-    return typeof cwd === "string" ? cwd : null;
-  });
+/** Validates a `config/read` result: its `config` object (the effective configuration). */
+export function parseConfigRead(value: unknown): { config: Record<string, unknown> } {
+  const config = (value as Obj | null | undefined)?.config;
+  if (typeof config !== "object" || config === null) {
+    throw new RelayError("protocol_error", "config/read returned no config object");
+  }
+  return { config: config as Record<string, unknown> };
 }
 
 /** The sandbox and approval settings of a `config/read` config (null when unset or unknown). */

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { allowedMethods } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";

@@ -25,7 +25,8 @@ import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.
 import { silentLogger } from "../../src/core/log.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
+import type { Capabilities } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";

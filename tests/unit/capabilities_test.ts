@@ -1,5 +1,6 @@
 import assert from "assert";
-import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
@@ -12,9 +13,9 @@ import { RelayError } from "../../src/core/errors.ts";
 // read the thread's configuration before a turn starts), `thread/name/set`
 // (codex_run's `name`) and `fs/getMetadata` (codex_run refuses a cwd that does
 // not exist; the relay has no read permission).
-const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
-const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
-const TURN = [
+const QUEUE: Method[] = ["thread/list", "thread/queue/add", "thread/queue/list"];
+const READ: Method[] = ["thread/items/list", "thread/items/read", "thread/turns/list"];
+const TURN: Method[] = [
   "thread/start",
   "thread/resume",
   "thread/queue/start",
@@ -83,7 +84,7 @@ for (const level of LEVELS) {
 
 Deno.test("capabilities: methods no level names (turn/start, initialize, ...) are never allowed", () => {
   for (const level of LEVELS) {
-    const allowed = allowedMethods(level.caps);
+    const allowed: ReadonlySet<string> = allowedMethods(level.caps);
     for (const m of ["turn/start", "thread/archive", "thread/rollback", "initialize", ""]) {
       assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
     }

@@ -4,7 +4,8 @@
  * table of the markdown and compares it with the code's own constants.
  */
 import assert from "assert";
-import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
@@ -97,7 +98,7 @@ Deno.test("docs/design.md: the tools table lists every tool at the level that re
 
 Deno.test("docs/design.md: what each backend can do is what the backends declare", () => {
   const rows = tableUnder(DESIGN, "What a backend can do");
-  const options = { allowlist: new Set<string>(), version: "0.0.0-test", env: {} };
+  const options = { allowlist: new Set<Method>(), version: "0.0.0-test", env: {} };
   const spawn = openConnection({ kind: "spawn" }, options);
   const daemon = openConnection({ kind: "daemon" }, options);
   const yes = (cell: string) => ({ yes: true, no: false })[cell];

@@ -68,13 +68,13 @@ Deno.test("heldSession() gives its RPCs what is left of one budget, and sends no
   const session = heldSession(conn, new AbortController().signal, 20_000, clock);
   await session.call("config/read", {});
   clock.advance(12_000); // thread/queue/add took its whole RPC timeout
-  await session.call("thread/queue/list", {});
+  await session.call("thread/queue/list", { threadId: "t" });
   clock.advance(8_000 - 1);
-  await session.call("thread/queue/list", {});
+  await session.call("thread/queue/list", { threadId: "t" });
   assert.deepEqual(sent.map((s) => s.timeoutMs), [20_000, 8_000, 1]);
   clock.advance(1);
   await assert.rejects(
-    session.call("thread/queue/list", {}),
+    session.call("thread/queue/list", { threadId: "t" }),
     (e: RelayError) => e.reason === "timeout" && !e.written,
   );
   assert.equal(sent.length, 3, "nothing is sent once the budget is spent");
