@@ -1,5 +1,5 @@
 /**
- * `codex_read_reply` as one operation on an owner {@linkcode Session}: find
+ * `codex_read_reply` as one operation on a {@linkcode Session}: find
  * the user message (or verify the cursor's), read the matched turn's status,
  * project its final answers. The projector does the judging; this module only
  * decides which RPCs to send, in which order, and turns failures into results.

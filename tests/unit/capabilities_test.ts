@@ -91,8 +91,8 @@ Deno.test("capabilities: methods no level names (turn/start, initialize, ...) ar
   }
 });
 
-Deno.test("a queue-level owner refuses every read and turn method before any helper starts", async () => {
-  const owner = new SpawnConnection({
+Deno.test("a queue-level connection refuses every read and turn method before any helper starts", async () => {
+  const connection = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: false }),
     version: "0.0.0-test",
     // Nothing may be spawned: a command that cannot exist proves it.
@@ -100,7 +100,7 @@ Deno.test("a queue-level owner refuses every read and turn method before any hel
     env: {},
   });
   for (const method of [...READ, ...TURN]) {
-    const error = await owner.operation((s) => s.call(method, {})).then(
+    const error = await connection.operation((s) => s.call(method, {})).then(
       () => undefined,
       (e) => e,
     );
@@ -109,10 +109,10 @@ Deno.test("a queue-level owner refuses every read and turn method before any hel
     assert.equal(error.written, false, method);
     assert.equal(error.message, `${method} is not allowed at this capability level`);
   }
-  assert.equal(owner.stats.spawned, 0, "no helper was spawned");
+  assert.equal(connection.stats.spawned, 0, "no helper was spawned");
   // Every method the queue level does allow gets past the allowlist (and then fails to spawn).
   for (const method of QUEUE) {
-    const error = await owner.operation((s) => s.call(method, {})).catch((e: RelayError) => e);
+    const error = await connection.operation((s) => s.call(method, {})).catch((e: RelayError) => e);
     assert.ok(error instanceof RelayError, method);
     assert.equal(error.reason, "codex_missing", method);
   }
