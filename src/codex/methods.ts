@@ -146,8 +146,8 @@ const _sameKeys: Same<Method, keyof MethodParams> = true;
  */
 export class MalformedResult extends RelayError {
   constructor(message: string, cause: unknown) {
+    // Named RelayError still: logs and messages say what they said before the map.
     super("protocol_error", message, { cause });
-    this.name = "MalformedResult";
   }
 }
 

@@ -47,7 +47,7 @@ Deno.test("methods: every method src/ calls is in the map, and every method of t
   );
 });
 
-Deno.test("methods: the call scan sees a call, and isMethod() knows no other name", () => {
+Deno.test("methods: isMethod() knows the map's names and no other", () => {
   assert.equal(isMethod("thread/list"), true);
   for (
     const name of ["turn/start", "initialize", "thread/archive", "toString", "constructor", ""]
@@ -118,7 +118,8 @@ Deno.test("parseResult(): a malformed result is protocol_error with its parser's
     assert.throws(
       () => parseResult(method, value),
       (e: unknown) =>
-        e instanceof MalformedResult && e instanceof RelayError && e.reason === "protocol_error" &&
+        e instanceof MalformedResult && e instanceof RelayError && e.name === "RelayError" &&
+        e.reason === "protocol_error" &&
         e.written === false && e.message === message,
       method,
     );
