@@ -9,7 +9,7 @@
 
 import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
-import { LOGIN_FIX, loginState } from "../codex/account.ts";
+import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
@@ -250,7 +250,7 @@ async function checkAppServer(
 }
 
 /** What `account/read` says about the login (`src/codex/account.ts`). */
-function loginFinding(answer: unknown, io: DoctorIo): Finding {
+function loginFinding(answer: AccountAnswer, io: DoctorIo): Finding {
   const state = loginState(answer, io.env);
   if (state.kind === "logged_in") return { level: "ok", text: `Codex is logged in (${state.how})` };
   if (state.kind === "not_needed") {

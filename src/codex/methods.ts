@@ -8,6 +8,7 @@
  */
 
 import { RelayError } from "../core/errors.ts";
+import { parseAccountRead } from "./account.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import {
   parseConfigRead,
@@ -28,9 +29,6 @@ export type MethodLevel = "queue" | keyof Capabilities;
 
 /** A result the relay does not read: whatever the app-server answered is dropped. */
 const ignored = (_value: unknown): void => {};
-
-/** An answer read leniently where it is used (`account/read`: `loginState`). */
-const lenient = (value: unknown): unknown => value;
 
 /**
  * Each method: its level and the parser of its result. The order is the
@@ -53,7 +51,7 @@ const METHODS = {
   // codex_withdraw_message: deleting from a queue controls what Codex does.
   "thread/queue/delete": { level: "turnStart", result: parseQueueDelete },
   // codex_run refuses at once without a login or key.
-  "account/read": { level: "turnStart", result: lenient },
+  "account/read": { level: "turnStart", result: parseAccountRead },
   // codex_run's options: the thread's cwd (its config layers: the tightening check and the
   // recursion guard), name a new thread, check that a cwd exists.
   "thread/read": { level: "turnStart", result: parseThreadReadCwd },

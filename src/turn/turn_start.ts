@@ -15,7 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { LOGIN_FIX, loginState } from "../codex/account.ts";
+import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -56,7 +56,7 @@ async function loginProblem(
   session: Session,
   env: (name: string) => string | undefined,
 ): Promise<Attempt | undefined> {
-  let answer: unknown;
+  let answer: AccountAnswer;
   try {
     answer = await session.call("account/read", {});
   } catch (error) {

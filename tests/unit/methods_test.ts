@@ -90,7 +90,18 @@ Deno.test("parseResult(): a result arrives parsed: relied-on fields kept, the re
     config: { sandbox_mode: "read-only" },
   });
   assert.equal(parseResult("thread/queue/start", { turn: { id: "u" } }), undefined);
-  assert.deepEqual(parseResult("account/read", { account: null }), { account: null });
+  assert.deepEqual(parseResult("account/read", { account: null, requiresOpenaiAuth: true }), {
+    accountType: null,
+    requiresOpenaiAuth: true,
+  });
+  assert.deepEqual(parseResult("account/read", { account: { type: "apiKey" } }), {
+    accountType: "apiKey",
+    requiresOpenaiAuth: null,
+  });
+  assert.deepEqual(parseResult("account/read", "odd"), {
+    accountType: null,
+    requiresOpenaiAuth: null,
+  });
 });
 
 Deno.test("parseResult(): a malformed result is protocol_error with its parser's message, not written", () => {
