@@ -67,8 +67,11 @@ export const METHOD_NAMES: readonly Method[] = Object.freeze(Object.keys(METHODS
 
 /** `thread/start` / `thread/resume` settings of a run (besides `config`). */
 export interface RunParams {
+  /** `codex_run`'s `model`. */
   model?: string;
+  /** `codex_run`'s `sandbox` (config spelling). */
   sandbox?: string;
+  /** `codex_run`'s `approvalPolicy`. */
   approvalPolicy?: string;
 }
 
@@ -80,8 +83,11 @@ export type SortDirection = "asc" | "desc";
 
 /** One text input of `thread/queue/add`. */
 export interface TextInput {
+  /** Always `text`. */
   type: "text";
+  /** The message text. */
   text: string;
+  /** Always empty (the relay sends no mentions). */
   text_elements: unknown[];
 }
 
