@@ -87,7 +87,7 @@ export interface TextInput {
   type: "text";
   /** The message text. */
   text: string;
-  /** Always empty (the relay sends no mentions). */
+  /** The relay sends it empty. */
   text_elements: unknown[];
 }
 
