@@ -5,8 +5,9 @@
  * after two warm-up pairs) and uses medians; printed as a markdown table and
  * written to `bench/results.json`.
  *
- * - owner: `Owner.operation` (spawn, initialize, `thread/list`, reap) vs the
- *   minimal raw client (`scripts/raw_client.ts`) doing the same;
+ * - spawn connection: `SpawnConnection.operation` (spawn, initialize,
+ *   `thread/list`, reap) vs the minimal raw client (`scripts/raw_client.ts`)
+ *   doing the same;
  * - relay: one `tools/call` through `mod.ts serve --allow-reply-read` (one
  *   SDK client connection, reused) vs the raw client replaying exactly the
  *   app-server requests the relay sent for that call (recorded once through a

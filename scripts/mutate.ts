@@ -34,9 +34,14 @@ export const GROUPS: Record<string, Group> = {
     tests: ["tests/unit/elicit_*_test.ts"],
   },
   capabilities: {
-    // The capability levels, and the allowlist check every backend runs (checkAllowed).
-    mutate: ["src/core/capabilities.ts", "src/connect/operation_frame.ts:64-71"],
-    tests: ["tests/unit/capabilities_test.ts"],
+    // The capability levels (the method map's levels), and the allowlist check every backend
+    // runs (checkAllowed).
+    mutate: [
+      "src/core/capabilities.ts",
+      "src/codex/methods.ts",
+      "src/connect/operation_frame.ts:65-72",
+    ],
+    tests: ["tests/unit/capabilities_test.ts", "tests/unit/methods_test.ts"],
   },
   receipts: {
     mutate: ["src/ops/queue_message.ts"],

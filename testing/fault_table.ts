@@ -409,7 +409,7 @@ function markdownTable(header: string[], rows: string[][]): string {
 
 /** The caption between the README's two tables. */
 export const TURN_TABLE_CAPTION =
-  'At the turn-start level (`--allow-turn-start --allow-reply-read`), a request fault is put on one step of `codex_run` (thread by id), or on `turn/interrupt` while the turn runs; after each, the same thread runs a turn to its end and is released. A `codex_run` cell is the receipt, then the turn or why it did not start. "Never answers" runs through the owner with a manual clock.';
+  'At the turn-start level (`--allow-turn-start --allow-reply-read`), a request fault is put on one step of `codex_run` (thread by id), or on `turn/interrupt` while the turn runs; after each, the same thread runs a turn to its end and is released. A `codex_run` cell is the receipt, then the turn or why it did not start. "Never answers" runs through an in-process connection on a manual clock.';
 
 /**
  * The README tables: one row per fault, one column per tool; then the

@@ -84,7 +84,7 @@ export class FixtureHome {
   }
 
   /**
-   * The environment for a relay or owner that should find the fixture as
+   * The environment for a relay or a connection that should find the fixture as
    * `codex` (with the module cache and the variables of testing/child_env.ts).
    */
   get env(): Record<string, string> {

@@ -1,6 +1,6 @@
 /**
  * The README's tools tables, printed from the code: which tools and
- * app-server methods each capability level has (`src/core/capabilities.ts`,
+ * app-server methods each capability level has (`src/codex/methods.ts`,
  * `src/host/tools/all_tools.ts`), and each tool's input fields and
  * description as `tools/list` gives them (spawn mode, full level).
  * `scripts/tools_table.ts` prints them; `tests/unit/readme_tools_test.ts`
@@ -8,7 +8,8 @@
  * @module
  */
 
-import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
+import type { Capabilities } from "../src/core/capabilities.ts";
+import { allowedMethods } from "../src/codex/methods.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
 import { spawnSurface } from "../src/host/surface.ts";

@@ -1,10 +1,11 @@
 /**
- * The in-process turn machinery for tests: an owner spawning the fixture of
+ * The in-process turn machinery for tests: a connection spawning the fixture of
  * `f`, and the turn machinery as `serve` wires it, on one manual clock.
  * @module
  */
 
-import { allowedMethods, type Capabilities } from "../src/core/capabilities.ts";
+import type { Capabilities } from "../src/core/capabilities.ts";
+import { allowedMethods } from "../src/codex/methods.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { ManualClock } from "./manual_clock.ts";
 import { SpawnConnection } from "../src/connect/spawn/spawn_connection.ts";
@@ -18,16 +19,16 @@ import type { FixtureHome } from "./fixture_home.ts";
 export interface TurnRigOptions {
   /** Capabilities (default: turn start only). */
   caps?: Capabilities;
-  /** Whether the owner's RPC budgets also run on the manual clock (default: real time). */
-  ownerOnManualClock?: boolean;
+  /** Whether the connection's RPC budgets also run on the manual clock (default: real time). */
+  connectionOnManualClock?: boolean;
   /** `--disable-codex-mcp-server` names. */
   disabledMcpServers?: string[];
 }
 
-/** An owner, router and registry wired as `serve` wires them. */
+/** An connection, router and registry wired as `serve` wires them. */
 export interface TurnRig {
   clock: ManualClock;
-  owner: SpawnConnection;
+  connection: SpawnConnection;
   router: ElicitationRouter;
   turns: TurnRegistry;
   starts: TurnStarts;
@@ -37,19 +38,19 @@ export interface TurnRig {
 export function turnRig(f: FixtureHome, options: TurnRigOptions = {}): TurnRig {
   const caps = options.caps ?? { replyRead: false, turnStart: true };
   const clock = new ManualClock();
-  const owner = new SpawnConnection({
+  const connection = new SpawnConnection({
     allowlist: allowedMethods(caps),
     version: "0.0.0-test",
     env: f.env,
     reap: { eofGraceMs: 300, termGraceMs: 300 },
-    ...(options.ownerOnManualClock ? { clock } : {}),
+    ...(options.connectionOnManualClock ? { clock } : {}),
   });
   const machinery = turnMachinery({
-    connection: owner,
+    connection,
     clock,
     log: silentLogger,
     readsReplies: caps.replyRead,
     disabledMcpServers: options.disabledMcpServers,
   });
-  return { clock, owner, ...machinery };
+  return { clock, connection, ...machinery };
 }

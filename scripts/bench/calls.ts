@@ -6,8 +6,8 @@
 
 import denoJson from "../../deno.json" with { type: "json" };
 
-import { SpawnConnection as Owner } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods } from "../../src/core/capabilities.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import { type RawRequest, rawSession } from "../raw_client.ts";
 import type { Options } from "./_options.ts";
 import { callTool, countProcesses, rssKiB, startRelay, SUCCESS, TOOLS } from "./_relay.ts";
@@ -16,7 +16,7 @@ import { PATH, recordSequences, type Target, toolArgs } from "./targets.ts";
 
 export async function benchTarget(t: Target, options: Options): Promise<void> {
   const n = options.samples;
-  const owner = new Owner({
+  const connection = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: false }),
     version: denoJson.version,
     command: t.command,
@@ -24,18 +24,18 @@ export async function benchTarget(t: Target, options: Options): Promise<void> {
   });
   const list: RawRequest[] = [{ method: "thread/list", params: { limit: 20 } }];
   pairFigure(
-    "owner_vs_raw",
+    "connection_vs_raw",
     t.name,
-    "owner vs raw client: spawn, initialize, thread/list, close",
-    ["Owner.operation", "raw client"],
+    "spawn connection vs raw client: spawn, initialize, thread/list, close",
+    ["SpawnConnection.operation", "raw client"],
     await interleave(
       n,
-      () => owner.operation((s) => s.call("thread/list", { limit: 20 })),
+      () => connection.operation((s) => s.call("thread/list", { limit: 20 })),
       () => rawSession(t.command, t.env, list),
     ),
     GOAL_RATIO,
   );
-  await owner.shutdown();
+  await connection.shutdown();
 
   const relay = await startRelay({ ...t.env, PATH: `${t.binDir}:${PATH}` }, ["--allow-reply-read"]);
   try {

@@ -19,7 +19,7 @@ import { callTool, startRelay, type Structured, SUCCESS, TMP } from "./_relay.ts
 /** Something that answers as `codex app-server`. */
 export interface Target {
   name: string;
-  /** Executable of the raw client and the owner. */
+  /** Executable of the raw client and the spawn connection. */
   command: string;
   /** Environment the relay passes to helpers (and the raw client gets). */
   env: Record<string, string>;

@@ -9,8 +9,8 @@
 
 import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
-import { parseThreadList } from "../codex/validate.ts";
-import { LOGIN_FIX, loginState } from "../codex/account.ts";
+import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
+import type { Method } from "../codex/methods.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
@@ -211,7 +211,7 @@ async function checkAppServer(
   const findings: Finding[] = [];
   let config: unknown;
   const options = {
-    allowlist: new Set(["thread/list", "account/read", "config/read"]),
+    allowlist: new Set<Method>(["thread/list", "account/read", "config/read"]),
     version,
     log: silentLogger,
   };
@@ -223,7 +223,7 @@ async function checkAppServer(
     const [page, account] = await connection.operation(
       async (s) => {
         const read = [
-          parseThreadList(await s.call("thread/list", { limit: 1 })),
+          await s.call("thread/list", { limit: 1 }),
           await s.call("account/read", {}),
         ] as const;
         // The providers' key variables (environment section); a failed read checks none.
@@ -257,7 +257,7 @@ async function checkAppServer(
 }
 
 /** What `account/read` says about the login (`src/codex/account.ts`). */
-function loginFinding(answer: unknown, io: DoctorIo): Finding {
+function loginFinding(answer: AccountAnswer, io: DoctorIo): Finding {
   const state = loginState(answer, io.env);
   if (state.kind === "logged_in") return { level: "ok", text: `Codex is logged in (${state.how})` };
   if (state.kind === "not_needed") {

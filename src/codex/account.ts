@@ -21,19 +21,34 @@ export type LoginState =
   /** No login and no key: a turn would fail. */
   | { kind: "not_logged_in" };
 
-/** Reads an `account/read` answer (anything unexpected counts as no account). */
-export function loginState(
-  answer: unknown,
-  env: (name: string) => string | undefined,
-): LoginState {
+/** What an `account/read` answer says, as the relay reads it. */
+export interface AccountAnswer {
+  /** The account's type (`apiKey`, `chatgpt`, ...); null: no account. */
+  accountType: string | null;
+  /** Whether the model provider needs an OpenAI login; null when not said. */
+  requiresOpenaiAuth: boolean | null;
+}
+
+/** Reads an `account/read` answer; never fails (anything unexpected counts as no account). */
+export function parseAccountRead(answer: unknown): AccountAnswer {
   const r = (typeof answer === "object" && answer !== null ? answer : {}) as {
     account?: { type?: unknown } | null;
     requiresOpenaiAuth?: unknown;
   };
-  if (r.account && typeof r.account.type === "string") {
-    return { kind: "logged_in", how: r.account.type };
-  }
-  if (r.requiresOpenaiAuth === false) return { kind: "not_needed" };
+  const type = r.account ? r.account.type : undefined;
+  return {
+    accountType: typeof type === "string" ? type : null,
+    requiresOpenaiAuth: typeof r.requiresOpenaiAuth === "boolean" ? r.requiresOpenaiAuth : null,
+  };
+}
+
+/** How Codex would authenticate a turn, from its `account/read` answer and the environment. */
+export function loginState(
+  answer: AccountAnswer,
+  env: (name: string) => string | undefined,
+): LoginState {
+  if (answer.accountType !== null) return { kind: "logged_in", how: answer.accountType };
+  if (answer.requiresOpenaiAuth === false) return { kind: "not_needed" };
   const name = KEY_VARIABLES.find((v) => env(v));
   return name ? { kind: "key_variable", name } : { kind: "not_logged_in" };
 }

@@ -21,6 +21,10 @@ export interface Thread {
   status: ThreadStatus;
   /** Unix seconds. */
   updatedAt: number;
+  /** The thread's working directory (null when absent or not a string). */
+  cwd: string | null;
+  /** What an `active` thread waits on (`status.activeFlags`, e.g. `waitingOnApproval`); else []. */
+  activeFlags: string[];
 }
 
 /** `thread/list` result (subset). */
@@ -108,6 +112,10 @@ export interface Turn {
   error: TurnError | null;
   /** Unix seconds, null while running (or when running in another process). */
   completedAt: number | null;
+  /** Unix seconds, null when Codex gives none (set by the parser). */
+  startedAt?: number | null;
+  /** The `clientId` of each user message among the turn's items (set by the parser; [] when read without items). */
+  clientIds?: string[];
 }
 
 /** `thread/turns/list` result (subset). */

@@ -108,6 +108,8 @@ export function parseThread(value: unknown): Thread {
     name: strOrNull(t.name, "thread.name"),
     status: status as ThreadStatus,
     updatedAt: t.updatedAt,
+    cwd: typeof t.cwd === "string" ? t.cwd : null,
+    activeFlags: strings((t.status as Obj).activeFlags),
   };
 }
 
@@ -211,7 +213,23 @@ export function parseTurn(value: unknown): Turn {
     status: t.status as TurnStatus,
     error: parseTurnError(t.error),
     completedAt: completedAt as number | null,
+    startedAt: typeof t.startedAt === "number" && Number.isFinite(t.startedAt) ? t.startedAt : null,
+    clientIds: userClientIds(t.items),
   };
+}
+
+/** The strings of `value` when it is an array (anything else: none). */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** The `clientId` of each user message among `items` (when they were read). */
+function userClientIds(items: unknown): string[] {
+  if (!Array.isArray(items)) return [];
+  return items
+    .map((i) => i as Obj | null)
+    .filter((i) => i?.type === "userMessage" && typeof i.clientId === "string")
+    .map((i) => i!.clientId as string);
 }
 
 /** Validates a `thread/turns/list` result. */
@@ -237,13 +255,13 @@ export function parseFsMetadata(value: unknown): { isDirectory: boolean } {
   return { isDirectory };
 }
 
-/** The `cwd` of each thread of a `thread/list` result (null when absent or not a string). */
-export function parseThreadCwds(value: unknown): (string | null)[] {
-  const data = arr(obj(value, "thread/list result").data, "thread/list data");
-  return data.map((t) => {
-    const cwd = (t as Obj | null)?.cwd;
-    return typeof cwd === "string" ? cwd : null;
-  });
+/** Validates a `config/read` result: its `config` object (the effective configuration). */
+export function parseConfigRead(value: unknown): { config: Record<string, unknown> } {
+  const config = (value as Obj | null | undefined)?.config;
+  if (typeof config !== "object" || config === null) {
+    throw new RelayError("protocol_error", "config/read returned no config object");
+  }
+  return { config: config as Record<string, unknown> };
 }
 
 /** The sandbox and approval settings of a `config/read` config (null when unset or unknown). */

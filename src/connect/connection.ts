@@ -13,6 +13,7 @@ import type { RelayError } from "../core/errors.ts";
 import { budgetSpent } from "./budget.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
 import type { RpcId } from "../codex/types.ts";
+import { type Method, type ParamsOf, parseResult, type ResultOf } from "../codex/methods.ts";
 
 /**
  * What a backend can do. The layers above `src/connect/` ask these, never
@@ -135,12 +136,13 @@ export interface OperationOptions {
 /** What an operation's function gets: its RPCs, sent one after another, within one budget. */
 export interface Session {
   /**
-   * Sends one RPC and resolves with its raw result. The first call opens
-   * what the backend needs (spawns and initializes a helper; takes a slot on
-   * the daemon connection). A method outside the allowlist is refused
-   * (`not_allowed`) without opening or writing anything.
+   * Sends one RPC and resolves with its result, parsed by the method map
+   * (`src/codex/methods.ts`; a malformed one rejects `protocol_error`). The
+   * first call opens what the backend needs (spawns and initializes a helper;
+   * takes a slot on the daemon connection). A method outside the allowlist is
+   * refused (`not_allowed`) without opening or writing anything.
    */
-  call(method: string, params: unknown): Promise<unknown>;
+  call<M extends Method>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   /** Aborted when the operation is cancelled or its budget is spent. */
   readonly signal: AbortSignal;
   /** Milliseconds left of the operation budget. */
@@ -156,12 +158,12 @@ export interface Session {
 
 /** A connection held open beyond one operation (turn runtimes). */
 export interface HeldConnection {
-  /** Sends one RPC (allowlist and per-RPC timeout apply). */
-  call(
-    method: string,
-    params: unknown,
-    options?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<unknown>;
+  /** Sends one RPC (allowlist and per-RPC timeout apply); its result parsed, as a session's. */
+  call<M extends Method>(
+    method: M,
+    params: ParamsOf<M>,
+    options?: CallOptions,
+  ): Promise<ResultOf<M>>;
   /** Sets the notification / server-request listeners. */
   listen(listeners: ConnectionListeners): void;
   /**
@@ -180,6 +182,27 @@ export interface HeldConnection {
   readonly failure: RelayError | undefined;
   /** Releases what this holder holds (a private helper: reaped, its slot freed). Idempotent. */
   close(): Promise<void>;
+}
+
+/** Options of one {@linkcode HeldConnection.call}. */
+export interface CallOptions {
+  /** At most this long (never more than the per-RPC timeout). */
+  timeoutMs?: number;
+  /** Cancels the RPC. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A backend's RPC as it sends it (allowlist, budget, its connection) and the
+ * raw result, typed by the method map: the result of each method is parsed
+ * by its parser. Every backend's `call` is one of these, so a result is
+ * parsed in one place whichever backend sent it.
+ */
+export function typedCall<O = never>(
+  send: (method: Method, params: unknown, options?: O) => Promise<unknown>,
+): <M extends Method>(method: M, params: ParamsOf<M>, options?: O) => Promise<ResultOf<M>> {
+  return (method, params, options) =>
+    send(method, params, options).then((result) => parseResult(method, result));
 }
 
 /** Counters for tests and benchmarks. */

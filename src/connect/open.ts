@@ -8,6 +8,7 @@
 
 import type { Logger } from "../core/log.ts";
 import type { AppServerMode } from "./app_server_mode.ts";
+import type { Method } from "../codex/methods.ts";
 import type { Connection, ConnectionLimits } from "./connection.ts";
 import { DaemonConnection } from "./daemon/daemon_connection.ts";
 import { startAdvice } from "./daemon/proxy_dial.ts";
@@ -16,7 +17,7 @@ import { SpawnConnection } from "./spawn/spawn_connection.ts";
 /** What every backend is opened with. */
 export interface OpenOptions {
   /** Methods that may be sent (besides `initialize`). */
-  allowlist: ReadonlySet<string>;
+  allowlist: ReadonlySet<Method>;
   /** The relay's version, sent in `initialize`. */
   version: string;
   /** Logger (stderr). */

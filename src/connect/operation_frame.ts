@@ -12,6 +12,7 @@ import type { Logger } from "../core/log.ts";
 import { Budget } from "./budget.ts";
 import { anySignal } from "./_shared.ts";
 import type { ConnectionLimits } from "./connection.ts";
+import type { Method } from "../codex/methods.ts";
 
 /** An operation's budget: the default `operationMs`, or what it asks for up to `maxOperationMs`. */
 export function operationBudgetMs(limits: Readonly<ConnectionLimits>, askedMs?: number): number {
@@ -61,7 +62,7 @@ export class OperationFrame {
 }
 
 /** Refuses `method` (`not_allowed`, nothing written) unless `allow` has it. */
-export function checkAllowed(allow: ReadonlySet<string>, method: string, log: Logger): void {
+export function checkAllowed(allow: ReadonlySet<Method>, method: Method, log: Logger): void {
   if (!allow.has(method)) {
     log.warn("refused", { method });
     throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {

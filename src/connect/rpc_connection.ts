@@ -32,7 +32,7 @@ export interface RpcConnectionOptions {
   /**
    * Whether a server request that arrives with no `onServerRequest` listener
    * is answered `-32601` (default true: a private helper only asks about its
-   * own turns). A shared connection must leave such requests to their owners.
+   * own turns). A shared connection must leave such requests to whoever they are for.
    */
   answerUnhandled?: boolean;
 }

@@ -10,7 +10,7 @@ export interface Timer {
   cancel(): void;
 }
 
-/** The time source the owner and the turn runtime measure budgets with. */
+/** The time source connections and the turn runtime measure budgets with. */
 export interface Clock {
   /** Milliseconds on a monotonic scale. */
   now(): number;

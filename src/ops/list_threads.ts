@@ -7,7 +7,6 @@
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
-import { parseThreadCwds, parseThreadList } from "../codex/validate.ts";
 import type { Session } from "../connect/connection.ts";
 import { earlierRuns, type EarlierScan, listedRunSchema } from "./listed_runs.ts";
 
@@ -53,19 +52,17 @@ export interface ListOptions {
 /** One page of threads, most recently updated first, at most `limit`. */
 export async function listThreads(s: Session, options: ListOptions): Promise<ThreadList> {
   const { limit, cursor } = options;
-  const raw = await s.call("thread/list", cursor ? { limit, cursor } : { limit });
-  const page = parseThreadList(raw);
-  const cwds = options.withCwd ? parseThreadCwds(raw) : [];
+  const page = await s.call("thread/list", cursor ? { limit, cursor } : { limit });
   const shown = page.data.slice(0, limit);
-  const runs = options.earlier ? await earlierRuns(s, raw, shown, options.earlier) : undefined;
+  const runs = options.earlier ? await earlierRuns(s, shown, options.earlier) : undefined;
   return {
     status: "ok",
-    threads: shown.map((t, i) => ({
+    threads: shown.map((t) => ({
       id: t.id,
       name: t.name,
       status: options.running?.has(t.id) ? "active" : t.status,
       updatedAt: new Date(t.updatedAt * 1000).toISOString(),
-      ...(options.withCwd ? { cwd: cwds[i] ?? null } : {}),
+      ...(options.withCwd ? { cwd: t.cwd } : {}),
     })),
     nextCursor: page.nextCursor,
     ...(runs ? { runs } : {}),

@@ -13,7 +13,6 @@
 import { z } from "zod";
 import type { Session } from "../connect/connection.ts";
 import type { Thread } from "../codex/types.ts";
-import { parseActiveFlags, parseTurnsWithClients } from "../codex/run_views.ts";
 import { isRunId } from "./run_id.ts";
 
 /** The states of a listed run. */
@@ -54,43 +53,41 @@ export interface EarlierScan {
 
 /**
  * The running codex_run turns on the `active` threads of a `thread/list`
- * page (`raw`, parsed as `page`) that this relay does not follow. A read
- * that fails ends the scan (the list itself still answers).
+ * page that this relay does not follow. A read that fails ends the scan
+ * (the list itself still answers).
  */
 export async function earlierRuns(
   s: Session,
-  raw: unknown,
   page: readonly Thread[],
   scan: EarlierScan,
 ): Promise<ListedRun[]> {
-  const flags = parseActiveFlags(raw);
   const out: ListedRun[] = [];
   const candidates = page
-    .map((thread, i) => ({ thread, flags: flags[i] ?? [] }))
-    .filter(({ thread }) => thread.status === "active" && !scan.running.has(thread.id))
+    .filter((thread) => thread.status === "active" && !scan.running.has(thread.id))
     .slice(0, EARLIER_PROBES);
-  for (const { thread, flags } of candidates) {
+  for (const thread of candidates) {
     let turn;
     try {
-      [turn] = parseTurnsWithClients(
-        await s.call("thread/turns/list", {
-          threadId: thread.id,
-          limit: 1,
-          sortDirection: "desc",
-          itemsView: "summary",
-        }),
-      );
+      [turn] = (await s.call("thread/turns/list", {
+        threadId: thread.id,
+        limit: 1,
+        sortDirection: "desc",
+        itemsView: "summary",
+      })).data;
     } catch {
       break;
     }
-    const id = turn?.status === "inProgress" ? turn.clientIds.find(isRunId) : undefined;
+    const id = turn?.status === "inProgress" ? turn.clientIds?.find(isRunId) : undefined;
     if (id === undefined) continue;
+    const { activeFlags: flags } = thread;
     const waiting = flags.includes("waitingOnApproval") || flags.includes("waitingOnUserInput");
     out.push({
       threadId: thread.id,
       clientMessageId: id,
       state: waiting ? "waiting_for_approval" : "running",
-      startedAt: turn!.startedAt === null ? null : new Date(turn!.startedAt * 1000).toISOString(),
+      startedAt: typeof turn!.startedAt === "number"
+        ? new Date(turn!.startedAt * 1000).toISOString()
+        : null,
       ...(scan.queuedHere(thread.id, id) ? {} : { earlier: true as const }),
     });
   }

@@ -6,7 +6,8 @@
 
 import { z } from "zod";
 import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
-import { parseQueueAdd, parseQueueList } from "../codex/validate.ts";
+import { MalformedResult } from "../codex/methods.ts";
+import type { QueuedSubmission, QueueListPage } from "../codex/types.ts";
 import type { Session } from "../connect/connection.ts";
 import { resolveThread } from "./resolve_thread.ts";
 
@@ -35,8 +36,8 @@ export async function findQueued(
 ): Promise<string | undefined> {
   let cursor: string | null = null;
   for (let page = 0; page < QUEUE_PAGES; page++) {
-    const params: Record<string, unknown> = cursor ? { threadId, cursor } : { threadId };
-    const list = parseQueueList(await s.call("thread/queue/list", params));
+    const params = cursor ? { threadId, cursor } : { threadId };
+    const list: QueueListPage = await s.call("thread/queue/list", params);
     const hit = list.data.find((q) => q.clientUserMessageId === clientMessageId);
     if (hit) return hit.id;
     cursor = list.nextCursor;
@@ -58,37 +59,35 @@ async function addToQueue(
   text: string,
   clientMessageId: string,
 ): Promise<Outcome | RelayError> {
-  let ack: unknown;
+  let submission: QueuedSubmission;
   try {
-    ack = await s.call("thread/queue/add", {
+    submission = await s.call("thread/queue/add", {
       threadId,
       clientUserMessageId: clientMessageId,
       input: [{ type: "text", text, text_elements: [] }],
     });
   } catch (error) {
     const e = asRelayError(error);
+    // Answered, but not as expected: Codex may have stored it.
+    if (error instanceof MalformedResult) {
+      return new RelayError(e.reason, e.message, { written: true });
+    }
     // Refused before the frame was written, or answered with an error: not stored.
     if (!e.written || e.rpcCode !== undefined) {
       return new RelayError(e.reason, e.message, { written: false, rpcCode: e.rpcCode });
     }
     return e;
   }
-  try {
-    const submission = parseQueueAdd(ack);
-    if (submission.clientUserMessageId === clientMessageId) {
-      return {
-        status: "queued",
-        queuedSubmissionId: submission.id,
-        confirmedBy: "acknowledgement",
-      };
-    }
-    return new RelayError("protocol_error", "The acknowledgement names another message", {
-      written: true,
-    });
-  } catch (error) {
-    const e = asRelayError(error);
-    return new RelayError(e.reason, e.message, { written: true });
+  if (submission.clientUserMessageId === clientMessageId) {
+    return {
+      status: "queued",
+      queuedSubmissionId: submission.id,
+      confirmedBy: "acknowledgement",
+    };
   }
+  return new RelayError("protocol_error", "The acknowledgement names another message", {
+    written: true,
+  });
 }
 
 /**

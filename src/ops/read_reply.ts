@@ -1,13 +1,13 @@
 /**
- * `codex_read_reply` as one operation on an owner {@linkcode Session}: find
+ * `codex_read_reply` as one operation on a {@linkcode Session}: find
  * the user message (or verify the cursor's), read the matched turn's status,
  * project its final answers. The projector does the judging; this module only
  * decides which RPCs to send, in which order, and turns failures into results.
  * @module
  */
 
-import type { ItemEntry, UserMessageItem } from "../codex/types.ts";
-import { parseItem, parseItemsPage, parseTurnsPage } from "../codex/validate.ts";
+import type { ItemEntry, TurnsPage, UserMessageItem } from "../codex/types.ts";
+import { parseItem } from "../codex/validate.ts";
 import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import {
@@ -119,14 +119,12 @@ async function read(
     from = input.refresh ? null : start.cursor.lastItemId;
   } else {
     const appCursor = start.kind === "search" ? start.cursor.appCursor : null;
-    const page = parseItemsPage(
-      await session.call("thread/items/list", {
-        threadId,
-        sortDirection: "desc",
-        limit: SEARCH_PAGE_LIMIT,
-        ...(appCursor === null ? {} : { cursor: appCursor }),
-      }),
-    );
+    const page = await session.call("thread/items/list", {
+      threadId,
+      sortDirection: "desc",
+      limit: SEARCH_PAGE_LIMIT,
+      ...(appCursor === null ? {} : { cursor: appCursor }),
+    });
     const found = matchUserItem(page.data, clientMessageId);
     if (found.kind === "no_match") {
       const searchCursor = page.nextCursor === null
@@ -170,13 +168,11 @@ async function verifyUserItem(
   input: ReadReplyInput,
   cursor: ReplyCursorData,
 ): Promise<void> {
-  const page = parseItemsPage(
-    await session.call("thread/items/read", {
-      threadId: input.threadId,
-      turnId: cursor.turnId,
-      itemIds: [cursor.userItemId],
-    }),
-  );
+  const page = await session.call("thread/items/read", {
+    threadId: input.threadId,
+    turnId: cursor.turnId,
+    itemIds: [cursor.userItemId],
+  });
   const entry: ItemEntry | undefined = page.data.length === 1 ? page.data[0] : undefined;
   if (
     entry === undefined || entry.turnId !== cursor.turnId || entry.item.id !== cursor.userItemId ||
@@ -202,13 +198,11 @@ async function laterDuplicate(
   input: ReadReplyInput,
   cursor: ReplyCursorData,
 ): Promise<boolean> {
-  const page = parseItemsPage(
-    await session.call("thread/items/list", {
-      threadId: input.threadId,
-      sortDirection: "desc",
-      limit: SEARCH_PAGE_LIMIT,
-    }),
-  );
+  const page = await session.call("thread/items/list", {
+    threadId: input.threadId,
+    sortDirection: "desc",
+    limit: SEARCH_PAGE_LIMIT,
+  });
   const found = matchUserItem(page.data, input.clientMessageId);
   return found.kind === "ambiguous" ||
     (found.kind === "observed" && found.itemId !== cursor.userItemId);
@@ -225,20 +219,20 @@ async function turnStatusOf(
   threadId: string,
   turnId: string,
 ): Promise<ObservedTurnStatus> {
-  const params = { threadId, limit: TURN_STATUS_WINDOW, sortDirection: "desc" };
-  let raw: unknown;
+  const params = { threadId, limit: TURN_STATUS_WINDOW, sortDirection: "desc" as const };
+  let page: TurnsPage;
   try {
-    raw = await session.call("thread/turns/list", { ...params, itemsView: "notLoaded" });
+    page = await session.call("thread/turns/list", { ...params, itemsView: "notLoaded" });
   } catch (error) {
     if (!isAnsweredRefusal(error)) throw error;
     try {
-      raw = await session.call("thread/turns/list", { ...params, itemsView: "summary" });
+      page = await session.call("thread/turns/list", { ...params, itemsView: "summary" });
     } catch (again) {
       if (!isAnsweredRefusal(again)) throw again;
       return "unverified";
     }
   }
-  return observedTurnStatus(parseTurnsPage(raw).data, turnId);
+  return observedTurnStatus(page.data, turnId);
 }
 
 /** An error the app-server answered (the helper lives on) that is not about the thread itself. */
@@ -270,15 +264,13 @@ async function projectTurn(
   const replies: Reply[] = [];
   for (let pages = 0; pages < MAX_TURN_PAGES; pages++) {
     const anchor = state.lastConsumedItemId;
-    const page = parseItemsPage(
-      await session.call("thread/items/list", {
-        threadId,
-        turnId,
-        sortDirection: "asc",
-        limit: TURN_PAGE_LIMIT,
-        ...(anchor === null ? {} : { cursor: { type: "item", itemId: anchor } }),
-      }),
-    );
+    const page = await session.call("thread/items/list", {
+      threadId,
+      turnId,
+      sortDirection: "asc",
+      limit: TURN_PAGE_LIMIT,
+      ...(anchor === null ? {} : { cursor: { type: "item", itemId: anchor } }),
+    });
     const projected = projectReplies(page.data, turnId, state);
     replies.push(...projected.replies);
     state = projected;

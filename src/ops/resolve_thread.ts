@@ -5,8 +5,8 @@
  */
 
 import { asRelayError, RelayError } from "../core/errors.ts";
-import { parseThreadList } from "../codex/validate.ts";
 import type { Connection, Session } from "../connect/connection.ts";
+import type { ThreadListPage } from "../codex/types.ts";
 import { canonicalRef, isUuid } from "./inputs.ts";
 
 /** Name lookup bound: pages of `thread/list` searched for an exact name. */
@@ -17,8 +17,8 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
   const matches: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < NAME_PAGES; page++) {
-    const params: Record<string, unknown> = cursor ? { limit: PAGE, cursor } : { limit: PAGE };
-    const result = parseThreadList(await s.call("thread/list", params));
+    const params = cursor ? { limit: PAGE, cursor } : { limit: PAGE };
+    const result: ThreadListPage = await s.call("thread/list", params);
     for (const t of result.data) if (t.name === name) matches.push(t.id);
     if (matches.length > 1) break;
     cursor = result.nextCursor;

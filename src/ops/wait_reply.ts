@@ -1,5 +1,5 @@
 /**
- * `codex_wait_reply` as one operation on an owner {@linkcode Session}: read
+ * `codex_wait_reply` as one operation on a {@linkcode Session}: read
  * as `codex_read_reply` does, again and again, until a final answer is
  * observed, the matched turn ends, or the wait time is up. On a session that
  * can watch the thread (the daemon's shared connection), a notification of
@@ -81,7 +81,7 @@ export interface WaitProgress {
 
 /** How {@linkcode waitForReply} reads and paces itself. */
 export interface WaitOptions {
-  /** The owner's clock: pauses and the wait deadline use it. */
+  /** The connection's clock: pauses and the wait deadline use it. */
   clock: Clock;
   /** Called after each read that did not settle the wait, while the pause runs. */
   onProgress?: (progress: WaitProgress) => void | Promise<void>;

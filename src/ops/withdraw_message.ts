@@ -10,7 +10,6 @@
 
 import { z } from "zod";
 import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
-import { parseItemsPage, parseQueueDelete } from "../codex/validate.ts";
 import type { Session } from "../connect/connection.ts";
 import { matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/match_user_item.ts";
 import { findQueued } from "./queue_message.ts";
@@ -86,9 +85,9 @@ export async function withdrawMessage(
   if (submissionId !== undefined) {
     let deleted: boolean;
     try {
-      deleted = parseQueueDelete(
-        await s.call("thread/queue/delete", { threadId, queuedSubmissionId: submissionId }),
-      ).deleted;
+      deleted =
+        (await s.call("thread/queue/delete", { threadId, queuedSubmissionId: submissionId }))
+          .deleted;
     } catch (error) {
       const e = asRelayError(error);
       if (!e.written || e.rpcCode !== undefined) {
@@ -121,13 +120,11 @@ async function notQueued(
     });
   }
   try {
-    const page = parseItemsPage(
-      await s.call("thread/items/list", {
-        threadId,
-        sortDirection: "desc",
-        limit: SEARCH_PAGE_LIMIT,
-      }),
-    );
+    const page = await s.call("thread/items/list", {
+      threadId,
+      sortDirection: "desc",
+      limit: SEARCH_PAGE_LIMIT,
+    });
     const found = matchUserItem(page.data, clientMessageId);
     if (found.kind !== "no_match") {
       return result("already_taken", {

@@ -14,7 +14,7 @@ export const TURN_STATUS_WINDOW = 50;
  * turn summaries (the newest, when listed descending).
  *
  * `interrupted` with `completedAt: null` is how a turn running in another
- * process (or abandoned by a crashed holder) reads to a non-owner: it is
+ * process (or abandoned by a crashed holder) reads to any other: it is
  * `unverified`, never `interrupted`. A turn not in the window, or listed twice
  * with different statuses, is `unverified`.
  */

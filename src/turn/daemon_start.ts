@@ -14,8 +14,8 @@
 import { asRelayError } from "../core/errors.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import { queueMessage } from "../ops/queue_message.ts";
-import { parseLoadedSettings } from "../codex/validate.ts";
 import { type RunOptions, unapplied } from "./run_options.ts";
+import type { RunParams } from "../codex/methods.ts";
 import type { ReasonCode } from "../core/errors.ts";
 import type { Receipt } from "../ops/queue_message.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
@@ -36,9 +36,9 @@ export interface DaemonRun {
   text: string;
   clientMessageId: string;
   /** The recursion guard's config overrides (they apply when the resume loads the thread). */
-  config: unknown;
+  config: Record<string, unknown>;
   /** codex_run's options for the resume (model, sandbox, approval policy). */
-  resumeParams?: Record<string, unknown>;
+  resumeParams?: RunParams;
   /** The options, to check that the resume applied them. */
   options?: RunOptions;
 }
@@ -60,7 +60,7 @@ export async function subscribeThenQueue(
       ...resumeParams,
       config,
     });
-    const problems = unapplied(run.options ?? {}, parseLoadedSettings(resumed));
+    const problems = unapplied(run.options ?? {}, resumed);
     if (problems.length > 0) {
       return {
         reason: "not_allowed",

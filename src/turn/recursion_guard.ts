@@ -7,6 +7,7 @@
 
 import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
+import type { Session } from "../connect/connection.ts";
 
 /** A safe MCP server name: anything else would need quoting in Codex's config keys. */
 export const MCP_SERVER_NAME: RegExp = /^[A-Za-z0-9_-]+$/;
@@ -55,16 +56,12 @@ export function guardOverrides(names: readonly string[], log: Logger): Record<st
  * so it throws (a `RelayError` with the read's reason) and no turn is started.
  */
 export async function readConfig(
-  call: (method: string, params: unknown) => Promise<unknown>,
+  call: Session["call"],
   cwd: string | undefined,
   log: Logger,
 ): Promise<Record<string, unknown>> {
   try {
-    const result = await call("config/read", cwd ? { cwd } : {}) as { config?: unknown };
-    if (typeof result?.config !== "object" || result.config === null) {
-      throw new RelayError("protocol_error", "config/read returned no config object");
-    }
-    return result.config as Record<string, unknown>;
+    return (await call("config/read", cwd ? { cwd } : {})).config;
   } catch (error) {
     const e = asRelayError(error);
     log.warn("config/read failed; no turn is started", { reason: e.reason });

@@ -8,6 +8,7 @@
 
 import { RelayError } from "../core/errors.ts";
 import { parseRunConfig } from "../codex/validate.ts";
+import type { RunParams } from "../codex/methods.ts";
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
@@ -88,7 +89,7 @@ function rank(order: readonly string[], value: string | null): number {
 }
 
 /** The `thread/start` / `thread/resume` parameters of the options, besides `config`. */
-export function runParams(options: RunOptions): Record<string, unknown> {
+export function runParams(options: RunOptions): RunParams {
   return {
     ...(options.model ? { model: options.model } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),

@@ -18,7 +18,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { parseThreadList, parseTurnsPage } from "../codex/validate.ts";
+import type { ThreadListPage } from "../codex/types.ts";
 import { TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
@@ -74,14 +74,12 @@ export async function attachTurn(
     await session.call("thread/resume", { threadId, excludeTurns: true });
     registry.follow(runtime);
     // A turn that ended before the subscription sends no turn/completed: read its status.
-    const page = parseTurnsPage(
-      await session.call("thread/turns/list", {
-        threadId,
-        limit: TURN_STATUS_WINDOW,
-        sortDirection: "desc",
-        itemsView: "notLoaded",
-      }),
-    );
+    const page = await session.call("thread/turns/list", {
+      threadId,
+      limit: TURN_STATUS_WINDOW,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    });
     const turn = page.data.find((t) => t.id === turnId);
     if (turn && turn.status !== "inProgress" && turn.completedAt !== null) {
       runtime.observed(turn.status, turn.error);
@@ -102,8 +100,8 @@ export async function attachTurn(
 async function loadedInDaemon(session: Session, threadId: string): Promise<boolean> {
   let cursor: string | null = null;
   for (let page = 0; page < STATUS_PAGES; page++) {
-    const params: Record<string, unknown> = cursor ? { limit: 100, cursor } : { limit: 100 };
-    const list = parseThreadList(await session.call("thread/list", params));
+    const params = cursor ? { limit: 100, cursor } : { limit: 100 };
+    const list: ThreadListPage = await session.call("thread/list", params);
     const thread = list.data.find((t) => t.id === threadId);
     if (thread) return thread.status !== "notLoaded";
     cursor = list.nextCursor;

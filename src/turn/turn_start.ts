@@ -15,8 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { parseFsMetadata, parseThreadReadCwd, parseThreadStart } from "../codex/validate.ts";
-import { LOGIN_FIX, loginState } from "../codex/account.ts";
+import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -58,7 +57,7 @@ async function loginProblem(
   session: Session,
   env: (name: string) => string | undefined,
 ): Promise<Attempt | undefined> {
-  let answer: unknown;
+  let answer: AccountAnswer;
   try {
     answer = await session.call("account/read", {});
   } catch (error) {
@@ -112,7 +111,7 @@ const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
  */
 async function missingDirectory(session: Session, cwd: string): Promise<string | undefined> {
   try {
-    const meta = parseFsMetadata(await session.call("fs/getMetadata", { path: cwd }));
+    const meta = await session.call("fs/getMetadata", { path: cwd });
     return meta.isDirectory ? undefined : `${cwd} is not a directory`;
   } catch (error) {
     const e = asRelayError(error);
@@ -130,7 +129,7 @@ async function missingDirectory(session: Session, cwd: string): Promise<string |
  * `.codex/config.toml` over the user's), so its config is read there.
  */
 async function threadCwd(session: Session, threadId: string): Promise<string> {
-  return parseThreadReadCwd(await session.call("thread/read", { threadId }));
+  return await session.call("thread/read", { threadId });
 }
 
 /** Starts turns. */
@@ -218,9 +217,11 @@ export class TurnStarts {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
       const config = await this.#config(session, cwd, options);
-      const { threadId } = parseThreadStart(
-        await session.call("thread/start", { cwd, ...runParams(options), config }),
-      );
+      const { threadId } = await session.call("thread/start", {
+        cwd,
+        ...runParams(options),
+        config,
+      });
       this.#remember(threadId, options);
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);

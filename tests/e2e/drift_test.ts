@@ -118,13 +118,14 @@ const AGENT = `${ITEM}<agentMessage>`;
 /**
  * Everything the relay relies on. Sources: `src/codex/validate.ts` (parseThreadList,
  * parseQueueAdd, parseQueueList, parseItem, parseItemsPage, parseTurnsPage, parseTurn), the
- * params sent by `src/owner/owner.ts` (initialize), `src/host/tools/` (list, queue),
- * `src/reply/read_reply.ts` (items, turns), `src/turn/` (config/read, thread start/resume, queue
- * start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes, and docs/design.md.
+ * params sent by the backends in `src/connect/` (initialize), `src/codex/methods.ts` (the params
+ * of every method sent), `src/ops/` (list, queue, items, turns), `src/turn/` (config/read, thread
+ * start/resume, queue start, interrupt, unsubscribe), the answers `src/elicit/mappings.ts` writes,
+ * and docs/design.md.
  * Update it with the code: a field the relay starts to rely on belongs here.
  */
 export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow | MethodsRow)[] = [
-  // --- every helper: the handshake (owner.ts)
+  // --- every connection: the handshake (spawn_connection.ts, daemon_connection.ts)
   {
     at: { request: "initialize" },
     sample: {
@@ -266,7 +267,7 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   { at: { result: "thread/turns/list" }, path: "data[].error.message", types: STR },
   { at: { result: "thread/turns/list" }, path: "data[].error.codexErrorInfo", types: ANY },
   { at: { result: "thread/turns/list" }, path: "data[].completedAt", types: NUM_NULL },
-  // codex_list_threads' earlier-process runs (src/ops/listed_runs.ts, src/codex/run_views.ts):
+  // codex_list_threads' earlier-process runs (src/ops/listed_runs.ts, src/codex/validate.ts):
   // the newest turn's summary, its start and its user message's clientId.
   {
     at: { request: "thread/turns/list" },

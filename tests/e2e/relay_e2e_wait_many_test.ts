@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import type { ElicitParams } from "../../testing/mcp_client.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
-import type { CallToolResult } from "@modelcontextprotocol/client";
-import { approvalExchange, e2eCodex, type Rec, structured, withWorld } from "./_relay_e2e.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { approvalExchange, e2eCodex, type Rec, withWorld } from "./_relay_e2e.ts";
 
 const BIN = e2eCodex("tests/e2e/relay_e2e_wait_many_test.ts");
 const ignore = BIN === null;
@@ -27,13 +27,14 @@ async function tool(
   args: Rec,
   progress?: string[],
 ): Promise<Rec> {
-  const result = await relay.client.callTool({ name, arguments: args }, {
+  const result = await callTool(relay.client, name, args, {
     timeout: 120_000,
     resetTimeoutOnProgress: true,
     ...(progress ? { onprogress: (p) => void progress.push(String(p.message)) } : {}),
-  }) as CallToolResult;
+  });
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
-  return structured(result);
+  assert.ok(result.structuredContent, "the result has structuredContent");
+  return result.structuredContent;
 }
 
 const texts = (m: Rec) => (m.replies as { text: string }[]).map((r) => r.text);

@@ -6,7 +6,7 @@
  * `shared`, and attaching when it says `attachesToRunningTurns`.
  */
 import assert from "assert";
-import { allowedMethods } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { BackendCapabilities, Connection } from "../../src/connect/connection.ts";
 import { openConnection } from "../../src/connect/open.ts";

@@ -5,11 +5,12 @@ import {
 } from "../../src/connect/daemon/daemon_connection.ts";
 import { DEFAULT_LIMITS, type ServerRequest } from "../../src/connect/connection.ts";
 import { dialProxy } from "../../src/connect/daemon/proxy_dial.ts";
+import type { Method } from "../../src/codex/methods.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { WAIT_DEADLINE_MS } from "../../testing/deadline.ts";
 import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
 
-const METHODS = new Set([
+const METHODS = new Set<Method>([
   "thread/list",
   "thread/queue/add",
   "thread/queue/list",
@@ -32,7 +33,7 @@ async function proxies(f: FixtureHome): Promise<number> {
   return (await f.log()).filter((e) => e.event === "proxy").length;
 }
 
-const input = [{ type: "text", text: "hello", text_elements: [] }];
+const input = [{ type: "text" as const, text: "hello", text_elements: [] }];
 
 Deno.test("daemon: nothing is spawned until the first RPC, then one proxy serves every operation", async () => {
   const t = thread();
@@ -65,7 +66,7 @@ Deno.test("daemon: nothing is spawned until the first RPC, then one proxy serves
 Deno.test("daemon: a method outside the allowlist is refused before anything is spawned", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const d = daemonFor(f);
-    const e = await rejection(d.operation((s) => s.call("turn/start", {})));
+    const e = await rejection(d.operation((s) => s.call("turn/start" as Method, {} as never)));
     assert.equal(e.reason, "not_allowed");
     assert.equal(e.written, false);
     assert.equal(await proxies(f), 0);

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { allowedMethods } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { encodeCursor } from "../../src/reply/cursor.ts";
@@ -606,7 +606,7 @@ Deno.test("readReply(): the 20 s budget spans all RPCs of one call, and the help
   const f = await FixtureHome.create(scenario);
   try {
     const clock = new ManualClock();
-    const owner = new SpawnConnection({
+    const connection = new SpawnConnection({
       allowlist: allowedMethods({ replyRead: true, turnStart: false }),
       version: "0.0.0-test",
       env: f.env,
@@ -615,7 +615,9 @@ Deno.test("readReply(): the 20 s budget spans all RPCs of one call, and the help
     });
     const first = await f.barrier("first");
     const second = await f.barrier("second");
-    const pending = owner.operation((s) => readReply(s, { threadId: t.id, clientMessageId: "c1" }));
+    const pending = connection.operation((s) =>
+      readReply(s, { threadId: t.id, clientMessageId: "c1" })
+    );
     await first.reached();
     clock.advance(11_000); // under the 12 s RPC timeout
     await first.release();

@@ -22,7 +22,7 @@ async function rig(
 
 async function done(r: Rig): Promise<void> {
   await r.turns.shutdown();
-  await r.owner.shutdown();
+  await r.connection.shutdown();
   assert.deepEqual(r.f.alive(), [], "no helper is left in the process table");
   await r.f.dispose();
 }
@@ -59,7 +59,7 @@ Deno.test("TurnRuntime interrupts a silent turn after the stall budget and repor
     assert.ok(methods.includes("turn/interrupt"));
     assert.ok(methods.includes("thread/unsubscribe"), "the thread is released");
     assert.equal(r.turns.size, 0);
-    assert.equal(r.owner.stats.alive, 0, "the runtime's helper is reaped");
+    assert.equal(r.connection.stats.alive, 0, "the runtime's helper is reaped");
   } finally {
     await done(r);
   }

@@ -5,7 +5,7 @@
  * reason in its text, return no text outside the caller's scope, leave no
  * process behind, and the server must serve the next call. Receipts are
  * checked against what the fixture really stored. "Never answers" runs
- * through the owner with a manual clock for every tool, and through the
+ * through an in-process connection on a manual clock for every tool, and through the
  * relay (12 s, overlapping the rest) for `codex_list_threads`.
  *
  * At the turn-start level (`--allow-turn-start --allow-reply-read`), one
@@ -25,7 +25,8 @@ import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.
 import { silentLogger } from "../../src/core/log.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods, type Capabilities } from "../../src/core/capabilities.ts";
+import type { Capabilities } from "../../src/core/capabilities.ts";
+import { allowedMethods } from "../../src/codex/methods.ts";
 import type { CallContext, Tool } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
@@ -344,7 +345,7 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
   for (const c of closing) if (c.status === "rejected") throw c.reason;
 });
 
-const OWNER_TOOLS = {
+const IN_PROCESS_TOOLS = {
   codex_list_threads: listThreadsTool,
   codex_queue_message: queueMessageTool,
   codex_withdraw_message: withdrawMessageTool,
@@ -352,7 +353,7 @@ const OWNER_TOOLS = {
   codex_wait_reply: waitReplyTool,
 } as unknown as Record<MatrixTool, Tool<z.ZodType, z.ZodType>>;
 
-Deno.test("fault matrix: a helper that never answers times every tool out (owner, manual clock)", async () => {
+Deno.test("fault matrix: a helper that never answers times every tool out (in process, manual clock)", async () => {
   const s = seeded();
   const c = FAULT_CASES.find((x) => x.id === "never_answers")!;
   const f = await FixtureHome.create(s.scenario);
@@ -360,12 +361,12 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
   const receipts: Record<string, unknown>[] = [];
   try {
     for (const name of MATRIX_TOOLS) {
-      const tool = OWNER_TOOLS[name];
+      const tool = IN_PROCESS_TOOLS[name];
       const barrier = `seen-${name}`;
       await f.write({ ...s.scenario, faults: requestFaults({ never: true }, name, barrier) });
       const seen = await f.barrier(barrier);
       const clock = new ManualClock();
-      const owner = new SpawnConnection({
+      const connection = new SpawnConnection({
         allowlist: allowedMethods(caps),
         version: "0.0.0-test",
         env: f.env,
@@ -374,10 +375,10 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
       });
       // What the read and queue levels use of a call's context (the turn machinery stays idle).
       const ctx = {
-        connection: owner,
+        connection,
         caps,
         clock,
-        ...turnMachinery({ connection: owner, clock, log: silentLogger, readsReplies: true }),
+        ...turnMachinery({ connection, clock, log: silentLogger, readsReplies: true }),
         signal: new AbortController().signal,
         progress: () => Promise.resolve(),
         log: silentLogger,
@@ -391,13 +392,13 @@ Deno.test("fault matrix: a helper that never answers times every tool out (owner
       // One RPC may take 12 s; a wait's whole operation 1 s + its margin.
       const deadline = name === "codex_wait_reply" ? 1_000 + WAIT_MARGIN_MS : 12_000;
       clock.advance(deadline - 1);
-      assert.equal(owner.stats.alive, 1, `${name}: not timed out before its deadline`);
+      assert.equal(connection.stats.alive, 1, `${name}: not timed out before its deadline`);
       clock.advance(1);
       const out = await pending as Record<string, unknown>;
       const text = tool.render(out);
-      assertSeen(name, out, text, c.seen[name], s, `never_answers/${name} (owner)`);
+      assertSeen(name, out, text, c.seen[name], s, `never_answers/${name} (in process)`);
       if (name === "codex_queue_message") receipts.push(out);
-      assert.equal(owner.stats.alive, 0, `${name}: the silent helper was reaped`);
+      assert.equal(connection.stats.alive, 0, `${name}: the silent helper was reaped`);
       assert.deepEqual(f.alive(), [], `${name}: no process is left`);
     }
     await assertReceiptsTruthful(f, receipts);
@@ -702,7 +703,7 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
   for (const c of closing) if (c.status === "rejected") throw c.reason;
 });
 
-Deno.test("fault matrix (turn start): a helper that never answers, at each step of codex_run and at turn/interrupt (owner, manual clock)", async () => {
+Deno.test("fault matrix (turn start): a helper that never answers, at each step of codex_run and at turn/interrupt (in process, manual clock)", async () => {
   const c = FAULT_CASES.find((x) => x.id === "never_answers")!;
   const caps: Capabilities = { replyRead: true, turnStart: true };
   for (const site of TURN_SITES) {
@@ -713,13 +714,13 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       faults: [{ method: site, once: "never", action: { never: true }, barrier }],
     });
     const seen = await f.barrier(barrier);
-    const { clock, owner, router, turns, starts } = wireTurns(f, {
+    const { clock, connection, router, turns, starts } = wireTurns(f, {
       caps,
-      ownerOnManualClock: true,
+      connectionOnManualClock: true,
     });
     // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
     const ctx = {
-      connection: owner,
+      connection,
       caps,
       clock,
       turns,
@@ -732,7 +733,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       clientModes: () => ({ form: false, url: false }),
       mintRound: () => Promise.reject(new Error("no input rounds here")),
     } as unknown as CallContext;
-    const label = `never_answers/${site} (owner)`;
+    const label = `never_answers/${site} (in process)`;
     try {
       let pending: Promise<unknown>;
       let deadline: number;
@@ -783,12 +784,12 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
         await assertReceiptsTruthful(f, rig.receipts);
       }
       assert.equal(turns.size, 0, `${label}: no runtime is left`);
-      assert.equal(owner.stats.alive, 0, `${label}: every helper was reaped`);
+      assert.equal(connection.stats.alive, 0, `${label}: every helper was reaped`);
       assert.deepEqual(f.alive(), [], `${label}: no process is left`);
       await assertThreadsReleased(f, `${label}: `);
     } finally {
       await turns.shutdown();
-      await owner.shutdown();
+      await connection.shutdown();
       await f.dispose();
     }
   }

@@ -319,7 +319,7 @@ Deno.test("load (turn start): codex_run turns (half of them asking an approval) 
   assert.ok(!stderr.includes("load ") && !stderr.includes(RUN_FINAL), "no text reaches the log");
 });
 
-Deno.test("load (turn start): while four turns hold every helper, a fifth codex_run waits 20 s for one, then is busy with nothing queued; one freed in time is taken (owner, manual clock)", async () => {
+Deno.test("load (turn start): while four turns hold every helper, a fifth codex_run waits 20 s for one, then is busy with nothing queued; one freed in time is taken (in process, manual clock)", async () => {
   const holding = Array.from(
     { length: HELPER_CAP },
     (_, i) => thread({ scripts: [[{ barrier: `hold-${i}` }, { end: "completed" }]] }),
@@ -328,7 +328,7 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
   const sixth = thread();
   const f = await FixtureHome.create({ threads: [...holding, fifth, sixth] });
   const barriers = await Promise.all(holding.map((_, i) => f.barrier(`hold-${i}`)));
-  const { clock, owner, turns, starts } = turnRig(f, { ownerOnManualClock: true });
+  const { clock, connection, turns, starts } = turnRig(f, { connectionOnManualClock: true });
   const signal = new AbortController().signal;
   let left: number[] = [];
   try {
@@ -339,10 +339,10 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
       runtimes.push(started.runtime);
       await barriers[i].reached(); // Running, silent, holding its helper.
     }
-    assert.equal(owner.stats.alive, HELPER_CAP);
+    assert.equal(connection.stats.alive, HELPER_CAP);
 
     const late = starts.inThread(fifth.id, "fifth", signal);
-    const listing = owner.operation((session) => session.call("thread/list", {}), {
+    const listing = connection.operation((session) => session.call("thread/list", {}), {
       signal,
       label: "list",
     }).then(() => "listed", (e: { reason?: string }) => e.reason);
@@ -351,7 +351,7 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
     clock.advance(20_000 - 1);
     await f.requests(); // A round of I/O: a wait that had ended would be handled by now.
     assert.equal(settled, false, "the fifth call waits for a helper");
-    assert.equal(owner.stats.waiting, 2, "the fifth call and a list wait in the queue");
+    assert.equal(connection.stats.waiting, 2, "the fifth call and a list wait in the queue");
     clock.advance(1);
     await f.requests(); // Another round of I/O: the refusal is handled by now.
     assert.equal(settled, true, "the fifth call stops waiting at 20 s");
@@ -377,11 +377,11 @@ Deno.test("load (turn start): while four turns hold every helper, a fifth codex_
     for (const runtime of runtimes) {
       assert.equal((await turns.settled(runtime)).snapshot.phase, "completed");
     }
-    assert.ok(owner.stats.peak <= HELPER_CAP, `at most 4 helpers (${owner.stats.peak})`);
+    assert.ok(connection.stats.peak <= HELPER_CAP, `at most 4 helpers (${connection.stats.peak})`);
     await assertThreadsReleased(f);
   } finally {
     await turns.shutdown();
-    await owner.shutdown();
+    await connection.shutdown();
     left = f.alive();
     await f.dispose();
   }

@@ -1,5 +1,6 @@
 import assert from "assert";
-import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
@@ -12,9 +13,9 @@ import { RelayError } from "../../src/core/errors.ts";
 // read the thread's configuration before a turn starts), `thread/name/set`
 // (codex_run's `name`) and `fs/getMetadata` (codex_run refuses a cwd that does
 // not exist; the relay has no read permission).
-const QUEUE = ["thread/list", "thread/queue/add", "thread/queue/list"];
-const READ = ["thread/items/list", "thread/items/read", "thread/turns/list"];
-const TURN = [
+const QUEUE: Method[] = ["thread/list", "thread/queue/add", "thread/queue/list"];
+const READ: Method[] = ["thread/items/list", "thread/items/read", "thread/turns/list"];
+const TURN: Method[] = [
   "thread/start",
   "thread/resume",
   "thread/queue/start",
@@ -83,15 +84,15 @@ for (const level of LEVELS) {
 
 Deno.test("capabilities: methods no level names (turn/start, initialize, ...) are never allowed", () => {
   for (const level of LEVELS) {
-    const allowed = allowedMethods(level.caps);
+    const allowed: ReadonlySet<string> = allowedMethods(level.caps);
     for (const m of ["turn/start", "thread/archive", "thread/rollback", "initialize", ""]) {
       assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
     }
   }
 });
 
-Deno.test("a queue-level owner refuses every read and turn method before any helper starts", async () => {
-  const owner = new SpawnConnection({
+Deno.test("a queue-level connection refuses every read and turn method before any helper starts", async () => {
+  const connection = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: false }),
     version: "0.0.0-test",
     // Nothing may be spawned: a command that cannot exist proves it.
@@ -99,7 +100,7 @@ Deno.test("a queue-level owner refuses every read and turn method before any hel
     env: {},
   });
   for (const method of [...READ, ...TURN]) {
-    const error = await owner.operation((s) => s.call(method, {})).then(
+    const error = await connection.operation((s) => s.call(method, {})).then(
       () => undefined,
       (e) => e,
     );
@@ -108,10 +109,10 @@ Deno.test("a queue-level owner refuses every read and turn method before any hel
     assert.equal(error.written, false, method);
     assert.equal(error.message, `${method} is not allowed at this capability level`);
   }
-  assert.equal(owner.stats.spawned, 0, "no helper was spawned");
+  assert.equal(connection.stats.spawned, 0, "no helper was spawned");
   // Every method the queue level does allow gets past the allowlist (and then fails to spawn).
   for (const method of QUEUE) {
-    const error = await owner.operation((s) => s.call(method, {})).catch((e: RelayError) => e);
+    const error = await connection.operation((s) => s.call(method, {})).catch((e: RelayError) => e);
     assert.ok(error instanceof RelayError, method);
     assert.equal(error.reason, "codex_missing", method);
   }

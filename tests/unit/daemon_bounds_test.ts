@@ -4,6 +4,7 @@ import { ManualClock } from "../../testing/manual_clock.ts";
 import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
 import type { FrameTransport } from "../../src/connect/frame_transport.ts";
 import type { Dialed } from "../../src/connect/daemon/proxy_dial.ts";
+import type { Method } from "../../src/codex/methods.ts";
 
 /**
  * An in-memory app-server: answers `initialize` at once and holds every
@@ -50,9 +51,10 @@ class FakeDaemon {
     while (this.held.length < n) await new Promise<void>((r) => this.#arrived.push(r));
   }
 
-  /** Answers every held request. */
+  /** Answers every held request (`thread/list`: an empty page). */
   releaseAll(): void {
-    for (const { id } of this.held.splice(0)) this.#push({ id, result: { ok: true } });
+    const page = { data: [], nextCursor: null };
+    for (const { id } of this.held.splice(0)) this.#push({ id, result: page });
   }
 
   #push(message: unknown): void {
@@ -76,7 +78,7 @@ class FakeDaemon {
 
 function daemon(fake: FakeDaemon, inFlight: number, queue: number, clock = new ManualClock()) {
   return new DaemonConnection({
-    allowlist: new Set(["thread/list"]),
+    allowlist: new Set<Method>(["thread/list"]),
     version: "0.0.0-test",
     limits: { inFlight, queue },
     clock,
@@ -126,7 +128,7 @@ Deno.test("daemon bounds: at the in-flight bound every operation is sent; one pa
   await Promise.all(ops);
   await fake.heldCount(1);
   fake.releaseAll();
-  assert.deepEqual(await fourth, { ok: true });
+  assert.deepEqual(await fourth, { data: [], nextCursor: null });
   assert.equal(d.stats.peak, 3);
   assert.equal(fake.dials, 1, "all on one connection");
   await d.shutdown();

@@ -4,7 +4,15 @@
  * table of the markdown and compares it with the code's own constants.
  */
 import assert from "assert";
-import { allowedMethods, type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import {
+  allowedMethods,
+  isMethod,
+  levelOf,
+  type Method,
+  METHOD_NAMES,
+  type MethodLevel,
+} from "../../src/codex/methods.ts";
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
@@ -88,6 +96,14 @@ Deno.test("docs/design.md: each capability level's flag, tools and app-server me
   const both = { replyRead: true, turnStart: true };
   const union = rows.flatMap((r) => codeSpans(r[3])).sort();
   assert.deepEqual([...allowedMethods(both)].sort(), union, "both flags allow the union");
+  assert.deepEqual([...METHOD_NAMES].sort(), union, "the table lists every method of the map");
+  const levels: MethodLevel[] = ["queue", "replyRead", "turnStart"];
+  for (const [i, row] of rows.entries()) {
+    for (const method of codeSpans(row[3])) {
+      assert.ok(isMethod(method), `${method} (the ${LEVELS[i].name} level) is in the method map`);
+      assert.equal(levelOf(method), levels[i], `the map's level of ${method}`);
+    }
+  }
 });
 
 Deno.test("docs/design.md: the tools table lists every tool at the level that registers it", () => {
@@ -100,7 +116,7 @@ Deno.test("docs/design.md: the tools table lists every tool at the level that re
 
 Deno.test("docs/design.md: what each backend can do is what the backends declare", () => {
   const rows = tableUnder(DESIGN, "What a backend can do");
-  const options = { allowlist: new Set<string>(), version: "0.0.0-test", env: {} };
+  const options = { allowlist: new Set<Method>(), version: "0.0.0-test", env: {} };
   const spawn = openConnection({ kind: "spawn" }, options);
   const daemon = openConnection({ kind: "daemon" }, options);
   const yes = (cell: string) => ({ yes: true, no: false })[cell];

@@ -12,7 +12,8 @@ import type { Session } from "../../src/connect/connection.ts";
 import type { Thread } from "../../src/codex/types.ts";
 import { EARLIER_PROBES, earlierRuns, type EarlierScan } from "../../src/ops/listed_runs.ts";
 import { isRunId, mintRunId, RUN_ID_TAG } from "../../src/ops/run_id.ts";
-import { parseTurnsWithClients } from "../../src/codex/run_views.ts";
+import { parseTurnsPage } from "../../src/codex/validate.ts";
+import { typedCall } from "../../src/connect/connection.ts";
 import { withdrawnResult } from "../../src/turn/run_result.ts";
 
 Deno.test("mintRunId gives distinct lowercase UUIDs that carry the tag; other ids are not run ids", () => {
@@ -31,19 +32,12 @@ Deno.test("mintRunId gives distinct lowercase UUIDs that carry the tag; other id
 
 const RUN = mintRunId();
 
-function threadOf(id: string, status: Thread["status"] = "active"): Thread {
-  return { id, name: null, status, updatedAt: 1796006982 };
-}
-
-function rawPage(threads: Thread[], flags: Record<string, string[]> = {}) {
-  return {
-    data: threads.map((t) => ({
-      id: t.id,
-      status: t.status === "active"
-        ? { type: "active", activeFlags: flags[t.id] ?? [] }
-        : { type: t.status },
-    })),
-  };
+function threadOf(
+  id: string,
+  status: Thread["status"] = "active",
+  activeFlags: string[] = [],
+): Thread {
+  return { id, name: null, status, updatedAt: 1796006982, cwd: null, activeFlags };
 }
 
 function turnPage(status: string, clientId: string | null, startedAt: number | null = 1796006990) {
@@ -68,7 +62,7 @@ function session(turns: Record<string, unknown>, asked: string[] = []): Session 
   return {
     signal: new AbortController().signal,
     remainingMs: () => 10_000,
-    call: (method: string, params: unknown) => {
+    call: typedCall((method, params) => {
       const p = params as { threadId: string; limit: number; itemsView: string };
       assert.equal(method, "thread/turns/list");
       assert.equal(p.limit, 1);
@@ -77,7 +71,7 @@ function session(turns: Record<string, unknown>, asked: string[] = []): Session 
       const answer = turns[p.threadId];
       if (answer instanceof Error) return Promise.reject(answer);
       return Promise.resolve(answer);
-    },
+    }),
   };
 }
 
@@ -87,7 +81,6 @@ Deno.test("earlierRuns lists an inProgress turn whose user message carries a cod
   const threads = [threadOf("t1")];
   const runs = await earlierRuns(
     session({ t1: turnPage("inProgress", RUN) }),
-    rawPage(threads),
     threads,
     NONE,
   );
@@ -115,7 +108,7 @@ Deno.test("earlierRuns asks only active threads this relay does not follow; unta
     ended: turnPage("completed", RUN),
     run: turnPage("inProgress", RUN, null),
   }, asked);
-  const runs = await earlierRuns(s, rawPage(threads), threads, {
+  const runs = await earlierRuns(s, threads, {
     running: new Set(["mine"]),
     queuedHere: (t, m) => t === "run" && m === RUN,
   });
@@ -129,11 +122,12 @@ Deno.test("earlierRuns asks only active threads this relay does not follow; unta
 });
 
 Deno.test("earlierRuns: a thread the daemon flags waitingOnApproval is waiting_for_approval, without a count", async () => {
-  const threads = [threadOf("t1"), threadOf("t2")];
-  const raw = rawPage(threads, { t1: ["waitingOnApproval"], t2: ["waitingOnUserInput"] });
+  const threads = [
+    threadOf("t1", "active", ["waitingOnApproval"]),
+    threadOf("t2", "active", ["waitingOnUserInput"]),
+  ];
   const runs = await earlierRuns(
     session({ t1: turnPage("inProgress", RUN), t2: turnPage("inProgress", RUN) }),
-    raw,
     threads,
     NONE,
   );
@@ -148,7 +142,7 @@ Deno.test(`earlierRuns asks at most ${EARLIER_PROBES} active threads: at the bou
     const threads = Array.from({ length: count }, (_, i) => threadOf(`t${i}`));
     const asked: string[] = [];
     const turns = Object.fromEntries(threads.map((t) => [t.id, turnPage("inProgress", RUN)]));
-    const runs = await earlierRuns(session(turns, asked), rawPage(threads), threads, NONE);
+    const runs = await earlierRuns(session(turns, asked), threads, NONE);
     assert.equal(asked.length, Math.min(count, EARLIER_PROBES));
     assert.equal(runs.length, Math.min(count, EARLIER_PROBES));
   }
@@ -163,14 +157,13 @@ Deno.test("earlierRuns: a failed read ends the scan with what was found; a malfo
       t2: new RelayError("timeout", "slow"),
       t3: turnPage("inProgress", RUN),
     }, asked),
-    rawPage(threads),
     threads,
     NONE,
   );
   assert.deepEqual(asked, ["t1", "t2"]);
   assert.deepEqual(runs.map((r) => r.threadId), ["t1"]);
   assert.throws(
-    () => parseTurnsWithClients({ data: [{ id: "x", status: "weird" }], nextCursor: null }),
+    () => parseTurnsPage({ data: [{ id: "x", status: "weird" }], nextCursor: null }),
     /turn.status/,
   );
 });

@@ -2,6 +2,7 @@ import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
+import type { Method } from "../../src/codex/methods.ts";
 import {
   checkAllowed,
   holdBudgetMs,
@@ -59,7 +60,7 @@ Deno.test("an ended frame's budget no longer runs out", () => {
 });
 
 Deno.test("checkAllowed refuses a method outside the allowlist (not_allowed, not written)", () => {
-  const allow = new Set(["thread/list"]);
+  const allow = new Set<Method>(["thread/list"]);
   checkAllowed(allow, "thread/list", silentLogger);
   assert.throws(
     () => checkAllowed(allow, "thread/start", silentLogger),

@@ -6,7 +6,11 @@
  */
 
 import assert from "assert";
-import type { ConnectionListeners, HeldConnection } from "../../src/connect/connection.ts";
+import {
+  type ConnectionListeners,
+  type HeldConnection,
+  typedCall,
+} from "../../src/connect/connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { ElicitationRouter } from "../../src/elicit/router.ts";
@@ -26,10 +30,10 @@ function fakeHeld(answer: (method: string) => unknown = () => ({})) {
   const sent: string[] = [];
   const answered: unknown[] = [];
   const conn: HeldConnection = {
-    call: (method) => {
+    call: typedCall((method) => {
       sent.push(method);
       return Promise.resolve(answer(method));
-    },
+    }),
     listen: (l) => (listeners = l),
     follow: () => {},
     respond: (id) => answered.push(id),
@@ -129,13 +133,13 @@ Deno.test("thread names match exactly, case included", async () => {
     { id: "01a22a5b-0000-7000-8000-00000000000c", name: "alpha " },
   ];
   const session = {
-    call: (method: string) => {
+    call: typedCall((method) => {
       assert.equal(method, "thread/list");
       return Promise.resolve({
         data: threads.map((t) => ({ ...t, status: { type: "notLoaded" }, updatedAt: 1 })),
         nextCursor: null,
       });
-    },
+    }),
     signal: new AbortController().signal,
     remainingMs: () => 10_000,
   };

@@ -1,7 +1,7 @@
 import assert from "assert";
 import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
-import type { Session } from "../../src/connect/connection.ts";
+import { type Session, typedCall } from "../../src/connect/connection.ts";
 import { z } from "zod";
 import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
 import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
@@ -20,7 +20,7 @@ function scripted(handlers: Record<string, Handler>, signal = new AbortControlle
   const calls: [string, Params][] = [];
   const counts = new Map<string, number>();
   const session: Session = {
-    call: (method, params) => {
+    call: typedCall((method, params) => {
       calls.push([method, params as Params]);
       const n = (counts.get(method) ?? 0) + 1;
       counts.set(method, n);
@@ -31,7 +31,7 @@ function scripted(handlers: Record<string, Handler>, signal = new AbortControlle
       } catch (error) {
         return Promise.reject(error);
       }
-    },
+    }),
     signal,
     remainingMs: () => 20_000,
   };

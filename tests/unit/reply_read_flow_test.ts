@@ -1,6 +1,6 @@
 import assert from "assert";
 import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
-import type { Session } from "../../src/connect/connection.ts";
+import { type Session, typedCall } from "../../src/connect/connection.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
 
@@ -13,7 +13,7 @@ type Params = Record<string, unknown>;
 function scripted(handlers: Record<string, (p: Params) => unknown>) {
   const calls: [string, Params][] = [];
   const session: Session = {
-    call: (method, params) => {
+    call: typedCall((method, params) => {
       calls.push([method, params as Params]);
       try {
         const h = handlers[method];
@@ -22,7 +22,7 @@ function scripted(handlers: Record<string, (p: Params) => unknown>) {
       } catch (error) {
         return Promise.reject(error);
       }
-    },
+    }),
     signal: new AbortController().signal,
     remainingMs: () => 20_000,
   };

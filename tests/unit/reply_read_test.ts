@@ -1,6 +1,6 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import type { Session } from "../../src/connect/connection.ts";
+import { type Session, typedCall } from "../../src/connect/connection.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { MAX_TURN_PAGES, readReply } from "../../src/ops/read_reply.ts";
 
@@ -15,14 +15,14 @@ type Handler = (params: Params) => unknown;
 function scripted(handlers: Record<string, Handler>) {
   const calls: [string, Params][] = [];
   const session: Session = {
-    call: (method, params) => {
+    call: typedCall((method, params) => {
       calls.push([method, params as Params]);
       try {
         return Promise.resolve(handlers[method](params as Params));
       } catch (error) {
         return Promise.reject(error);
       }
-    },
+    }),
     signal: new AbortController().signal,
     remainingMs: () => 20_000,
   };

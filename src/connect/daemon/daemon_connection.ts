@@ -31,6 +31,7 @@ import {
   OperationFrame,
 } from "../operation_frame.ts";
 import { RpcConnection } from "../rpc_connection.ts";
+import type { Method } from "../../codex/methods.ts";
 import {
   type BackendCapabilities,
   type Connection,
@@ -40,6 +41,7 @@ import {
   lowerOnly,
   type OperationOptions,
   type Session,
+  typedCall,
 } from "../connection.ts";
 import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
 import { DaemonRouting, type View } from "./daemon_routing.ts";
@@ -49,7 +51,7 @@ import { Liveness } from "./liveness.ts";
 /** Options of a {@linkcode DaemonConnection}. */
 export interface DaemonOptions {
   /** Methods that may be sent (besides `initialize`). */
-  allowlist: ReadonlySet<string>;
+  allowlist: ReadonlySet<Method>;
   /** The relay's version, sent in `initialize`. */
   version: string;
   /** Which daemon (default: the one of the relay's CODEX_HOME). */
@@ -88,7 +90,7 @@ export class DaemonConnection implements Connection {
     turnsOutliveRelay: true,
     attachesToRunningTurns: true,
   });
-  readonly #allow: ReadonlySet<string>;
+  readonly #allow: ReadonlySet<Method>;
   readonly #version: string;
   readonly #limits: DaemonLimits;
   readonly #clock: Clock;
@@ -174,7 +176,7 @@ export class DaemonConnection implements Connection {
     const session: Session = {
       signal,
       remainingMs,
-      call: async (method, params) => {
+      call: typedCall(async (method, params) => {
         checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!release) {
@@ -205,7 +207,7 @@ export class DaemonConnection implements Connection {
         const timeoutMs = Math.min(this.#limits.rpcTimeoutMs, remainingMs());
         this.#log.debug("rpc", { method, op: options.label, pid: live.dialed.pid });
         return await live.rpc.request(method, params, { timeoutMs, signal });
-      },
+      }),
       watch: (threadId, onNotification) => {
         const unroute = this.#routing.watch(threadId, onNotification);
         const stop = () => {

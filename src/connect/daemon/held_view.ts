@@ -7,7 +7,8 @@
  */
 
 import { RelayError } from "../../core/errors.ts";
-import type { HeldConnection } from "../connection.ts";
+import { type CallOptions, type HeldConnection, typedCall } from "../connection.ts";
+import type { Method } from "../../codex/methods.ts";
 import type { RpcConnection } from "../rpc_connection.ts";
 import { type DaemonRouting, newView, type View } from "./daemon_routing.ts";
 
@@ -22,7 +23,7 @@ export interface ViewDeps {
   /** Routing of frames and answers. */
   routing: DaemonRouting;
   /** Throws `not_allowed` for a method outside the allowlist. */
-  checkAllowed: (method: string) => void;
+  checkAllowed: (method: Method) => void;
   /** The per-RPC timeout (calls may ask for less). */
   rpcTimeoutMs: number;
 }
@@ -59,7 +60,7 @@ export function heldView(deps: ViewDeps): HeldConnection {
     respondError: (id, code, message) => {
       if (routing.mayAnswer(view, id)) rpc.respondError(id, code, message);
     },
-    call: (method, params, callOptions = {}) => {
+    call: typedCall<CallOptions>((method, params, callOptions = {}) => {
       deps.checkAllowed(method);
       if (failure) {
         return Promise.reject(
@@ -68,7 +69,7 @@ export function heldView(deps: ViewDeps): HeldConnection {
       }
       const timeoutMs = Math.min(callOptions.timeoutMs ?? deps.rpcTimeoutMs, deps.rpcTimeoutMs);
       return rpc.request(method, params, { timeoutMs, signal: callOptions.signal });
-    },
+    }),
     close: () => {
       end(new RelayError("cancelled", "The held connection was released", { written: true }));
       return Promise.resolve();

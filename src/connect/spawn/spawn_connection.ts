@@ -21,6 +21,7 @@ import {
 import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
 import { Slots } from "../slots.ts";
 import { RpcConnection } from "../rpc_connection.ts";
+import type { Method } from "../../codex/methods.ts";
 import {
   checkAllowed,
   holdBudgetMs,
@@ -30,6 +31,7 @@ import {
 import { LineTransport } from "./line_transport.ts";
 import {
   type BackendCapabilities,
+  type CallOptions,
   type Connection,
   type ConnectionStats,
   type HeldConnection,
@@ -37,12 +39,13 @@ import {
   lowerOnly,
   type OperationOptions,
   type Session,
+  typedCall,
 } from "../connection.ts";
 
 /** Options of a {@linkcode SpawnConnection}. */
 export interface SpawnOptions {
   /** Methods helpers may be sent (besides `initialize`). */
-  allowlist: ReadonlySet<string>;
+  allowlist: ReadonlySet<Method>;
   /** The relay's version, sent in `initialize`. */
   version: string;
   /** The executable (default `codex`). */
@@ -78,7 +81,7 @@ export class SpawnConnection implements Connection {
     turnsOutliveRelay: false,
     attachesToRunningTurns: false,
   });
-  readonly #allow: ReadonlySet<string>;
+  readonly #allow: ReadonlySet<Method>;
   readonly #version: string;
   readonly #command: string;
   /** Exactly this environment (tests), or undefined: the relay's own, inherited. */
@@ -149,7 +152,7 @@ export class SpawnConnection implements Connection {
     const session: Session = {
       signal,
       remainingMs,
-      call: async (method, params) => {
+      call: typedCall(async (method, params) => {
         checkAllowed(this.#allow, method, this.#log);
         if (signal.aborted) throw abortReason(signal, false);
         if (!live || live.connection.failure) {
@@ -176,7 +179,7 @@ export class SpawnConnection implements Connection {
           }
           throw error;
         }
-      },
+      }),
     };
     try {
       return await fn(session);
@@ -231,14 +234,14 @@ export class SpawnConnection implements Connection {
       listen: (listeners) => live.connection.listen(listeners),
       respond: (id, result) => live.connection.respond(id, result),
       respondError: (id, code, message) => live.connection.respondError(id, code, message),
-      call: (method, params, callOptions = {}) => {
+      call: typedCall<CallOptions>((method, params, callOptions = {}) => {
         checkAllowed(this.#allow, method, this.#log);
         const timeoutMs = Math.min(
           callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
           this.#limits.rpcTimeoutMs,
         );
         return live.connection.request(method, params, { timeoutMs, signal: callOptions.signal });
-      },
+      }),
       close: () => {
         this.#shutdown.signal.removeEventListener("abort", onShutdown);
         return this.#close(live);

@@ -6,11 +6,11 @@ import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 
 /** An operation that sends nothing and ends when its budget is spent. */
 function idle(
-  owner: SpawnConnection,
+  connection: SpawnConnection,
   budgetMs?: number,
 ): { signal: AbortSignal; ended: Promise<unknown> } {
   let signal: AbortSignal | undefined;
-  const ended = owner.operation(
+  const ended = connection.operation(
     (s) => {
       signal = s.signal;
       return new Promise<unknown>((resolve) =>
@@ -23,17 +23,17 @@ function idle(
   return { signal, ended };
 }
 
-function ownerWith(clock: ManualClock): SpawnConnection {
+function connectionWith(clock: ManualClock): SpawnConnection {
   return new SpawnConnection({ allowlist: new Set(), version: "0.0.0-test", clock, env: {} });
 }
 
 async function budgetOf(
-  owner: SpawnConnection,
+  connection: SpawnConnection,
   clock: ManualClock,
   budgetMs?: number,
 ): Promise<number> {
   const start = clock.now();
-  const op = idle(owner, budgetMs);
+  const op = idle(connection, budgetMs);
   while (!op.signal.aborted) clock.advance(1);
   const why = await op.ended;
   assert.ok(why instanceof RelayError && why.reason === "timeout");
@@ -42,18 +42,18 @@ async function budgetOf(
 
 Deno.test("SpawnConnection.operation() keeps the 20 s budget unless asked otherwise", async () => {
   const clock = new ManualClock();
-  assert.equal(await budgetOf(ownerWith(clock), clock), 20_000);
+  assert.equal(await budgetOf(connectionWith(clock), clock), 20_000);
 });
 
 Deno.test("SpawnConnection.operation() grants an explicit budget up to maxOperationMs (60 s), not beyond", async () => {
   const clock = new ManualClock();
-  const owner = ownerWith(clock);
-  assert.equal(owner.limits.maxOperationMs, 60_000);
-  assert.equal(owner.clock, clock, "operations that wait pause on the owner's clock");
-  assert.equal(await budgetOf(owner, clock, 59_000), 59_000);
-  assert.equal(await budgetOf(owner, clock, 60_000), 60_000);
-  assert.equal(await budgetOf(owner, clock, 60_001), 60_000);
-  assert.equal(await budgetOf(owner, clock, 5_000), 5_000);
+  const connection = connectionWith(clock);
+  assert.equal(connection.limits.maxOperationMs, 60_000);
+  assert.equal(connection.clock, clock, "operations that wait pause on the connection's clock");
+  assert.equal(await budgetOf(connection, clock, 59_000), 59_000);
+  assert.equal(await budgetOf(connection, clock, 60_000), 60_000);
+  assert.equal(await budgetOf(connection, clock, 60_001), 60_000);
+  assert.equal(await budgetOf(connection, clock, 5_000), 5_000);
 });
 
 Deno.test("heldSession() gives its RPCs what is left of one budget, and sends none once it is spent", async () => {
@@ -68,13 +68,13 @@ Deno.test("heldSession() gives its RPCs what is left of one budget, and sends no
   const session = heldSession(conn, new AbortController().signal, 20_000, clock);
   await session.call("config/read", {});
   clock.advance(12_000); // thread/queue/add took its whole RPC timeout
-  await session.call("thread/queue/list", {});
+  await session.call("thread/queue/list", { threadId: "t" });
   clock.advance(8_000 - 1);
-  await session.call("thread/queue/list", {});
+  await session.call("thread/queue/list", { threadId: "t" });
   assert.deepEqual(sent.map((s) => s.timeoutMs), [20_000, 8_000, 1]);
   clock.advance(1);
   await assert.rejects(
-    session.call("thread/queue/list", {}),
+    session.call("thread/queue/list", { threadId: "t" }),
     (e: RelayError) => e.reason === "timeout" && !e.written,
   );
   assert.equal(sent.length, 3, "nothing is sent once the budget is spent");
