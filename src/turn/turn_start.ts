@@ -179,10 +179,12 @@ export class TurnStarts {
         return attempt;
       }
       this.#remember(threadId, options);
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
-      if (receipt.status !== "queued") return { receipt, failed: true };
-      const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
+      // Following before queueing: the held connection may run other turns of this relay and
+      // hold this thread loaded still, where Codex starts a queued message at once.
+      const runtime = registry.adopt(conn, threadId, clientMessageId);
       conn.follow(threadId);
+      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       try {
         await session.call("thread/resume", {
           threadId,
