@@ -335,7 +335,7 @@ Deno.test("codex_run: two concurrent runtimes on the one turn host get the answe
     const asked = new Map(
       (await f.log()).filter((e) => e.dir === "out").map((e) => [
         e.msg!.id,
-        ((e.msg as { params: Structured }).params).threadId,
+        (e.msg as { params: Structured }).params.threadId,
       ]),
     );
     const byThread = new Map(answers.map((x) => [asked.get(x.id), x.result]));
