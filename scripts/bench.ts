@@ -34,15 +34,21 @@
  *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
  *   wait lag in daemon and in spawn mode.
  *
+ * - fan-out (`scripts/bench/fanout.ts`): 8 turns at once in spawn mode and 16
+ *   in daemon mode against the fixture: all complete, a list meanwhile vs idle,
+ *   processes at the peak (spawn: 1 app-server for the turns), RSS.
+ *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
- * figures and the daemon figures), `--only sustained` (just the sustained-load figure).
+ * figures and the daemon figures), `--only sustained` (just the sustained-load
+ * figure), `--only fanout` (just the fan-out figures).
  * @module
  */
 
 import denoJson from "../deno.json" with { type: "json" };
 import { parseOptions } from "./bench/_options.ts";
 import { benchDaemon } from "./bench/daemon.ts";
+import { benchFanout } from "./bench/fanout.ts";
 import { daemonKit } from "./bench/daemon_kit.ts";
 import { BENCH_DIR, run, TMP } from "./bench/_relay.ts";
 import { figures, fmt } from "./bench/_stats.ts";
@@ -109,17 +115,18 @@ async function main(): Promise<void> {
         codexNote = `skipped: ${found.skip}`;
       }
     }
-    if (options.only !== "sustained") {
+    if (options.only === undefined) {
       for (const t of targets) await benchTarget(t, options);
       const found = options.codex ? await findCodex() : undefined;
       if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
     }
-    if (!options.daemonOnly && options.only !== "sustained") {
+    if (!options.daemonOnly && options.only === undefined) {
       await benchStart(options);
       await benchProjector(options);
       await benchConcurrentQueue(targets[0]);
     }
-    if (!options.daemonOnly) await benchSustained(targets[0]);
+    if (!options.daemonOnly && options.only !== "fanout") await benchSustained(targets[0]);
+    if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained|fanout`).
  * @module
  */
 
@@ -8,7 +8,7 @@ export interface Options {
   samples: number;
   codex: boolean;
   /** Run only this section. */
-  only?: "sustained";
+  only?: "sustained" | "fanout";
   /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
   daemonOnly: boolean;
 }
@@ -19,11 +19,13 @@ export function parseOptions(args: string[]): Options {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
     else if (args[i] === "--daemon") options.daemonOnly = true;
-    else if (args[i] === "--only" && args[i + 1] === "sustained") {
-      options.only = args[++i] as "sustained";
+    else if (args[i] === "--only" && ["sustained", "fanout"].includes(args[i + 1])) {
+      options.only = args[++i] as "sustained" | "fanout";
     } else {
       throw new Error(
-        `Unknown option '${args[i]}' (give --samples N, --no-codex, --daemon or --only sustained)`,
+        `Unknown option '${
+          args[i]
+        }' (give --samples N, --no-codex, --daemon or --only sustained|fanout)`,
       );
     }
   }
