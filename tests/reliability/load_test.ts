@@ -193,14 +193,6 @@ Deno.test("load: 500 mixed calls from 10 concurrent lanes through one relay stay
   assert.deepEqual(left, [], "no helper is left");
   const helpers = helpersFromLog(stderr);
   assert.equal(helpers.spawned, helpers.reaped, "every helper spawned was reaped");
-  const hosts = (pattern: RegExp) => stderr.split("\n").filter((l) => pattern.test(l)).length;
-  const hostsSpawned = hosts(/^codex-relay debug turn host spawned pid=/);
-  assert.ok(hostsSpawned >= 1, "the turns ran on a turn host");
-  assert.equal(
-    hosts(/^codex-relay debug turn host reaped pid=/),
-    hostsSpawned,
-    "every turn host was reaped",
-  );
   assert.ok(!stderr.includes("load "), "message text never reaches the log");
 });
 

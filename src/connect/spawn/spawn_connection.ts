@@ -97,7 +97,7 @@ export class SpawnConnection implements Connection {
       log: this.#log,
     };
     this.#slots = new Slots(this.#limits.helpers, this.#limits.queue, "helpers");
-    this.#turnHost = new TurnHost(this.#recipe, this.#allow);
+    this.#turnHost = new TurnHost(this.#recipe, this.#allow, this.#shutdown.signal);
   }
 
   /** The bounds in force. */
@@ -202,7 +202,7 @@ export class SpawnConnection implements Connection {
       }),
     );
     try {
-      return await this.#turnHost.hold(frame.signal, () => frame.remainingMs());
+      return await this.#turnHost.hold(frame.signal);
     } finally {
       frame.end();
     }

@@ -30,6 +30,7 @@ export class TurnHost {
   readonly #allow: ReadonlySet<string>;
   readonly #routing: ThreadRouting;
   readonly #seats: TurnSeats;
+  readonly #shutdown: AbortSignal;
   /** Every host not yet reaped (the current one, and one being reaped). */
   readonly #hosts = new Set<Host>();
   #current: Host | undefined;
@@ -37,10 +38,15 @@ export class TurnHost {
   #spawned = 0;
   #stopped = false;
 
-  /** Hosts started from `recipe`; `allow` is the method allowlist of every view. */
-  constructor(recipe: HelperRecipe, allow: ReadonlySet<string>) {
+  /**
+   * Hosts started from `recipe`; `allow` is the method allowlist of every
+   * view; `shutdown` (the backend's) cancels an opening, which no one hold's
+   * signal does: holds starting together share it.
+   */
+  constructor(recipe: HelperRecipe, allow: ReadonlySet<string>, shutdown: AbortSignal) {
     this.#recipe = recipe;
     this.#allow = allow;
+    this.#shutdown = shutdown;
     this.#routing = new ThreadRouting(recipe.log);
     this.#seats = new TurnSeats(recipe.limits.turns, "in spawn mode");
   }
@@ -62,13 +68,14 @@ export class TurnHost {
 
   /**
    * A view of the turn host, spawning it when none is up. `busy` at once when
-   * `turns` views are held; opening shares `signal` and `remainingMs()`.
+   * `turns` views are held; `signal` ends this hold's wait for an opening
+   * (one RPC timeout at most), not the opening.
    */
-  async hold(signal: AbortSignal, remainingMs: () => number): Promise<HeldConnection> {
+  async hold(signal: AbortSignal): Promise<HeldConnection> {
     const release = this.#seats.take();
     let host: Host;
     try {
-      host = await this.#connected(signal, remainingMs);
+      host = await this.#connected(signal);
     } catch (error) {
       release();
       await this.#idle();
@@ -79,7 +86,8 @@ export class TurnHost {
       views: host.views,
       unuse: () => {
         release();
-        return this.#idle();
+        // A host that is dying (lost, or reaped at shutdown) is waited for: nothing of it is left.
+        return host.closing ?? this.#idle();
       },
       routing: this.#routing,
       checkAllowed: (method) => checkAllowed(this.#allow, method, this.#recipe.log),
@@ -117,11 +125,11 @@ export class TurnHost {
   }
 
   /** The current host, or a new one (one opening at a time, shared). */
-  async #connected(signal: AbortSignal, remainingMs: () => number): Promise<Host> {
+  async #connected(signal: AbortSignal): Promise<Host> {
     if (signal.aborted) throw abortReason(signal, false);
     const current = this.#current;
     if (current && !current.closing && !current.connection.failure) return current;
-    this.#opening ??= this.#open(signal, remainingMs).finally(() => (this.#opening = undefined));
+    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
     const opening = this.#opening;
     const aborted = Promise.withResolvers<never>();
     const onAbort = () => aborted.reject(abortReason(signal, false));
@@ -135,12 +143,15 @@ export class TurnHost {
     }
   }
 
-  async #open(signal: AbortSignal, remainingMs: () => number): Promise<Host> {
+  async #open(): Promise<Host> {
     // A host being reaped still holds its threads' writer locks until it exits.
     await Promise.all([...this.#hosts].map((host) => host.closing));
-    if (this.#stopped) throw new RelayError("cancelled", "codex-relay is shutting down");
+    if (this.#stopped || this.#shutdown.aborted) {
+      throw new RelayError("cancelled", "codex-relay is shutting down", { written: false });
+    }
     let host: Host | undefined;
-    await openHelper(this.#recipe, signal, remainingMs, (opened) => {
+    const timeoutMs = this.#recipe.limits.rpcTimeoutMs;
+    await openHelper(this.#recipe, this.#shutdown, () => timeoutMs, (opened) => {
       this.#spawned++;
       host = { ...opened, views: new Set() };
       this.#hosts.add(host);
