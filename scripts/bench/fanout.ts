@@ -16,6 +16,7 @@ import type { Options } from "./_options.ts";
 import {
   callTool,
   countProcesses,
+  type Relay,
   rssKiB,
   run,
   startRelay,
@@ -68,6 +69,131 @@ async function rssOf(pids: number[]): Promise<number> {
   return out.split("\n").map((l) => Number(l.trim()) || 0).reduce((a, b) => a + b, 0);
 }
 
+interface Peaks {
+  ps: number;
+  relay: number;
+  servers: number;
+  turnServers: number;
+}
+
+/**
+ * Samples the process table and RSS every {@linkcode SAMPLE_MS} (lists'
+ * helpers included) until `stop()`, idle and busy alike, so that both series
+ * of lists share the sampler's own load.
+ */
+function sampler(home: string, relayPid: number): { peak: Peaks; stop: () => Promise<void> } {
+  const peak: Peaks = { ps: 0, relay: 0, servers: 0, turnServers: 0 };
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      const { all, turns } = await fixturePids(home);
+      const [ps, rssRelay, rssServers, rssTurns] = await Promise.all([
+        countProcesses(home),
+        rssKiB(relayPid),
+        rssOf(all),
+        rssOf([...turns]),
+      ]);
+      peak.ps = Math.max(peak.ps, ps);
+      peak.relay = Math.max(peak.relay, rssRelay);
+      peak.servers = Math.max(peak.servers, rssServers);
+      peak.turnServers = Math.max(peak.turnServers, rssTurns);
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    }
+  })();
+  return {
+    peak,
+    stop: () => {
+      sampling = false;
+      return loop;
+    },
+  };
+}
+
+interface Measured {
+  idle: number[];
+  during: number[];
+  completed: number;
+  wallMs: number;
+  rssIdle: number;
+  idlePs: number;
+  peak: Peaks;
+  turnServers: number;
+}
+
+/** Idle lists, then the turns started together with timed lists until the last one ends. */
+async function measure(
+  relay: Relay,
+  home: string,
+  threadIds: string[],
+  samples: number,
+): Promise<Measured> {
+  const list = () => callTool(relay.client, "codex_list_threads", { limit: 10 });
+  const relayPid = relay.transport.pid!;
+  const sampling = sampler(home, relayPid);
+  try {
+    for (let i = 0; i < 2; i++) await list();
+    const idle: number[] = [];
+    for (let i = 0; i < samples; i++) idle.push(await timed(list));
+    const rssIdle = await rssKiB(relayPid);
+    const idlePs = sampling.peak.ps;
+    const t0 = performance.now();
+    let done = false;
+    const runs = Promise.all(threadIds.map((threadId) =>
+      relay.client.callTool({
+        name: "codex_run",
+        arguments: { threadId, text: "fan out", waitSeconds: 55 },
+      }, { timeout: 90_000 }).then((r) => r.structuredContent as Structured)
+    )).finally(() => (done = true));
+    const during: number[] = [];
+    while (!done) {
+      const ms = await timed(list);
+      if (!done) during.push(ms);
+    }
+    const outs = await runs;
+    const wallMs = performance.now() - t0;
+    const completed = outs.filter((o) =>
+      (o.turn as Structured | undefined)?.status === "completed"
+    ).length;
+    const turnServers = (await fixturePids(home)).turns.size;
+    return { idle, during, completed, wallMs, rssIdle, idlePs, peak: sampling.peak, turnServers };
+  } finally {
+    await sampling.stop();
+  }
+}
+
+/** The figure of one mode's run. */
+function fanoutFigure(mode: Mode, m: Measured): void {
+  const ratio = median(m.during) / median(m.idle);
+  const spawnGoal = mode.name === "spawn" ? m.turnServers === 1 : true;
+  const mib = (kib: number) => (kib / 1024).toFixed(0);
+  figures.push({
+    id: `fanout_${mode.name}`,
+    target: `fixture (${mode.name})`,
+    what: `codex_list_threads while ${mode.turns} turns of ${TURN_MS / 1000} s run vs idle`,
+    a: { label: "during", unit: "ms", samples: m.during.map(round2), median: median(m.during) },
+    b: { label: "idle", unit: "ms", samples: m.idle.map(round2), median: median(m.idle) },
+    ratio,
+    goal: `≤ ${GOAL_LIST_RATIO}, all complete${
+      mode.name === "spawn" ? ", 1 app-server for the turns" : ""
+    }`,
+    met: ratio <= GOAL_LIST_RATIO && m.completed === mode.turns && spawnGoal,
+    note: `${m.completed} of ${mode.turns} turns completed in ${(m.wallMs / 1000).toFixed(1)} s; ` +
+      `${m.turnServers} app-server process(es) ran the turns; ` +
+      `peak fixture processes ${m.peak.ps} (idle ${m.idlePs})${
+        mode.name === "daemon" ? " (proxy and daemon included)" : ""
+      }; ` +
+      `relay RSS ${mib(m.rssIdle)} idle, ${mib(m.peak.relay)} MiB peak; ` +
+      `app-servers' RSS ${mib(m.peak.servers)} MiB at the peak (sum; ${
+        mib(m.peak.turnServers)
+      } MiB the one(s) running turns)`,
+  });
+  console.error(
+    `bench: fanout ${mode.name}: list ${median(m.during).toFixed(0)} vs ${
+      median(m.idle).toFixed(0)
+    } ms idle; ${m.completed}/${mode.turns} completed; ${m.turnServers} turn app-server(s)`,
+  );
+}
+
 async function benchMode(mode: Mode, samples: number): Promise<void> {
   const home = await Deno.makeTempDir({ dir: TMP, prefix: `fanout-${mode.name}-` });
   const threads = Array.from({ length: mode.turns }, (_, i) =>
@@ -79,98 +205,10 @@ async function benchMode(mode: Mode, samples: number): Promise<void> {
     }));
   await Deno.writeTextFile(`${home}/fixture.json`, JSON.stringify({ threads }));
   const env = { PATH: `${FIXTURE_BIN}:${PATH}`, HOME, CODEX_HOME: home };
-  const relay = await startRelay(env, [
-    "--allow-turn-start",
-    "--allow-reply-read",
-    ...mode.flags,
-  ]);
-  let sampling = true;
+  const relay = await startRelay(env, ["--allow-turn-start", "--allow-reply-read", ...mode.flags]);
   try {
-    const list = () => callTool(relay.client, "codex_list_threads", { limit: 10 });
-    const relayPid = relay.transport.pid!;
-    const peak = { ps: 0, relay: 0, servers: 0, turnServers: 0 };
-    // The process table and RSS every SAMPLE_MS (lists' helpers included), idle and busy alike,
-    // so that both series of lists share the sampler's own load.
-    const sampler = (async () => {
-      while (sampling) {
-        const { all, turns } = await fixturePids(home);
-        const [ps, rssRelay, rssServers, rssTurns] = await Promise.all([
-          countProcesses(home),
-          rssKiB(relayPid),
-          rssOf(all),
-          rssOf([...turns]),
-        ]);
-        peak.turnServers = Math.max(peak.turnServers, rssTurns);
-        peak.ps = Math.max(peak.ps, ps);
-        peak.relay = Math.max(peak.relay, rssRelay);
-        peak.servers = Math.max(peak.servers, rssServers);
-        await new Promise((r) => setTimeout(r, SAMPLE_MS));
-      }
-    })();
-    for (let i = 0; i < 2; i++) await list();
-    const idle: number[] = [];
-    for (let i = 0; i < samples; i++) idle.push(await timed(list));
-    const rssIdle = await rssKiB(relayPid);
-    const idlePs = peak.ps;
-
-    const t0 = performance.now();
-    const runs = Promise.all(threads.map((t) =>
-      relay.client.callTool({
-        name: "codex_run",
-        arguments: { threadId: t.id, text: "fan out", waitSeconds: 55 },
-      }, { timeout: 90_000 }).then((r) => r.structuredContent as Structured)
-    ));
-    let done = false;
-    let wallMs = 0;
-    const finished = runs.then(() => (wallMs = performance.now() - t0), () => {}).finally(() =>
-      done = true
-    );
-    const during: number[] = [];
-    // Timed lists one after another until the last turn ends.
-    while (!done) {
-      const ms = await timed(list);
-      if (!done) during.push(ms);
-    }
-    sampling = false;
-    await sampler;
-    const [peakPs, peakRelay, peakServers] = [peak.ps, peak.relay, peak.servers];
-    await finished;
-    const outs = await runs;
-    const completed = outs.filter((o) =>
-      (o.turn as Structured | undefined)?.status === "completed"
-    ).length;
-    const { turns } = await fixturePids(home);
-    const ratio = median(during) / median(idle);
-    const spawnGoal = mode.name === "spawn" ? turns.size === 1 : true;
-    const mib = (kib: number) => (kib / 1024).toFixed(0);
-    figures.push({
-      id: `fanout_${mode.name}`,
-      target: `fixture (${mode.name})`,
-      what: `codex_list_threads while ${mode.turns} turns of ${TURN_MS / 1000} s run vs idle`,
-      a: { label: "during", unit: "ms", samples: during.map(round2), median: median(during) },
-      b: { label: "idle", unit: "ms", samples: idle.map(round2), median: median(idle) },
-      ratio,
-      goal: `≤ ${GOAL_LIST_RATIO}, all complete${
-        mode.name === "spawn" ? ", 1 app-server for the turns" : ""
-      }`,
-      met: ratio <= GOAL_LIST_RATIO && completed === mode.turns && spawnGoal,
-      note: `${completed} of ${mode.turns} turns completed in ${(wallMs / 1000).toFixed(1)} s; ` +
-        `${turns.size} app-server process(es) ran the turns; ` +
-        `peak fixture processes ${peakPs} (idle ${idlePs})${
-          mode.name === "daemon" ? " (proxy and daemon included)" : ""
-        }; ` +
-        `relay RSS ${mib(rssIdle)} idle, ${mib(peakRelay)} MiB peak; ` +
-        `app-servers' RSS ${mib(peakServers)} MiB at the peak (sum; ${
-          mib(peak.turnServers)
-        } MiB the one(s) running turns)`,
-    });
-    console.error(
-      `bench: fanout ${mode.name}: list ${median(during).toFixed(0)} vs ${
-        median(idle).toFixed(0)
-      } ms idle; ${completed}/${mode.turns} completed; ${turns.size} turn app-server(s)`,
-    );
+    fanoutFigure(mode, await measure(relay, home, threads.map((t) => t.id), samples));
   } finally {
-    sampling = false;
     await relay.close();
     await Deno.remove(home, { recursive: true }).catch(() => {});
   }
