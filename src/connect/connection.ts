@@ -34,6 +34,13 @@ export interface BackendCapabilities {
   readonly turnsOutliveRelay: boolean;
   /** A turn already running in the app-server can be followed (resume its loaded thread). */
   readonly attachesToRunningTurns: boolean;
+  /**
+   * A thread stays loaded in the app-server after a turn ends, for as long as
+   * that app-server runs (Codex unloads none on `thread/unsubscribe`): a
+   * message queued to it starts at once, and a later resume keeps the settings
+   * it was loaded with. True of the daemon and of the spawn backend's turn host.
+   */
+  readonly keepsThreadsLoaded: boolean;
 }
 
 /** A connection to an app-server: the seam every backend implements. */

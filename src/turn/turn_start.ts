@@ -164,8 +164,9 @@ export class TurnStarts {
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const cwd = await threadCwd(session, threadId);
       const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
-      // A shared app-server may hold the thread loaded and start a queued message at once.
-      if (this.#deps.connection.capabilities.shared) {
+      // The app-server may hold the thread loaded and start a queued message at once.
+      const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
+      if (shared || keepsThreadsLoaded) {
         const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,

@@ -89,6 +89,7 @@ export class DaemonConnection implements Connection {
     seesOtherProcessesTurns: true,
     turnsOutliveRelay: true,
     attachesToRunningTurns: true,
+    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<string>;
   readonly #version: string;

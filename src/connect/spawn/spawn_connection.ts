@@ -70,6 +70,7 @@ export class SpawnConnection implements Connection {
     seesOtherProcessesTurns: false,
     turnsOutliveRelay: false,
     attachesToRunningTurns: false,
+    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<string>;
   readonly #limits: SpawnLimits;
