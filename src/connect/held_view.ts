@@ -56,7 +56,8 @@ export function heldView(deps: ViewDeps): HeldConnection {
     },
     ended: detached.promise,
     get failure() {
-      return failure;
+      // The connection's own failure shows at once (its `ended` settles a moment later).
+      return failure ?? rpc.failure;
     },
     listen: (listeners) => {
       view.listeners = listeners;
@@ -69,9 +70,10 @@ export function heldView(deps: ViewDeps): HeldConnection {
     },
     call: (method, params, callOptions = {}) => {
       deps.checkAllowed(method);
-      if (failure) {
+      const gone = failure ?? rpc.failure;
+      if (gone) {
         return Promise.reject(
-          new RelayError(failure.reason, failure.message, { written: false, cause: failure }),
+          new RelayError(gone.reason, gone.message, { written: false, cause: gone }),
         );
       }
       const timeoutMs = Math.min(callOptions.timeoutMs ?? deps.rpcTimeoutMs, deps.rpcTimeoutMs);
