@@ -179,7 +179,8 @@ const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
  * An error answer: the config read fails closed, the thread is not loaded
  * (nothing is queued), the queue refuses the message; Codex starts a message
  * queued to a loaded thread itself, so a refused `thread/queue/start` changes
- * nothing; a refused interrupt is enforced by reaping the turn host.
+ * nothing; a refused interrupt is enforced by releasing the turn (the turn
+ * host, whose only turn it is here, is reaped with it).
  */
 const turnRefused = (reason: string): TurnStartSeen => ({
   codex_run: {
