@@ -39,10 +39,14 @@
  *   relay, one `codex_wait_reply {messages}`; the first turn completes → the
  *   wait returns; median of 5 runs, spawn and daemon mode.
  *
+ * - fan-out (`scripts/bench/fanout.ts`): 8 turns at once in spawn mode and 16
+ *   in daemon mode against the fixture: all complete, a list meanwhile vs idle,
+ *   processes at the peak (spawn: 1 app-server for the turns), RSS.
+ *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
- * figures and the daemon figures), `--only sustained` (just the sustained-load figure),
- * `--only wait-any` (just the wait-any lag).
+ * figures and the daemon figures), `--only sustained|wait-any|fanout` (just
+ * that section).
  * @module
  */
 
@@ -50,6 +54,7 @@ import denoJson from "../deno.json" with { type: "json" };
 import { type Options, parseOptions } from "./bench/_options.ts";
 import { benchWaitAny } from "./bench/wait_any.ts";
 import { benchDaemon } from "./bench/daemon.ts";
+import { benchFanout } from "./bench/fanout.ts";
 import { daemonKit } from "./bench/daemon_kit.ts";
 import { BENCH_DIR, run, TMP } from "./bench/_relay.ts";
 import { figures, fmt } from "./bench/_stats.ts";
@@ -113,6 +118,7 @@ async function benchAll(options: Options, targets: Target[]): Promise<void> {
     await benchWaitAny();
   }
   if (!options.daemonOnly) await benchSustained(targets[0]);
+  if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
 }
 
 async function main(): Promise<void> {
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
       }
     }
     if (options.only === "wait-any") await benchWaitAny();
+    else if (options.only === "fanout") await benchFanout(options);
     else await benchAll(options, targets);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});

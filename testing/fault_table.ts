@@ -34,8 +34,8 @@ export interface Seen {
 /** The steps of `codex_run` (thread by id) a request fault is put on, in the order it takes them. */
 export const RUN_SITES = [
   "config/read",
-  "thread/queue/add",
   "thread/resume",
+  "thread/queue/add",
   "thread/queue/start",
 ] as const;
 
@@ -144,8 +144,8 @@ const DIED_MID_TURN = runEnded("failed", "internal");
 const turnCannotStart = (reason: string): TurnStartSeen => ({
   codex_run: {
     "config/read": runNotSent(reason),
-    "thread/queue/add": runNotSent(reason),
     "thread/resume": runNotSent(reason),
+    "thread/queue/add": runNotSent(reason),
     "thread/queue/start": runNotSent(reason),
   },
   codex_interrupt: { status: "not_running" },
@@ -153,38 +153,40 @@ const turnCannotStart = (reason: string): TurnStartSeen => ({
 const TURN_OK: TurnStartSeen = {
   codex_run: {
     "config/read": runEnded("completed"),
-    "thread/queue/add": runEnded("completed"),
     "thread/resume": runEnded("completed"),
+    "thread/queue/add": runEnded("completed"),
     "thread/queue/start": runEnded("completed"),
   },
   codex_interrupt: { status: "interrupted" },
 };
 /**
  * The connection breaks after the app-server acted on the request: the config
- * cannot be trusted (nothing queued); a stored message is found by
- * `thread/queue/list` on a fresh helper; a resumed thread is not followed; a
- * running turn fails; an interrupt already took effect.
+ * cannot be trusted (nothing queued); a resumed thread is not followed (nothing
+ * queued); a message stored in the loaded thread was started at once, so
+ * `thread/queue/list` on a fresh helper cannot find it (`unknown`); a running
+ * turn fails; an interrupt already took effect.
  */
 const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
   codex_run: {
     "config/read": runNotSent(reason),
-    "thread/queue/add": runNotStarted(reason, STORED_THEN_CONFIRMED),
-    "thread/resume": runNotStarted(reason),
+    "thread/resume": runNotSent(reason),
+    "thread/queue/add": runNotStarted(reason, { status: "unknown", reason }),
     "thread/queue/start": DIED_MID_TURN,
   },
   codex_interrupt: { status: "interrupted" },
 });
 /**
- * An error answer: the config read fails closed, the queue refuses the
- * message, the thread is not loaded (the message stays queued); Codex starts
- * queued messages on resume itself, so a refused `thread/queue/start` changes
- * nothing; a refused interrupt is enforced by reaping the helper.
+ * An error answer: the config read fails closed, the thread is not loaded
+ * (nothing is queued), the queue refuses the message; Codex starts a message
+ * queued to a loaded thread itself, so a refused `thread/queue/start` changes
+ * nothing; a refused interrupt is enforced by releasing the turn (the turn
+ * host, whose only turn it is here, is reaped with it).
  */
 const turnRefused = (reason: string): TurnStartSeen => ({
   codex_run: {
     "config/read": runNotSent(reason),
+    "thread/resume": runNotSent(reason),
     "thread/queue/add": runNotSent(reason),
-    "thread/resume": runNotStarted(reason),
     "thread/queue/start": runEnded("completed"),
   },
   codex_interrupt: { status: "interrupted" },
@@ -232,11 +234,11 @@ export const FAULT_CASES: readonly FaultCase[] = [
     turnStart: {
       codex_run: {
         "config/read": runNotSent("protocol_error"),
+        "thread/resume": runNotSent("protocol_error"),
         "thread/queue/add": runNotStarted("protocol_error", {
           status: "unknown",
           reason: "protocol_error",
         }),
-        "thread/resume": runNotStarted("protocol_error"),
         "thread/queue/start": DIED_MID_TURN,
       },
       codex_interrupt: { status: "ended", turn: "failed", failureClass: "internal" },
@@ -301,8 +303,8 @@ export const FAULT_CASES: readonly FaultCase[] = [
     turnStart: {
       codex_run: {
         "config/read": runNotSent("timeout"),
+        "thread/resume": runNotSent("timeout"),
         "thread/queue/add": runNotStarted("timeout", { status: "unknown", reason: "timeout" }),
-        "thread/resume": runNotStarted("timeout"),
         "thread/queue/start": runEnded("completed"),
       },
       codex_interrupt: { status: "interrupted" },

@@ -30,7 +30,7 @@ export const FIXTURE_BIN: string = fileURLToPath(new URL("../fixtures/bin", impo
 export interface LogEntry {
   pid: number;
   event?: string;
-  dir?: "in";
+  dir?: "in" | "out";
   msg?: {
     id?: number | string;
     method?: string;

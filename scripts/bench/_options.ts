@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained`, `--only wait-any`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained|wait-any|fanout`).
  * @module
  */
 
@@ -8,7 +8,7 @@ export interface Options {
   samples: number;
   codex: boolean;
   /** Run only this section. */
-  only?: "sustained" | "wait-any";
+  only?: "sustained" | "wait-any" | "fanout";
   /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
   daemonOnly: boolean;
 }
@@ -19,13 +19,13 @@ export function parseOptions(args: string[]): Options {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
     else if (args[i] === "--daemon") options.daemonOnly = true;
-    else if (args[i] === "--only" && ["sustained", "wait-any"].includes(args[i + 1])) {
-      options.only = args[++i] as "sustained" | "wait-any";
+    else if (args[i] === "--only" && ["sustained", "wait-any", "fanout"].includes(args[i + 1])) {
+      options.only = args[++i] as "sustained" | "wait-any" | "fanout";
     } else {
       throw new Error(
         `Unknown option '${
           args[i]
-        }' (give --samples N, --no-codex, --daemon, --only sustained or --only wait-any)`,
+        }' (give --samples N, --no-codex, --daemon or --only sustained|wait-any|fanout)`,
       );
     }
   }

@@ -35,6 +35,13 @@ export interface BackendCapabilities {
   readonly turnsOutliveRelay: boolean;
   /** A turn already running in the app-server can be followed (resume its loaded thread). */
   readonly attachesToRunningTurns: boolean;
+  /**
+   * A thread stays loaded in the app-server after a turn ends, for as long as
+   * that app-server runs (Codex unloads none on `thread/unsubscribe`): a
+   * message queued to it starts at once, and a later resume keeps the settings
+   * it was loaded with. True of the daemon and of the spawn backend's turn host.
+   */
+  readonly keepsThreadsLoaded: boolean;
 }
 
 /** A connection to an app-server: the seam every backend implements. */
@@ -58,9 +65,9 @@ export interface Connection {
    */
   operation<T>(fn: (session: Session) => Promise<T>, options?: OperationOptions): Promise<T>;
   /**
-   * Opens a connection held beyond one operation (a turn runtime). Waiting
-   * for capacity, opening and initializing share `budgetMs`; when nothing
-   * frees up in time it fails `busy`, as an operation does.
+   * Opens a connection held beyond one operation (a turn runtime). It takes
+   * no operation's slot. Opening and initializing share `budgetMs`; past the
+   * backend's bound of turns at once it fails `busy` at once.
    */
   hold(options?: HoldOptions): Promise<HeldConnection>;
   /** Cancels every operation and releases everything the backend holds. */
@@ -168,8 +175,8 @@ export interface HeldConnection {
   listen(listeners: ConnectionListeners): void;
   /**
    * Narrows the notifications and server requests this holder receives to
-   * one thread (a shared connection carries every thread's; a private helper
-   * only ever sees its own, so there it changes nothing).
+   * one thread (the connection it views carries several threads' turns: the
+   * daemon's every client's, the turn host every turn of the relay).
    */
   follow(threadId: string): void;
   /** Answers a server→client request. */
@@ -180,7 +187,7 @@ export interface HeldConnection {
   readonly ended: Promise<RelayError>;
   /** The error that ended the connection, once it has ended (nothing more can be sent). */
   readonly failure: RelayError | undefined;
-  /** Releases what this holder holds (a private helper: reaped, its slot freed). Idempotent. */
+  /** Releases what this holder holds (the spawn backend reaps its turn host with the last). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -207,7 +214,7 @@ export function typedCall<O = never>(
 
 /** Counters for tests and benchmarks. */
 export interface ConnectionStats {
-  /** Connections open now (helpers alive; the daemon connection: 0 or 1). */
+  /** Connections open now (processes: helpers and the turn host; the daemon connection: 0 or 1). */
   alive: number;
   /** Most slots in use at once (helpers alive; operations in flight on the daemon). */
   peak: number;
@@ -215,6 +222,8 @@ export interface ConnectionStats {
   spawned: number;
   /** Operations waiting for a slot. */
   waiting: number;
+  /** Held connections open now (turn runtimes; each counts against the backend's `turns`). */
+  held: number;
 }
 
 /** A request the app-server sent to the relay. */

@@ -1,13 +1,15 @@
 /**
- * `codex_run` on an existing thread through the daemon: subscribe first
- * (`thread/resume`: a thread the daemon holds resumes without a writer lock;
- * a stored one is loaded, as codex_run may), then queue. In that order the
- * runtime sees its own message's `item/started` even when the daemon starts
- * it at once (a loaded, idle thread). A thread another process holds
- * (`held_elsewhere`) still gets the message queued: that process runs it.
- * A thread the daemon already has loaded keeps its settings (Codex ignores
- * the resume's overrides): when it runs looser than codex_run's options ask,
- * nothing is queued (`not_allowed`), since the turn would not run as asked.
+ * `codex_run` on an existing thread through an app-server that may hold it
+ * loaded (the daemon; the spawn backend's turn host, where a thread an earlier
+ * run loaded stays loaded): subscribe first (`thread/resume`: a thread the
+ * process holds resumes without a writer lock; a stored one is loaded, as
+ * codex_run may), then queue. In that order the runtime sees its own message's
+ * `item/started` even when Codex starts it at once (a loaded, idle thread). A
+ * thread another process holds (`held_elsewhere`) still gets the message
+ * queued: that process runs it. A thread already loaded keeps its settings
+ * (Codex ignores the resume's overrides): when it runs looser than codex_run's
+ * options ask, nothing is queued (`not_allowed`), since the turn would not run
+ * as asked.
  * @module
  */
 
@@ -65,7 +67,7 @@ export async function subscribeThenQueue(
       return {
         reason: "not_allowed",
         message:
-          `The daemon already has this thread loaded, and Codex keeps a loaded thread's settings: it runs with ${
+          `Codex already has this thread loaded (the daemon, or an earlier run of this relay while other turns run), and keeps a loaded thread's settings: it runs with ${
             problems.join(" and ")
           }, so the turn would not run as asked`,
         runtime,

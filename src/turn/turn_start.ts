@@ -164,8 +164,9 @@ export class TurnStarts {
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
       const cwd = await threadCwd(session, threadId);
       const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
-      // A shared app-server may hold the thread loaded and start a queued message at once.
-      if (this.#deps.connection.capabilities.shared) {
+      // The app-server may hold the thread loaded and start a queued message at once.
+      const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
+      if (shared || keepsThreadsLoaded) {
         const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
@@ -179,10 +180,12 @@ export class TurnStarts {
         return attempt;
       }
       this.#remember(threadId, options);
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
-      if (receipt.status !== "queued") return { receipt, failed: true };
-      const runtime = registry.adopt(conn, threadId, receipt.clientMessageId);
+      // Following before queueing: the held connection may run other turns of this relay and
+      // hold this thread loaded still, where Codex starts a queued message at once.
+      const runtime = registry.adopt(conn, threadId, clientMessageId);
       conn.follow(threadId);
+      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       try {
         await session.call("thread/resume", {
           threadId,

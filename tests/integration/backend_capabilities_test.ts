@@ -2,8 +2,9 @@
  * The turn machinery picks its path from what the backend says it can do
  * (`Connection.capabilities`), never from which backend it is: a third
  * backend (here one that runs the fixture app-server in a private helper
- * and declares whatever the test says) gets the shared path when it says
- * `shared`, and attaching when it says `attachesToRunningTurns`.
+ * and declares whatever the test says) gets the subscribe-first path when it
+ * says `shared` or `keepsThreadsLoaded`, and attaching when it says
+ * `attachesToRunningTurns`.
  */
 import assert from "assert";
 import { allowedMethods } from "../../src/codex/methods.ts";
@@ -20,6 +21,7 @@ const PRIVATE: BackendCapabilities = {
   seesOtherProcessesTurns: false,
   turnsOutliveRelay: false,
   attachesToRunningTurns: false,
+  keepsThreadsLoaded: false,
 };
 
 /** A backend that is neither `spawn` nor `daemon`: the fixture's helpers, with `capabilities`. */
@@ -50,15 +52,21 @@ async function methodsFor(f: FixtureHome, threadId: string): Promise<string[]> {
     .map((r) => r.method);
 }
 
-for (const shared of [true, false]) {
+const PATHS: [string, Partial<BackendCapabilities>, boolean][] = [
+  ["shared: true", { shared: true }, true],
+  ["keepsThreadsLoaded: true", { keepsThreadsLoaded: true }, true],
+  ["neither", {}, false],
+];
+
+for (const [says, declared, subscribesFirst] of PATHS) {
   Deno.test(
-    `codex_run on a thread through a backend that says shared: ${shared} ${
-      shared ? "subscribes (thread/resume) before it queues" : "queues, then resumes"
+    `codex_run on a thread through a backend that says ${says} ${
+      subscribesFirst ? "subscribes (thread/resume) before it queues" : "queues, then resumes"
     }`,
     async () => {
       const t = thread();
       await withFixture({ threads: [t] }, async (f) => {
-        const connection = thirdBackend(f, { ...PRIVATE, shared });
+        const connection = thirdBackend(f, { ...PRIVATE, ...declared });
         const { turns, starts } = turnMachinery({
           connection,
           clock: new ManualClock(),
@@ -74,7 +82,9 @@ for (const shared of [true, false]) {
           );
           assert.deepEqual(
             methods,
-            shared ? ["thread/resume", "thread/queue/add"] : ["thread/queue/add", "thread/resume"],
+            subscribesFirst
+              ? ["thread/resume", "thread/queue/add"]
+              : ["thread/queue/add", "thread/resume"],
           );
         } finally {
           await turns.shutdown();

@@ -9,8 +9,8 @@
  * relay (12 s, overlapping the rest) for `codex_list_threads`.
  *
  * At the turn-start level (`--allow-turn-start --allow-reply-read`), one
- * relay per step of `codex_run` (config/read, thread/queue/add,
- * thread/resume, thread/queue/start) and one for `codex_interrupt`
+ * relay per step of `codex_run` (config/read, thread/resume,
+ * thread/queue/add, thread/queue/start) and one for `codex_interrupt`
  * (turn/interrupt of a running turn) take every fault at once; after each,
  * the same thread runs a turn to its end on a clean fixture and is released
  * (the fixture's holds and releases balance).

@@ -161,6 +161,9 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
     `${DEFAULT_SPAWN_LIMITS.helpers} helpers / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
   );
   says(concurrency, `bounded queue (${l.queue})`);
+  const turns = "turns running at once";
+  says(turns, `${DEFAULT_SPAWN_LIMITS.turns} (\`spawn\``);
+  says(turns, `${DEFAULT_DAEMON_LIMITS.turns} (\`daemon\`)`);
   says("one MCP message from the client", `${MAX_MESSAGE_BYTES / MiB} MiB`);
   says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);

@@ -110,6 +110,7 @@ Deno.test("following a turn in daemon mode never resumes a thread the daemon has
       seesOtherProcessesTurns: true,
       turnsOutliveRelay: true,
       attachesToRunningTurns: true,
+      keepsThreadsLoaded: true,
     },
     limits: {},
     clock,

@@ -1,7 +1,8 @@
 /**
- * A codex_run that cannot get a connection says why in the backend's own words: the spawn
- * backend counts helpers (tests/reliability/load_test.ts checks its "All 4 helpers stayed in
- * use" text); a daemon user never reads about helpers the relay does not have.
+ * A codex_run that cannot get a connection says why in the backend's own words: past the
+ * bound of turns each backend counts turns (tests/reliability/load_test.ts and
+ * tests/integration/fanout_test.ts check "8 turns are running ..."); a daemon user never reads
+ * about helpers the relay does not have.
  */
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";

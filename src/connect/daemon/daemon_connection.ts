@@ -11,7 +11,8 @@
  * an operation writes is never written to (`liveness.ts`).
  *
  * Held connections are views that see only the thread they follow
- * (`daemon_routing.ts`).
+ * (`../held_view.ts`, `../thread_routing.ts`); at most `turns` at once, then
+ * `busy` at once.
  * @module
  */
 
@@ -44,8 +45,9 @@ import {
   typedCall,
 } from "../connection.ts";
 import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
-import { DaemonRouting, type View } from "./daemon_routing.ts";
-import { heldView } from "./held_view.ts";
+import { ThreadRouting, type View } from "../thread_routing.ts";
+import { heldView } from "../held_view.ts";
+import { TurnSeats } from "../turn_seats.ts";
 import { Liveness } from "./liveness.ts";
 
 /** Options of a {@linkcode DaemonConnection}. */
@@ -89,6 +91,7 @@ export class DaemonConnection implements Connection {
     seesOtherProcessesTurns: true,
     turnsOutliveRelay: true,
     attachesToRunningTurns: true,
+    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
   readonly #version: string;
@@ -98,7 +101,8 @@ export class DaemonConnection implements Connection {
   readonly #dial: (timeoutMs: number) => Promise<Dialed>;
   readonly #slots: Slots;
   readonly #shutdown = new AbortController();
-  readonly #routing: DaemonRouting;
+  readonly #routing: ThreadRouting;
+  readonly #seats: TurnSeats;
   #live: Live | undefined;
   /** Connections being closed (shutdown waits for their proxies to exit). */
   readonly #closings = new Set<Promise<void>>();
@@ -111,7 +115,8 @@ export class DaemonConnection implements Connection {
     this.#limits = lowerOnly(DEFAULT_DAEMON_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log ?? silentLogger;
-    this.#routing = new DaemonRouting(this.#log);
+    this.#routing = new ThreadRouting(this.#log);
+    this.#seats = new TurnSeats(this.#limits.turns, "in daemon mode");
     const target = options.target ?? { kind: "daemon" };
     const command = options.command ?? "codex";
     const env = options.env;
@@ -145,6 +150,7 @@ export class DaemonConnection implements Connection {
       peak: this.#slots.peak,
       spawned: this.#dialed,
       waiting: this.#slots.waiting,
+      held: this.#seats.inUse,
     };
   }
 
@@ -231,8 +237,10 @@ export class DaemonConnection implements Connection {
   /**
    * A view of the shared connection held beyond one operation. It takes no
    * operation slot; closing it detaches it and never closes the connection.
+   * Past `turns` views at once it fails `busy` at once.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
+    const seat = this.#seats.take();
     const budget = holdBudgetMs(this.#limits, options.budgetMs);
     const frame = new OperationFrame(
       budget,
@@ -247,13 +255,20 @@ export class DaemonConnection implements Connection {
     let live: Live;
     try {
       live = await this.#usable(frame.signal);
+    } catch (error) {
+      seat();
+      throw error;
     } finally {
       frame.end();
     }
+    const unuse = live.liveness.use();
     return heldView({
       rpc: live.rpc,
       views: live.views,
-      unuse: live.liveness.use(),
+      unuse: () => {
+        unuse();
+        seat();
+      },
       routing: this.#routing,
       checkAllowed: (method) => checkAllowed(this.#allow, method, this.#log),
       rpcTimeoutMs: this.#limits.rpcTimeoutMs,

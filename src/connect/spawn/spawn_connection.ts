@@ -2,7 +2,8 @@
  * The spawn backend: a private `codex app-server` (a helper) per operation.
  * One operation (one tool call) runs its RPCs sequentially on its own helper
  * under the method allowlist, per-RPC and per-operation budgets, a frame
- * bound, and cancellation; then reaps it. Turn runtimes hold a helper each.
+ * bound, and cancellation; then reaps it. Turn runtimes hold views of one
+ * turn host (`turn_host.ts`), which takes none of the helpers' slots.
  * @module
  */
 
@@ -11,24 +12,18 @@ import { abortReason, RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
-import { loaderVarsNote } from "../process/child_env.ts";
-import {
-  DEFAULT_REAP,
-  HelperProcess,
-  type HelperSpec,
-  type ReapTimings,
-} from "../process/helper_process.ts";
+import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
 import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
 import { Slots } from "../slots.ts";
-import { RpcConnection } from "../rpc_connection.ts";
 import type { Method } from "../../codex/methods.ts";
+import { type HelperRecipe, type OpenedHelper, openHelper } from "./open_helper.ts";
+import { TurnHost } from "./turn_host.ts";
 import {
   checkAllowed,
   holdBudgetMs,
   operationBudgetMs,
   OperationFrame,
 } from "../operation_frame.ts";
-import { LineTransport } from "./line_transport.ts";
 import {
   type BackendCapabilities,
   type CallOptions,
@@ -65,46 +60,48 @@ export interface SpawnOptions {
   log?: Logger;
 }
 
-interface Live {
-  helper: HelperProcess;
-  connection: RpcConnection;
+interface Live extends OpenedHelper {
   release: () => void;
   closing?: Promise<void>;
 }
 
-/** The spawn backend: a private helper per operation. */
+/** The spawn backend: a private helper per operation, and one turn host for every turn. */
 export class SpawnConnection implements Connection {
-  /** A private helper per operation: it sees only its own turns, which end with it. */
+  /** Private app-servers: they see only the relay's own turns, which end with the relay. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
     shared: false,
     seesOtherProcessesTurns: false,
     turnsOutliveRelay: false,
     attachesToRunningTurns: false,
+    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
-  readonly #version: string;
-  readonly #command: string;
-  /** Exactly this environment (tests), or undefined: the relay's own, inherited. */
-  readonly #env: Record<string, string> | undefined;
   readonly #limits: SpawnLimits;
   readonly #clock: Clock;
-  readonly #reap: ReapTimings;
   readonly #log: Logger;
+  readonly #recipe: HelperRecipe;
   readonly #slots: Slots;
+  readonly #turnHost: TurnHost;
   readonly #live = new Set<Live>();
   readonly #shutdown = new AbortController();
   #spawned = 0;
 
   constructor(options: SpawnOptions) {
     this.#allow = options.allowlist;
-    this.#version = options.version;
-    this.#command = options.command ?? "codex";
-    this.#env = options.env;
     this.#limits = lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {});
     this.#clock = options.clock ?? systemClock;
-    this.#reap = options.reap ?? DEFAULT_REAP;
     this.#log = options.log ?? silentLogger;
+    this.#recipe = {
+      command: options.command ?? "codex",
+      env: options.env,
+      version: options.version,
+      limits: this.#limits,
+      clock: this.#clock,
+      reap: options.reap ?? DEFAULT_REAP,
+      log: this.#log,
+    };
     this.#slots = new Slots(this.#limits.helpers, this.#limits.queue, "helpers");
+    this.#turnHost = new TurnHost(this.#recipe, this.#allow, this.#shutdown.signal);
   }
 
   /** The bounds in force. */
@@ -117,13 +114,14 @@ export class SpawnConnection implements Connection {
     return this.#clock;
   }
 
-  /** Live counters. */
+  /** Live counters: `alive` counts operations' helpers and the turn host. */
   get stats(): ConnectionStats {
     return {
-      alive: this.#live.size,
+      alive: this.#live.size + this.#turnHost.alive,
       peak: this.#slots.peak,
-      spawned: this.#spawned,
+      spawned: this.#spawned + this.#turnHost.spawned,
       waiting: this.#slots.waiting,
+      held: this.#turnHost.held,
     };
   }
 
@@ -191,10 +189,11 @@ export class SpawnConnection implements Connection {
   }
 
   /**
-   * Opens a helper connection held beyond one operation (a turn runtime). It
-   * takes a helper slot until closed. Waiting for a free slot, spawn and
-   * initialize share `budgetMs`: when no slot frees up in time it fails `busy`,
-   * as an operation does.
+   * A view of the turn host (one private app-server that runs every turn of
+   * this relay, spawned at the first hold, reaped with its last view), held
+   * beyond one operation (a turn runtime). It takes no helper slot. Past
+   * `turns` held at once it fails `busy` at once; spawn and initialize share
+   * `budgetMs`.
    */
   async hold(options: HoldOptions = {}): Promise<HeldConnection> {
     const budget = holdBudgetMs(this.#limits, options.budgetMs);
@@ -202,69 +201,40 @@ export class SpawnConnection implements Connection {
       budget,
       this.#clock,
       { caller: options.signal, shutdown: this.#shutdown.signal },
-      new RelayError("timeout", `No helper was ready within ${formatBound(budget)}`, {
-        written: true,
+      new RelayError("timeout", `The turn host was not ready within ${formatBound(budget)}`, {
+        written: false,
       }),
     );
-    let live: Live;
     try {
-      live = await this.#open(frame.signal, () => frame.remainingMs());
-    } catch (error) {
-      if (!(error instanceof RelayError && error.reason === "busy" && frame.spent)) {
-        throw error;
-      }
-      throw new RelayError(
-        "busy",
-        `All ${this.#limits.helpers} helpers stayed in use for ${
-          Math.round(budget / 1000)
-        } s (each turn codex-relay runs holds one until it ends)`,
-        { written: false },
-      );
+      return await this.#turnHost.hold(frame.signal);
     } finally {
       frame.end();
     }
-    const onShutdown = () => void this.#close(live);
-    this.#shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-    return {
-      follow: () => {},
-      ended: live.connection.ended,
-      get failure() {
-        return live.connection.failure;
-      },
-      listen: (listeners) => live.connection.listen(listeners),
-      respond: (id, result) => live.connection.respond(id, result),
-      respondError: (id, code, message) => live.connection.respondError(id, code, message),
-      call: typedCall<CallOptions>((method, params, callOptions = {}) => {
-        checkAllowed(this.#allow, method, this.#log);
-        const timeoutMs = Math.min(
-          callOptions.timeoutMs ?? this.#limits.rpcTimeoutMs,
-          this.#limits.rpcTimeoutMs,
-        );
-        return live.connection.request(method, params, { timeoutMs, signal: callOptions.signal });
-      }),
-      close: () => {
-        this.#shutdown.signal.removeEventListener("abort", onShutdown);
-        return this.#close(live);
-      },
-    };
   }
 
-  /** Cancels every operation and reaps every helper (each within its reap bound). */
+  /** Cancels every operation and reaps every helper and the turn host (each within its reap bound). */
   async shutdown(): Promise<void> {
-    this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
-    await Promise.all([...this.#live].map((live) => this.#close(live)));
+    const why = new RelayError("cancelled", "codex-relay is shutting down");
+    this.#shutdown.abort(why);
+    await Promise.all([
+      ...[...this.#live].map((live) => this.#close(live)),
+      this.#turnHost.shutdown(why),
+    ]);
   }
 
   /**
-   * SIGKILLs every live helper's process group at once, with no grace, and
-   * stops reading their pipes: the last step of a shutdown out of time.
-   * Returns how many helpers were still alive.
+   * SIGKILLs every live helper's and the turn host's process group at once,
+   * with no grace: the last step of a shutdown out of time. Returns how many
+   * were still alive.
    */
   async kill(): Promise<number> {
     this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
     const live = [...this.#live];
-    await Promise.all(live.map((l) => l.helper.kill()));
-    return live.length;
+    const [, hosts] = await Promise.all([
+      Promise.all(live.map((l) => l.helper.kill())),
+      this.#turnHost.kill(),
+    ]);
+    return live.length + hosts;
   }
 
   async #open(signal: AbortSignal, remainingMs: () => number): Promise<Live> {
@@ -278,50 +248,20 @@ export class SpawnConnection implements Connection {
       release();
       throw abortReason(signal, false);
     }
-    let helper: HelperProcess;
+    let live: Live | undefined;
     try {
-      helper = HelperProcess.spawn(
-        {
-          command: this.#command,
-          args: ["app-server"],
-          env: this.#env ?? {},
-          inherit: this.#env === undefined,
-        } satisfies HelperSpec,
-        this.#limits.stderrBytes,
-        this.#reap,
-      );
+      await openHelper(this.#recipe, signal, remainingMs, (opened) => {
+        this.#spawned++;
+        live = { ...opened, release };
+        this.#live.add(live);
+        this.#log.debug("spawn", { pid: opened.helper.pid });
+        return () => this.#close(live!);
+      });
     } catch (error) {
-      release();
-      throw notWritten(error);
+      release(); // Idempotent: a helper that started was closed, which released it.
+      throw error;
     }
-    this.#spawned++;
-    if (helper.loaderVars.length > 0) this.#log.warn(loaderVarsNote(helper.loaderVars));
-    const connection = new RpcConnection(
-      new LineTransport(helper, this.#limits.frameBytes),
-      this.#clock,
-    );
-    const live: Live = { helper, connection, release };
-    this.#live.add(live);
-    this.#log.debug("spawn", { pid: helper.pid });
-    try {
-      await connection.request("initialize", {
-        clientInfo: { name: "codex_relay", title: "codex-relay", version: this.#version },
-        capabilities: { experimentalApi: true },
-      }, { timeoutMs: Math.min(this.#limits.rpcTimeoutMs, remainingMs()), signal });
-      connection.notify("initialized");
-    } catch (error) {
-      await this.#close(live);
-      if (error instanceof RelayError && error.reason === "protocol_error" && helper.exited) {
-        const status = await helper.status;
-        throw new RelayError(
-          "spawn_failed",
-          `The app-server exited before it was ready (exit code ${status.code})`,
-          { written: false, cause: error },
-        );
-      }
-      throw notWritten(error);
-    }
-    return live;
+    return live!;
   }
 
   #close(

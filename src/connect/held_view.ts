@@ -1,27 +1,34 @@
 /**
- * A held connection on the shared daemon connection: a view that sees only
- * the thread it follows, answers only the requests it was given, and ends
- * (at once, with the error) when the connection is lost. Releasing it
- * detaches it; the connection stays open for everyone else.
+ * A held connection that is a view of one connection carrying several
+ * threads (the daemon's shared connection; the spawn backend's turn host): it
+ * sees only the thread it follows, answers only the requests it was given, and
+ * ends (at once, with the error) when the connection is lost. Releasing it
+ * detaches it; what becomes of the connection is the backend's (the daemon's
+ * stays open for everyone else; the turn host is reaped with its last view).
+ * Used by both backends.
  * @module
  */
 
-import { RelayError } from "../../core/errors.ts";
-import { type CallOptions, type HeldConnection, typedCall } from "../connection.ts";
-import type { Method } from "../../codex/methods.ts";
-import type { RpcConnection } from "../rpc_connection.ts";
-import { type DaemonRouting, newView, type View } from "./daemon_routing.ts";
+import { RelayError } from "../core/errors.ts";
+import { type CallOptions, type HeldConnection, typedCall } from "./connection.ts";
+import type { Method } from "../codex/methods.ts";
+import type { RpcConnection } from "./rpc_connection.ts";
+import { newView, type ThreadRouting, type View } from "./thread_routing.ts";
 
 /** What a view is made of. */
 export interface ViewDeps {
-  /** The shared connection. */
+  /** The connection carrying several threads. */
   rpc: RpcConnection;
   /** The views of that connection (this one joins them until it ends). */
   views: Set<View>;
-  /** Releases this view's use of the connection (its heartbeat). */
-  unuse: () => void;
+  /**
+   * Releases this view's use of the connection (the daemon's heartbeat; the
+   * turn host's seat, reaping it with the last view). Called once, when the
+   * view ends; `close()` waits for what it returns.
+   */
+  unuse: () => Promise<void> | void;
   /** Routing of frames and answers. */
-  routing: DaemonRouting;
+  routing: ThreadRouting;
   /** Throws `not_allowed` for a method outside the allowlist. */
   checkAllowed: (method: Method) => void;
   /** The per-RPC timeout (calls may ask for less). */
@@ -35,11 +42,12 @@ export function heldView(deps: ViewDeps): HeldConnection {
   deps.views.add(view);
   const detached = Promise.withResolvers<RelayError>();
   let failure: RelayError | undefined;
+  let released: Promise<void> = Promise.resolve();
   const end = (error: RelayError) => {
     if (failure) return;
     failure = error;
     deps.views.delete(view);
-    deps.unuse();
+    released = Promise.resolve(deps.unuse());
     detached.resolve(error);
   };
   void rpc.ended.then(end);
@@ -49,7 +57,8 @@ export function heldView(deps: ViewDeps): HeldConnection {
     },
     ended: detached.promise,
     get failure() {
-      return failure;
+      // The connection's own failure shows at once (its `ended` settles a moment later).
+      return failure ?? rpc.failure;
     },
     listen: (listeners) => {
       view.listeners = listeners;
@@ -62,9 +71,10 @@ export function heldView(deps: ViewDeps): HeldConnection {
     },
     call: typedCall<CallOptions>((method, params, callOptions = {}) => {
       deps.checkAllowed(method);
-      if (failure) {
+      const gone = failure ?? rpc.failure;
+      if (gone) {
         return Promise.reject(
-          new RelayError(failure.reason, failure.message, { written: false, cause: failure }),
+          new RelayError(gone.reason, gone.message, { written: false, cause: gone }),
         );
       }
       const timeoutMs = Math.min(callOptions.timeoutMs ?? deps.rpcTimeoutMs, deps.rpcTimeoutMs);
@@ -72,7 +82,7 @@ export function heldView(deps: ViewDeps): HeldConnection {
     }),
     close: () => {
       end(new RelayError("cancelled", "The held connection was released", { written: true }));
-      return Promise.resolve();
+      return released;
     },
   };
 }

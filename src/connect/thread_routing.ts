@@ -1,17 +1,20 @@
 /**
- * Who on the relay side gets what the shared daemon connection carries: the
- * daemon sends every subscribed connection every thread's events and server
- * requests. Held views see only the thread they follow; operations' watchers
- * see the notifications of the thread they watch; a server request no view
- * follows is never answered here, and a view answers only what it was given.
+ * Who on the relay side gets what one connection carrying several threads
+ * delivers (the shared daemon's, which sends every subscribed connection every
+ * thread's events and server requests; the spawn backend's turn host, which
+ * runs every turn of the relay): held views see only the thread they follow;
+ * operations' watchers see the notifications of the thread they watch; a
+ * server request no view follows is not delivered (the backend decides whether
+ * to answer it), and a view answers only what it was given.
+ * Used by both backends.
  * @module
  */
 
-import type { RpcId } from "../../codex/types.ts";
-import type { Logger } from "../../core/log.ts";
-import type { ConnectionListeners, ServerRequest } from "../connection.ts";
+import type { RpcId } from "../codex/types.ts";
+import type { Logger } from "../core/log.ts";
+import type { ConnectionListeners, ServerRequest } from "./connection.ts";
 
-/** A held connection's view of the shared one. */
+/** A held connection's view of a connection that carries several threads. */
 export interface View {
   /** The thread it follows (none yet: only thread-less notifications reach it). */
   followed: string | undefined;
@@ -29,7 +32,7 @@ export function newView(): View {
 type Watcher = (method: string, params: unknown) => void;
 
 /** The watchers of operations, by thread, and the routing of frames to views and watchers. */
-export class DaemonRouting {
+export class ThreadRouting {
   readonly #watchers = new Map<string, Set<Watcher>>();
   readonly #log: Logger;
 
@@ -49,11 +52,17 @@ export class DaemonRouting {
     };
   }
 
-  /** A notification: to the views following its thread (or all, without one) and its watchers. */
-  notification(views: Iterable<View>, method: string, params: unknown): void {
+  /**
+   * A notification: to the views following its thread (or all, without one)
+   * and its watchers. With `activity`, each view it reaches hears it as
+   * activity first (a connection whose other threads' frames must not keep a
+   * stalled turn's watchdog quiet).
+   */
+  notification(views: Iterable<View>, method: string, params: unknown, activity = false): void {
     const threadId = threadOf(params);
     for (const view of views) {
       if (threadId === undefined ? true : view.followed === threadId) {
+        if (activity) view.listeners.onActivity?.();
         view.listeners.onNotification?.(method, params);
       }
     }
@@ -61,15 +70,23 @@ export class DaemonRouting {
     for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
   }
 
-  /** Delivered only to views following the request's thread; never answered otherwise. */
-  serverRequest(views: Iterable<View>, request: ServerRequest): void {
+  /**
+   * Delivered only to views following the request's thread (with `activity`,
+   * heard as activity first); never answered here. Returns whether a view got
+   * it.
+   */
+  serverRequest(views: Iterable<View>, request: ServerRequest, activity = false): boolean {
     const threadId = threadOf(request.params);
-    if (threadId === undefined) return;
+    if (threadId === undefined) return false;
+    let delivered = false;
     for (const view of views) {
       if (view.followed !== threadId || !view.listeners.onServerRequest) continue;
       view.asked.add(request.id);
+      if (activity) view.listeners.onActivity?.();
       view.listeners.onServerRequest(request);
+      delivered = true;
     }
+    return delivered;
   }
 
   /** Whether `view` may answer request `id` (it was given it and has not answered yet). */
