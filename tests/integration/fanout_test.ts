@@ -8,6 +8,7 @@
  */
 
 import assert from "assert";
+import { callTool } from "../../testing/call_tool.ts";
 import { type Barrier, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 import { within } from "../../testing/deadline.ts";
@@ -20,12 +21,9 @@ const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 /** A call made while the turns run answers within this (it waited for nothing). */
 const AT_ONCE_MS = 5_000;
 
-async function run(client: ConnectedClient["client"], threadId: string): Promise<Structured> {
-  const result = await client.callTool({
-    name: "codex_run",
-    arguments: { threadId, text: "fan out", waitSeconds: 55 },
-  }, { timeout: 90_000 });
-  return result.structuredContent as Structured;
+async function run(client: ConnectedClient["client"], threadId: string) {
+  const args = { threadId, text: "fan out", waitSeconds: 55 };
+  return (await callTool(client, "codex_run", args, { timeout: 90_000 })).structuredContent;
 }
 
 /** The pids of the fixture processes that resumed a thread (ran a turn). */
@@ -71,19 +69,16 @@ async function fanOut(mode: "spawn" | "daemon", n: number): Promise<void> {
     hostPid = [...pids][0];
 
     const listed = (await within(
-      relay.client.callTool({ name: "codex_list_threads", arguments: {} }),
+      callTool(relay.client, "codex_list_threads", {}),
       `codex_list_threads while ${n} turns run`,
       AT_ONCE_MS,
-    )).structuredContent as Structured;
+    )).structuredContent;
     assert.equal(listed.status, "ok", JSON.stringify(listed));
     const queued = (await within(
-      relay.client.callTool({
-        name: "codex_queue_message",
-        arguments: { threadId: extra.id, text: "later" },
-      }),
+      callTool(relay.client, "codex_queue_message", { threadId: extra.id, text: "later" }),
       `codex_queue_message while ${n} turns run`,
       AT_ONCE_MS,
-    )).structuredContent as Structured;
+    )).structuredContent;
     assert.equal(queued.status, "queued", JSON.stringify(queued));
 
     const busy = await within(run(relay.client, extra.id), "the extra codex_run", AT_ONCE_MS);

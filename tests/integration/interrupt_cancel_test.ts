@@ -9,6 +9,7 @@
  */
 
 import assert from "assert";
+import { callTool } from "../../testing/call_tool.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 
@@ -18,9 +19,10 @@ type Relay = Awaited<ReturnType<typeof startRelay>>;
 const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 
 async function call(relay: Relay, name: string, args: Structured) {
-  const r = await relay.client.callTool({ name, arguments: args }, { timeout: 60_000 });
+  const r = await callTool(relay.client, name, args, { timeout: 60_000 });
+  assert.ok(r.structuredContent, `${name} answered with structuredContent`);
   return {
-    out: r.structuredContent as Structured,
+    out: r.structuredContent,
     text: (r.content as { text: string }[])[0].text,
   };
 }

@@ -9,6 +9,7 @@
  */
 
 import assert from "assert";
+import { callTool } from "../../testing/call_tool.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
@@ -35,10 +36,9 @@ const APPROVAL = {
 const TURN_FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 
 async function runs(client: Client): Promise<Structured[]> {
-  const out = (await client.callTool({ name: "codex_list_threads", arguments: {} }))
-    .structuredContent as Structured;
+  const out = (await callTool(client, "codex_list_threads", {})).structuredContent;
   assert.ok(Array.isArray(out.runs), `runs in ${JSON.stringify(out)}`);
-  return out.runs as Structured[];
+  return out.runs;
 }
 
 for (const mode of ["spawn", "daemon"] as const) {
@@ -62,10 +62,9 @@ for (const mode of ["spawn", "daemon"] as const) {
       const client = relay.client;
       const before = Date.now();
       const after = await f.barrier("after-approval");
-      const run = client.callTool({
-        name: "codex_run",
-        arguments: { threadId: t.id, text: "go", waitSeconds: 50 },
-      }, { timeout: 60_000 });
+      const run = callTool(client, "codex_run", { threadId: t.id, text: "go", waitSeconds: 50 }, {
+        timeout: 60_000,
+      });
       await asked.promise;
       const waiting = await runs(client);
       assert.equal(waiting.length, 1, JSON.stringify(waiting));
@@ -83,9 +82,9 @@ for (const mode of ["spawn", "daemon"] as const) {
         [w.clientMessageId, "running", undefined],
       ]);
       await after.release();
-      const done = (await run).structuredContent as Structured;
-      assert.equal((done.turn as Structured).status, "completed");
-      assert.equal((done.receipt as Structured).clientMessageId, w.clientMessageId);
+      const done = (await run).structuredContent;
+      assert.equal(done.turn?.status, "completed");
+      assert.equal(done.receipt.clientMessageId, w.clientMessageId);
       const ended = await runs(client);
       assert.deepEqual(ended.map((r) => [r.clientMessageId, r.state, r.startedAt]), [
         [w.clientMessageId, "completed", w.startedAt],
@@ -113,8 +112,7 @@ for (const flags of [[], ["--allow-reply-read"]]) {
         "status",
         "threads",
       ]);
-      const out = (await relay.client.callTool({ name: "codex_list_threads", arguments: {} }))
-        .structuredContent as Structured;
+      const out = (await callTool(relay.client, "codex_list_threads", {})).structuredContent;
       assert.equal(out.status, "ok");
       assert.ok(!("runs" in out));
       assert.doesNotMatch(list.description ?? "", /runs/);
@@ -144,23 +142,19 @@ Deno.test("[daemon] a second relay process lists the turn the first started (the
   const f = await FixtureHome.create({ threads: [t] });
   const flags = [...TURN_FLAGS, "--app-server", "daemon"];
   const first = await startRelay({ fixture: f, flags, protocol: "2026-07-28" });
-  let started: Structured = {};
+  let cmid = "";
   const held = await f.barrier("never-released");
   try {
     const [run] = await Promise.all([
-      first.client.callTool({
-        name: "codex_run",
-        arguments: { threadId: t.id, text: "go", waitSeconds: 1 },
-      }),
+      callTool(first.client, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
       held.reached(),
     ]);
-    started = run.structuredContent as Structured;
-    assert.equal((started.turn as Structured).status, "running");
+    assert.equal(run.structuredContent.turn?.status, "running");
+    cmid = run.structuredContent.receipt.clientMessageId;
   } finally {
     const { code } = await first.close();
     assert.equal(code, 0, "the first relay exits 0, leaving its turn to the daemon");
   }
-  const cmid = (started.receipt as Structured).clientMessageId;
   const second = await startRelay({ fixture: f, flags, protocol: "2026-07-28" });
   const { code, left } = await closeAfter(second, f, async () => {
     const listed = await runs(second.client);
@@ -170,12 +164,21 @@ Deno.test("[daemon] a second relay process lists the turn the first started (the
     assert.ok(Date.parse(String(listed[0].startedAt)) > 0);
     // Ended runs of this process only: an earlier process's run is listed while it runs.
     assert.equal((await runs(second.client)).length, 1);
-    const out = (await second.client.callTool({
-      name: "codex_interrupt",
-      arguments: { threadId: t.id },
-    })).structuredContent as Structured;
+    const out = (await callTool(second.client, "codex_interrupt", { threadId: t.id }))
+      .structuredContent;
     assert.equal(out.status, "not_running");
     assert.ok(!(await f.requests()).some((r) => r.method === "turn/interrupt"));
+    // Followed once codex_wait_reply attached to it, the earlier process's run counts as this
+    // relay's: codex_interrupt stops it (docs/design.md, codex_interrupt).
+    const waited = await callTool(second.client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: cmid,
+      timeoutSeconds: 1,
+    });
+    assert.equal(waited.structuredContent.timedOut, true);
+    const stopped = await callTool(second.client, "codex_interrupt", { threadId: t.id });
+    assert.equal(stopped.structuredContent.status, "interrupted", JSON.stringify(stopped));
+    assert.equal((await f.requests()).filter((r) => r.method === "turn/interrupt").length, 1);
   });
   assert.equal(code, 0);
   assert.deepEqual(left, []);

@@ -9,6 +9,7 @@
  */
 
 import assert from "assert";
+import { callTool } from "../../testing/call_tool.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import {
@@ -87,12 +88,13 @@ async function call(
   args: Structured,
   progress?: string[],
 ): Promise<Structured> {
-  const result = await client.callTool({ name, arguments: args }, {
+  const result = await callTool(client, name, args, {
     timeout: 90_000,
     ...(progress ? { onprogress: (p) => void progress.push(String(p.message)) } : {}),
   });
   assert.ok(!result.isError, JSON.stringify(result.content));
-  return result.structuredContent as Structured;
+  assert.ok(result.structuredContent, `${name} answered with structuredContent`);
+  return result.structuredContent;
 }
 
 /** Starts a turn on each thread (the call returns while it waits at its barrier). */

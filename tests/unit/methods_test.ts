@@ -79,9 +79,13 @@ Deno.test("parseResult(): a result arrives parsed: relied-on fields kept, the re
     backwardsCursor: "b",
   });
   assert.deepEqual(page, {
-    data: [{ id: "t1", name: null, status: "idle", updatedAt: 5, cwd: "/w" }],
+    data: [{ id: "t1", name: null, status: "idle", updatedAt: 5, cwd: "/w", activeFlags: [] }],
     nextCursor: null,
   });
+  const active = { ...thread, status: { type: "active", activeFlags: ["waitingOnApproval", 3] } };
+  assert.deepEqual(parseResult("thread/list", { data: [active] }).data[0].activeFlags, [
+    "waitingOnApproval",
+  ]);
   assert.deepEqual(
     parseResult("thread/list", { data: [{ ...thread, cwd: 7 }] }).data[0].cwd,
     null,
