@@ -26,7 +26,6 @@ import {
 } from "../operation_frame.ts";
 import {
   type BackendCapabilities,
-  type CallOptions,
   type Connection,
   type ConnectionStats,
   type HeldConnection,
