@@ -18,7 +18,7 @@ import { appServerLabel, appServerName, openConnection, unavailableFix } from ".
 import type { Connection } from "../connect/connection.ts";
 import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
 import { environmentFindings, type Finding } from "./doctor_env.ts";
-import { appServerFlag, type AppServerMode } from "../connect/app_server_mode.ts";
+import { appServerArgs, type AppServerMode, startsAppServer } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
@@ -53,7 +53,7 @@ export async function doctor(
     : { findings: [], config: undefined };
   sections.push(["app-server", appServer.findings]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
-  if (flags.appServer.kind === "spawn") {
+  if (startsAppServer(flags.appServer)) {
     sections.push(["environment", await environmentFindings(appServer.config)]);
   }
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
@@ -343,7 +343,7 @@ function capabilities(flags: ServeFlags): Finding[] {
   const serve = [
     "serve",
     ...capabilityArgs(caps),
-    ...(flags.appServer.kind === "spawn" ? [] : ["--app-server", appServerFlag(flags.appServer)]),
+    ...appServerArgs(flags.appServer),
   ];
   const findings: Finding[] = [
     { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },

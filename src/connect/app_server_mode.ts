@@ -17,3 +17,24 @@ export const DEFAULT_APP_SERVER: AppServerMode = Object.freeze({ kind: "spawn" }
 export function appServerFlag(mode: AppServerMode): string {
   return mode.kind === "unix" ? `unix://${mode.path}` : mode.kind;
 }
+
+/**
+ * The `serve` arguments that select `mode`: none for the default (spawn),
+ * else `--app-server <value>`.
+ *
+ * @example
+ * ```ts
+ * appServerArgs({ kind: "daemon" }); // ["--app-server", "daemon"]
+ * ```
+ */
+export function appServerArgs(mode: AppServerMode): string[] {
+  return mode.kind === "spawn" ? [] : ["--app-server", appServerFlag(mode)];
+}
+
+/**
+ * Whether the relay starts the app-server itself, so that Codex runs with the
+ * relay's environment (a daemon runs with its own).
+ */
+export function startsAppServer(mode: AppServerMode): boolean {
+  return mode.kind === "spawn";
+}
