@@ -60,16 +60,98 @@ export const GROUPS: Record<string, Group> = {
         file: "src/turn/run_options.ts",
         mutator: "ConditionalExpression",
         replacement: "false",
-        line: "(order: readonly string[], v: string | null) => v === null ? -1",
+        line: "const at = (order: readonly string[], v: string | null) => v === null ? -1",
         reason: "indexOf(null) is -1 too: the null test only says so",
       },
       {
         file: "src/turn/run_options.ts",
         mutator: "EqualityOperator",
         replacement: "order.indexOf(a) < order.indexOf(b)",
-        line: "order.indexOf(a) <= order.indexOf(b) ? a : b;",
+        line: "a === undefined ? b : b === undefined ? a : order.indexOf(a) <= order.indexOf(b)",
         reason: "equal ranks are the same value: a or b is the same setting",
       },
     ],
+  },
+  "own-requests": {
+    promise:
+      "a runtime takes only its own turn's server requests, once; answers reach their runtime",
+    mutate: ["src/turn/own_requests.ts", "src/elicit/router.ts"],
+    tests: [
+      "tests/unit/own_requests_test.ts",
+      "tests/unit/elicit_*_test.ts",
+      "tests/unit/promises_test.ts",
+    ],
+    equivalent: [
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: 'forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(',
+        reason:
+          "only mcpServer/elicitation/request is url-kind, and its refusal is urlAnswer's shape",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(',
+        reason:
+          "only mcpServer/elicitation/request is url-kind, and its refusal is urlAnswer's shape",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'if (forward.kind === "form") {',
+        reason:
+          "a pending entry is url or form (unsupported ones are declined at once): past url, form",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'return "unknown_token";',
+        reason: "unreachable: no pending entry is of another kind than url or form",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (!entry) return;",
+        reason:
+          "the deadline timer is cancelled whenever its entry is retired: it never finds none",
+      },
+    ],
+  },
+  attach: {
+    promise: "attaching to a running turn never resumes a thread the daemon has not loaded",
+    mutate: ["src/turn/turn_attach.ts"],
+    tests: ["tests/unit/turn_attach_test.ts", "tests/unit/promises_test.ts"],
+  },
+  resolve: {
+    promise: "a thread is named by its id or its exact, unique name",
+    mutate: ["src/ops/resolve_thread.ts"],
+    tests: ["tests/unit/resolve_thread_test.ts", "tests/unit/promises_test.ts"],
+    equivalent: [
+      {
+        file: "src/ops/resolve_thread.ts",
+        mutator: "EqualityOperator",
+        replacement: "matches.length >= 1",
+        line: "if (matches.length > 1) {",
+        reason: "it follows `matches.length === 1) return`: here the count is 0 or at least 2",
+      },
+      {
+        file: "src/ops/resolve_thread.ts",
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "return new RelayError(e.reason, e.message, { written: false });",
+        reason: "a RelayError is not written unless told: { written: false } is the default",
+      },
+    ],
+  },
+  withdraw: {
+    promise: "codex_withdraw_message deletes only this relay's messages, with an honest receipt",
+    mutate: ["src/ops/withdraw_message.ts"],
+    tests: ["tests/unit/withdraw_message_test.ts"],
   },
 };

@@ -17,7 +17,7 @@ export interface Equivalent {
   mutator: string;
   /** The mutant's replacement code, exactly as Stryker reports it. */
   replacement: string;
-  /** Text of the source line the mutant starts on (a substring): robust to lines moving. */
+  /** How the source line the mutant starts on begins (indentation aside): robust to moves. */
   line: string;
   /** Why the mutant behaves like the original everywhere a user can see. */
   reason: string;
@@ -167,7 +167,7 @@ export function scoreOf(
         const listed = equivalent.find((e) =>
           file.endsWith(e.file) && e.mutator === m.mutatorName &&
           e.replacement === (m.replacement ?? "") &&
-          (lines[m.location.start.line - 1] ?? "").includes(e.line)
+          (lines[m.location.start.line - 1] ?? "").trimStart().startsWith(e.line)
         );
         if (listed) {
           eq++;

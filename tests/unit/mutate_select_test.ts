@@ -101,7 +101,7 @@ Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors 
   const report = {
     files: {
       "src/a.ts": {
-        source: "let x = 1;\nif (a < b) f();\nif (a < b) g();",
+        source: "let x = 1;\n  if (a < b) f();\ng(); if (a < b) f();",
         mutants: [
           mutant("Killed", 1, "0"),
           mutant("Timeout", 1, "2"),
@@ -123,11 +123,15 @@ Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors 
     5,
   ]);
   const listed: Equivalent[] = [
-    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "f()", reason: "r" },
-    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "h()", reason: "moved" },
+    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "if (a < b) f();", reason: "r" },
+    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "h();", reason: "moved" },
   ];
   const s = scoreOf(report, listed);
-  assert.equal(s.score, 50, "2 of 4: the listed survivor is out, its twin on line 3 is not");
+  assert.equal(
+    s.score,
+    50,
+    "2 of 4: line 2 starts as listed (indentation aside), line 3 only contains it",
+  );
   assert.deepEqual(s.unexplained, ["src/a.ts:3:3 M -> a <= b", "src/a.ts:1:3 M -> x"]);
   assert.equal(s.equivalent, 1);
   assert.deepEqual(s.stale, [listed[1]]);
