@@ -154,4 +154,45 @@ export const GROUPS: Record<string, Group> = {
     mutate: ["src/ops/withdraw_message.ts"],
     tests: ["tests/unit/withdraw_message_test.ts"],
   },
+  stdio: {
+    promise:
+      "one MCP message is bounded; stdin stops at the bounds of unanswered requests and bytes",
+    mutate: ["src/host/stdio_transport.ts", "src/host/wire_budget.ts"],
+    tests: ["tests/unit/stdio_transport_test.ts", "tests/unit/wire_budget_test.ts"],
+  },
+  daemon: {
+    promise:
+      "the daemon connection's bounds; a lost daemon ends every view at once, never written to",
+    mutate: [
+      "src/connect/daemon/daemon_connection.ts",
+      "src/connect/daemon/liveness.ts",
+      "src/connect/daemon/held_view.ts",
+      "src/connect/daemon/daemon_routing.ts",
+    ],
+    tests: [
+      "tests/unit/daemon_bounds_test.ts",
+      "tests/unit/daemon_loss_test.ts",
+      "tests/unit/daemon_views_test.ts",
+      "tests/unit/liveness_test.ts",
+    ],
+  },
+  reap: {
+    promise: "a helper's whole process group ends with it, within the reap bound",
+    mutate: [
+      "src/connect/process/process_group.ts",
+      {
+        file: "src/connect/process/helper_process.ts",
+        functions: [
+          "reap",
+          "#reap",
+          "kill",
+          "#signal",
+          "#killLeader",
+          "#exitWithin",
+          "settlesWithin",
+        ],
+      },
+    ],
+    tests: ["tests/unit/process_group_test.ts"],
+  },
 };

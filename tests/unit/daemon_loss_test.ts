@@ -1,0 +1,232 @@
+import assert from "assert";
+import { RelayError } from "../../src/core/errors.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
+import { FakeDaemon } from "../../testing/fake_daemon.ts";
+import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
+import { HEARTBEAT_MS, PONG_TIMEOUT_MS } from "../../src/connect/daemon/liveness.ts";
+
+const THREAD = "01a22a5b-0000-7000-8000-000000000001";
+
+function daemon(fake: FakeDaemon, clock = new ManualClock()) {
+  return new DaemonConnection({
+    allowlist: new Set(["thread/list", "thread/resume"]),
+    version: "0.0.0-test",
+    clock,
+    dial: fake.dial,
+  });
+}
+
+async function rejection(p: Promise<unknown>): Promise<RelayError> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof RelayError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+/** Lets queued microtasks run until `cond` holds (fails if it never does). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 0));
+  assert.ok(cond(), "condition not reached");
+}
+
+const list = (d: DaemonConnection) => d.operation((s) => s.call("thread/list", {}));
+
+Deno.test("daemon loss: what was in flight fails connection_lost (maybe written), every view ends at once, the next call redials", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const held = await d.hold();
+  held.follow(THREAD);
+  const other = await d.hold();
+  assert.equal(d.stats.alive, 1);
+  const inFlight = rejection(list(d));
+  await fake.heldCount(1);
+  fake.links[0].lose();
+  const e = await inFlight;
+  assert.deepEqual([e.reason, e.written], ["connection_lost", true]);
+  const [a, b] = await Promise.all([held.ended, other.ended]);
+  assert.deepEqual([a.reason, b.reason], ["connection_lost", "connection_lost"]);
+  assert.equal(held.failure?.reason, "connection_lost");
+  const late = await rejection(held.call("thread/list", {}));
+  assert.deepEqual([late.reason, late.written], ["connection_lost", false], "never written");
+  await until(() => d.stats.alive === 0);
+  const next = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  assert.deepEqual(await next, { ok: true });
+  assert.equal(fake.dials, 2);
+  assert.equal(d.stats.spawned, 2);
+  assert.deepEqual(fake.links[0].written, ["initialize", "initialized", "thread/list"]);
+  await d.shutdown();
+});
+
+Deno.test("daemon loss: a connection found dead before a write is never written to; the daemon is redialled once", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const first = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  await first;
+  fake.links[0].ping = false;
+  const second = list(d);
+  await fake.heldCount(1);
+  assert.deepEqual(fake.links[0].written, ["initialize", "initialized", "thread/list"]);
+  assert.equal(fake.held[0].link, fake.links[1], "sent on the new connection");
+  fake.releaseAll();
+  assert.deepEqual(await second, { ok: true });
+  assert.equal(fake.links[0].closed, true, "the dead one was closed");
+  await d.shutdown();
+});
+
+Deno.test("daemon loss: an operation that loses the daemon more than 3 times fails, the 4th connection unwritten", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  let lost = 0;
+  const e = await rejection(d.operation(async (s) => {
+    for (let i = 0; i < 3; i++) {
+      const call = s.call("thread/list", {});
+      await fake.heldCount(1);
+      fake.held[0].link.lose();
+      await call.catch(() => lost++);
+    }
+    await s.call("thread/list", {});
+  }));
+  assert.equal(lost, 3, "three connections used in turn");
+  assert.deepEqual([e.reason, e.written], ["connection_lost", false]);
+  assert.match(e.message, /lost the app-server daemon connection too often/);
+  assert.equal(fake.links.length, 4);
+  assert.deepEqual(fake.links[3].written, ["initialize", "initialized"]);
+  await d.shutdown();
+});
+
+Deno.test("daemon loss: while in use, an unanswered heartbeat ping past the pong timeout loses the connection", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const held = await d.hold();
+  fake.links[0].ping = "never";
+  clock.advance(HEARTBEAT_MS);
+  clock.advance(PONG_TIMEOUT_MS - 1);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(held.failure, undefined, "one ms before the pong timeout: alive");
+  clock.advance(1);
+  const why = await held.ended;
+  assert.equal(why.reason, "connection_lost");
+  assert.match(why.message, /did not answer a ping within 3 s/);
+  assert.equal(fake.links[0].closed, true);
+  await d.shutdown();
+});
+
+Deno.test("daemon: the heartbeat pings only while a view or an operation uses the connection", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const held = await d.hold();
+  await held.close();
+  fake.links[0].ping = false;
+  clock.advance(HEARTBEAT_MS * 10);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(fake.links[0].closed, false, "unused: never pinged");
+  const again = await d.hold();
+  assert.equal(fake.links[0].closed, true, "probed before use: found dead and closed");
+  assert.equal(fake.dials, 2, "the view is on a new connection");
+  assert.deepEqual(fake.links[0].written, ["initialize", "initialized"]);
+  await again.close();
+  await d.shutdown();
+});
+
+Deno.test("daemon: a failed initialize fails the operation unwritten and closes that connection", async () => {
+  const fake = new FakeDaemon();
+  fake.failInitialize = true;
+  const d = daemon(fake);
+  const e = await rejection(list(d));
+  assert.equal(e.written, false);
+  assert.equal(fake.links[0].closed, true);
+  assert.deepEqual(fake.links[0].written, ["initialize"]);
+  fake.failInitialize = false;
+  const next = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  assert.deepEqual(await next, { ok: true });
+  assert.deepEqual(d.initializeResult, { userAgent: "fake/0.1.0" });
+  await d.shutdown();
+});
+
+Deno.test("daemon: a method outside the allowlist is refused before anything is dialled; after shutdown nothing is", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const refused = await rejection(d.operation((s) => s.call("thread/delete", {})));
+  assert.deepEqual([refused.reason, refused.written], ["not_allowed", false]);
+  const held = await d.hold();
+  assert.throws(() => held.call("thread/delete", {}), /not allowed/);
+  await d.shutdown();
+  assert.equal(fake.links[0].closed, true);
+  const after = await rejection(list(d));
+  assert.deepEqual([after.reason, after.written], ["cancelled", false]);
+  const hold = await rejection(d.hold());
+  assert.equal(hold.reason, "cancelled");
+  assert.equal(fake.dials, 1);
+  assert.equal(await d.kill(), 0, "nothing live to kill");
+});
+
+Deno.test("daemon: hold waits at most its budget for the daemon, then times out unwritten", async () => {
+  const clock = new ManualClock();
+  const d = new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "0",
+    clock,
+    dial: () => new Promise(() => {}),
+  });
+  const waiting = rejection(d.hold({ budgetMs: 500 }));
+  await new Promise((r) => setTimeout(r, 0));
+  clock.advance(500);
+  const e = await waiting;
+  assert.deepEqual([e.reason, e.written], ["timeout", false]);
+  assert.equal(e.message, "The app-server daemon was not ready within 500 ms");
+  assert.equal(d.stats.alive, 0);
+});
+
+Deno.test("daemon: a thread's notifications and requests reach the view following it and its watchers", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const held = await d.hold();
+  const seen: string[] = [];
+  let activity = 0;
+  held.listen({
+    onNotification: (m) => seen.push(m),
+    onServerRequest: (r) => seen.push(`request ${r.id}`),
+    onActivity: () => activity++,
+  });
+  held.follow(THREAD);
+  const watched: string[] = [];
+  const op = d.operation(async (s) => {
+    const stop = s.watch!(THREAD, (m) => watched.push(m));
+    const r = await s.call("thread/list", {});
+    stop();
+    return r;
+  });
+  await fake.heldCount(1);
+  const link = fake.links[0];
+  link.push({ method: "turn/started", params: { threadId: THREAD } });
+  link.push({ method: "turn/started", params: { threadId: "other" } });
+  link.push({
+    id: 5,
+    method: "item/commandExecution/requestApproval",
+    params: { threadId: THREAD },
+  });
+  await until(() => seen.length === 2);
+  fake.releaseAll();
+  await op;
+  link.push({ method: "turn/completed", params: { threadId: THREAD } });
+  await until(() => seen.length === 3);
+  assert.deepEqual(seen, ["turn/started", "request 5", "turn/completed"]);
+  assert.deepEqual(watched, ["turn/started"], "the watch ended with the operation");
+  assert.ok(activity >= 4);
+  held.respond(5, { decision: "accept" });
+  held.respond(5, { decision: "accept" });
+  await until(() => link.written.includes("answer 5"));
+  assert.equal(link.written.filter((w) => w === "answer 5").length, 1);
+  await d.shutdown();
+});
