@@ -96,12 +96,12 @@ Deno.test("resolveThread: a UUID is the id (lowercase), with nothing sent; a fai
 
 Deno.test("resolveRef: a UUID costs no operation; a name one labelled operation; its failure wrote nothing", async () => {
   const labels: unknown[] = [];
-  let fail: Error | undefined;
+  const state: { fail?: Error } = {};
   const l = listing([["x"]]);
   const connection = {
     operation: (fn: (s: Session) => Promise<unknown>, options: { label?: string }) => {
       labels.push(options.label);
-      return fail ? Promise.reject(fail) : fn(l.session);
+      return state.fail ? Promise.reject(state.fail) : fn(l.session);
     },
   } as unknown as Connection;
   const signal = new AbortController().signal;
@@ -109,7 +109,7 @@ Deno.test("resolveRef: a UUID costs no operation; a name one labelled operation;
   assert.deepEqual(labels, []);
   assert.equal(await resolveRef(connection, "x", signal), ID(0));
   assert.deepEqual(labels, ["resolve"]);
-  fail = new RelayError("busy", "Too many", { written: true });
+  state.fail = new RelayError("busy", "Too many", { written: true });
   const busy = await resolveRef(connection, "x", signal);
   assert.ok(busy instanceof RelayError);
   assert.deepEqual([busy.reason, busy.message, busy.written], ["busy", "Too many", false]);

@@ -215,9 +215,8 @@ Deno.test("attachTurn does not attach when it cannot, should not, or fails; noth
 });
 
 Deno.test("attachTurn: a runtime that appears on the thread while its status is read wins; the held connection closes", async () => {
-  let w: ReturnType<typeof world>;
   const mine = { clientMessageId: "m" };
-  w = world((m) => {
+  const w: ReturnType<typeof world> = world(() => {
     w.setActive(mine);
     return listOf("idle");
   });
