@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task mutate [--changed [base]] [--incremental] [group...]`: mutation
+ * `deno task mutate [--changed[=base]] [--incremental] [--list] [group...]`: mutation
  * testing (StrykerJS, its `command` test runner) over the modules that keep
  * the design's promises (the groups: scripts/mutate_groups.ts). Stryker is
  * installed from npm into `.stryker-npm/` (git-ignored, pinned) on first use;
@@ -13,9 +13,9 @@
  * under the test permission set): a relay spawned through `mod.ts serve`
  * gets a clean environment, so a mutant could never be active in it.
  *
- * `--changed [base]`: only the groups whose mutated files or tests differ
+ * `--changed[=base]`: only the groups whose mutated files or tests differ
  * from `base` (default `main`; compared to the merge base, uncommitted and
- * untracked files included). `--incremental`: Stryker reuses the results of
+ * untracked files included). `--list`: print the groups selected, run none. `--incremental`: Stryker reuses the results of
  * mutants in unchanged code (`reports/mutation/<group>.incremental.json`);
  * the group runs whole again when its tests changed.
  * @module
@@ -179,6 +179,10 @@ if (import.meta.main) {
     names = names.filter((n) => touched.includes(n));
     console.error(`Changed since ${base}: ${names.length ? names.join(", ") : "no group"}`);
     if (names.length === 0) Deno.exit(0);
+  }
+  if (Deno.args.includes("--list")) {
+    for (const n of names) console.log(`${n}: ${GROUPS[n].promise}`);
+    Deno.exit(0);
   }
   await ensureStryker();
   await Deno.mkdir(`${ROOT}/.stryker-tmp`, { recursive: true });

@@ -85,6 +85,13 @@ export const GROUPS: Record<string, Group> = {
       {
         file: "src/elicit/router.ts",
         mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'const p = typeof params === "object" && params !== null',
+        reason: "a primitive passing as params reads as {} does: every property undefined",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
         replacement: "false",
         line: 'forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(',
         reason:
