@@ -165,7 +165,11 @@ export const GROUPS: Record<string, Group> = {
     promise:
       "one MCP message is bounded; stdin stops at the bounds of unanswered requests and bytes",
     mutate: ["src/host/stdio_transport.ts", "src/host/wire_budget.ts"],
-    tests: ["tests/unit/stdio_transport_test.ts", "tests/unit/wire_budget_test.ts"],
+    tests: [
+      "tests/unit/stdio_transport_test.ts",
+      "tests/unit/stdio_frames_test.ts",
+      "tests/unit/wire_budget_test.ts",
+    ],
   },
   daemon: {
     promise:
