@@ -5,7 +5,7 @@ import {
   SHUT_DOWN,
   sniffId,
 } from "../../src/host/stdio_transport.ts";
-import { WireBudget } from "../../src/host/wire_budget.ts";
+import type { WireBudget } from "../../src/host/wire_budget.ts";
 import { silentLogger } from "../../src/core/log.ts";
 
 /** Runs the transport over `chunks` to stdin EOF; what it passed on, wrote, and logged. */
