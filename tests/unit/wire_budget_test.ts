@@ -124,3 +124,17 @@ Deno.test("WireBudget.idle() resolves once every answer and queued byte is writt
   waiting.cancel(1);
   assert.deepEqual(await Promise.all(both.map(settled)), [true, true], "every waiter wakes");
 });
+
+Deno.test("WireBudget: room() is immediate whenever no bound is reached; idle() waits for owed answers even with nothing queued", async () => {
+  const b = new WireBudget(8, 100);
+  for (let i = 0; i < 7; i++) b.read(i);
+  b.queued(99);
+  assert.equal(await settled(b.room()), true, "7 of 8 and 99 of 100: not full, read on");
+  const idle = new WireBudget();
+  idle.read(1);
+  const waiting = idle.idle();
+  assert.equal(await settled(waiting), false, "an answer is owed, no byte is queued");
+  idle.answer(1);
+  idle.written(0, true);
+  assert.equal(await settled(waiting), true);
+});
