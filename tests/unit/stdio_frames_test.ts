@@ -5,7 +5,7 @@ import {
   SHUT_DOWN,
   sniffId,
 } from "../../src/host/stdio_transport.ts";
-import type { WireBudget } from "../../src/host/wire_budget.ts";
+import { WireBudget } from "../../src/host/wire_budget.ts";
 import { silentLogger } from "../../src/core/log.ts";
 
 /** Runs the transport over `chunks` to stdin EOF; what it passed on, wrote, and logged. */
@@ -231,4 +231,132 @@ Deno.test("sniffId: ids of other shapes, and spaces around the id", () => {
   assert.equal(sniffId('{"id":"bad\\u12"', '"method":"x"}'), null, "not JSON");
   assert.equal(sniffId(`{"id":"${"q".repeat(257)}","method":"x"`, ""), null, "over 256 characters");
   assert.equal(sniffId(`{"id":"${"q".repeat(256)}","method":"x"`, ""), "q".repeat(256));
+});
+
+Deno.test("stdio: an oversized line of many KiB in many chunks is answered by the id at its start or its very end", async () => {
+  const pad = "y".repeat(5000);
+  const head = `{"jsonrpc":"2.0","id":"${
+    "h".repeat(200)
+  }","method":"tools/call","params":{"x":"${pad}"}}`;
+  const tail = `{"method":"tools/call","params":{"x":"${pad}"},"jsonrpc":"2.0","id":"${
+    "t".repeat(200)
+  }"}`;
+  const middle = `{"method":"tools/call","params":{"x":"${pad}","id":5,"y":"${pad}"}}`;
+  const chunks = (line: string, size: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < line.length; i += size) out.push(line.slice(i, i + size));
+    return out;
+  };
+  for (const size of [7, 100, 3000]) {
+    const r = await run([
+      ...chunks(head + "\n", size),
+      ...chunks(tail + "\n", size),
+      ...chunks(middle + "\n", size),
+      `${request(1)}\n`,
+    ], { maxMessageBytes: 100 });
+    assert.deepEqual(r.answers().map((a) => [a.id, a.error.message]), [
+      [
+        "h".repeat(200),
+        `Invalid request: the message is ${head.length} bytes, over codex-relay's limit of 100 bytes`,
+      ],
+      [
+        "t".repeat(200),
+        `Invalid request: the message is ${tail.length} bytes, over codex-relay's limit of 100 bytes`,
+      ],
+    ], `chunks of ${size}`);
+    assert.deepEqual(r.logged.map(([, f]) => f?.bytes), [head.length, tail.length, middle.length]);
+    assert.deepEqual(r.messages, [{ jsonrpc: "2.0", id: 1, method: "tools/list" }]);
+  }
+});
+
+Deno.test("stdio: a line split over many chunks is passed on whole, at exactly the bound", async () => {
+  const line = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"p":"${"z".repeat(300)}"}}`;
+  const parts = [
+    line.slice(0, 10),
+    line.slice(10, 200),
+    line.slice(200) + "\n" + request(2).slice(0, 5),
+    request(2).slice(5) + "\n",
+  ];
+  const r = await run(parts, { maxMessageBytes: line.length });
+  assert.deepEqual(r.messages.map((m) => (m as { id: number }).id), [1, 2]);
+  assert.deepEqual(r.answers(), []);
+});
+
+Deno.test("stdio: reading stops between the lines of one chunk at the bound of unanswered requests", async () => {
+  const enc = new TextEncoder();
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode([1, 2, 3, 4, 5, 6].map((id) => request(id) + "\n").join("")));
+      c.close();
+    },
+  });
+  const paused = Promise.withResolvers<void>();
+  const log = {
+    ...silentLogger,
+    debug: (event: string) => void (event === "stdin paused" && paused.resolve()),
+  };
+  const t = new LineStdioTransport({
+    input,
+    output: new WritableStream(),
+    log,
+    budget: new WireBudget(4, 1 << 20),
+  });
+  const ids: unknown[] = [];
+  t.onmessage = (m) => void ids.push((m as { id: unknown }).id);
+  const ended = new Promise<void>((resolve) => (t.oninputend = resolve));
+  await t.start();
+  await paused.promise;
+  assert.deepEqual(ids, [1, 2, 3, 4], "the rest of the chunk waits");
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await t.send({ jsonrpc: "2.0", id: 2, result: {} });
+  await t.send({ jsonrpc: "2.0", id: 3, result: {} });
+  await ended;
+  assert.deepEqual(ids, [1, 2, 3, 4, 5, 6]);
+  await t.close();
+});
+
+Deno.test("stdio: a stdin that fails ends the input with a log line; a failed write reaches onerror", async () => {
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.error(new Error("EIO"));
+    },
+  });
+  const logged: string[] = [];
+  const log = { ...silentLogger, warn: (event: string) => void logged.push(event) };
+  const output = new WritableStream<Uint8Array>({
+    write: () => Promise.reject(new Error("EPIPE")),
+  });
+  const t = new LineStdioTransport({ input, output, log });
+  const ended = new Promise<void>((resolve) => (t.oninputend = resolve));
+  const errors: Error[] = [];
+  t.onerror = (e) => void errors.push(e);
+  await t.start();
+  await ended;
+  assert.deepEqual(logged, ["stdin failed"]);
+  await assert.rejects(() => t.send({ jsonrpc: "2.0", method: "x" }), /EPIPE/);
+  await t.idle();
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0] instanceof Error);
+  assert.match(errors[0].message, /EPIPE/);
+  await t.close();
+});
+
+Deno.test("stdio: closing before start or before stdin ends reads nothing more and fires no input end", async () => {
+  const early = new LineStdioTransport({
+    input: new ReadableStream(),
+    output: new WritableStream(),
+    log: silentLogger,
+  });
+  await early.close();
+  const pulls = { n: 0 };
+  const input = new ReadableStream<Uint8Array>({
+    pull: () => void pulls.n++,
+  }, { highWaterMark: 0 });
+  const t = new LineStdioTransport({ input, output: new WritableStream(), log: silentLogger });
+  let ended = 0;
+  t.oninputend = () => ended++;
+  await t.start();
+  await t.close();
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  assert.equal(ended, 0, "closed: no input end");
 });
