@@ -9,6 +9,12 @@
 
 import type { Group } from "./mutate_select.ts";
 
+const PROCESS_GROUP = "src/connect/process/process_group.ts";
+const HELPER_PROCESS = "src/connect/process/helper_process.ts";
+/** Why a mutant that spares the helper itself (not its group) survives where groups can be signalled. */
+const LEADER_KILL =
+  "the group SIGKILL that follows kills the helper too; signalling the helper alone matters only where groups cannot be signalled (Windows, no /bin/kill)";
+
 /** The groups, by name. */
 export const GROUPS: Record<string, Group> = {
   reply: {
@@ -205,5 +211,106 @@ export const GROUPS: Record<string, Group> = {
       },
     ],
     tests: ["tests/unit/process_group_test.ts"],
+    equivalent: [
+      ...[["ConditionalExpression", "false"], ["StringLiteral", '""'], ["BooleanLiteral", "true"]]
+        .map((
+          [mutator, replacement],
+        ) => ({
+          file: PROCESS_GROUP,
+          mutator,
+          replacement,
+          line: 'if (Deno.build.os === "windows") return false;',
+          reason: "the Windows branch: these tests run where process groups exist",
+        })),
+      {
+        file: PROCESS_GROUP,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "canRun ??= Deno.permissions.querySync(",
+        reason:
+          "the test process is granted /bin/kill; the relay without it is an integration test",
+      },
+      ...[["ConditionalExpression", "false"], [
+        "LogicalOperator",
+        "!canSignalGroups() && !isHelperGroup(pgid)",
+      ]]
+        .map(([mutator, replacement]) => ({
+          file: PROCESS_GROUP,
+          mutator,
+          replacement,
+          line: "if (!canSignalGroups() || !isHelperGroup(pgid)) return false;",
+          reason:
+            "not killed on purpose: it takes a call with group 0 or 1, which under the mutant signals the test's own group or every process (isHelperGroup is tested alone)",
+        })),
+      {
+        file: PROCESS_GROUP,
+        mutator: "MethodExpression",
+        replacement: "signal",
+        line: 'args: ["-s", signal.slice(3), "--", `-${pgid}`],',
+        reason: "kill -s takes SIGKILL as well as KILL",
+      },
+      {
+        file: PROCESS_GROUP,
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: "clearEnv: true,",
+        reason: "/bin/kill behaves the same whatever its environment",
+      },
+      ...[["BlockStatement", "{}"], ["BooleanLiteral", "true"]].map(([mutator, replacement]) => ({
+        file: PROCESS_GROUP,
+        mutator,
+        replacement,
+        line: mutator === "BlockStatement" ? "} catch {" : "return false;",
+        reason: "reached only when /bin/kill cannot start or takes 500 ms",
+      })),
+      ...[
+        ["BooleanLiteral", "await this.#exitWithin(this.#reapTimings.termGraceMs)"],
+        ["BlockStatement", "{}"],
+      ].map(([mutator, replacement]) => ({
+        file: HELPER_PROCESS,
+        mutator,
+        replacement,
+        line: "if (!(await this.#exitWithin(this.#reapTimings.termGraceMs))) {",
+        reason: LEADER_KILL,
+      })),
+      ...['await this.#signal("SIGKILL");', 'this.#killLeader("SIGKILL");'].map((line) => ({
+        file: HELPER_PROCESS,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line,
+        reason: LEADER_KILL,
+      })),
+      ...["try {", "} catch {"].map((line) => ({
+        file: HELPER_PROCESS,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line,
+        reason: LEADER_KILL,
+      })),
+      {
+        file: HELPER_PROCESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#exited) return true;",
+        reason: "an exited helper's status is resolved: it wins the race at once",
+      },
+      {
+        file: HELPER_PROCESS,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line: "return await Promise.race([this.status.then(() => true as const), timeout]);",
+        reason:
+          "an exited helper then counts as signalled: the signals that follow reach no process",
+      },
+      {
+        file: HELPER_PROCESS,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line:
+          "return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);",
+        reason:
+          "pipes that closed then count as held: the group SIGKILL that follows reaches no process",
+      },
+    ],
   },
 };

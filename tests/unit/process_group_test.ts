@@ -1,6 +1,10 @@
 import assert from "assert";
 import { HelperProcess, type ReapTimings } from "../../src/connect/process/helper_process.ts";
-import { canSignalGroups, signalGroup } from "../../src/connect/process/process_group.ts";
+import {
+  canSignalGroups,
+  isHelperGroup,
+  signalGroup,
+} from "../../src/connect/process/process_group.ts";
 
 /** A helper running `script` in sh, in its own process group. */
 const spawn = (script: string, reap: ReapTimings) =>
@@ -83,7 +87,7 @@ test(
     const helper = spawn("sleep 30 & echo $!; exit 0", {
       eofGraceMs: LONG,
       termGraceMs: LONG,
-      pipeGraceMs: 50,
+      pipeGraceMs: 600,
     });
     const descendant = await firstLine(helper);
     assert.ok(await running(descendant));
@@ -91,9 +95,20 @@ test(
     assert.equal((await helper.status).code, 0, "the helper exited on its own");
     assert.ok(await goneWithin(descendant, 2000), "its descendant is gone");
     assert.ok(helper.pipesCut.aborted, "its pipes are no longer read");
-    assert.ok(ms >= 50 && ms < LONG / 2, `${ms} ms`);
+    assert.ok(ms >= 600 && ms < LONG / 2, `${ms} ms: the pipe grace asked for`);
   },
 );
+
+test("reap: when the helper needed a signal, a descendant that ignores SIGTERM and holds no pipe is killed too", async () => {
+  const helper = spawn(
+    "(trap '' TERM; exec sleep 30 </dev/null >/dev/null 2>&1) & echo $!; exec sleep 31",
+    { eofGraceMs: 20, termGraceMs: LONG, pipeGraceMs: LONG },
+  );
+  const descendant = await firstLine(helper);
+  await helper.reap();
+  assert.equal((await helper.status).signal, "SIGTERM");
+  assert.ok(await goneWithin(descendant, 2000), "the group was SIGKILLed whole");
+});
 
 test(
   "reap: when the helper needed a signal, its whole group is killed, descendants included",
@@ -126,20 +141,17 @@ test("kill: the whole group is SIGKILLed at once, without any grace", async () =
   await helper.reap();
 });
 
-test(
-  "signalGroup: only a real group is signalled; never pid 0, 1, negative or fractional ones",
-  async () => {
-    assert.equal(canSignalGroups(), Deno.build.os !== "windows");
-    for (const pgid of [0, 1, -5, 2.5, NaN]) {
-      assert.equal(
-        await signalGroup(pgid, "SIGKILL"),
-        false,
-      );
-    }
-    assert.equal(await signalGroup(2 ** 22 + 12345, "SIGTERM"), false, "no such group");
-    const helper = spawn("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
-    assert.equal(await signalGroup(helper.pid, "SIGTERM"), true);
-    assert.equal((await helper.status).signal, "SIGTERM");
-    await helper.reap();
-  },
-);
+Deno.test("isHelperGroup: never group 0 (the relay's own) or 1 (every process), nor negative or fractional ids", () => {
+  // Never passed to signalGroup in a test: a broken guard would signal the test's group, or all.
+  for (const pgid of [0, 1, -1, -5, 2.5, NaN, Infinity]) assert.equal(isHelperGroup(pgid), false);
+  for (const pgid of [2, 12345, 2 ** 22]) assert.equal(isHelperGroup(pgid), true);
+});
+
+test("signalGroup signals a real group, and says false for a group that does not exist", async () => {
+  assert.equal(canSignalGroups(), true);
+  assert.equal(await signalGroup(2 ** 22 + 12345, "SIGTERM"), false, "no such group");
+  const helper = spawn("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
+  assert.equal(await signalGroup(helper.pid, "SIGTERM"), true);
+  assert.equal((await helper.status).signal, "SIGTERM");
+  await helper.reap();
+});
