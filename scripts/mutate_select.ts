@@ -19,6 +19,8 @@ export interface Equivalent {
   replacement: string;
   /** How the source line the mutant starts on begins (indentation aside): robust to moves. */
   line: string;
+  /** Which of the lines that begin so (1-based, in file order); default any of them. */
+  occurrence?: number;
   /** Why the mutant behaves like the original everywhere a user can see. */
   reason: string;
 }
@@ -160,14 +162,19 @@ export function scoreOf(
   const unexplained: string[] = [];
   const used = new Set<Equivalent>();
   for (const [file, { source, mutants }] of Object.entries(report.files)) {
-    const lines = (source ?? "").split("\n");
+    const lines = (source ?? "").split("\n").map((l) => l.trimStart());
+    /** The equivalent's line matches line `at` (0-based), counting occurrences when asked. */
+    const matches = (e: Equivalent, at: number) => {
+      if (!(lines[at] ?? "").startsWith(e.line)) return false;
+      if (e.occurrence === undefined) return true;
+      return lines.slice(0, at + 1).filter((l) => l.startsWith(e.line)).length === e.occurrence;
+    };
     for (const m of mutants) {
       if (m.status === "Killed" || m.status === "Timeout") detected++;
       else if (m.status === "Survived" || m.status === "NoCoverage") {
         const listed = equivalent.find((e) =>
           file.endsWith(e.file) && e.mutator === m.mutatorName &&
-          e.replacement === (m.replacement ?? "") &&
-          (lines[m.location.start.line - 1] ?? "").trimStart().startsWith(e.line)
+          e.replacement === (m.replacement ?? "") && matches(e, m.location.start.line - 1)
         );
         if (listed) {
           eq++;

@@ -136,6 +136,17 @@ Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors 
   assert.equal(s.equivalent, 1);
   assert.deepEqual(s.stale, [listed[1]]);
   assert.equal(scoreOf({ files: {} }).score, 100);
+  const second = scoreOf(report, [{ ...listed[0], line: "if (a < b)", occurrence: 2 }]);
+  assert.equal(second.equivalent, 0, "one line begins so: there is no second");
+  assert.equal(second.stale.length, 1);
+  const twice = {
+    files: {
+      "src/a.ts": { source: "if (x) {\n}\nif (x) {", mutants: [mutant("Survived", 3, "true")] },
+    },
+  };
+  const eq = { file: "src/a.ts", mutator: "M", replacement: "true", line: "if (x) {", reason: "r" };
+  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 2 }]).equivalent, 1);
+  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 1 }]).equivalent, 0);
 });
 
 Deno.test("every group's named functions exist, and its tests are unit tests", async () => {

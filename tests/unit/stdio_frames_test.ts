@@ -360,3 +360,76 @@ Deno.test("stdio: closing before start or before stdin ends reads nothing more a
   for (let i = 0; i < 10; i++) await Promise.resolve();
   assert.equal(ended, 0, "closed: no input end");
 });
+
+Deno.test("stdio: a request of the server goes out; every line ends with a newline; notifications are owed nothing", async () => {
+  const r = await run([
+    `{"jsonrpc":"2.0","method":"notifications/initialized"}\n${request(1)}\nnull\n${request(2)}\n`,
+  ]);
+  assert.deepEqual(
+    r.messages.map((m) => (m as { id?: number }).id),
+    [undefined, 1, 2],
+    "null is refused, reading goes on",
+  );
+  assert.deepEqual(r.answers().map((a) => [a.id, a.error.code]), [[null, -32600]]);
+  assert.deepEqual(r.t.budget.owed(), [1, 2]);
+  await r.t.send({ jsonrpc: "2.0", id: 5, method: "elicitation/create", params: {} });
+  assert.deepEqual(JSON.parse(r.lines.at(-1)!), {
+    jsonrpc: "2.0",
+    id: 5,
+    method: "elicitation/create",
+    params: {},
+  });
+  assert.ok(
+    r.lines.every((l) => l.endsWith("\n") && l.indexOf("\n") === l.length - 1),
+    "one line each",
+  );
+  assert.equal(r.t.answerOwed(), 2);
+});
+
+Deno.test("stdio: closing while a chunk's lines are read stops at the line it was closed on", async () => {
+  const enc = new TextEncoder();
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode(`${request(1)}\n${request(2)}\n${request(3)}\n`));
+    },
+  });
+  const t = new LineStdioTransport({ input, output: new WritableStream(), log: silentLogger });
+  const ids: unknown[] = [];
+  const first = Promise.withResolvers<void>();
+  t.onmessage = (m) => {
+    ids.push((m as { id: unknown }).id);
+    void t.close();
+    first.resolve();
+  };
+  await t.start();
+  await first.promise;
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  assert.deepEqual(ids, [1]);
+});
+
+Deno.test("stdio: an oversized line is answered only when a request's method shows in its first or last KiB", async () => {
+  const pad = "y".repeat(2000);
+  // "method" starts at byte 1046: past the first KiB kept, and far from the end.
+  const hidden = `{"id":7,"params":{"x":"${"y".repeat(1020)}"},"method":"x","z":"${pad}"}`;
+  assert.equal(hidden.indexOf('"method"'), 1046);
+  const shown = `{"id":8,"method" : "x","params":{"x":"${pad}"}}`;
+  const r = await run([hidden.slice(0, 60), hidden.slice(60) + "\n", shown + "\n"], {
+    maxMessageBytes: 100,
+  });
+  assert.deepEqual(r.answers().map((a) => a.id), [8]);
+  assert.deepEqual(r.logged.map(([, f]) => f?.answered), [false, true]);
+});
+
+Deno.test("stdio: a transport with no oninputend reaches stdin EOF without an error", async () => {
+  const input = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  const t = new LineStdioTransport({ input, output: new WritableStream(), log: silentLogger });
+  await t.start();
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await t.close();
+});
+
+Deno.test("sniffId: an id that is not valid JSON is no id", () => {
+  assert.equal(sniffId('{"id":"bad\\u12","method":"x"', ""), null);
+  assert.equal(sniffId('{"method" :"x",', ',"id":"\\x"}'), null);
+  assert.equal(sniffId('{"method" :"x",', ',"id":"ok"}'), "ok");
+});
