@@ -377,7 +377,23 @@ export const GROUPS: Record<string, Group> = {
     promise:
       "the daemon connection's bounds; a lost daemon ends every view at once, never written to",
     mutate: [
-      "src/connect/daemon/daemon_connection.ts",
+      // Its operations, views and loss handling; the constructor's wiring of the real proxy
+      // (dialProxy, its defaults) is what tests/integration/daemon_connection_test.ts runs.
+      {
+        file: "src/connect/daemon/daemon_connection.ts",
+        functions: [
+          "operation",
+          "hold",
+          "kill",
+          "shutdown",
+          "#usable",
+          "#connected",
+          "#open",
+          "#close",
+          "busy",
+          "asError",
+        ],
+      },
       "src/connect/daemon/liveness.ts",
       "src/connect/daemon/held_view.ts",
       "src/connect/daemon/daemon_routing.ts",
@@ -387,6 +403,36 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/daemon_loss_test.ts",
       "tests/unit/daemon_views_test.ts",
       "tests/unit/liveness_test.ts",
+      "tests/unit/liveness_use_test.ts",
+    ],
+    equivalent: [
+      ...[["ConditionalExpression", "false"], [
+        "EqualityOperator",
+        "this.#watchers.get(threadId) !== set",
+      ]]
+        .map(([mutator, replacement]) => ({
+          file: "src/connect/daemon/daemon_routing.ts",
+          mutator,
+          replacement,
+          line: "if (set.size === 0 && this.#watchers.get(threadId) === set)",
+          reason: "an empty set left in the map routes nothing (and is reused by the next watch)",
+        })),
+      {
+        file: "src/connect/daemon/daemon_routing.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (threadId === undefined) return;",
+        occurrence: 1,
+        reason: "there are no watchers of thread undefined",
+      },
+      {
+        file: "src/connect/daemon/daemon_connection.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (await live.liveness.probe()) return live;",
+        reason:
+          "a failed probe has closed the connection, so #connected redials either way; a live one is returned again",
+      },
     ],
   },
   reap: {

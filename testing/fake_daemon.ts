@@ -14,6 +14,8 @@ import type { Dialed } from "../src/connect/daemon/proxy_dial.ts";
 export interface FakeLink {
   /** Methods written to it, in order (`initialize` and `initialized` included). */
   written: string[];
+  /** The params of its `initialize`. */
+  initialize?: unknown;
   /** Ends it as a lost daemon does: no more frames, then `connection_lost`. */
   lose(): void;
   /** Pushes a frame (a notification or a server request) to the relay. */
@@ -68,6 +70,7 @@ export class FakeDaemon {
         const m = JSON.parse(frame);
         link.written.push(m.method ?? `answer ${m.id}`);
         if (m.method === "initialize") {
+          link.initialize = m.params;
           push(
             this.failInitialize
               ? { id: m.id, error: { code: -32603, message: "not ready" } }

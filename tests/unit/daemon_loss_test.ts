@@ -230,3 +230,104 @@ Deno.test("daemon: a thread's notifications and requests reach the view followin
   assert.equal(link.written.filter((w) => w === "answer 5").length, 1);
   await d.shutdown();
 });
+
+Deno.test("daemon: initialize names the relay and asks for the experimental API", async () => {
+  const fake = new FakeDaemon();
+  const d = new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "9.8.7",
+    dial: fake.dial,
+  });
+  await (await d.hold()).close();
+  assert.deepEqual(fake.links[0].initialize, {
+    clientInfo: { name: "codex_relay", title: "codex-relay", version: "9.8.7" },
+    capabilities: { experimentalApi: true },
+  });
+  assert.equal(await d.kill(), 1, "a live connection is killed");
+  assert.equal(fake.links[0].closed, true);
+  await d.shutdown();
+});
+
+Deno.test("daemon: an operation's RPC gets at most what is left of its budget; the caller's abort ends it unwritten", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const slow = rejection(d.operation((s) => s.call("thread/list", {}), { budgetMs: 700 }));
+  await fake.heldCount(1);
+  clock.advance(700);
+  const e = await slow;
+  assert.equal(e.reason, "timeout");
+  fake.held.splice(0);
+  const caller = new AbortController();
+  const op = rejection(d.operation(async (s) => {
+    caller.abort(new RelayError("cancelled", "the client went away"));
+    return await s.call("thread/list", {});
+  }, { signal: caller.signal }));
+  const aborted = await op;
+  assert.deepEqual([aborted.reason, aborted.written], ["cancelled", false]);
+  assert.equal(fake.held.length, 0, "never sent");
+  await d.shutdown();
+});
+
+Deno.test("daemon: an operation's watches end with it, even those it did not stop", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const watched: string[] = [];
+  const op = d.operation(async (s) => {
+    s.watch!(THREAD, (m) => watched.push(m));
+    return await s.call("thread/list", {});
+  });
+  await fake.heldCount(1);
+  fake.links[0].push({ method: "turn/started", params: { threadId: THREAD } });
+  await until(() => watched.length === 1);
+  fake.releaseAll();
+  await op;
+  const held = await d.hold();
+  held.follow(THREAD);
+  const seen: string[] = [];
+  held.listen({ onNotification: (m) => seen.push(m) });
+  fake.links[0].push({ method: "turn/completed", params: { threadId: THREAD } });
+  await until(() => seen.length === 1);
+  assert.deepEqual(watched, ["turn/started"]);
+  await d.shutdown();
+});
+
+Deno.test("daemon: views without listeners take frames without failing; a transport without ping counts as alive", async () => {
+  const fake = new FakeDaemon();
+  fake.pings = false;
+  const d = daemon(fake);
+  const bare = await d.hold();
+  bare.follow(THREAD);
+  const other = await d.hold();
+  const seen: string[] = [];
+  other.follow(THREAD);
+  other.listen({ onNotification: (m) => seen.push(m) });
+  fake.links[0].push({ method: "turn/started", params: { threadId: THREAD } });
+  await until(() => seen.length === 1);
+  assert.equal(bare.failure, undefined);
+  assert.equal(fake.dials, 1, "no ping, no redial");
+  await d.shutdown();
+  const [a, b] = await Promise.all([bare.ended, other.ended]);
+  assert.deepEqual([a.reason, b.reason], ["cancelled", "cancelled"]);
+  assert.equal(a.message, "codex-relay is shutting down");
+});
+
+Deno.test("daemon: shutdown while the daemon is being opened closes that connection and fails the call unwritten", async () => {
+  const fake = new FakeDaemon();
+  const gate = Promise.withResolvers<void>();
+  const d = new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "0",
+    dial: async () => {
+      await gate.promise;
+      return await fake.dial();
+    },
+  });
+  const call = rejection(list(d));
+  const done = d.shutdown();
+  gate.resolve();
+  const e = await call;
+  assert.deepEqual([e.reason, e.written], ["cancelled", false]);
+  await done;
+  assert.ok(fake.links.every((l) => l.closed), "nothing left open");
+});
