@@ -15,7 +15,9 @@
  *
  * `--changed[=base]`: only the groups whose mutated files or tests differ
  * from `base` (default `main`; compared to the merge base, uncommitted and
- * untracked files included). `--list`: print the groups selected, run none. `--incremental`: Stryker reuses the results of
+ * untracked files included). `--list`: print the groups selected, run none.
+ * A group marked `dangerous` (reap: its mutants run `/bin/kill`) runs only
+ * when named with `--dangerous`. `--incremental`: Stryker reuses the results of
  * mutants in unchanged code (`reports/mutation/<group>.incremental.json`);
  * the group runs whole again when its tests changed.
  * @module
@@ -172,7 +174,15 @@ if (import.meta.main) {
       Deno.exit(64);
     }
   }
-  let names = asked.length > 0 ? asked : Object.keys(GROUPS);
+  const safe = (n: string) => GROUPS[n].dangerous === undefined;
+  let names = asked.length > 0 ? asked : Object.keys(GROUPS).filter(safe);
+  if (changed) names = names.filter(safe);
+  const refused = names.filter((n) => !safe(n) && !Deno.args.includes("--dangerous"));
+  if (refused.length > 0) {
+    for (const n of refused) console.error(`Not running ${n}: ${GROUPS[n].dangerous}`);
+    console.error("Name it with --dangerous on a disposable machine, with nobody else on it.");
+    Deno.exit(64);
+  }
   if (changed) {
     const base = changed.includes("=") ? changed.slice("--changed=".length) : "main";
     const touched = changedGroups(GROUPS, await changedFiles(base));

@@ -33,6 +33,11 @@ export interface Group {
   /** Unit tests only: in-process, each mutant runs all of them. */
   tests: string[];
   equivalent?: Equivalent[];
+  /**
+   * Why running this group's mutants can harm the machine: such a group runs only when named
+   * together with `--dangerous`, never with `--changed` or with all groups.
+   */
+  dangerous?: string;
 }
 
 /** A glob (`*` within a path segment, `**` across segments) as an anchored RegExp. */
