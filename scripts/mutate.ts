@@ -155,7 +155,7 @@ async function runGroup(name: string, incremental: boolean): Promise<[string, bo
     `${s.survived} survived, ${s.equivalent} listed equivalent; ${s.total} mutants) in ${seconds} s`,
     ...s.unexplained.map((u) => `  survived: ${u}`),
     ...s.stale.map((e) =>
-      `  listed equivalent matches no survivor: ${e.file} ${e.mutator} ${e.line}`
+      `  listed equivalent matches no survivor: ${e.file} ${e.mutator} -> ${e.replacement} at ${e.line}`
     ),
   ];
   return [lines.join("\n"), s.score >= TARGET];
