@@ -92,6 +92,10 @@ Deno.test("daemon bounds: a queued operation whose budget runs out fails busy an
   clock.advance(d.limits.operationMs);
   const e = await waiting;
   assert.equal(e.reason, "busy");
+  assert.equal(
+    e.message,
+    "No operation slot on the app-server daemon connection became free within the operation budget",
+  );
   assert.equal(e.written, false);
   assert.equal(fake.held.length, 1);
   fake.releaseAll();

@@ -331,3 +331,102 @@ Deno.test("daemon: shutdown while the daemon is being opened closes that connect
   await done;
   assert.ok(fake.links.every((l) => l.closed), "nothing left open");
 });
+
+Deno.test("daemon: one operation may make many RPCs on one healthy connection", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const op = d.operation(async (s) => {
+    for (let i = 0; i < 5; i++) {
+      const call = s.call("thread/list", {});
+      await fake.heldCount(1);
+      fake.releaseAll();
+      await call;
+    }
+    return "done";
+  });
+  assert.equal(await op, "done");
+  assert.equal(fake.dials, 1);
+  await d.shutdown();
+});
+
+Deno.test("daemon: concurrent first calls share one dial; a caller's abort while it opens is not waited for", async () => {
+  const fake = new FakeDaemon();
+  const gate = Promise.withResolvers<void>();
+  let dials = 0;
+  const d = new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "0",
+    dial: async () => {
+      dials++;
+      await gate.promise;
+      return await fake.dial();
+    },
+  });
+  const caller = new AbortController();
+  const a = d.hold();
+  const b = d.hold();
+  const c = rejection(d.hold({ signal: caller.signal }));
+  caller.abort(new RelayError("cancelled", "gone"));
+  const e = await c;
+  assert.deepEqual([e.reason, e.written], ["cancelled", false]);
+  gate.resolve();
+  await Promise.all([a, b]);
+  assert.equal(dials, 1);
+  const already = new AbortController();
+  already.abort(new RelayError("cancelled", "before"));
+  const before = await rejection(d.hold({ signal: already.signal }));
+  assert.deepEqual([before.reason, before.written], ["cancelled", false]);
+  await d.shutdown();
+});
+
+Deno.test("daemon: a dial that fails fails the call unwritten, whatever the dial said", async () => {
+  const d = new DaemonConnection({
+    allowlist: new Set(["thread/list"]),
+    version: "0",
+    dial: () => Promise.reject(new RelayError("codex_missing", "no codex", { written: true })),
+  });
+  const e = await rejection(list(d));
+  assert.deepEqual([e.reason, e.written], ["codex_missing", false]);
+  await d.shutdown();
+});
+
+Deno.test("daemon: a server request no view follows is never answered, by the relay or anyone", async () => {
+  const fake = new FakeDaemon();
+  const d = daemon(fake);
+  const held = await d.hold();
+  held.follow(THREAD);
+  const seen: unknown[] = [];
+  held.listen({ onServerRequest: (r) => seen.push(r.id) });
+  const link = fake.links[0];
+  link.push({ id: 1, method: "item/commandExecution/requestApproval", params: { threadId: "x" } });
+  link.push({ id: 2, method: "item/commandExecution/requestApproval", params: {} });
+  link.push({
+    id: 3,
+    method: "item/commandExecution/requestApproval",
+    params: { threadId: THREAD },
+  });
+  await until(() => seen.length === 1);
+  assert.deepEqual(seen, [3]);
+  assert.deepEqual(link.written, ["initialize", "initialized"], "nothing answered");
+  await d.shutdown();
+});
+
+Deno.test("daemon: a lost connection is closed, and a heartbeat loss says the write may have happened", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const held = await d.hold();
+  fake.links[0].lose();
+  await held.ended;
+  await until(() => fake.links[0].closed);
+  const next = await d.hold();
+  fake.links[1].ping = "never";
+  clock.advance(HEARTBEAT_MS);
+  clock.advance(PONG_TIMEOUT_MS);
+  const why = await next.ended;
+  assert.deepEqual([why.reason, why.written], ["connection_lost", true]);
+  await d.kill();
+  const after = await rejection(list(d));
+  assert.deepEqual([after.reason, after.message], ["cancelled", "codex-relay is shutting down"]);
+  await d.shutdown();
+});
