@@ -9,6 +9,11 @@
 
 import type { Group } from "./mutate_select.ts";
 
+const DAEMON = "src/connect/daemon/daemon_connection.ts";
+const LIVENESS = "src/connect/daemon/liveness.ts";
+/** Why a heartbeat guard's mutant changes nothing a caller sees. */
+const LIVENESS_GUARD =
+  "defence in depth: the timer is cancelled when the last user leaves or the connection dies, and a ping in flight is shared";
 const STDIO = "src/host/stdio_transport.ts";
 const PROCESS_GROUP = "src/connect/process/process_group.ts";
 const HELPER_PROCESS = "src/connect/process/helper_process.ts";
@@ -399,6 +404,154 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/liveness_use_test.ts",
     ],
     equivalent: [
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "{ written: false },",
+        reason:
+          "hold's timeout reaches the caller through abortReason(signal, false), which sets written",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "{ written: false },",
+        reason:
+          "hold's timeout reaches the caller through abortReason(signal, false), which sets written",
+      },
+      {
+        file: DAEMON,
+        mutator: "ArrayDeclaration",
+        replacement: "[]",
+        line: "await Promise.all([...this.#closings]);",
+        reason:
+          "the fake's connections close at once; waiting for a proxy's exit is the integration tests'",
+      },
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "the listener is removed when the race settles: a second abort never reaches it",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "the listener is removed when the race settles: a second abort never reaches it",
+      },
+      {
+        file: DAEMON,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line: "} finally {",
+        reason: "a listener left on the signal rejects a race that has settled: nothing happens",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'signal.removeEventListener("abort", onAbort);',
+        reason: "a listener left on the signal rejects a race that has settled: nothing happens",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);",
+        reason:
+          "every caller's signal includes shutdown's, and #connected checks it before opening",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);",
+        reason:
+          "every caller's signal includes shutdown's, and #connected checks it before opening",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'lostReason: "connection_lost",',
+        reason:
+          "calls fail with the transport's own closing error (connection_lost), not this default",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "a failed connection left as the current one is never used: every caller checks rpc.failure",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "await this.#close(live, abortReason(this.#shutdown.signal, false));",
+        reason: "the caller sees #connected's abortReason(signal, false), not this one",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "throw abortReason(this.#shutdown.signal, false);",
+        reason: "the caller sees #connected's abortReason(signal, false), not this one",
+      },
+      {
+        file: DAEMON,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line: "void closing.finally(() => this.#closings.delete(closing));",
+        reason: "a settled closing left in the set is waited for at once",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line:
+          ': new RelayError("connection_lost", error instanceof Error ? error.message : String(error));',
+        reason: "initialize fails with RelayErrors only (rpc_error, timeout, connection_lost)",
+      },
+      {
+        file: LIVENESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "LogicalOperator",
+        replacement: "(this.#timer || this.#dead) && this.#users === 0",
+        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "LogicalOperator",
+        replacement: "this.#timer && this.#dead",
+        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "LogicalOperator",
+        replacement: "this.#dead && this.#users === 0",
+        line: "if (this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
       ...[["ConditionalExpression", "false"], [
         "EqualityOperator",
         "this.#watchers.get(threadId) !== set",
@@ -417,14 +570,6 @@ export const GROUPS: Record<string, Group> = {
         line: "if (threadId === undefined) return;",
         occurrence: 1,
         reason: "there are no watchers of thread undefined",
-      },
-      {
-        file: "src/connect/daemon/daemon_connection.ts",
-        mutator: "ConditionalExpression",
-        replacement: "false",
-        line: "if (await live.liveness.probe()) return live;",
-        reason:
-          "a failed probe has closed the connection, so #connected redials either way; a live one is returned again",
       },
     ],
   },

@@ -35,6 +35,8 @@ export class FakeDaemon {
   #arrived: (() => void)[] = [];
   /** Whether the next dials answer `initialize` with an error. */
   failInitialize = false;
+  /** Whether the next dials answer `initialize` at all. */
+  answerInitialize = true;
   /** Whether pings are supported at all (a transport without `ping`). */
   pings = true;
 
@@ -71,6 +73,7 @@ export class FakeDaemon {
         link.written.push(m.method ?? `answer ${m.id}`);
         if (m.method === "initialize") {
           link.initialize = m.params;
+          if (!this.answerInitialize) return Promise.resolve();
           push(
             this.failInitialize
               ? { id: m.id, error: { code: -32603, message: "not ready" } }

@@ -77,6 +77,11 @@ Deno.test("daemon loss: a connection found dead before a write is never written 
   fake.releaseAll();
   assert.deepEqual(await second, { ok: true });
   assert.equal(fake.links[0].closed, true, "the dead one was closed");
+  const third = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  await third;
+  assert.equal(fake.dials, 2, "the new connection stays the one in use");
   await d.shutdown();
 });
 
@@ -165,6 +170,7 @@ Deno.test("daemon: a method outside the allowlist is refused before anything is 
   assert.equal(fake.links[0].closed, true);
   const after = await rejection(list(d));
   assert.deepEqual([after.reason, after.written], ["cancelled", false]);
+  assert.equal(after.message, "codex-relay is shutting down");
   const hold = await rejection(d.hold());
   assert.equal(hold.reason, "cancelled");
   assert.equal(fake.dials, 1);
@@ -428,5 +434,19 @@ Deno.test("daemon: a lost connection is closed, and a heartbeat loss says the wr
   await d.kill();
   const after = await rejection(list(d));
   assert.deepEqual([after.reason, after.message], ["cancelled", "codex-relay is shutting down"]);
+  await d.shutdown();
+});
+
+Deno.test("daemon: a daemon that never answers initialize fails the call at the RPC timeout, unwritten", async () => {
+  const fake = new FakeDaemon();
+  fake.answerInitialize = false;
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const call = rejection(list(d));
+  await until(() => fake.links.length === 1 && fake.links[0].written.length === 1);
+  clock.advance(d.limits.rpcTimeoutMs);
+  const e = await call;
+  assert.deepEqual([e.reason, e.written], ["timeout", false]);
+  assert.equal(fake.links[0].closed, true);
   await d.shutdown();
 });

@@ -98,3 +98,14 @@ Deno.test("Liveness: a heartbeat due after the last release does not ping", asyn
   await settle();
   assert.equal(sent.length, 0);
 });
+
+Deno.test("Liveness: a channel found gone is dead even when frames came while it was pinged", async () => {
+  const { clock, sent, l, dead } = rig();
+  const probe = l.probe();
+  clock.advance(1);
+  l.heard();
+  sent[0].resolve(false);
+  assert.equal(await probe, false);
+  assert.equal(dead.length, 1);
+  assert.match(dead[0], /gone/);
+});
