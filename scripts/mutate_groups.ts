@@ -408,6 +408,53 @@ export const GROUPS: Record<string, Group> = {
         file: DAEMON,
         mutator: "ObjectLiteral",
         replacement: "{}",
+        line: "const rpc = new RpcConnection(dialed.transport, this.#clock, {",
+        reason:
+          "the routing always listens for server requests, so none is unhandled; calls fail with the transport's own closing error",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "answerUnhandled: false,",
+        reason: "the routing always listens for server requests, so none is unhandled",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "no newer connection is set before the old one's handlers ran: opening awaits initialize",
+      },
+      {
+        file: DAEMON,
+        mutator: "EqualityOperator",
+        replacement: "this.#live !== live",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "no newer connection is set before the old one's handlers ran: opening awaits initialize",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#shutdown.signal.aborted) {",
+        reason:
+          "shutdown() awaits the opening and closes what it opened; the caller's race has rejected already",
+      },
+      {
+        file: DAEMON,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line: "if (this.#shutdown.signal.aborted) {",
+        reason:
+          "shutdown() awaits the opening and closes what it opened; the caller's race has rejected already",
+      },
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
         line: "{ written: false },",
         reason:
           "hold's timeout reaches the caller through abortReason(signal, false), which sets written",
@@ -521,20 +568,6 @@ export const GROUPS: Record<string, Group> = {
         file: LIVENESS,
         mutator: "ConditionalExpression",
         replacement: "false",
-        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
-        reason: LIVENESS_GUARD,
-      },
-      {
-        file: LIVENESS,
-        mutator: "LogicalOperator",
-        replacement: "(this.#timer || this.#dead) && this.#users === 0",
-        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
-        reason: LIVENESS_GUARD,
-      },
-      {
-        file: LIVENESS,
-        mutator: "LogicalOperator",
-        replacement: "this.#timer && this.#dead",
         line: "if (this.#timer || this.#dead || this.#users === 0) return;",
         reason: LIVENESS_GUARD,
       },
