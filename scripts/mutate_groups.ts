@@ -613,7 +613,7 @@ export const GROUPS: Record<string, Group> = {
     mutate: [
       // Not signalGroup: a mutant of its arguments or guard can make /bin/kill signal the test's own
       // group or every process. Its guard is isHelperGroup, pure and mutated here.
-      { file: "src/connect/process/process_group.ts", functions: ["isHelperGroup"] },
+      { file: PROCESS_GROUP, functions: ["isHelperGroup"] },
       {
         file: "src/connect/process/helper_process.ts",
         functions: [
