@@ -7,6 +7,7 @@ import {
   type Group,
   mutateEntries,
   scoreOf,
+  targetFile,
 } from "../../scripts/mutate_select.ts";
 import { GROUPS } from "../../scripts/mutate_groups.ts";
 
@@ -154,6 +155,8 @@ Deno.test("every group's named functions exist, and its tests are unit tests", a
     for (const t of group.mutate) {
       const entries = mutateEntries(t, (f) => Deno.readTextFileSync(f));
       assert.ok(entries.length > 0, name);
+      const file = targetFile(t);
+      if (!file.includes("*")) assert.ok((await Deno.stat(file)).isFile, `${name}: ${file} moved?`);
     }
     for (const test of group.tests) assert.match(test, /^tests\/unit\//, name);
     for (const e of group.equivalent ?? []) {
