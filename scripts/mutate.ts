@@ -1,53 +1,35 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task mutate [group...]`: mutation testing (StrykerJS, its `command`
- * test runner) over the modules where a silent bug costs most. Stryker is
+ * `deno task mutate [--changed[=base]] [--incremental] [--list] [group...]`: mutation
+ * testing (StrykerJS, its `command` test runner) over the modules that keep
+ * the design's promises (the groups: scripts/mutate_groups.ts). Stryker is
  * installed from npm into `.stryker-npm/` (git-ignored, pinned) on first use;
  * each group's JSON report (the mutation-testing-elements schema) goes to
- * `reports/mutation/<group>.json` and its score is printed. Not run in CI.
+ * `reports/mutation/<group>.json` and its score is printed, net of the
+ * survivors the group lists as equivalent; an unlisted survivor is printed.
+ * Not run in CI.
  *
  * Each mutant runs only the fast tests of its group, in-process (`deno test`
  * under the test permission set): a relay spawned through `mod.ts serve`
  * gets a clean environment, so a mutant could never be active in it.
+ *
+ * `--changed[=base]`: only the groups whose mutated files or tests differ
+ * from `base` (default `main`; compared to the merge base, uncommitted and
+ * untracked files included). `--list`: print the groups selected, run none.
+ * A group marked `dangerous` (reap: its mutants run `/bin/kill`) runs only
+ * when named with `--dangerous`. `--incremental`: Stryker reuses the results of
+ * mutants in unchanged code (`reports/mutation/<group>.incremental.json`);
+ * the group runs whole again when its tests changed.
  * @module
  */
+
+import { GROUPS } from "./mutate_groups.ts";
+import { changedGroups, globRegExp, type Group, mutateEntries, scoreOf } from "./mutate_select.ts";
 
 const STRYKER_VERSION = "9.6.1";
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const PREFIX = `${ROOT}/.stryker-npm`;
 const CORE = `${PREFIX}/node_modules/@stryker-mutator/core`;
-
-/** A group of modules and the tests that guard them. */
-interface Group {
-  mutate: string[];
-  tests: string[];
-}
-
-/** The groups, by name. */
-export const GROUPS: Record<string, Group> = {
-  reply: {
-    mutate: ["src/reply/**/*.ts", "src/ops/read_reply.ts", "src/ops/wait_reply.ts"],
-    tests: ["tests/unit/reply_*_test.ts"],
-  },
-  elicit: {
-    mutate: ["src/elicit/**/*.ts"],
-    tests: ["tests/unit/elicit_*_test.ts"],
-  },
-  capabilities: {
-    // The capability levels (the method map's levels), and the allowlist check every backend
-    // runs (checkAllowed).
-    mutate: [
-      "src/core/capabilities.ts",
-      "src/codex/methods.ts",
-      "src/connect/operation_frame.ts:65-72",
-    ],
-    tests: ["tests/unit/capabilities_test.ts", "tests/unit/methods_test.ts"],
-  },
-  receipts: {
-    mutate: ["src/ops/queue_message.ts"],
-    tests: ["tests/unit/queue_message_tool_test.ts"],
-  },
-};
 
 async function run(cmd: string, args: string[]): Promise<number> {
   const { code } = await new Deno.Command(cmd, {
@@ -88,12 +70,15 @@ async function ensureStryker(): Promise<void> {
   }
 }
 
-function configOf(name: string, group: Group): Record<string, unknown> {
+function configOf(name: string, group: Group, incremental: boolean): Record<string, unknown> {
+  const read = (file: string) => Deno.readTextFileSync(`${ROOT}/${file}`);
   return {
     testRunner: "command",
     commandRunner: { command: `deno test -P --no-check --quiet ${group.tests.join(" ")}` },
     coverageAnalysis: "off",
-    mutate: group.mutate,
+    mutate: group.mutate.flatMap((t) => mutateEntries(t, read)),
+    incremental,
+    incrementalFile: `reports/mutation/${name}.incremental.json`,
     ignorers: ["log-calls"],
     plugins: ["@stryker-mutator/*", `${ROOT}/scripts/stryker_ignore_logs.mjs`],
     ignorePatterns: [
@@ -118,54 +103,106 @@ function configOf(name: string, group: Group): Record<string, unknown> {
   };
 }
 
-/** The mutation score of a report: detected / (valid mutants), in percent. */
-export function scoreOf(report: {
-  files: Record<string, { mutants: { status: string }[] }>;
-}): { score: number; killed: number; survived: number; total: number } {
-  let detected = 0;
-  let undetected = 0;
-  for (const file of Object.values(report.files)) {
-    for (const m of file.mutants) {
-      if (m.status === "Killed" || m.status === "Timeout") detected++;
-      else if (m.status === "Survived" || m.status === "NoCoverage") undetected++;
+/** The files that differ from the merge base with `base`: committed, uncommitted, untracked. */
+async function changedFiles(base: string): Promise<string[]> {
+  const git = async (...args: string[]) => {
+    const out = await new Deno.Command("git", { args, cwd: ROOT, stdin: "null" }).output();
+    if (!out.success) {
+      throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
     }
-  }
-  const total = detected + undetected;
-  return {
-    score: total === 0 ? 100 : Math.round((detected / total) * 10000) / 100,
-    killed: detected,
-    survived: undetected,
-    total,
+    return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "");
   };
+  const [mergeBase] = await git("merge-base", "HEAD", base);
+  return [
+    ...await git("diff", "--name-only", mergeBase),
+    ...await git("ls-files", "--others", "--exclude-standard"),
+  ];
 }
 
+/** A digest of the group (its definition and its test files): when it changes, rerun all. */
+async function testsDigest(group: Group): Promise<string> {
+  const globs = group.tests.map(globRegExp);
+  const files: string[] = [];
+  for await (const e of Deno.readDir(`${ROOT}/tests/unit`)) {
+    const path = `tests/unit/${e.name}`;
+    if (e.isFile && globs.some((re) => re.test(path))) files.push(path);
+  }
+  const texts = await Promise.all(files.sort().map((f) => Deno.readTextFile(`${ROOT}/${f}`)));
+  const data = new TextEncoder().encode(JSON.stringify([group, files, texts]));
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Runs one group; its summary line, and whether it met the target. */
+async function runGroup(name: string, incremental: boolean): Promise<[string, boolean]> {
+  const group = GROUPS[name];
+  const config = `${ROOT}/.stryker-tmp/${name}.config.json`;
+  const digestFile = `${ROOT}/reports/mutation/${name}.tests.sha256`;
+  const digest = await testsDigest(group);
+  const previous = await Deno.readTextFile(digestFile).catch(() => "");
+  const body = { ...configOf(name, group, incremental), force: incremental && previous !== digest };
+  await Deno.writeTextFile(config, JSON.stringify(body, null, 2));
+  const started = performance.now();
+  const code = await run("node", [`${CORE}/bin/stryker.js`, "run", config]);
+  const seconds = Math.round((performance.now() - started) / 1000);
+  if (code !== 0) return [`${name}: Stryker failed (exit ${code})`, false];
+  await Deno.mkdir(`${ROOT}/reports/mutation`, { recursive: true });
+  await Deno.writeTextFile(digestFile, digest);
+  const report = JSON.parse(await Deno.readTextFile(`${ROOT}/reports/mutation/${name}.json`));
+  const s = scoreOf(report, group.equivalent);
+  const lines = [
+    `${name}: mutation score ${s.score}% (${s.killed} of ${s.total - s.equivalent} detected, ` +
+    `${s.survived} survived, ${s.equivalent} listed equivalent; ${s.total} mutants) in ${seconds} s`,
+    ...s.unexplained.map((u) => `  survived: ${u}`),
+    ...s.stale.map((e) =>
+      `  listed equivalent matches no survivor: ${e.file} ${e.mutator} -> ${e.replacement} at ${e.line}`
+    ),
+  ];
+  return [lines.join("\n"), s.score >= TARGET];
+}
+
+/** The score every group must reach (after its listed equivalents). */
+const TARGET = 90;
+
 if (import.meta.main) {
-  const names = Deno.args.length > 0 ? Deno.args : Object.keys(GROUPS);
-  for (const name of names) {
+  const changed = Deno.args.find((a) => a === "--changed" || a.startsWith("--changed="));
+  const incremental = Deno.args.includes("--incremental");
+  const asked = Deno.args.filter((a) => !a.startsWith("--"));
+  for (const name of asked) {
     if (!GROUPS[name]) {
       console.error(`Unknown group ${name}; the groups are ${Object.keys(GROUPS).join(", ")}`);
       Deno.exit(64);
     }
   }
+  const safe = (n: string) => GROUPS[n].dangerous === undefined;
+  let names = asked.length > 0 ? asked : Object.keys(GROUPS).filter(safe);
+  if (changed) names = names.filter(safe);
+  const refused = names.filter((n) => !safe(n) && !Deno.args.includes("--dangerous"));
+  if (refused.length > 0) {
+    for (const n of refused) console.error(`Not running ${n}: ${GROUPS[n].dangerous}`);
+    console.error("Name it with --dangerous on a disposable machine, with nobody else on it.");
+    Deno.exit(64);
+  }
+  if (changed) {
+    const base = changed.includes("=") ? changed.slice("--changed=".length) : "main";
+    const touched = changedGroups(GROUPS, await changedFiles(base));
+    names = names.filter((n) => touched.includes(n));
+    console.error(`Changed since ${base}: ${names.length ? names.join(", ") : "no group"}`);
+    if (names.length === 0) Deno.exit(0);
+  }
+  if (Deno.args.includes("--list")) {
+    for (const n of names) console.log(`${n}: ${GROUPS[n].promise}`);
+    Deno.exit(0);
+  }
   await ensureStryker();
   await Deno.mkdir(`${ROOT}/.stryker-tmp`, { recursive: true });
-  const scores: string[] = [];
+  const lines: string[] = [];
   let failed = false;
   for (const name of names) {
-    const config = `${ROOT}/.stryker-tmp/${name}.config.json`;
-    await Deno.writeTextFile(config, JSON.stringify(configOf(name, GROUPS[name]), null, 2));
-    const code = await run("node", [`${CORE}/bin/stryker.js`, "run", config]);
-    if (code !== 0) {
-      failed = true;
-      scores.push(`${name}: Stryker failed (exit ${code})`);
-      continue;
-    }
-    const report = JSON.parse(await Deno.readTextFile(`${ROOT}/reports/mutation/${name}.json`));
-    const s = scoreOf(report);
-    scores.push(
-      `${name}: mutation score ${s.score}% (${s.killed} of ${s.total} mutants detected, ${s.survived} survived)`,
-    );
+    const [line, ok] = await runGroup(name, incremental);
+    lines.push(line);
+    failed ||= !ok;
   }
-  console.log(scores.join("\n"));
+  console.log(lines.join("\n"));
   if (failed) Deno.exit(1);
 }

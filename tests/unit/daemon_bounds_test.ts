@@ -2,79 +2,8 @@ import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
-import type { FrameTransport } from "../../src/connect/frame_transport.ts";
-import type { Dialed } from "../../src/connect/daemon/proxy_dial.ts";
+import { FakeDaemon } from "../../testing/fake_daemon.ts";
 import type { Method } from "../../src/codex/methods.ts";
-
-/**
- * An in-memory app-server: answers `initialize` at once and holds every
- * other request until the test releases it.
- */
-class FakeDaemon {
-  readonly held: { id: number; method: string }[] = [];
-  readonly #frames: string[] = [];
-  #wake: (() => void) | undefined;
-  #ended = false;
-  #arrived: (() => void)[] = [];
-  dials = 0;
-
-  dial = (): Promise<Dialed> => {
-    this.dials++;
-    const transport: FrameTransport = {
-      write: (frame) => {
-        const m = JSON.parse(frame);
-        if (m.method === "initialize") {
-          this.#push({ id: m.id, result: { userAgent: "fake/0.1.0" } });
-        } else if (m.id !== undefined) {
-          this.held.push({ id: m.id, method: m.method });
-          for (const fn of this.#arrived.splice(0)) fn();
-        }
-        return Promise.resolve();
-      },
-      frames: () => this.#iterate(),
-      closed: () => Promise.resolve(new RelayError("connection_lost", "fake closed")),
-    };
-    const close = () => {
-      this.#ended = true;
-      this.#wake?.();
-      return Promise.resolve();
-    };
-    return Promise.resolve({
-      transport,
-      close,
-      kill: close,
-    });
-  };
-
-  /** Resolves once `n` requests are held. */
-  async heldCount(n: number): Promise<void> {
-    while (this.held.length < n) await new Promise<void>((r) => this.#arrived.push(r));
-  }
-
-  /** Answers every held request (`thread/list`: an empty page). */
-  releaseAll(): void {
-    const page = { data: [], nextCursor: null };
-    for (const { id } of this.held.splice(0)) this.#push({ id, result: page });
-  }
-
-  #push(message: unknown): void {
-    this.#frames.push(JSON.stringify(message));
-    this.#wake?.();
-  }
-
-  async *#iterate(): AsyncGenerator<string> {
-    while (true) {
-      const next = this.#frames.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (this.#ended) return;
-      await new Promise<void>((r) => (this.#wake = r));
-      this.#wake = undefined;
-    }
-  }
-}
 
 function daemon(fake: FakeDaemon, inFlight: number, queue: number, clock = new ManualClock()) {
   return new DaemonConnection({
@@ -164,6 +93,10 @@ Deno.test("daemon bounds: a queued operation whose budget runs out fails busy an
   clock.advance(d.limits.operationMs);
   const e = await waiting;
   assert.equal(e.reason, "busy");
+  assert.equal(
+    e.message,
+    "No operation slot on the app-server daemon connection became free within the operation budget",
+  );
   assert.equal(e.written, false);
   assert.equal(fake.held.length, 1);
   fake.releaseAll();

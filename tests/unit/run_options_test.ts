@@ -147,3 +147,55 @@ Deno.test("unapplied() names a requested setting the thread does not run with (C
   assert.deepEqual(unapplied({ sandbox: "read-only" }, unknown), [], "unreported: not checked");
   assert.deepEqual(parseLoadedSettings(null), { sandbox: null, approvalPolicy: null });
 });
+
+Deno.test("a refusal names the configured setting when an earlier run left the same one", () => {
+  const config = { sandbox_mode: "workspace-write", approval_policy: "on-request" };
+  const left = { sandbox: "workspace-write", approvalPolicy: "on-request" } as const;
+  try {
+    checkTightening(config, { sandbox: "danger-full-access", approvalPolicy: "never" }, left);
+    assert.fail("refused");
+  } catch (error) {
+    assert.ok(error instanceof RelayError && error.reason === "not_allowed");
+    assert.equal(
+      error.message,
+      "codex_run may only tighten the thread's configuration: sandbox danger-full-access is " +
+        "looser than the thread's workspace-write; approvalPolicy never is looser than the " +
+        "thread's on-request",
+    );
+  }
+});
+
+Deno.test("tighterOf keeps what was left when a run names no setting; unapplied() checks only what was asked", () => {
+  const left = { sandbox: "workspace-write", approvalPolicy: "on-request" } as const;
+  assert.deepEqual(tighterOf(left, {}), left);
+  assert.deepEqual(tighterOf({}, { approvalPolicy: "never" }), { approvalPolicy: "never" });
+  const reported = { sandbox: "danger-full-access", approvalPolicy: "never" };
+  assert.deepEqual(unapplied({ sandbox: "danger-full-access" }, reported), [], "policy not asked");
+  assert.deepEqual(unapplied({ approvalPolicy: "never" }, reported), [], "sandbox not asked");
+  assert.deepEqual(unapplied({ approvalPolicy: "on-request" }, reported), [
+    "approvalPolicy never (not on-request)",
+  ]);
+  assert.deepEqual(
+    unapplied({ approvalPolicy: "on-request" }, { sandbox: null, approvalPolicy: "on-request" }),
+    [],
+    "as asked",
+  );
+});
+
+Deno.test("a configuration of another shape: not an object fails; settings of other types count as unset", () => {
+  assert.throws(
+    () => checkTightening(null, { sandbox: "read-only" }),
+    /config\/read config is not/,
+  );
+  assert.match(
+    refused({ sandbox_mode: 5 }, { sandbox: "workspace-write" })!,
+    /the thread's unset sandbox \(counted as read-only\)/,
+  );
+  for (const approval_policy of [5, null]) {
+    assert.match(
+      refused({ approval_policy }, { approvalPolicy: "on-request" })!,
+      /the thread's unset approval policy \(counted as untrusted\)/,
+      String(approval_policy),
+    );
+  }
+});

@@ -27,13 +27,22 @@ export function canSignalGroups(): boolean {
 }
 
 /**
+ * Whether `pgid` may name a helper's process group: an integer above 1.
+ * `kill -- -0` would signal the relay's own group and `kill -- -1` every
+ * process the relay may signal, so those never reach `/bin/kill`.
+ */
+export function isHelperGroup(pgid: number): boolean {
+  return Number.isInteger(pgid) && pgid > 1;
+}
+
+/**
  * Sends `signal` to the process group `pgid`. Resolves `true` once the
  * signal was delivered to the group, `false` when the group could not be
  * signalled (no permission, no such group, `/bin/kill` missing); never
  * rejects, never takes longer than {@linkcode KILL_TIMEOUT_MS}.
  */
 export async function signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<boolean> {
-  if (!canSignalGroups() || !Number.isInteger(pgid) || pgid <= 1) return false;
+  if (!canSignalGroups() || !isHelperGroup(pgid)) return false;
   try {
     const out = await new Deno.Command(GROUP_KILL, {
       args: ["-s", signal.slice(3), "--", `-${pgid}`],

@@ -1,0 +1,684 @@
+/**
+ * The groups of `deno task mutate`: each names the modules (whole files, or
+ * named functions of a big one) that keep a promise of docs/design.md, the
+ * fast unit tests that guard them (each mutant runs only these), and the
+ * surviving mutants that are equivalent, each with its reason. A survivor
+ * not listed here fails the group's target (90%) or is a missing test.
+ * @module
+ */
+
+import type { Group } from "./mutate_select.ts";
+
+const DAEMON = "src/connect/daemon/daemon_connection.ts";
+const LIVENESS = "src/connect/daemon/liveness.ts";
+/** Why a heartbeat guard's mutant changes nothing a caller sees. */
+const LIVENESS_GUARD =
+  "defence in depth: the timer is cancelled when the last user leaves or the connection dies, and a ping in flight is shared";
+const STDIO = "src/host/stdio_transport.ts";
+const PROCESS_GROUP = "src/connect/process/process_group.ts";
+const HELPER_PROCESS = "src/connect/process/helper_process.ts";
+/** Why a mutant that spares the helper itself (not its group) survives where groups can be signalled. */
+const LEADER_KILL =
+  "the group SIGKILL that follows kills the helper too; signalling the helper alone matters only where groups cannot be signalled (Windows, no /bin/kill)";
+
+/** The groups, by name. */
+export const GROUPS: Record<string, Group> = {
+  reply: {
+    promise: "replies: read, wait, cursors, the turn status",
+    mutate: ["src/reply/**/*.ts", "src/ops/read_reply.ts", "src/ops/wait_reply.ts"],
+    tests: ["tests/unit/reply_*_test.ts"],
+  },
+  elicit: {
+    promise: "elicitation: mappings, answer validation, tokens",
+    mutate: ["src/elicit/**/*.ts"],
+    tests: ["tests/unit/elicit_*_test.ts"],
+  },
+  capabilities: {
+    promise:
+      "the capability levels (the method map's levels) and the allowlist every backend checks",
+    mutate: [
+      "src/core/capabilities.ts",
+      "src/codex/methods.ts",
+      { file: "src/connect/operation_frame.ts", functions: ["checkAllowed"] },
+    ],
+    tests: ["tests/unit/capabilities_test.ts", "tests/unit/methods_test.ts"],
+  },
+  receipts: {
+    promise: "codex_queue_message: a receipt says only what Codex confirmed",
+    mutate: ["src/ops/queue_message.ts"],
+    tests: ["tests/unit/queue_message_tool_test.ts"],
+  },
+  "run-options": {
+    promise: "codex_run's sandbox and approvalPolicy may only tighten the thread's settings",
+    mutate: [
+      "src/turn/run_options.ts",
+      { file: "src/codex/validate.ts", functions: ["parseRunConfig"] },
+    ],
+    tests: ["tests/unit/run_options_test.ts"],
+    equivalent: [
+      ...["sandbox", "approvalPolicy"].map((option) => ({
+        file: "src/turn/run_options.ts",
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: `if (options.${option} !== undefined) {`,
+        reason: "an unset option ranks -1 (indexOf(undefined)), never looser than anything",
+      })),
+      {
+        file: "src/turn/run_options.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "const at = value === null ? -1 : order.indexOf(value);",
+        reason: "indexOf(null) is -1 too: the null test only says so",
+      },
+      {
+        file: "src/turn/run_options.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "const at = (order: readonly string[], v: string | null) => v === null ? -1",
+        reason: "indexOf(null) is -1 too: the null test only says so",
+      },
+      {
+        file: "src/turn/run_options.ts",
+        mutator: "EqualityOperator",
+        replacement: "order.indexOf(a) < order.indexOf(b)",
+        line: "a === undefined ? b : b === undefined ? a : order.indexOf(a) <= order.indexOf(b)",
+        reason: "equal ranks are the same value: a or b is the same setting",
+      },
+    ],
+  },
+  "own-requests": {
+    promise:
+      "a runtime takes only its own turn's server requests, once; answers reach their runtime",
+    mutate: ["src/turn/own_requests.ts", "src/elicit/router.ts"],
+    tests: [
+      "tests/unit/own_requests_test.ts",
+      "tests/unit/elicit_*_test.ts",
+      "tests/unit/promises_test.ts",
+    ],
+    equivalent: [
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'const p = typeof params === "object" && params !== null',
+        reason: "a primitive passing as params reads as {} does: every property undefined",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: 'forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(',
+        reason:
+          "only mcpServer/elicitation/request is url-kind, and its refusal is urlAnswer's shape",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(',
+        reason:
+          "only mcpServer/elicitation/request is url-kind, and its refusal is urlAnswer's shape",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'if (forward.kind === "form") {',
+        reason:
+          "a pending entry is url or form (unsupported ones are declined at once): past url, form",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'return "unknown_token";',
+        reason: "unreachable: no pending entry is of another kind than url or form",
+      },
+      {
+        file: "src/elicit/router.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (!entry) return;",
+        reason:
+          "the deadline timer is cancelled whenever its entry is retired: it never finds none",
+      },
+    ],
+  },
+  attach: {
+    promise: "attaching to a running turn never resumes a thread the daemon has not loaded",
+    mutate: ["src/turn/turn_attach.ts"],
+    tests: ["tests/unit/turn_attach_test.ts", "tests/unit/promises_test.ts"],
+  },
+  resolve: {
+    promise: "a thread is named by its id or its exact, unique name",
+    mutate: ["src/ops/resolve_thread.ts"],
+    tests: ["tests/unit/resolve_thread_test.ts", "tests/unit/promises_test.ts"],
+    equivalent: [
+      {
+        file: "src/ops/resolve_thread.ts",
+        mutator: "EqualityOperator",
+        replacement: "matches.length >= 1",
+        line: "if (matches.length > 1) {",
+        reason: "it follows `matches.length === 1) return`: here the count is 0 or at least 2",
+      },
+      {
+        file: "src/ops/resolve_thread.ts",
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "return new RelayError(e.reason, e.message, { written: false });",
+        reason: "a RelayError is not written unless told: { written: false } is the default",
+      },
+    ],
+  },
+  withdraw: {
+    promise: "codex_withdraw_message deletes only this relay's messages, with an honest receipt",
+    mutate: ["src/ops/withdraw_message.ts"],
+    tests: ["tests/unit/withdraw_message_test.ts"],
+  },
+  stdio: {
+    promise:
+      "one MCP message is bounded; stdin stops at the bounds of unanswered requests and bytes",
+    mutate: ["src/host/stdio_transport.ts", "src/host/wire_budget.ts"],
+    tests: [
+      "tests/unit/stdio_transport_test.ts",
+      "tests/unit/stdio_frames_test.ts",
+      "tests/unit/wire_budget_test.ts",
+    ],
+    equivalent: [
+      {
+        file: STDIO,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "#write(line: string, answer = false): Promise<void> {",
+        reason: "every caller says whether it writes an answer",
+      },
+      {
+        file: STDIO,
+        mutator: "OptionalChaining",
+        replacement: "this.onerror(error instanceof Error ? error : new Error(String(error)))",
+        line: "this.onerror?.(",
+        reason: "a stdout that failed once is errored for good: every later write fails either way",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (full === undefined) return;",
+        reason: "room() resolves at once when no bound is reached",
+      },
+      {
+        file: STDIO,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "const held = {",
+        reason: "only logged",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (this.#budget.full !== undefined) await this.#roomToRead();",
+        reason: "#roomToRead() returns at once when no bound is reached",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#closed) return;",
+        occurrence: 1,
+        reason: "close() cancels the reader: the next read is done",
+      },
+      {
+        file: STDIO,
+        mutator: "EqualityOperator",
+        replacement: "start <= value.length",
+        line: "while (start < value.length) {",
+        reason: "at a chunk's end the piece is empty: nothing is added",
+      },
+      {
+        file: STDIO,
+        mutator: "MethodExpression",
+        replacement: "seen.subarray(0, SNIFF_BYTES)",
+        line: "head: seen.subarray(0, SNIFF_BYTES).slice(),",
+        reason: "a copy of bytes no one writes to again",
+      },
+      {
+        file: STDIO,
+        mutator: "MethodExpression",
+        replacement: "lastBytes(seen, SNIFF_BYTES)",
+        line: "tail: lastBytes(seen, SNIFF_BYTES).slice(),",
+        reason: "a copy of bytes no one writes to again",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (skipping.head.length < SNIFF_BYTES) {",
+        reason: "a full head takes piece.subarray(0, 0): nothing",
+      },
+      {
+        file: STDIO,
+        mutator: "EqualityOperator",
+        replacement: "skipping.head.length <= SNIFF_BYTES",
+        line: "if (skipping.head.length < SNIFF_BYTES) {",
+        reason: "a full head takes piece.subarray(0, 0): nothing",
+      },
+      {
+        file: STDIO,
+        mutator: "MethodExpression",
+        replacement: "piece",
+        line: "parts.push(piece.slice());",
+        reason: "stdin's chunks are never written to again",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "const line = parts.length === 0",
+        reason: "concatenating one piece gives the same bytes",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (!this.#closed) {",
+        reason: "only a log line",
+      },
+      {
+        file: STDIO,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line: "} finally {",
+        reason: "the lock of a stream that ended or was cancelled is never taken again",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: 'if (text.endsWith("\\r")) text = text.slice(0, -1);',
+        reason: "JSON.parse and trim() ignore a trailing CR anyway",
+      },
+      {
+        file: STDIO,
+        mutator: "MethodExpression",
+        replacement: 'text.startsWith("\\r")',
+        line: 'if (text.endsWith("\\r")) text = text.slice(0, -1);',
+        reason: "JSON.parse and trim() ignore a trailing CR anyway",
+      },
+      {
+        file: STDIO,
+        mutator: "MethodExpression",
+        replacement: "text",
+        line: 'if (text.endsWith("\\r")) text = text.slice(0, -1);',
+        reason: "JSON.parse and trim() ignore a trailing CR anyway",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#closed) return;",
+        occurrence: 3,
+        reason: "reading stops at close: no refusal is made after it",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "const error = data === undefined",
+        reason: "JSON.stringify drops data: undefined",
+      },
+      {
+        file: STDIO,
+        mutator: "LogicalOperator",
+        replacement: 'typeof id === "number" || Number.isFinite(id)',
+        line: 'return typeof id === "string" || (typeof id === "number" && Number.isFinite(id))',
+        reason:
+          "only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'return typeof id === "string" || (typeof id === "number" && Number.isFinite(id))',
+        reason:
+          "only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (raw === undefined) return null;",
+        reason: "JSON.parse(undefined) throws, and the catch returns null",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (cancelled !== null) this.#budget.cancel(cancelled);",
+        reason: "no request of id null is ever owed: it is refused before it is read",
+      },
+      {
+        file: STDIO,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "return bytes.length <= n ? bytes : bytes.subarray(bytes.length - n);",
+        reason: "subarray(length - n) of at most n bytes is all of them",
+      },
+      {
+        file: STDIO,
+        mutator: "EqualityOperator",
+        replacement: "bytes.length < n",
+        line: "return bytes.length <= n ? bytes : bytes.subarray(bytes.length - n);",
+        reason: "subarray(length - n) of at most n bytes is all of them",
+      },
+    ],
+  },
+  daemon: {
+    promise:
+      "the daemon connection's bounds; a lost daemon ends every view at once, never written to",
+    mutate: [
+      // Its operations, views and loss handling; the constructor's wiring of the real proxy
+      // (dialProxy, its defaults) is what tests/integration/daemon_connection_test.ts runs.
+      {
+        file: "src/connect/daemon/daemon_connection.ts",
+        functions: [
+          "operation",
+          "hold",
+          "kill",
+          "shutdown",
+          "#usable",
+          "#connected",
+          "#open",
+          "#close",
+          "busy",
+          "asError",
+        ],
+      },
+      "src/connect/daemon/liveness.ts",
+      "src/connect/held_view.ts",
+      "src/connect/thread_routing.ts",
+    ],
+    tests: [
+      "tests/unit/daemon_bounds_test.ts",
+      "tests/unit/daemon_loss_test.ts",
+      "tests/unit/daemon_views_test.ts",
+      "tests/unit/liveness_test.ts",
+      "tests/unit/liveness_use_test.ts",
+    ],
+    equivalent: [
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "const rpc = new RpcConnection(dialed.transport, this.#clock, {",
+        reason:
+          "the routing always listens for server requests, so none is unhandled; calls fail with the transport's own closing error",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "answerUnhandled: false,",
+        reason: "the routing always listens for server requests, so none is unhandled",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "no newer connection is set before the old one's handlers ran: opening awaits initialize",
+      },
+      {
+        file: DAEMON,
+        mutator: "EqualityOperator",
+        replacement: "this.#live !== live",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "no newer connection is set before the old one's handlers ran: opening awaits initialize",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#shutdown.signal.aborted) {",
+        reason:
+          "shutdown() awaits the opening and closes what it opened; the caller's race has rejected already",
+      },
+      {
+        file: DAEMON,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line: "if (this.#shutdown.signal.aborted) {",
+        reason:
+          "shutdown() awaits the opening and closes what it opened; the caller's race has rejected already",
+      },
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "{ written: false },",
+        reason:
+          "hold's timeout reaches the caller through abortReason(signal, false), which sets written",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "{ written: false },",
+        reason:
+          "hold's timeout reaches the caller through abortReason(signal, false), which sets written",
+      },
+      {
+        file: DAEMON,
+        mutator: "ArrayDeclaration",
+        replacement: "[]",
+        line: "await Promise.all([...this.#closings]);",
+        reason:
+          "the fake's connections close at once; waiting for a proxy's exit is the integration tests'",
+      },
+      {
+        file: DAEMON,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "the listener is removed when the race settles: a second abort never reaches it",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "the listener is removed when the race settles: a second abort never reaches it",
+      },
+      {
+        file: DAEMON,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line: "} finally {",
+        reason: "a listener left on the signal rejects a race that has settled: nothing happens",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'signal.removeEventListener("abort", onAbort);',
+        reason: "a listener left on the signal rejects a race that has settled: nothing happens",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);",
+        reason:
+          "every caller's signal includes shutdown's, and #connected checks it before opening",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);",
+        reason:
+          "every caller's signal includes shutdown's, and #connected checks it before opening",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line: 'lostReason: "connection_lost",',
+        reason:
+          "calls fail with the transport's own closing error (connection_lost), not this default",
+      },
+      {
+        file: DAEMON,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#live === live) this.#live = undefined;",
+        reason:
+          "a failed connection left as the current one is never used: every caller checks rpc.failure",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "await this.#close(live, abortReason(this.#shutdown.signal, false));",
+        reason: "the caller sees #connected's abortReason(signal, false), not this one",
+      },
+      {
+        file: DAEMON,
+        mutator: "BooleanLiteral",
+        replacement: "true",
+        line: "throw abortReason(this.#shutdown.signal, false);",
+        reason: "the caller sees #connected's abortReason(signal, false), not this one",
+      },
+      {
+        file: DAEMON,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line: "void closing.finally(() => this.#closings.delete(closing));",
+        reason: "a settled closing left in the set is waited for at once",
+      },
+      {
+        file: DAEMON,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line:
+          ': new RelayError("connection_lost", error instanceof Error ? error.message : String(error));',
+        reason: "initialize fails with RelayErrors only (rpc_error, timeout, connection_lost)",
+      },
+      {
+        file: LIVENESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#timer || this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      {
+        file: LIVENESS,
+        mutator: "LogicalOperator",
+        replacement: "this.#dead && this.#users === 0",
+        line: "if (this.#dead || this.#users === 0) return;",
+        reason: LIVENESS_GUARD,
+      },
+      ...[["ConditionalExpression", "false"], [
+        "EqualityOperator",
+        "this.#watchers.get(threadId) !== set",
+      ]]
+        .map(([mutator, replacement]) => ({
+          file: "src/connect/thread_routing.ts",
+          mutator,
+          replacement,
+          line: "if (set.size === 0 && this.#watchers.get(threadId) === set)",
+          reason: "an empty set left in the map routes nothing (and is reused by the next watch)",
+        })),
+      {
+        file: "src/connect/thread_routing.ts",
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (threadId === undefined) return;",
+        occurrence: 1,
+        reason: "there are no watchers of thread undefined",
+      },
+    ],
+  },
+  reap: {
+    promise: "a helper's whole process group ends with it, within the reap bound",
+    dangerous:
+      "its mutants run /bin/kill: two runs on 2026-12-01 (at about 86 %) killed every process on the machine",
+    mutate: [
+      // Not signalGroup: a mutant of its arguments or guard can make /bin/kill signal the test's own
+      // group or every process. Its guard is isHelperGroup, pure and mutated here.
+      { file: PROCESS_GROUP, functions: ["isHelperGroup"] },
+      {
+        file: "src/connect/process/helper_process.ts",
+        functions: [
+          "reap",
+          "#reap",
+          "kill",
+          "#signal",
+          "#killLeader",
+          "#exitWithin",
+          "settlesWithin",
+        ],
+      },
+    ],
+    tests: ["tests/unit/process_group_test.ts"],
+    equivalent: [
+      ...[
+        ["BooleanLiteral", "await this.#exitWithin(this.#reapTimings.termGraceMs)"],
+        ["BlockStatement", "{}"],
+      ].map(([mutator, replacement]) => ({
+        file: HELPER_PROCESS,
+        mutator,
+        replacement,
+        line: "if (!(await this.#exitWithin(this.#reapTimings.termGraceMs))) {",
+        reason: LEADER_KILL,
+      })),
+      ...['await this.#signal("SIGKILL");', 'this.#killLeader("SIGKILL");'].map((line) => ({
+        file: HELPER_PROCESS,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line,
+        reason: LEADER_KILL,
+      })),
+      ...["try {", "} catch {"].map((line) => ({
+        file: HELPER_PROCESS,
+        mutator: "BlockStatement",
+        replacement: "{}",
+        line,
+        reason: LEADER_KILL,
+      })),
+      {
+        file: HELPER_PROCESS,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (this.#exited) return true;",
+        reason: "an exited helper's status is resolved: it wins the race at once",
+      },
+      {
+        file: HELPER_PROCESS,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line: "return await Promise.race([this.status.then(() => true as const), timeout]);",
+        reason:
+          "an exited helper then counts as signalled: the signals that follow reach no process",
+      },
+      {
+        file: HELPER_PROCESS,
+        mutator: "ArrowFunction",
+        replacement: "() => undefined",
+        line:
+          "return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);",
+        reason:
+          "pipes that closed then count as held: the group SIGKILL that follows reaches no process",
+      },
+    ],
+  },
+};

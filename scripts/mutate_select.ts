@@ -1,0 +1,204 @@
+/**
+ * The pure parts of `deno task mutate`: which groups a change touched, the
+ * line ranges of named functions (so a group names a function, not lines
+ * that move), and a report's score net of the mutants a group lists as
+ * equivalent. No I/O; unit-tested in tests/unit/mutate_select_test.ts.
+ * @module
+ */
+
+/** A file to mutate: a whole file (a glob), or named functions/methods of one file. */
+export type Target = string | { file: string; functions: string[] };
+
+/** A surviving mutant that no test can kill, and why. */
+export interface Equivalent {
+  /** The mutated file, relative to the repository. */
+  file: string;
+  /** Stryker's mutator name (e.g. `ConditionalExpression`). */
+  mutator: string;
+  /** The mutant's replacement code, exactly as Stryker reports it. */
+  replacement: string;
+  /** How the source line the mutant starts on begins (indentation aside): robust to moves. */
+  line: string;
+  /** Which of the lines that begin so (1-based, in file order); default any of them. */
+  occurrence?: number;
+  /** Why the mutant behaves like the original everywhere a user can see. */
+  reason: string;
+}
+
+/** A group of modules, the fast tests that guard them, and their known equivalent mutants. */
+export interface Group {
+  /** What the group's modules promise (docs/design.md), one line. */
+  promise: string;
+  mutate: Target[];
+  /** Unit tests only: in-process, each mutant runs all of them. */
+  tests: string[];
+  equivalent?: Equivalent[];
+  /**
+   * Why running this group's mutants can harm the machine: such a group runs only when named
+   * together with `--dangerous`, never with `--changed` or with all groups.
+   */
+  dangerous?: string;
+}
+
+/** A glob (`*` within a path segment, `**` across segments) as an anchored RegExp. */
+export function globRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      const slash = glob[i + 2] === "/";
+      re += slash ? "(?:.*/)?" : ".*";
+      i += slash ? 2 : 1;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** The file (or glob) a target mutates. */
+export function targetFile(target: Target): string {
+  return typeof target === "string" ? target.replace(/:\d+(?:-\d+)?$/, "") : target.file;
+}
+
+/**
+ * The groups whose mutated files or tests a change touched (`changed`: paths
+ * relative to the repository), in the order of `groups`.
+ */
+export function changedGroups(groups: Record<string, Group>, changed: string[]): string[] {
+  return Object.entries(groups).filter(([, g]) => {
+    const globs = [...g.mutate.map(targetFile), ...g.tests].map(globRegExp);
+    return changed.some((path) => globs.some((re) => re.test(path)));
+  }).map(([name]) => name);
+}
+
+/** Where a function, method or arrow constant named `name` starts (a 0-based line index). */
+function startOf(lines: string[], name: string): number {
+  const n = name.replace(/[$#]/g, "\\$&");
+  const decl = new RegExp(
+    `^\\s*(?:export\\s+)?(?:default\\s+)?(?:async\\s+)?(?:function\\*?\\s+${n}\\s*[<(]` +
+      `|(?:const|let)\\s+${n}\\s*[=:])`,
+  );
+  const method = new RegExp(
+    `^\\s*(?:(?:public|private|protected|static|readonly|override|async|get|set)\\s+)*` +
+      `${n}\\s*[<(]`,
+  );
+  const at = lines.findIndex((l) => decl.test(l));
+  return at !== -1
+    ? at
+    : lines.findIndex((l) => method.test(l) && !/^\s*(?:if|for|while)\b/.test(l));
+}
+
+/**
+ * The 1-based line range `[first, last]` of the function or method `name` in
+ * `source`: from its declaration (JSDoc excluded) to the first line that
+ * ends with its braces closed. Strings, template literals and comments are skipped when
+ * counting braces. Throws when there is no such function: a renamed function
+ * must be renamed in its group too.
+ */
+export function functionRange(source: string, name: string): [number, number] {
+  const lines = source.split("\n");
+  const start = startOf(lines, name);
+  if (start === -1) throw new Error(`No function ${name}`);
+  let depth = 0;
+  let opened = false;
+  let quote: string | null = null;
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i];
+    for (let j = 0; j < line.length; j++) {
+      const c = line[j];
+      if (quote) {
+        if (c === "\\") j++;
+        else if (c === quote) quote = null;
+        continue;
+      }
+      if (c === "/" && line[j + 1] === "/") break;
+      if (c === '"' || c === "'" || c === "`") quote = c;
+      else if (c === "{") [depth, opened] = [depth + 1, true];
+      else if (c === "}") depth--;
+    }
+    if (quote !== "`") quote = null;
+    // At a line's end: a return type's braces (`): { a: string } {`) leave the body open.
+    if (opened && depth === 0) return [start + 1, i + 1];
+  }
+  throw new Error(`The braces of ${name} do not close`);
+}
+
+/** Stryker `mutate` entries of a target: the file (glob), or `file:first-last` per function. */
+export function mutateEntries(target: Target, read: (file: string) => string): string[] {
+  if (typeof target === "string") return [target];
+  const source = read(target.file);
+  return target.functions.map((name) => {
+    const [first, last] = functionRange(source, name);
+    return `${target.file}:${first}-${last}`;
+  });
+}
+
+/** One mutant of a Stryker JSON report (mutation-testing-elements schema). */
+export interface ReportMutant {
+  mutatorName: string;
+  replacement?: string;
+  status: string;
+  location: { start: { line: number; column: number } };
+}
+
+/** A report's score: detected / (valid mutants less the listed equivalents), in percent. */
+export interface Score {
+  score: number;
+  killed: number;
+  survived: number;
+  /** Survivors the group lists as equivalent (out of the score). */
+  equivalent: number;
+  /** Valid mutants, equivalents included. */
+  total: number;
+  /** Survivors not listed: `file:line:column mutator -> replacement`. */
+  unexplained: string[];
+  /** Listed equivalents that match no survivor (killed now, or the code moved on). */
+  stale: Equivalent[];
+}
+
+/** The score of a report, counting the group's listed equivalent survivors out. */
+export function scoreOf(
+  report: { files: Record<string, { source?: string; mutants: ReportMutant[] }> },
+  equivalent: Equivalent[] = [],
+): Score {
+  let detected = 0;
+  let eq = 0;
+  const unexplained: string[] = [];
+  const used = new Set<Equivalent>();
+  for (const [file, { source, mutants }] of Object.entries(report.files)) {
+    const lines = (source ?? "").split("\n").map((l) => l.trimStart());
+    /** The equivalent's line matches line `at` (0-based), counting occurrences when asked. */
+    const matches = (e: Equivalent, at: number) => {
+      if (!(lines[at] ?? "").startsWith(e.line)) return false;
+      if (e.occurrence === undefined) return true;
+      return lines.slice(0, at + 1).filter((l) => l.startsWith(e.line)).length === e.occurrence;
+    };
+    for (const m of mutants) {
+      if (m.status === "Killed" || m.status === "Timeout") detected++;
+      else if (m.status === "Survived" || m.status === "NoCoverage") {
+        const listed = equivalent.find((e) =>
+          file.endsWith(e.file) && e.mutator === m.mutatorName &&
+          e.replacement === (m.replacement ?? "") && matches(e, m.location.start.line - 1)
+        );
+        if (listed) {
+          eq++;
+          used.add(listed);
+        } else {
+          const at = `${file}:${m.location.start.line}:${m.location.start.column}`;
+          unexplained.push(`${at} ${m.mutatorName} -> ${m.replacement ?? ""}`);
+        }
+      }
+    }
+  }
+  const counted = detected + unexplained.length;
+  return {
+    score: counted === 0 ? 100 : Math.round((detected / counted) * 10000) / 100,
+    killed: detected,
+    survived: unexplained.length,
+    equivalent: eq,
+    total: counted + eq,
+    unexplained,
+    stale: equivalent.filter((e) => !used.has(e)),
+  };
+}

@@ -1,0 +1,168 @@
+import assert from "assert";
+import {
+  changedGroups,
+  type Equivalent,
+  functionRange,
+  globRegExp,
+  type Group,
+  mutateEntries,
+  scoreOf,
+  targetFile,
+} from "../../scripts/mutate_select.ts";
+import { GROUPS } from "../../scripts/mutate_groups.ts";
+
+Deno.test("globRegExp: * stays within a path segment, ** crosses them", () => {
+  assert.ok(globRegExp("src/reply/**/*.ts").test("src/reply/a.ts"));
+  assert.ok(globRegExp("src/reply/**/*.ts").test("src/reply/x/y/a.ts"));
+  assert.ok(!globRegExp("src/reply/**/*.ts").test("src/replyx/a.ts"));
+  assert.ok(globRegExp("tests/unit/reply_*_test.ts").test("tests/unit/reply_wait_test.ts"));
+  assert.ok(!globRegExp("tests/unit/reply_*_test.ts").test("tests/unit/reply_x/y_test.ts"));
+  assert.ok(!globRegExp("src/a.ts").test("src/aXts"), "a dot is a dot");
+  assert.ok(!globRegExp("src/a.ts").test("src/a.ts.bak"), "anchored");
+});
+
+const groups: Record<string, Group> = {
+  a: { promise: "", mutate: ["src/a/**/*.ts"], tests: ["tests/unit/a_test.ts"] },
+  b: {
+    promise: "",
+    mutate: ["src/b.ts:3-9", { file: "src/big.ts", functions: ["f"] }],
+    tests: ["tests/unit/b_*_test.ts"],
+  },
+};
+
+Deno.test("changedGroups: a group runs when a change touched its mutated files or its tests", () => {
+  assert.deepEqual(changedGroups(groups, []), []);
+  assert.deepEqual(changedGroups(groups, ["README.md", "src/c.ts"]), []);
+  assert.deepEqual(changedGroups(groups, ["src/a/x/y.ts"]), ["a"]);
+  assert.deepEqual(changedGroups(groups, ["src/b.ts"]), ["b"], "a line range names its file");
+  assert.deepEqual(changedGroups(groups, ["src/big.ts"]), ["b"], "named functions name theirs");
+  assert.deepEqual(changedGroups(groups, ["tests/unit/b_x_test.ts", "tests/unit/a_test.ts"]), [
+    "a",
+    "b",
+  ]);
+});
+
+const SOURCE = [
+  "/** Doc. */", // 1
+  "export function parse(", // 2
+  "  config: unknown,", // 3
+  "): { sandbox: string | null } {", // 4
+  '  const s = "}" + `${"{"}`; // }', // 5
+  "  if (s) {", // 6
+  "    return { sandbox: null };", // 7
+  "  }", // 8
+  "  return { sandbox: s };", // 9
+  "}", // 10
+  "class C {", // 11
+  "  async #reap(): Promise<void> {", // 12
+  "    await x;", // 13
+  "  }", // 14
+  "  reap(): Promise<void> {", // 15
+  "    if (a) return b;", // 16
+  "    return this.#reap();", // 17
+  "  }", // 18
+  "}", // 19
+  "const pick = (a: number) => {", // 20
+  "  return a;", // 21
+  "};", // 22
+].join("\n");
+
+Deno.test("functionRange: from the declaration to where its body's braces close", () => {
+  assert.deepEqual(
+    functionRange(SOURCE, "parse"),
+    [2, 10],
+    "a return type's braces are not its body",
+  );
+  assert.deepEqual(functionRange(SOURCE, "#reap"), [12, 14]);
+  assert.deepEqual(functionRange(SOURCE, "reap"), [15, 18], "a method, not a call to it");
+  assert.deepEqual(functionRange(SOURCE, "pick"), [20, 22]);
+  assert.throws(() => functionRange(SOURCE, "gone"), /No function gone/);
+});
+
+Deno.test("mutateEntries: files as they are, functions as their line ranges", () => {
+  const read = (file: string) => {
+    assert.equal(file, "src/big.ts");
+    return SOURCE;
+  };
+  assert.deepEqual(mutateEntries("src/a/**/*.ts", read), ["src/a/**/*.ts"]);
+  assert.deepEqual(mutateEntries({ file: "src/big.ts", functions: ["parse", "reap"] }, read), [
+    "src/big.ts:2-10",
+    "src/big.ts:15-18",
+  ]);
+});
+
+const mutant = (status: string, line: number, replacement: string, mutatorName = "M") => ({
+  mutatorName,
+  replacement,
+  status,
+  location: { start: { line, column: 3 } },
+});
+
+Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors and stale entries are named", () => {
+  const report = {
+    files: {
+      "src/a.ts": {
+        source: "let x = 1;\n  if (a < b) f();\ng(); if (a < b) f();",
+        mutants: [
+          mutant("Killed", 1, "0"),
+          mutant("Timeout", 1, "2"),
+          mutant("Survived", 2, "a <= b"),
+          mutant("Survived", 3, "a <= b"),
+          mutant("NoCoverage", 1, "x"),
+          mutant("CompileError", 1, "y"),
+          mutant("Ignored", 1, "z"),
+        ],
+      },
+    },
+  };
+  const bare = scoreOf(report);
+  assert.deepEqual([bare.score, bare.killed, bare.survived, bare.equivalent, bare.total], [
+    40,
+    2,
+    3,
+    0,
+    5,
+  ]);
+  const listed: Equivalent[] = [
+    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "if (a < b) f();", reason: "r" },
+    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "h();", reason: "moved" },
+  ];
+  const s = scoreOf(report, listed);
+  assert.equal(
+    s.score,
+    50,
+    "2 of 4: line 2 starts as listed (indentation aside), line 3 only contains it",
+  );
+  assert.deepEqual(s.unexplained, ["src/a.ts:3:3 M -> a <= b", "src/a.ts:1:3 M -> x"]);
+  assert.equal(s.equivalent, 1);
+  assert.deepEqual(s.stale, [listed[1]]);
+  assert.equal(scoreOf({ files: {} }).score, 100);
+  const second = scoreOf(report, [{ ...listed[0], line: "if (a < b)", occurrence: 2 }]);
+  assert.equal(second.equivalent, 0, "one line begins so: there is no second");
+  assert.equal(second.stale.length, 1);
+  const twice = {
+    files: {
+      "src/a.ts": { source: "if (x) {\n}\nif (x) {", mutants: [mutant("Survived", 3, "true")] },
+    },
+  };
+  const eq = { file: "src/a.ts", mutator: "M", replacement: "true", line: "if (x) {", reason: "r" };
+  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 2 }]).equivalent, 1);
+  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 1 }]).equivalent, 0);
+});
+
+Deno.test("every group's named functions exist, and its tests are unit tests", async () => {
+  for (const [name, group] of Object.entries(GROUPS)) {
+    for (const t of group.mutate) {
+      const entries = mutateEntries(t, (f) => Deno.readTextFileSync(f));
+      assert.ok(entries.length > 0, name);
+      const file = targetFile(t);
+      if (!file.includes("*")) assert.ok((await Deno.stat(file)).isFile, `${name}: ${file} moved?`);
+    }
+    for (const test of group.tests) assert.match(test, /^tests\/unit\//, name);
+    for (const e of group.equivalent ?? []) {
+      const text = await Deno.readTextFile(e.file);
+      assert.ok(text.includes(e.line), `${name}: ${e.file} still has "${e.line}"`);
+      assert.ok(e.reason.length > 10, `${name}: a reason`);
+    }
+  }
+});

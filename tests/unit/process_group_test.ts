@@ -1,0 +1,157 @@
+import assert from "assert";
+import { HelperProcess, type ReapTimings } from "../../src/connect/process/helper_process.ts";
+import {
+  canSignalGroups,
+  isHelperGroup,
+  signalGroup,
+} from "../../src/connect/process/process_group.ts";
+
+/** A helper running `script` in sh, in its own process group. */
+const spawn = (script: string, reap: ReapTimings) =>
+  HelperProcess.spawn({ command: "sh", args: ["-c", script], env: {} }, 4096, reap);
+
+/** The first line the helper writes to stdout (a pid), releasing stdout after. */
+async function firstLine(helper: HelperProcess): Promise<number> {
+  const reader = helper.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return Number(text.trim());
+}
+
+/** Whether process `pid` runs (exists and is not a zombie waiting for its reaper). */
+async function running(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
+  const stat = new TextDecoder().decode(out.stdout).trim();
+  return stat !== "" && !stat.startsWith("Z");
+}
+
+/** Whether process `pid` is gone before a deadline (a SIGKILL is delivered asynchronously). */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (await running(pid)) if (performance.now() > deadline) return false;
+  return true;
+}
+
+/** Process groups are POSIX: not on Windows. */
+const test = (name: string, fn: () => Promise<void>) =>
+  Deno.test({ name, ignore: Deno.build.os === "windows", fn });
+
+/** Runs `fn` and how long it took, in ms. */
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+const LONG = 20_000;
+
+test(
+  "reap: a helper that exits at stdin EOF is not signalled, and reaping does not wait out a grace",
+  async () => {
+    const helper = spawn("cat", { eofGraceMs: LONG, termGraceMs: LONG, pipeGraceMs: LONG });
+    const ms = await timed(() => helper.reap());
+    const status = await helper.status;
+    assert.deepEqual([status.code, status.signal], [0, null]);
+    assert.ok(helper.exited);
+    assert.ok(ms < LONG / 2, `${ms} ms`);
+    assert.equal(helper.reap(), helper.reap(), "idempotent: one reaping");
+  },
+);
+
+test("reap: a helper that ignores stdin EOF gets SIGTERM after the EOF grace", async () => {
+  const helper = spawn("exec sleep 30", { eofGraceMs: 50, termGraceMs: LONG, pipeGraceMs: LONG });
+  const ms = await timed(() => helper.reap());
+  assert.equal((await helper.status).signal, "SIGTERM");
+  assert.ok(ms >= 50 && ms < LONG / 2, `${ms} ms`);
+});
+
+test("reap: a helper that ignores SIGTERM gets SIGKILL after the term grace", async () => {
+  const helper = spawn("trap '' TERM; exec sleep 30", {
+    eofGraceMs: 20,
+    termGraceMs: 100,
+    pipeGraceMs: LONG,
+  });
+  const ms = await timed(() => helper.reap());
+  assert.equal((await helper.status).signal, "SIGKILL");
+  assert.ok(ms >= 120 && ms < LONG / 2, `${ms} ms`);
+});
+
+test(
+  "reap: a descendant that outlives the helper, holding its pipes, is killed with the whole group",
+  async () => {
+    const helper = spawn("sleep 30 & echo $!; exit 0", {
+      eofGraceMs: LONG,
+      termGraceMs: LONG,
+      pipeGraceMs: 600,
+    });
+    const descendant = await firstLine(helper);
+    assert.ok(await running(descendant));
+    const ms = await timed(() => helper.reap());
+    assert.equal((await helper.status).code, 0, "the helper exited on its own");
+    assert.ok(await goneWithin(descendant, 2000), "its descendant is gone");
+    assert.ok(helper.pipesCut.aborted, "its pipes are no longer read");
+    assert.ok(ms >= 600 && ms < LONG / 2, `${ms} ms: the pipe grace asked for`);
+  },
+);
+
+test("reap: when the helper needed a signal, a descendant that ignores SIGTERM and holds no pipe is killed too", async () => {
+  const helper = spawn(
+    "(trap '' TERM; exec sleep 30 </dev/null >/dev/null 2>&1) & echo $!; exec sleep 31",
+    { eofGraceMs: 20, termGraceMs: LONG, pipeGraceMs: LONG },
+  );
+  const descendant = await firstLine(helper);
+  await helper.reap();
+  assert.equal((await helper.status).signal, "SIGTERM");
+  assert.ok(await goneWithin(descendant, 2000), "the group was SIGKILLed whole");
+});
+
+test(
+  "reap: when the helper needed a signal, its whole group is killed, descendants included",
+  async () => {
+    const helper = spawn("sleep 30 & echo $!; exec sleep 31", {
+      eofGraceMs: 20,
+      termGraceMs: LONG,
+      pipeGraceMs: LONG,
+    });
+    const descendant = await firstLine(helper);
+    const ms = await timed(() => helper.reap());
+    assert.equal((await helper.status).signal, "SIGTERM");
+    assert.ok(await goneWithin(descendant, 2000));
+    assert.ok(ms < LONG / 2, `${ms} ms: the pipe grace was not waited for`);
+  },
+);
+
+test("kill: the whole group is SIGKILLed at once, without any grace", async () => {
+  const helper = spawn("trap '' TERM; sleep 30 & echo $!; exec sleep 31", {
+    eofGraceMs: LONG,
+    termGraceMs: LONG,
+    pipeGraceMs: LONG,
+  });
+  const descendant = await firstLine(helper);
+  const ms = await timed(() => helper.kill());
+  assert.equal((await helper.status).signal, "SIGKILL");
+  assert.ok(await goneWithin(descendant, 2000));
+  assert.ok(helper.pipesCut.aborted);
+  assert.ok(ms < LONG / 2, `${ms} ms`);
+  await helper.reap();
+});
+
+Deno.test("isHelperGroup: never group 0 (the relay's own) or 1 (every process), nor negative or fractional ids", () => {
+  // Never passed to signalGroup in a test: a broken guard would signal the test's group, or all.
+  for (const pgid of [0, 1, -1, -5, 2.5, NaN, Infinity]) assert.equal(isHelperGroup(pgid), false);
+  for (const pgid of [2, 12345, 2 ** 22]) assert.equal(isHelperGroup(pgid), true);
+});
+
+test("signalGroup signals a real group, and says false for a group that does not exist", async () => {
+  assert.equal(canSignalGroups(), true);
+  assert.equal(await signalGroup(2 ** 22 + 12345, "SIGTERM"), false, "no such group");
+  const helper = spawn("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
+  assert.equal(await signalGroup(helper.pid, "SIGTERM"), true);
+  assert.equal((await helper.status).signal, "SIGTERM");
+  await helper.reap();
+});

@@ -1,0 +1,233 @@
+import assert from "assert";
+import {
+  type CallOptions,
+  type Connection,
+  type HeldConnection,
+  typedCall,
+} from "../../src/connect/connection.ts";
+import { RelayError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/core/log.ts";
+import { ATTACH_BUDGET_MS, attachTurn, STATUS_PAGES } from "../../src/turn/turn_attach.ts";
+import type { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import type { TurnRuntime } from "../../src/turn/turn_runtime.ts";
+import { ManualClock } from "../../testing/manual_clock.ts";
+
+const THREAD = "01a22a5b-0000-7000-8000-000000000001";
+const OTHER = "01a22a5b-0000-7000-8000-000000000002";
+type Params = Record<string, unknown>;
+type Answer = (method: string, params: Params, n: number) => unknown;
+
+const entry = (id: string, type: string) => ({
+  id,
+  name: null,
+  status: { type },
+  updatedAt: 1796006982,
+});
+const listOf = (type: string) => ({
+  data: [entry(OTHER, "idle"), entry(THREAD, type)],
+  nextCursor: null,
+});
+const turn = (id: string, status: string, completedAt: number | null, error: unknown = null) => ({
+  id,
+  items: [],
+  itemsView: "notLoaded",
+  status,
+  error,
+  startedAt: 1796006982,
+  completedAt,
+  durationMs: null,
+});
+
+/** A world: a shared connection whose held connection answers with `answer`; a recording registry. */
+function world(answer: Answer, options: { attaches?: boolean; closing?: boolean } = {}) {
+  const events: string[] = [];
+  const calls: [string, Params][] = [];
+  const counts = new Map<string, number>();
+  const holds: unknown[] = [];
+  let active: { clientMessageId: string } | undefined;
+  const runtime = {
+    clientMessageId: "m",
+    observed: (status: string, error: unknown) =>
+      events.push(`observed ${status} ${JSON.stringify(error)}`),
+    detach: () => {
+      events.push("detach");
+      return Promise.resolve();
+    },
+  };
+  const conn = {
+    call: typedCall<CallOptions>((method, raw, opts) => {
+      const params = raw as Params;
+      calls.push([method, params]);
+      assert.ok(opts?.timeoutMs !== undefined);
+      assert.ok(opts.timeoutMs > 0 && opts.timeoutMs <= ATTACH_BUDGET_MS);
+      const n = (counts.get(method) ?? 0) + 1;
+      counts.set(method, n);
+      try {
+        return Promise.resolve(answer(method, params, n));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }),
+    follow: (threadId: string) => events.push(`follow ${threadId}`),
+    close: () => {
+      events.push("close");
+      return Promise.resolve();
+    },
+  } as unknown as HeldConnection;
+  let holdFails: RelayError | undefined;
+  const connection = {
+    capabilities: { attachesToRunningTurns: options.attaches ?? true },
+    hold: (o: unknown) => {
+      holds.push(o);
+      return holdFails ? Promise.reject(holdFails) : Promise.resolve(conn);
+    },
+  } as unknown as Connection;
+  const registry = {
+    closing: options.closing ?? false,
+    active: (threadId: string) => threadId === THREAD ? active : undefined,
+    adopt: (c: unknown, threadId: string, cid: string, turnId: string) => {
+      assert.equal(c, conn);
+      events.push(`adopt ${threadId} ${cid} ${turnId}`);
+      return runtime;
+    },
+    follow: (r: unknown) => events.push(r === runtime ? "registry.follow" : "follow ?"),
+    drop: (r: unknown) => events.push(r === runtime ? "drop" : "drop ?"),
+  } as unknown as TurnRegistry;
+  const signal = new AbortController().signal;
+  return {
+    events,
+    calls,
+    holds,
+    runtime,
+    methods: () => calls.map(([m]) => m),
+    setActive: (a: typeof active) => (active = a),
+    failHold: (e: RelayError) => (holdFails = e),
+    attach: (clientMessageId = "m") =>
+      attachTurn(
+        { connection, registry, clock: new ManualClock(), log: silentLogger },
+        { threadId: THREAD, clientMessageId, turnId: "t1" },
+        signal,
+      ),
+    signal,
+  };
+}
+
+const loaded = (type: string, turns: unknown[] = []): Answer => (method) =>
+  method === "thread/list"
+    ? listOf(type)
+    : method === "thread/turns/list"
+    ? { data: turns, nextCursor: null }
+    : {};
+
+Deno.test("attachTurn on a thread the daemon has loaded: holds, subscribes, resumes without turns and follows the turn", async () => {
+  for (const type of ["idle", "active"]) {
+    const w = world(loaded(type, [turn("t0", "completed", 1), turn("t1", "inProgress", null)]));
+    const attached = await w.attach();
+    assert.equal(attached, w.runtime as unknown as TurnRuntime, type);
+    assert.deepEqual(w.holds, [{ signal: w.signal, budgetMs: ATTACH_BUDGET_MS }]);
+    assert.deepEqual(w.calls, [
+      ["thread/list", { limit: 100 }],
+      ["thread/resume", { threadId: THREAD, excludeTurns: true }],
+      ["thread/turns/list", {
+        threadId: THREAD,
+        limit: 50,
+        sortDirection: "desc",
+        itemsView: "notLoaded",
+      }],
+    ]);
+    assert.deepEqual(w.events, [`adopt ${THREAD} m t1`, `follow ${THREAD}`, "registry.follow"]);
+  }
+});
+
+Deno.test("attachTurn to a turn that already ended tells the runtime its status; one still running, or another turn's, not", async () => {
+  const error = { message: "boom", codexErrorInfo: null, additionalDetails: null };
+  const w = world(loaded("idle", [turn("t1", "failed", 2, error)]));
+  await w.attach();
+  assert.match(w.events.at(-1)!, /^observed failed \{"message":"boom"/);
+  for (
+    const turns of [[turn("t1", "inProgress", null)], [turn("t9", "completed", 3)], [
+      turn("t1", "interrupted", null),
+    ], [turn("t1", "inProgress", 4)]]
+  ) {
+    const quiet = world(loaded("idle", turns));
+    assert.ok(await quiet.attach());
+    assert.ok(!quiet.events.some((e) => e.startsWith("observed")), JSON.stringify(turns));
+  }
+  const done = world(loaded("idle", [turn("t1", "completed", 3)]));
+  await done.attach();
+  assert.equal(done.events.at(-1), "observed completed null");
+});
+
+Deno.test("attachTurn never resumes a thread that is not loaded, or not listed in the bounded pages", async () => {
+  const notLoaded = world(loaded("notLoaded"));
+  assert.equal(await notLoaded.attach(), undefined);
+  assert.deepEqual(notLoaded.methods(), ["thread/list"]);
+  assert.deepEqual(notLoaded.events, ["close"]);
+  const pages = (found: number | undefined, last = Infinity): Answer => (_m, params, n) => {
+    assert.deepEqual(params, n === 1 ? { limit: 100 } : { limit: 100, cursor: `c${n - 1}` });
+    return {
+      data: n === found ? [entry(THREAD, "idle")] : [entry(OTHER, "idle")],
+      nextCursor: n < last ? `c${n}` : null,
+    };
+  };
+  const at = world((m, p, n) =>
+    m === "thread/list" ? pages(STATUS_PAGES)(m, p, n) : loaded("idle")(m, p, n)
+  );
+  assert.ok(await at.attach(), "found on the last page searched");
+  const past = world(pages(STATUS_PAGES + 1));
+  assert.equal(await past.attach(), undefined, "one page past the bound: not attached");
+  assert.deepEqual(past.methods(), Array(STATUS_PAGES).fill("thread/list"));
+  assert.deepEqual(past.events, ["close"]);
+  const end = world(pages(undefined, 2));
+  assert.equal(await end.attach(), undefined, "the list ended without it");
+  assert.deepEqual(end.methods(), ["thread/list", "thread/list"]);
+});
+
+Deno.test("attachTurn does not attach when it cannot, should not, or fails; nothing is left behind", async () => {
+  const cannot = world(loaded("idle"), { attaches: false });
+  assert.equal(await cannot.attach(), undefined);
+  const closing = world(loaded("idle"), { closing: true });
+  assert.equal(await closing.attach(), undefined);
+  for (const w of [cannot, closing]) assert.deepEqual([w.holds, w.calls, w.events], [[], [], []]);
+
+  const busy = world(loaded("idle"));
+  const mine = { clientMessageId: "m" };
+  busy.setActive(mine);
+  assert.equal(await busy.attach("m"), mine, "the message's own runtime is the answer");
+  assert.equal(await busy.attach("other"), undefined, "another message's runtime: not attached");
+  assert.deepEqual([busy.holds, busy.calls], [[], []]);
+
+  const noConnection = world(loaded("idle"));
+  noConnection.failHold(new RelayError("busy", "full"));
+  assert.equal(await noConnection.attach(), undefined);
+  assert.deepEqual([noConnection.calls, noConnection.events], [[], []]);
+
+  const listFails = world(() => {
+    throw new RelayError("timeout", "lost");
+  });
+  assert.equal(await listFails.attach(), undefined);
+  assert.deepEqual(listFails.events, ["close"], "closed, no runtime made");
+
+  const resumeFails = world((m, p, n) => {
+    if (m === "thread/resume") throw new RelayError("protocol_error", "no");
+    return loaded("idle")(m, p, n);
+  });
+  assert.equal(await resumeFails.attach(), undefined);
+  assert.deepEqual(resumeFails.events, [
+    `adopt ${THREAD} m t1`,
+    `follow ${THREAD}`,
+    "drop",
+    "detach",
+  ]);
+});
+
+Deno.test("attachTurn: a runtime that appears on the thread while its status is read wins; the held connection closes", async () => {
+  const mine = { clientMessageId: "m" };
+  const w: ReturnType<typeof world> = world(() => {
+    w.setActive(mine);
+    return listOf("idle");
+  });
+  assert.equal(await w.attach("m"), mine);
+  assert.deepEqual(w.events, ["close"]);
+  assert.deepEqual(w.methods(), ["thread/list"]);
+});
