@@ -1,5 +1,5 @@
 import assert from "assert";
-import { RelayError } from "../../src/core/errors.ts";
+import { rejection } from "../../testing/scripted_session.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
 import { FakeDaemon } from "../../testing/fake_daemon.ts";
@@ -13,16 +13,6 @@ function daemon(fake: FakeDaemon, inFlight: number, queue: number, clock = new M
     clock,
     dial: fake.dial,
   });
-}
-
-async function rejection(p: Promise<unknown>): Promise<RelayError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof RelayError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 /** Lets queued microtasks run until `cond` holds (fails if it never does). */

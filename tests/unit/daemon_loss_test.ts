@@ -1,4 +1,5 @@
 import assert from "assert";
+import { rejection } from "../../testing/scripted_session.ts";
 import type { Method } from "../../src/codex/methods.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
@@ -15,16 +16,6 @@ function daemon(fake: FakeDaemon, clock = new ManualClock()) {
     clock,
     dial: fake.dial,
   });
-}
-
-async function rejection(p: Promise<unknown>): Promise<RelayError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof RelayError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 /** Lets queued microtasks run until `cond` holds (fails if it never does). */

@@ -1,7 +1,8 @@
 import assert from "assert";
+import { scriptedSession } from "../../testing/scripted_session.ts";
 import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
-import { type Session, typedCall } from "../../src/connect/connection.ts";
+import type { Session } from "../../src/connect/connection.ts";
 import { z } from "zod";
 import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
 import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
@@ -11,32 +12,6 @@ import { QueuedHere } from "../../src/ops/queued_here.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const CID = "cid-1";
-
-type Params = Record<string, unknown>;
-type Handler = (params: Params, n: number) => unknown;
-
-/** A session answering each method with a handler (the nth call of it, from 1); records calls. */
-function scripted(handlers: Record<string, Handler>, signal = new AbortController().signal) {
-  const calls: [string, Params][] = [];
-  const counts = new Map<string, number>();
-  const session: Session = {
-    call: typedCall((method, params) => {
-      calls.push([method, params as Params]);
-      const n = (counts.get(method) ?? 0) + 1;
-      counts.set(method, n);
-      try {
-        const handler = handlers[method];
-        if (!handler) throw new Error(`unexpected ${method}`);
-        return Promise.resolve(handler(params as Params, n));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }),
-    signal,
-    remainingMs: () => 20_000,
-  };
-  return { session, calls, methods: () => calls.map(([m]) => m) };
-}
 
 const ack = (clientUserMessageId: string | null, id = "sub-1") => ({
   queuedSubmission: { id, clientUserMessageId, input: [] },
@@ -54,7 +29,7 @@ const threadEntry = (id: string, name: string | null) => ({
 const lost = () => new RelayError("timeout", "No answer within 12000 ms", { written: true });
 
 Deno.test("queueMessage: a matching acknowledgement is queued, confirmed by it, with one exact frame", async () => {
-  const s = scripted({ "thread/queue/add": () => ack(CID, "sub-9") });
+  const s = scriptedSession({ "thread/queue/add": () => ack(CID, "sub-9") });
   const r = await queueMessage(s.session, THREAD, "hello there", CID);
   assert.deepEqual(r, {
     status: "queued",
@@ -71,7 +46,7 @@ Deno.test("queueMessage: a matching acknowledgement is queued, confirmed by it, 
 });
 
 Deno.test("queueMessage: without a clientMessageId it mints a fresh UUID per message", async () => {
-  const s = scripted({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
+  const s = scriptedSession({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
   const a = await queueMessage(s.session, THREAD, "one");
   const b = await queueMessage(s.session, THREAD, "two");
   assert.match(a.clientMessageId, /^[0-9a-f-]{36}$/);
@@ -86,7 +61,7 @@ Deno.test("queueMessage: a refusal before writing, or an error answer, is not_se
       new RelayError("rpc_error", "thread not found", { written: true, rpcCode: -32600 }),
     ]
   ) {
-    const s = scripted({
+    const s = scriptedSession({
       "thread/queue/add": () => {
         throw error;
       },
@@ -104,7 +79,7 @@ Deno.test("queueMessage: a refusal before writing, or an error answer, is not_se
 });
 
 Deno.test("queueMessage: a lost acknowledgement is unknown when the queue does not list the id", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => {
       throw lost();
     },
@@ -126,7 +101,7 @@ Deno.test("queueMessage: a lost acknowledgement is unknown when the queue does n
 });
 
 Deno.test("queueMessage: a lost acknowledgement is queued (by the queue list) when the id is listed on a later page", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => {
       throw lost();
     },
@@ -148,7 +123,7 @@ Deno.test("queueMessage: a lost acknowledgement is queued (by the queue list) wh
 });
 
 Deno.test("queueMessage: the queue check reads at most 5 pages", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => {
       throw lost();
     },
@@ -160,7 +135,7 @@ Deno.test("queueMessage: the queue check reads at most 5 pages", async () => {
 });
 
 Deno.test("queueMessage: a failing queue check leaves the receipt unknown", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => {
       throw lost();
     },
@@ -173,7 +148,7 @@ Deno.test("queueMessage: a failing queue check leaves the receipt unknown", asyn
 });
 
 Deno.test("queueMessage: an acknowledgement naming another message is unknown (protocol_error), then checked", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => ack("another-message"),
     "thread/queue/list": () => listed([]),
   });
@@ -189,7 +164,7 @@ Deno.test("queueMessage: an acknowledgement naming another message is unknown (p
 });
 
 Deno.test("queueMessage: a malformed acknowledgement is unknown (it may be stored)", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => ({ queuedSubmission: { id: 7 } }),
     "thread/queue/list": () => listed([]),
   });
@@ -200,7 +175,7 @@ Deno.test("queueMessage: a malformed acknowledgement is unknown (it may be store
 });
 
 Deno.test("queueMessage: a cancelled call is unknown and not checked (nothing more is sent)", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/add": () => {
       throw new RelayError("cancelled", "The operation was cancelled", { written: true });
     },
@@ -213,7 +188,7 @@ Deno.test("queueMessage: a cancelled call is unknown and not checked (nothing mo
 Deno.test("confirmUnknown: an aborted operation sends nothing; a receipt that is not unknown is returned as is", async () => {
   const aborted = new AbortController();
   aborted.abort();
-  const s = scripted({ "thread/queue/list": () => listed([CID]) }, aborted.signal);
+  const s = scriptedSession({ "thread/queue/list": () => listed([CID]) }, aborted.signal);
   const unknown: Receipt = {
     status: "unknown",
     reason: "timeout",
@@ -222,7 +197,7 @@ Deno.test("confirmUnknown: an aborted operation sends nothing; a receipt that is
     threadId: THREAD,
   };
   assert.deepEqual(await confirmUnknown(s.session, unknown), unknown);
-  const live = scripted({ "thread/queue/list": () => listed([CID]) });
+  const live = scriptedSession({ "thread/queue/list": () => listed([CID]) });
   const notSent: Receipt = { ...unknown, status: "not_sent" };
   assert.deepEqual(await confirmUnknown(live.session, notSent), notSent);
   assert.deepEqual([...s.calls, ...live.calls], []);
@@ -231,7 +206,7 @@ Deno.test("confirmUnknown: an aborted operation sends nothing; a receipt that is
 
 Deno.test("queueMessage: a unique exact thread name resolves to its id, across thread/list pages", async () => {
   const other = "01a22a5c-0000-7000-8000-000000000001";
-  const s = scripted({
+  const s = scriptedSession({
     "thread/list": (p, n) =>
       n === 1
         ? { data: [threadEntry(other, "docs"), threadEntry(other, null)], nextCursor: "c2" }
@@ -251,7 +226,7 @@ Deno.test("queueMessage: a unique exact thread name resolves to its id, across t
 
 Deno.test("queueMessage: a name two threads share is ambiguous_name and nothing is queued", async () => {
   const other = "01a22a5c-0000-7000-8000-000000000001";
-  const s = scripted({
+  const s = scriptedSession({
     "thread/list": () => ({
       data: [threadEntry(THREAD, "twin"), threadEntry(other, "twin")],
       nextCursor: "more",
@@ -269,14 +244,14 @@ Deno.test("queueMessage: a name two threads share is ambiguous_name and nothing 
 });
 
 Deno.test("queueMessage: an unknown name is thread_not_found; past 20 pages the message says where it looked", async () => {
-  const one = scripted({ "thread/list": () => ({ data: [], nextCursor: null }) });
+  const one = scriptedSession({ "thread/list": () => ({ data: [], nextCursor: null }) });
   const r1 = await queueMessage(one.session, "nowhere", "x", CID);
   assert.deepEqual([r1.status, r1.reason, r1.message], [
     "not_sent",
     "thread_not_found",
     "No thread has exactly this name. Give the thread's id (codex_list_threads lists them)",
   ]);
-  const many = scripted({
+  const many = scriptedSession({
     "thread/list": (_p, n) => ({ data: [threadEntry(THREAD, "x")], nextCursor: `c${n}` }),
   });
   const r2 = await queueMessage(many.session, "nowhere", "x", CID);
@@ -288,7 +263,7 @@ Deno.test("queueMessage: an unknown name is thread_not_found; past 20 pages the 
 });
 
 Deno.test("queueMessage: a failing name lookup is not_sent with its reason", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/list": () => {
       throw new RelayError("spawn_failed", "Could not start 'codex'", { written: false });
     },
@@ -357,7 +332,7 @@ Deno.test("renderReceipt on the daemon: a thread the daemon holds idle starts th
 
 Deno.test("queueMessage: a twin name on a later page is still ambiguous (the search goes on after one match)", async () => {
   const other = "01a22a5c-0000-7000-8000-000000000001";
-  const s = scripted({
+  const s = scriptedSession({
     "thread/list": (_p, n) =>
       n === 1
         ? { data: [threadEntry(THREAD, "twin")], nextCursor: "c2" }
@@ -419,7 +394,7 @@ Deno.test("codex_queue_message: name, annotations and schemas as clients see the
 Deno.test("codex_queue_message runs one connection operation labelled queue, with the call's signal", async () => {
   const seen: { label?: string; signal?: AbortSignal }[] = [];
   const signal = new AbortController().signal;
-  const s = scripted({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
+  const s = scriptedSession({ "thread/queue/add": (p) => ack(p.clientUserMessageId as string) });
   const queuedHere = new QueuedHere();
   const ctx = {
     signal,

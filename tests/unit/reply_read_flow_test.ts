@@ -1,33 +1,12 @@
 import assert from "assert";
+import { scriptedSession } from "../../testing/scripted_session.ts";
 import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
-import { type Session, typedCall } from "../../src/connect/connection.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
 const SCOPE = { threadId: THREAD, clientMessageId: "c1" };
-
-type Params = Record<string, unknown>;
-
-function scripted(handlers: Record<string, (p: Params) => unknown>) {
-  const calls: [string, Params][] = [];
-  const session: Session = {
-    call: typedCall((method, params) => {
-      calls.push([method, params as Params]);
-      try {
-        const h = handlers[method];
-        if (!h) throw new Error(`unexpected ${method}`);
-        return Promise.resolve(h(params as Params));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }),
-    signal: new AbortController().signal,
-    remainingMs: () => 20_000,
-  };
-  return { session, calls };
-}
 
 const user = (clientId: string | null = "c1", id = "u1") => ({
   type: "userMessage",
@@ -51,7 +30,7 @@ const answered = (reason: ReasonCode, code = -32600) =>
 
 /** A thread whose search page holds the user item and whose turn holds `items`. */
 function matchedThread(items: Record<string, unknown>[], status = "completed") {
-  return scripted({
+  return scriptedSession({
     "thread/items/list": (p) =>
       p.turnId
         ? { data: [entry(user()), ...items.map((i) => entry(i))], nextCursor: null }
@@ -100,13 +79,13 @@ Deno.test("readReply: a running turn hands a reply cursor that continues after t
 });
 
 Deno.test("readReply: no match on the last page has no searchCursor; with more pages it has one", async () => {
-  const last = scripted({
+  const last = scriptedSession({
     "thread/items/list": () => ({ data: [entry(user("other"))], nextCursor: null }),
   });
   const a = await readReply(last.session, SCOPE);
   assert.deepEqual([a.status, a.searchCursor, a.turn, a.replies], ["no_match", null, null, []]);
   assert.equal(last.calls.length, 1);
-  const more = scripted({
+  const more = scriptedSession({
     "thread/items/list": () => ({ data: [], nextCursor: "app-cursor-2" }),
   });
   const b = await readReply(more.session, SCOPE);
@@ -133,7 +112,7 @@ Deno.test("readReply: a search cursor continues the search at its app-server cur
 });
 
 Deno.test("readReply: two matching user items are ambiguous, nothing more is read", async () => {
-  const { session, calls } = scripted({
+  const { session, calls } = scriptedSession({
     "thread/items/list": () => ({
       data: [entry(user("c1", "u1")), entry(user("c1", "u2"))],
       nextCursor: null,
@@ -195,7 +174,7 @@ Deno.test("readReply: a reply cursor whose user item changed is invalid_cursor w
     ["no clientId", { data: [entry(user(null))] }],
   ];
   for (const [why, page] of cases) {
-    const { session, calls } = scripted({
+    const { session, calls } = scriptedSession({
       "thread/items/read": () => page,
       "thread/items/list": () => ({ data: [entry(final("m2", "SECRET"))], nextCursor: null }),
       "thread/turns/list": () => turns("completed"),
@@ -211,7 +190,7 @@ Deno.test("readReply: a reply cursor whose user item changed is invalid_cursor w
 });
 
 Deno.test("readReply: a reply cursor of another message is invalid_cursor before any RPC", async () => {
-  const { session, calls } = scripted({});
+  const { session, calls } = scriptedSession({});
   const cursor = encodeCursor({
     v: 1,
     kind: "reply",
@@ -245,7 +224,7 @@ Deno.test("readReply: the turn status falls back to the summary view only for an
       [new RelayError("timeout", "t", { written: true }), ["unavailable", ["notLoaded"]]],
     ] as const
   ) {
-    const { session, calls } = scripted({
+    const { session, calls } = scriptedSession({
       "thread/items/list": (p) => ({
         data: p.turnId ? [entry(user())] : [entry(user())],
         nextCursor: null,
@@ -284,7 +263,7 @@ Deno.test("readReply: legacy history is told apart from a missing thread by thre
       }, "timeout"],
     ] as const
   ) {
-    const { session, calls } = scripted({
+    const { session, calls } = scriptedSession({
       "thread/items/list": legacy,
       "thread/turns/list": turnsList,
     });
@@ -297,7 +276,7 @@ Deno.test("readReply: legacy history is told apart from a missing thread by thre
       itemsView: "notLoaded",
     }]);
   }
-  const other = scripted({
+  const other = scriptedSession({
     "thread/items/list": () => {
       throw answered("rpc_error");
     },
@@ -308,7 +287,7 @@ Deno.test("readReply: legacy history is told apart from a missing thread by thre
 });
 
 Deno.test("readReply: a page that is not the turn's last but consumed nothing fails closed", async () => {
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": (p) =>
       p.turnId
         ? { data: [entry(user()), entry(final("m1", "x"))], nextCursor: "more" }

@@ -1,33 +1,12 @@
 import assert from "assert";
+import { scriptedSession } from "../../testing/scripted_session.ts";
 import { RelayError } from "../../src/core/errors.ts";
-import { type Session, typedCall } from "../../src/connect/connection.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { MAX_TURN_PAGES, readReply } from "../../src/ops/read_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
 const SCOPE = { threadId: THREAD, clientMessageId: "c1" };
-
-type Params = Record<string, unknown>;
-type Handler = (params: Params) => unknown;
-
-/** A session answering each method with a handler; records every call. */
-function scripted(handlers: Record<string, Handler>) {
-  const calls: [string, Params][] = [];
-  const session: Session = {
-    call: typedCall((method, params) => {
-      calls.push([method, params as Params]);
-      try {
-        return Promise.resolve(handlers[method](params as Params));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }),
-    signal: new AbortController().signal,
-    remainingMs: () => 20_000,
-  };
-  return { session, calls };
-}
 
 const user = { type: "userMessage", id: "u1", clientId: "c1", content: [] };
 const entry = (item: Record<string, unknown>) => ({ turnId: TURN, item });
@@ -43,7 +22,7 @@ const refused = (message: string) =>
   new RelayError("rpc_error", message, { written: true, rpcCode: -32600 });
 
 Deno.test("readReply() falls back to the summary items view when notLoaded is refused", async () => {
-  const { session, calls } = scripted({
+  const { session, calls } = scriptedSession({
     "thread/items/list": (p) =>
       p.turnId
         ? { data: [entry(user), entry(final("m1", "hi"))], nextCursor: null }
@@ -63,7 +42,7 @@ Deno.test("readReply() falls back to the summary items view when notLoaded is re
 });
 
 Deno.test("readReply() reports unverified when both item views are refused", async () => {
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": () => ({ data: [entry(user)], nextCursor: null }),
     "thread/turns/list": () => {
       throw refused("Invalid request: nope");
@@ -76,7 +55,7 @@ Deno.test("readReply() reports unverified when both item views are refused", asy
 });
 
 Deno.test("readReply() fails closed when a page of the turn does not advance", async () => {
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": (p) =>
       p.turnId ? { data: [], nextCursor: "more" } : { data: [entry(user)], nextCursor: null },
     "thread/turns/list": () => completed,
@@ -88,7 +67,7 @@ Deno.test("readReply() fails closed when a page of the turn does not advance", a
 
 Deno.test("readReply() reads at most MAX_TURN_PAGES pages of the turn, then hands a cursor", async () => {
   let served = 0;
-  const { session, calls } = scripted({
+  const { session, calls } = scriptedSession({
     "thread/items/list": (p) => {
       if (!p.turnId) return { data: [entry(user)], nextCursor: null };
       served++;
@@ -107,7 +86,7 @@ Deno.test("readReply() reads at most MAX_TURN_PAGES pages of the turn, then hand
 });
 
 Deno.test("readReply() drops every reply when a later page is malformed", async () => {
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": (p) => {
       if (!p.turnId) return { data: [entry(user)], nextCursor: null };
       if (!p.cursor) return { data: [entry(user), entry(final("m1", "early"))], nextCursor: "x" };
@@ -122,7 +101,7 @@ Deno.test("readReply() drops every reply when a later page is malformed", async 
 });
 
 Deno.test("readReply() refuses a cursor of neither kind before any RPC", async () => {
-  const { session, calls } = scripted({});
+  const { session, calls } = scriptedSession({});
   const out = await readReply(session, { ...SCOPE, cursor: "e30" });
   assert.equal(out.reason, "invalid_cursor");
   assert.deepEqual(calls, []);
@@ -132,7 +111,7 @@ Deno.test("readReply() a reply cursor gives no text once a second message with t
   const TURN2 = "01a22a5c-6700-7f43-a294-c1ac8dd820af";
   const duplicate = { type: "userMessage", id: "u2", clientId: "c1", content: [] };
   let searchPage = [entry(user)];
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": (p) =>
       p.turnId
         ? { data: [entry(user), entry(final("m1", "first"))], nextCursor: null }
@@ -168,7 +147,7 @@ Deno.test("readReply() a reply cursor gives no text once a second message with t
 });
 
 Deno.test("readReply() a reply cursor still continues when its message is the only one with that id", async () => {
-  const { session } = scripted({
+  const { session } = scriptedSession({
     "thread/items/list": (p) =>
       p.turnId
         ? { data: [entry(user), entry(final("m1", "first"))], nextCursor: null }

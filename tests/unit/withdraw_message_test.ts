@@ -1,6 +1,7 @@
 import assert from "assert";
+import { scriptedSession } from "../../testing/scripted_session.ts";
 import { RelayError } from "../../src/core/errors.ts";
-import { type Session, typedCall } from "../../src/connect/connection.ts";
+import type { Session } from "../../src/connect/connection.ts";
 import {
   NOT_QUEUED_HERE,
   withdrawMessage,
@@ -10,28 +11,6 @@ import { QueuedHere } from "../../src/ops/queued_here.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const CID = "cid-1";
-type Params = Record<string, unknown>;
-type Handler = (params: Params) => unknown;
-
-/** A session answering each method with a handler; records the calls. */
-function scripted(handlers: Record<string, Handler>) {
-  const calls: [string, Params][] = [];
-  const session: Session = {
-    call: typedCall((method, params) => {
-      calls.push([method, params as Params]);
-      try {
-        const handler = handlers[method];
-        if (!handler) throw new Error(`unexpected ${method}`);
-        return Promise.resolve(handler(params as Params));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }),
-    signal: new AbortController().signal,
-    remainingMs: () => 20_000,
-  };
-  return { session, calls, methods: () => calls.map(([m]) => m) };
-}
 
 const listed = (...cids: (string | null)[]) => () => ({
   data: cids.map((c, i) => ({ id: `sub-${i}`, clientUserMessageId: c })),
@@ -57,7 +36,7 @@ const withdraw = (s: Session, options: { readItems?: boolean; queuedHere?: Queue
   });
 
 Deno.test("withdrawMessage deletes its own listed message once and says withdrawn", async () => {
-  const s = scripted({
+  const s = scriptedSession({
     "thread/queue/list": listed("other", CID),
     "thread/queue/delete": () => ({ deleted: true }),
   });
@@ -80,7 +59,7 @@ Deno.test("withdrawMessage never deletes a listed message this relay did not que
       here(THREAD, "x"),
     ]
   ) {
-    const s = scripted({ "thread/queue/list": listed(CID) });
+    const s = scriptedSession({ "thread/queue/list": listed(CID) });
     assert.deepEqual(await withdraw(s.session, { queuedHere, readItems: true }), {
       status: "not_found",
       reason: "not_queued_here",
@@ -93,7 +72,7 @@ Deno.test("withdrawMessage never deletes a listed message this relay did not que
 });
 
 Deno.test("withdrawMessage: a delete whose answer was lost is unknown and never sent again; a refused one unavailable", async () => {
-  const lost = scripted({
+  const lost = scriptedSession({
     "thread/queue/list": listed(CID),
     "thread/queue/delete": () => {
       throw new RelayError("timeout", "No answer", { written: true });
@@ -114,7 +93,7 @@ Deno.test("withdrawMessage: a delete whose answer was lost is unknown and never 
       new RelayError("protocol_error", "refused", { written: true, rpcCode: -32600 }),
     ]
   ) {
-    const s = scripted({
+    const s = scriptedSession({
       "thread/queue/list": listed(CID),
       "thread/queue/delete": () => {
         throw error;
@@ -132,7 +111,7 @@ Deno.test("withdrawMessage: a delete whose answer was lost is unknown and never 
 });
 
 Deno.test("withdrawMessage: a thread that cannot be resolved, or a queue that cannot be read, is unavailable, nothing deleted", async () => {
-  const noName = scripted({ "thread/list": () => ({ data: [], nextCursor: null }) });
+  const noName = scriptedSession({ "thread/list": () => ({ data: [], nextCursor: null }) });
   const r = await withdrawMessage(noName.session, "my thread", CID, {
     readItems: true,
     queuedHere: here(),
@@ -141,7 +120,7 @@ Deno.test("withdrawMessage: a thread that cannot be resolved, or a queue that ca
   assert.equal(r.reason, "thread_not_found");
   assert.match(r.message!, /^No thread has exactly this name/);
   assert.deepEqual([r.threadId, r.clientMessageId], ["my thread", CID]);
-  const named = scripted({
+  const named = scriptedSession({
     "thread/list": () => ({
       data: [{ id: THREAD, name: "my thread", status: { type: "notLoaded" }, updatedAt: 1 }],
       nextCursor: null,
@@ -166,7 +145,7 @@ Deno.test("withdrawMessage: a thread that cannot be resolved, or a queue that ca
 
 Deno.test("withdrawMessage: a message not in the queue is not_found, or already_taken when its item is read", async () => {
   const notListed = { "thread/queue/list": listed("other") };
-  const blind = scripted(notListed);
+  const blind = scriptedSession(notListed);
   assert.deepEqual(await withdraw(blind.session), {
     status: "not_found",
     message:
@@ -176,7 +155,7 @@ Deno.test("withdrawMessage: a message not in the queue is not_found, or already_
   });
   assert.deepEqual(blind.methods(), ["thread/queue/list"]);
 
-  const taken = scripted({ ...notListed, "thread/items/list": items(["x", CID]) });
+  const taken = scriptedSession({ ...notListed, "thread/items/list": items(["x", CID]) });
   assert.deepEqual(await withdraw(taken.session, { readItems: true }), {
     status: "already_taken",
     message: "Codex already took it: its turn started, so it can no longer be withdrawn",
@@ -188,22 +167,22 @@ Deno.test("withdrawMessage: a message not in the queue is not_found, or already_
     sortDirection: "desc",
     limit: 100,
   }]);
-  const twice = scripted({ ...notListed, "thread/items/list": items([CID, CID]) });
+  const twice = scriptedSession({ ...notListed, "thread/items/list": items([CID, CID]) });
   assert.equal((await withdraw(twice.session, { readItems: true })).status, "already_taken");
 
-  const never = scripted({ ...notListed, "thread/items/list": items(["x"]) });
+  const never = scriptedSession({ ...notListed, "thread/items/list": items(["x"]) });
   const r = await withdraw(never.session, { readItems: true });
   assert.deepEqual([r.status, r.reason, r.message], [
     "not_found",
     undefined,
     "It is neither in the thread's queue nor among its items",
   ]);
-  const more = scripted({ ...notListed, "thread/items/list": items(["x"], "c1") });
+  const more = scriptedSession({ ...notListed, "thread/items/list": items(["x"], "c1") });
   assert.equal(
     (await withdraw(more.session, { readItems: true })).message,
     "It is neither in the thread's queue nor among its newest 100 items",
   );
-  const unreadable = scripted({
+  const unreadable = scriptedSession({
     ...notListed,
     "thread/items/list": () => {
       throw new RelayError("timeout", "No answer", { written: true });
@@ -222,20 +201,20 @@ Deno.test("withdrawMessage: listed, then gone at the delete: Codex took it (read
     "thread/queue/list": listed(CID),
     "thread/queue/delete": () => ({ deleted: false }),
   };
-  const taken = scripted({ ...gone, "thread/items/list": items([CID]) });
+  const taken = scriptedSession({ ...gone, "thread/items/list": items([CID]) });
   assert.equal((await withdraw(taken.session, { readItems: true })).status, "already_taken");
   assert.deepEqual(taken.methods(), [
     "thread/queue/list",
     "thread/queue/delete",
     "thread/items/list",
   ]);
-  const blind = scripted(gone);
+  const blind = scriptedSession(gone);
   assert.equal((await withdraw(blind.session)).status, "not_found");
   assert.deepEqual(blind.methods(), ["thread/queue/list", "thread/queue/delete"]);
 });
 
 Deno.test("withdrawMessage: a message neither listed nor queued here is plainly not in the queue; every result fits the schema", async () => {
-  const s = scripted({ "thread/queue/list": listed("other") });
+  const s = scriptedSession({ "thread/queue/list": listed("other") });
   const r = await withdraw(s.session, { queuedHere: new QueuedHere() });
   assert.equal(r.status, "not_found");
   assert.equal(r.reason, undefined, "not not_queued_here: nothing of anyone else was listed");
