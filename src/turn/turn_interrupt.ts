@@ -1,7 +1,8 @@
 /**
  * Asking Codex to interrupt a turn and waiting for it to report the end,
  * within one grace period in all. What is left unconfirmed is said in words:
- * the runtime then ends the turn itself (releasing it reaps its helper).
+ * the runtime then stops following the turn (which may run on until its
+ * app-server ends: at once for a turn alone in its app-server, never in a daemon).
  * @module
  */
 
@@ -38,11 +39,11 @@ export async function requestInterrupt(t: InterruptTarget): Promise<string | und
     // Refused, unanswered or the helper failed: no turn/completed is coming.
     const reason = error instanceof RelayError ? error.reason : "unknown";
     t.log.warn("interrupt failed", { reason });
-    return `Codex did not confirm the interrupt (${reason}); codex-relay ended the turn by closing its app-server`;
+    return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
   }
   // Accepted: Codex reports the end with turn/completed.
   while (!t.settled() && t.clock.now() < until) await t.nextChange(until);
   return t.settled()
     ? undefined
-    : "Codex accepted the interrupt but did not report the turn's end in time; codex-relay ended the turn by closing its app-server";
+    : "Codex accepted the interrupt but did not report the turn's end in time; codex-relay stopped following the turn, which may run on until its app-server ends";
 }

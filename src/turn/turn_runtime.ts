@@ -245,11 +245,21 @@ export class TurnRuntime implements RuntimeHandle {
    */
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
-    // On a shared connection the current turn may be someone else's: only ever this run's.
-    const { turnId: own, currentTurnId } = this.#events;
-    const turnId = this.#shared ? own : currentTurnId ?? own;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const never = new AbortController().signal;
+    // On a shared connection the current turn may be someone else's: only ever this run's.
+    const pick = () =>
+      this.#shared ? this.#events.turnId : this.#events.currentTurnId ?? this.#events.turnId;
+    let turnId = pick();
+    if (turnId === null && this.#phase === "queued") {
+      // Codex may have just taken the message (a withdraw came too late): its turn is starting.
+      const until = this.#clock.now() + this.#limits.interruptGraceMs;
+      while (pick() === null && !this.ended && this.#alive && this.#clock.now() < until) {
+        await this.waitForChange(this.version, until, never);
+      }
+      if (this.ended || !this.#alive) return;
+      turnId = pick();
+    }
     const unconfirmed = turnId
       ? await requestInterrupt({
         conn: this.#conn,

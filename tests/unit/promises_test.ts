@@ -152,3 +152,63 @@ Deno.test("thread names match exactly, case included", async () => {
   // An uppercase UUID is an id, not a name: canonical (lowercase), with no lookup.
   assert.equal(await resolveThread(session, THREAD.toUpperCase()), THREAD);
 });
+
+/** A runtime on a shared connection whose message still waits in the queue; records what it sends. */
+function queuedRuntime() {
+  let listeners: ConnectionListeners = {};
+  const sent: [string, unknown][] = [];
+  const conn: HeldConnection = {
+    call: typedCall((method, params) => {
+      sent.push([method, params]);
+      return Promise.resolve({});
+    }),
+    listen: (l) => (listeners = l),
+    follow: () => {},
+    respond: () => {},
+    respondError: () => {},
+    ended: new Promise<RelayError>(() => {}),
+    failure: undefined,
+    close: () => Promise.resolve(),
+  };
+  const router = { forget: () => {}, declineAll: () => {}, resolved: () => {} };
+  const clock = new ManualClock();
+  const runtime = new TurnRuntime(conn, THREAD, "my-message", {
+    router: router as unknown as ElicitationRouter,
+    clock,
+    log: silentLogger,
+    limits: DEFAULT_TURN_LIMITS,
+    shared: true,
+  });
+  const notify = (method: string, params: unknown) => listeners.onNotification!(method, params);
+  return { runtime, sent, clock, notify };
+}
+
+Deno.test("interrupting a run whose message Codex takes just then interrupts its turn once it starts, never the turn before it", async () => {
+  const { runtime, sent, notify } = queuedRuntime();
+  assert.equal(runtime.snapshot().phase, "queued");
+  const interrupting = runtime.interrupt();
+  // The user's turn ahead of it ends; Codex starts the run's message (the withdraw came too late).
+  notify("turn/started", { threadId: THREAD, turn: { id: "users-turn" } });
+  notify("turn/completed", { threadId: THREAD, turn: { id: "users-turn", status: "completed" } });
+  notify("turn/started", { threadId: THREAD, turn: { id: "my-turn" } });
+  notify("item/started", {
+    threadId: THREAD,
+    turnId: "my-turn",
+    item: { type: "userMessage", id: "u1", clientId: "my-message" },
+  });
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.deepEqual(sent, [["turn/interrupt", { threadId: THREAD, turnId: "my-turn" }]]);
+  notify("turn/completed", { threadId: THREAD, turn: { id: "my-turn", status: "interrupted" } });
+  await interrupting;
+  assert.equal(runtime.snapshot().phase, "interrupted");
+});
+
+Deno.test("interrupting a queued run whose turn never starts within the grace ends it interrupted, sending nothing", async () => {
+  const { runtime, sent, clock } = queuedRuntime();
+  const interrupting = runtime.interrupt();
+  clock.advance(DEFAULT_TURN_LIMITS.interruptGraceMs);
+  await interrupting;
+  assert.equal(runtime.snapshot().phase, "interrupted");
+  assert.deepEqual(sent, [], "no turn/interrupt: nothing of another turn is touched");
+});
