@@ -251,9 +251,10 @@ export class TurnRuntime implements RuntimeHandle {
     const pick = () =>
       this.#shared ? this.#events.turnId : this.#events.currentTurnId ?? this.#events.turnId;
     let turnId = pick();
+    // One grace for waiting for the turn (below) and for its end (requestInterrupt).
+    const until = this.#clock.now() + this.#limits.interruptGraceMs;
     if (turnId === null && this.#phase === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      const until = this.#clock.now() + this.#limits.interruptGraceMs;
       while (pick() === null && !this.ended && this.#alive && this.#clock.now() < until) {
         await this.waitForChange(this.version, until, never);
       }
@@ -267,7 +268,7 @@ export class TurnRuntime implements RuntimeHandle {
         turnId,
         clock: this.#clock,
         log: this.#log,
-        graceMs: this.#limits.interruptGraceMs,
+        graceMs: Math.max(1, until - this.#clock.now()),
         settled: () => this.ended || !this.#alive,
         nextChange: (untilMs) => this.waitForChange(this.version, untilMs, never),
       })
