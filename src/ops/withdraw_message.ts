@@ -8,6 +8,7 @@
  * @module
  */
 
+import { MalformedResult } from "../codex/methods.ts";
 import { z } from "zod";
 import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
@@ -90,13 +91,16 @@ export async function withdrawMessage(
           .deleted;
     } catch (error) {
       const e = asRelayError(error);
-      if (!e.written || e.rpcCode !== undefined) {
+      // A malformed answer came from Codex: the delete reached it, whatever it did.
+      const reached = e.written || error instanceof MalformedResult;
+      if (!reached || e.rpcCode !== undefined) {
         return result("unavailable", { reason: e.reason, message: e.message });
       }
       return result("unknown", {
         reason: e.reason,
-        message:
-          "The delete was sent but its answer was lost, so the message may or may not still be queued. It was not sent again",
+        message: error instanceof MalformedResult
+          ? "The delete reached Codex but its answer could not be read, so the message may or may not still be queued. It was not sent again"
+          : "The delete was sent but its answer was lost, so the message may or may not still be queued. It was not sent again",
       });
     }
     if (deleted) return result("withdrawn");

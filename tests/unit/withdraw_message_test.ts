@@ -110,6 +110,18 @@ Deno.test("withdrawMessage: a delete whose answer was lost is unknown and never 
   }
 });
 
+Deno.test("withdrawMessage: a malformed answer to the delete is unknown (it reached Codex), never resent", async () => {
+  const s = scriptedSession({
+    "thread/queue/list": listed(CID),
+    "thread/queue/delete": () => ({ deleted: "yes" }),
+  });
+  const out = await withdraw(s.session);
+  assert.equal(out.status, "unknown");
+  assert.equal(out.reason, "protocol_error");
+  assert.match(out.message ?? "", /reached Codex but its answer could not be read/);
+  assert.deepEqual(s.methods(), ["thread/queue/list", "thread/queue/delete"]);
+});
+
 Deno.test("withdrawMessage: a thread that cannot be resolved, or a queue that cannot be read, is unavailable, nothing deleted", async () => {
   const noName = scriptedSession({ "thread/list": () => ({ data: [], nextCursor: null }) });
   const r = await withdrawMessage(noName.session, "my thread", CID, {
