@@ -42,11 +42,39 @@ export const GROUPS: Record<string, Group> = {
       { file: "src/connect/operation_frame.ts", functions: ["checkAllowed"] },
     ],
     tests: ["tests/unit/capabilities_test.ts", "tests/unit/methods_test.ts"],
+    equivalent: [
+      {
+        file: "src/connect/operation_frame.ts",
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line:
+          'throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {',
+        reason: "written: false is RelayError's default",
+      },
+      {
+        file: "src/codex/methods.ts",
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: "const _sameKeys: Same<Method, keyof MethodParams> = true;",
+        reason:
+          "a compile-time check (deno check fails on it); nothing reads the value at run time",
+      },
+    ],
   },
   receipts: {
     promise: "codex_queue_message: a receipt says only what Codex confirmed",
     mutate: ["src/ops/queue_message.ts"],
     tests: ["tests/unit/queue_message_tool_test.ts"],
+    equivalent: [
+      {
+        file: "src/ops/queue_message.ts",
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: "return new RelayError(e.reason, e.message, { written: false, rpcCode: e.rpcCode });",
+        reason:
+          "written: false is the default, and the receipt built from this error reads only its reason, message and written",
+      },
+    ],
   },
   "run-options": {
     promise: "codex_run's sandbox and approvalPolicy may only tighten the thread's settings",
@@ -402,6 +430,7 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/daemon_bounds_test.ts",
       "tests/unit/daemon_loss_test.ts",
       "tests/unit/daemon_views_test.ts",
+      "tests/unit/thread_views_test.ts",
       "tests/unit/liveness_test.ts",
       "tests/unit/liveness_use_test.ts",
     ],

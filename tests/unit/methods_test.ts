@@ -135,7 +135,7 @@ Deno.test("parseResult(): a malformed result is protocol_error with its parser's
       (e: unknown) =>
         e instanceof MalformedResult && e instanceof RelayError && e.name === "RelayError" &&
         e.reason === "protocol_error" &&
-        e.written === false && e.message === message,
+        e.written === false && e.message === message && e.cause instanceof Error,
       method,
     );
   }

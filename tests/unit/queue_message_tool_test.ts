@@ -416,3 +416,10 @@ Deno.test("codex_queue_message runs one connection operation labelled queue, wit
   assert.deepEqual(s.calls[0][1].input, [{ type: "text", text: "hi", text_elements: [] }]);
   assert.ok(queuedHere.has(THREAD, r.clientMessageId), "recorded as this relay's message");
 });
+
+Deno.test("the receipt's output schema tells an agent what clientMessageId is for", () => {
+  const shape = z.toJSONSchema(queueMessageTool.outputSchema) as {
+    properties: Record<string, { description?: string }>;
+  };
+  assert.match(shape.properties.clientMessageId.description ?? "", /codex_read_reply/);
+});
