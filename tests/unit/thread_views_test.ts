@@ -76,14 +76,24 @@ Deno.test("ThreadRouting: a server request is delivered to the follower of its t
   const got: unknown[] = [];
   const a = newView();
   a.followed = "A";
-  a.listeners = { onServerRequest: (r) => got.push(r.id) };
+  a.listeners = {
+    onServerRequest: (r) => got.push(r.id),
+    onActivity: () => got.push("activity"),
+  };
   assert.equal(routing.serverRequest([a], { id: 0, method: "m", params: { threadId: "A" } }), true);
+  assert.deepEqual(got, [0], "without activity: the request only");
+  assert.equal(
+    routing.serverRequest([a], { id: 3, method: "m", params: { threadId: "A" } }, true),
+    true,
+  );
+  assert.deepEqual(got, [0, "activity", 3], "with activity: heard as activity first");
+  assert.equal(routing.mayAnswer(a, 3), true);
   assert.equal(
     routing.serverRequest([a], { id: 1, method: "m", params: { threadId: "B" } }),
     false,
   );
   assert.equal(routing.serverRequest([a], { id: 2, method: "m", params: {} }), false);
-  assert.deepEqual(got, [0]);
+  assert.deepEqual(got, [0, "activity", 3], "nothing of another thread, or of none");
   assert.equal(routing.mayAnswer(a, 0), true);
   assert.equal(routing.mayAnswer(a, 0), false, "answered once");
   assert.equal(routing.mayAnswer(a, 1), false, "never given");
