@@ -373,3 +373,37 @@ Deno.test("forwardOf: a reason that is not a string is not shown; an empty amend
     summary: '[""] sent a form request without what that mode needs',
   });
 });
+
+Deno.test("answerProblem: options given as oneOf/anyOf skip entries that are not objects", () => {
+  const schema = {
+    type: "object",
+    properties: { pick: { type: "string", oneOf: [null, "b", { const: "a", title: "A" }] } },
+  };
+  assert.equal(answerProblem(schema, { pick: "a" }), undefined);
+  assert.match(answerProblem(schema, { pick: "b" }) ?? "", /must be one of a$/);
+});
+
+Deno.test("MCP elicitations: the mode decides, and only a string names one", () => {
+  const schema = { type: "object", properties: { c: { type: "string" } } };
+  // A form-mode request that also carries a url is a form; a url-mode one without a url is not.
+  assert.equal(
+    forwardOf(MCP, { mode: "form", url: "https://a", requestedSchema: schema }).kind,
+    "form",
+  );
+  assert.deepEqual(forwardOf(MCP, { serverName: "s", mode: "url", requestedSchema: schema }), {
+    kind: "unsupported",
+    summary: "[s] sent a url request without what that mode needs",
+  });
+  // A mode that is not a string is no mode, even one that reads as "url" when made a string.
+  assert.deepEqual(forwardOf(MCP, { serverName: "s", mode: ["url"], url: "https://a" }), {
+    kind: "unsupported",
+    summary: "[s] asked for input of mode no, which codex-relay cannot forward to you",
+  });
+  const long = "x".repeat(100);
+  assert.deepEqual(forwardOf(MCP, { serverName: "s", mode: long }), {
+    kind: "unsupported",
+    summary: `[s] asked for input of mode ${
+      JSON.stringify("x".repeat(64))
+    }, which codex-relay cannot forward to you`,
+  });
+});
