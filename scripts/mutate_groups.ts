@@ -37,7 +37,12 @@ export const GROUPS: Record<string, Group> = {
   "reply-cursor": {
     promise: "reply cursors: opaque, bound to their message, refused when forged or stale",
     mutate: ["src/reply/cursor.ts", "src/reply/_base64url.ts"],
-    tests: ["tests/unit/reply_cursor_test.ts", "tests/unit/reply_edges_test.ts"],
+    tests: [
+      "tests/unit/reply_cursor_test.ts",
+      "tests/unit/reply_edges_test.ts",
+      "tests/unit/reply_read_flow_test.ts",
+      "tests/unit/reply_result_test.ts",
+    ],
   },
   "reply-project": {
     promise: "a reply is the final_answer text of the message's own turn, bounded and moderated",
@@ -56,6 +61,10 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/reply_moderation_test.ts",
       "tests/unit/reply_result_test.ts",
       "tests/unit/reply_turn_status_test.ts",
+      "tests/unit/reply_read_test.ts",
+      "tests/unit/reply_read_flow_test.ts",
+      "tests/unit/reply_edges_test.ts",
+      "tests/unit/readme_tools_test.ts",
     ],
   },
   "reply-read": {

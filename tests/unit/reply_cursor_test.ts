@@ -1,6 +1,7 @@
 import assert from "assert";
 import fc from "fast-check";
 import { RelayError } from "../../src/core/errors.ts";
+import { encodeBase64Url } from "../../src/reply/_base64url.ts";
 import {
   decodeCursor,
   encodeCursor,
@@ -414,4 +415,34 @@ Deno.test("decodeCursor() round-trips any valid cursor data (property)", () => {
     }),
     { numRuns: 500 },
   );
+});
+
+/** Search-cursor data whose cursor text is `chars` long (or the nearest length over it). */
+function searchOfTextLength(chars: number): { data: SearchCursorData; text: string } {
+  const base = { ...SEARCH, appCursor: "" };
+  const length = (appCursor: string) =>
+    encodeBase64Url(new TextEncoder().encode(JSON.stringify({ ...base, appCursor }))).length;
+  // "é" is two UTF-8 bytes: fill with it, then ASCII to land on the length wanted.
+  let appCursor = "";
+  while (length(appCursor + "é") <= chars && appCursor.length < MAX_APP_CURSOR_CHARS) {
+    appCursor += "é";
+  }
+  while (length(appCursor + "a") <= chars && appCursor.length < MAX_APP_CURSOR_CHARS) {
+    appCursor += "a";
+  }
+  if (length(appCursor) < chars) appCursor += "a";
+  const data = { ...base, appCursor };
+  return { data, text: encodeBase64Url(new TextEncoder().encode(JSON.stringify(data))) };
+}
+
+Deno.test(`a cursor text of exactly ${MAX_CURSOR_TEXT_CHARS} characters is encoded and decoded; past it neither`, () => {
+  const at = searchOfTextLength(MAX_CURSOR_TEXT_CHARS);
+  assert.equal(at.text.length, MAX_CURSOR_TEXT_CHARS);
+  assert.equal(encodeCursor(at.data), at.text);
+  assert.deepEqual(decodeCursor(at.text, SEARCH_SCOPE), at.data);
+  const past = searchOfTextLength(MAX_CURSOR_TEXT_CHARS + 1);
+  assert.ok(past.text.length > MAX_CURSOR_TEXT_CHARS, `${past.text.length}`);
+  assert.ok(past.data.appCursor.length <= MAX_APP_CURSOR_CHARS, "every field within its own bound");
+  assert.throws(() => encodeCursor(past.data), /cannot be encoded/);
+  assertInvalid(past.text, SEARCH_SCOPE);
 });
