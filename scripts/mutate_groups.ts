@@ -8,6 +8,7 @@
  */
 
 import type { Group } from "./mutate_select.ts";
+import { REFUSED_METHODS } from "../src/elicit/mappings.ts";
 
 const DAEMON = "src/connect/daemon/daemon_connection.ts";
 const LIVENESS = "src/connect/daemon/liveness.ts";
@@ -98,14 +99,7 @@ export const GROUPS: Record<string, Group> = {
         line: "export const REFUSED_METHODS: ReadonlySet<string> = new Set([",
         reason: REFUSED_LIST,
       },
-      ...[
-        "item/tool/call",
-        "account/chatgptAuthTokens/refresh",
-        "attestation/generate",
-        "currentTime/read",
-        "applyPatchApproval",
-        "execCommandApproval",
-      ].map((method) => ({
+      ...[...REFUSED_METHODS].map((method) => ({
         file: "src/elicit/mappings.ts",
         mutator: "StringLiteral",
         replacement: '""',

@@ -14,7 +14,6 @@
  */
 
 import { type Session, typedCall } from "../src/connect/connection.ts";
-import { RelayError } from "../src/core/errors.ts";
 
 /** Params as a handler sees them. */
 export type Params = Record<string, unknown>;
@@ -55,15 +54,4 @@ export function scriptedSession(
     remainingMs: () => 20_000,
   };
   return { session, calls, methods: () => calls.map(([m]) => m) };
-}
-
-/** The {@linkcode RelayError} `p` rejects with (fails when it resolves or rejects otherwise). */
-export async function rejection(p: Promise<unknown>): Promise<RelayError> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof RelayError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { rejection } from "../../testing/scripted_session.ts";
+import { rejection } from "../../testing/fixture_home.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { DaemonConnection } from "../../src/connect/daemon/daemon_connection.ts";
 import { FakeDaemon } from "../../testing/fake_daemon.ts";

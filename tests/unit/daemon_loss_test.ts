@@ -1,5 +1,5 @@
 import assert from "assert";
-import { rejection } from "../../testing/scripted_session.ts";
+import { rejection } from "../../testing/fixture_home.ts";
 import type { Method } from "../../src/codex/methods.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
