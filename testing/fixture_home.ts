@@ -9,7 +9,13 @@ import assert from "assert";
 import { delimiter } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RelayError } from "../src/core/errors.ts";
-import type { FixtureItem, FixtureThread, FixtureTurn, Scenario } from "../fixtures/scenario.ts";
+import type {
+  FixtureItem,
+  FixtureThread,
+  FixtureTurn,
+  Scenario,
+  TurnStep,
+} from "../fixtures/scenario.ts";
 import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
 import { denoCacheDir, denoChildEnv } from "./child_env.ts";
 
@@ -266,6 +272,30 @@ export function agentItem(
   };
   if (phase !== undefined) item.phase = phase;
   return item;
+}
+
+/**
+ * A turn step asking a command approval (`item/commandExecution/requestApproval`,
+ * shape of the captures), with `over` replacing its params.
+ */
+export function commandApproval(
+  over: Record<string, unknown> = {},
+): Extract<TurnStep, { request: unknown }> {
+  return {
+    request: {
+      method: "item/commandExecution/requestApproval",
+      params: {
+        kind: "command",
+        itemId: "call_sh_1",
+        reason: "mock wants to run it",
+        command: "/bin/bash -lc 'touch x'",
+        cwd: "/workspace",
+        commandActions: [],
+        availableDecisions: ["accept", "cancel"],
+        ...over,
+      },
+    },
+  };
 }
 
 /** A completed turn with these items. */

@@ -18,6 +18,7 @@ import { parseArgs } from "parse-args";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import { rssKiB, TMP } from "./_relay.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { INITIALIZED, initializeRequest } from "../../testing/raw_relay.ts";
 import { fixtureTarget } from "./targets.ts";
 
 const enc = new TextEncoder();
@@ -126,16 +127,7 @@ async function main(): Promise<void> {
   const f = startFlood(denoChildEnv(t.env));
   const pid = f.child.pid;
   try {
-    await send(f, [{
-      jsonrpc: "2.0",
-      id: "init",
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "flood", version: "0" },
-      },
-    }, { jsonrpc: "2.0", method: "notifications/initialized" }]);
+    await send(f, [initializeRequest("init"), INITIALIZED]);
     await f.answeredAll(1);
     const before = await rssKiB(pid);
     console.log(`relay pid ${pid}: RSS before the flood ${mib(before)}`);

@@ -10,6 +10,7 @@ import { rssKiB, TMP } from "./_relay.ts";
 import { figures, GOAL_RSS_MIB, median, pairFigure, round } from "./_stats.ts";
 import { HOME, PATH } from "./targets.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { INITIALIZED, initializeRequest } from "../../testing/raw_relay.ts";
 
 export async function firstAnswer(
   cmd: string,
@@ -45,19 +46,10 @@ export async function firstAnswer(
     }
   };
   const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "bench", version: "0" },
-    },
-  });
+  await send(initializeRequest(1));
   await answer(1);
   const ms = performance.now() - t0;
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send(INITIALIZED);
   await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
   await answer(2);
   await new Promise((r) => setTimeout(r, settleMs));

@@ -28,6 +28,11 @@ export class Slots {
     this.#what = what;
   }
 
+  /** Slots in use now. */
+  get inUse(): number {
+    return this.#inUse;
+  }
+
   /** The most slots ever in use at once. */
   get peak(): number {
     return this.#peak;
@@ -75,6 +80,11 @@ export class Slots {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiters.push(waiter);
     });
+  }
+
+  /** Takes a free slot at once, never waiting: the function that gives it back, or undefined. */
+  tryTake(): (() => void) | undefined {
+    return this.#inUse < this.#max ? this.#take() : undefined;
   }
 
   #take(): () => void {

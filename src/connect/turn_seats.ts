@@ -7,28 +7,27 @@
  */
 
 import { RelayError } from "../core/errors.ts";
+import { Slots } from "./slots.ts";
 
 /** A count of held connections with a ceiling that refuses at once. */
 export class TurnSeats {
-  readonly #max: number;
+  readonly #slots: Slots;
   readonly #where: string;
-  #inUse = 0;
-  #peak = 0;
 
   /** `where` ends the `busy` message ("in spawn mode"). */
   constructor(max: number, where: string) {
-    this.#max = max;
+    this.#slots = new Slots(max, 0, "turn seats");
     this.#where = where;
   }
 
   /** Seats taken now (holds open or opening). */
   get inUse(): number {
-    return this.#inUse;
+    return this.#slots.inUse;
   }
 
   /** The most seats ever taken at once. */
   get peak(): number {
-    return this.#peak;
+    return this.#slots.peak;
   }
 
   /**
@@ -36,20 +35,12 @@ export class TurnSeats {
    * Returns the function that gives it back (idempotent).
    */
   take(): () => void {
-    if (this.#inUse >= this.#max) {
-      throw new RelayError(
-        "busy",
-        `${this.#inUse} turns are running, the most this relay runs at once ${this.#where}; wait for one to end (codex_wait_reply) or interrupt one (codex_interrupt)`,
-        { written: false },
-      );
-    }
-    this.#inUse++;
-    this.#peak = Math.max(this.#peak, this.#inUse);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      this.#inUse--;
-    };
+    const release = this.#slots.tryTake();
+    if (release) return release;
+    throw new RelayError(
+      "busy",
+      `${this.inUse} turns are running, the most this relay runs at once ${this.#where}; wait for one to end (codex_wait_reply) or interrupt one (codex_interrupt)`,
+      { written: false },
+    );
   }
 }

@@ -7,6 +7,7 @@
  */
 
 import assert from "assert";
+import { INITIALIZED, initializeRequest, toolCall } from "../../testing/raw_relay.ts";
 import { buildBundle } from "../../scripts/bundle.ts";
 import { bundleServeCommand, RELAY_V8_FLAGS, relayFlags } from "../../src/install/launch.ts";
 import {
@@ -161,24 +162,10 @@ Deno.test({
         stderr: "piped",
       }).spawn();
       const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "sh", version: "0" },
-          },
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
+        initializeRequest(1),
+        INITIALIZED,
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
-        {
-          jsonrpc: "2.0",
-          id: 3,
-          method: "tools/call",
-          params: { name: "codex_list_threads", arguments: {} },
-        },
+        toolCall(3, "codex_list_threads"),
       ];
       const writer = child.stdin.getWriter();
       await writer.write(

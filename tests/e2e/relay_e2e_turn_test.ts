@@ -170,49 +170,49 @@ async function assertElicitorDisabled(
   assert.ok(!log.some((e) => e.ev === "callTool"), "the MCP server ran no tool");
 }
 
-Deno.test({
-  name: "e2e relay: codex_run disables a Codex MCP server entry that runs codex-relay",
-  ignore,
-  fn: (t) =>
-    withWorld({ elicitMcp: true, extraMcpArgs: ["--label=codex-relay"] }, async (w) => {
-      const d = await w.driver();
-      const seed = await seedThread(d, w.home, "seed NOECHO");
-      await d.close();
-      const asked: ElicitParams[] = [];
-      const relay = await w.relay(RUN, {
-        onElicit: (p) => {
-          asked.push(p);
-          return { action: "decline" };
-        },
-      });
-      await turnStep(t, relay, {
-        name: "the recursion guard found the entry in config/read",
-        fn: () => assertElicitorDisabled(w, relay, seed.threadId, asked),
-      });
-    }),
-});
+/** A turn on a seeded thread with the elicitor MCP server configured: it must not be reached. */
+function elicitorDisabledTest(
+  name: string,
+  world: { extraMcpArgs?: string[] },
+  flags: string[],
+  step: string,
+): void {
+  Deno.test({
+    name,
+    ignore,
+    fn: (t) =>
+      withWorld({ elicitMcp: true, ...world }, async (w) => {
+        const d = await w.driver();
+        const seed = await seedThread(d, w.home, "seed NOECHO");
+        await d.close();
+        const asked: ElicitParams[] = [];
+        const relay = await w.relay([...RUN, ...flags], {
+          onElicit: (p) => {
+            asked.push(p);
+            return { action: "decline" };
+          },
+        });
+        await turnStep(t, relay, {
+          name: step,
+          fn: () => assertElicitorDisabled(w, relay, seed.threadId, asked),
+        });
+      }),
+  });
+}
 
-Deno.test({
-  name: "e2e relay: codex_run disables the MCP servers named by --disable-codex-mcp-server",
-  ignore,
-  fn: (t) =>
-    withWorld({ elicitMcp: true }, async (w) => {
-      const d = await w.driver();
-      const seed = await seedThread(d, w.home, "seed NOECHO");
-      await d.close();
-      const asked: ElicitParams[] = [];
-      const relay = await w.relay([...RUN, "--disable-codex-mcp-server", "elicitor"], {
-        onElicit: (p) => {
-          asked.push(p);
-          return { action: "decline" };
-        },
-      });
-      await turnStep(t, relay, {
-        name: "the named server is disabled",
-        fn: () => assertElicitorDisabled(w, relay, seed.threadId, asked),
-      });
-    }),
-});
+elicitorDisabledTest(
+  "e2e relay: codex_run disables a Codex MCP server entry that runs codex-relay",
+  { extraMcpArgs: ["--label=codex-relay"] },
+  [],
+  "the recursion guard found the entry in config/read",
+);
+
+elicitorDisabledTest(
+  "e2e relay: codex_run disables the MCP servers named by --disable-codex-mcp-server",
+  {},
+  ["--disable-codex-mcp-server", "elicitor"],
+  "the named server is disabled",
+);
 
 Deno.test({
   name: "e2e relay: codex_run starts a new thread in a cwd, and reports a thread held elsewhere",

@@ -11,27 +11,14 @@
 import assert from "assert";
 import { callTool } from "../../testing/call_tool.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { commandApproval, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 import { isRunId } from "../../src/ops/run_id.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
 
-const APPROVAL = {
-  request: {
-    method: "item/commandExecution/requestApproval",
-    params: {
-      kind: "command",
-      itemId: "call_sh_1",
-      reason: "mock wants to run it",
-      command: "/bin/bash -lc 'touch x'",
-      cwd: "/workspace",
-      commandActions: [],
-      availableDecisions: ["accept", "cancel"],
-    },
-  },
-};
+const APPROVAL = commandApproval();
 
 const TURN_FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 

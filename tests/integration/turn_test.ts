@@ -1,27 +1,18 @@
 import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ElicitParams } from "../../testing/mcp_client.ts";
-import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { agentItem, commandApproval, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
-const COMMAND_APPROVAL = {
-  method: "item/commandExecution/requestApproval",
-  params: {
-    kind: "command",
-    itemId: "call_sh_1",
-    reason: "mock wants to run it",
-    command: "/bin/bash -lc 'touch x'",
-    cwd: "/workspace",
-    commandActions: [],
-    availableDecisions: ["accept", {
-      acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "x"] },
-    }, "cancel"],
-  },
-};
+const COMMAND_APPROVAL = commandApproval({
+  availableDecisions: ["accept", {
+    acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "x"] },
+  }, "cancel"],
+}).request;
 
 const FINAL = "All done: the parser is refactored.";
 

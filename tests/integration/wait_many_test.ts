@@ -15,6 +15,7 @@ import type { ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts"
 import {
   agentItem,
   type Barrier,
+  commandApproval,
   FixtureHome,
   thread,
   turn,
@@ -36,20 +37,8 @@ const APPROVAL_RUNS = [
   { ...MODES[0], protocol: "2025-11-25" as McpTestProtocol },
 ];
 
-const approval = (command: string): TurnStep => ({
-  request: {
-    method: "item/commandExecution/requestApproval",
-    params: {
-      kind: "command",
-      itemId: `call_${command.replace(/\W/g, "_")}`,
-      reason: "mock wants to run it",
-      command,
-      cwd: "/workspace",
-      commandActions: [],
-      availableDecisions: ["accept", "cancel"],
-    },
-  },
-});
+const approval = (command: string): TurnStep =>
+  commandApproval({ itemId: `call_${command.replace(/\W/g, "_")}`, command });
 
 /** A thread whose one turn waits at barrier `go_<key>`, then answers `Answer <key>.`. */
 function held(key: string, before: TurnStep[] = []) {

@@ -12,6 +12,7 @@ import { SHUTDOWN_BOUND_MS } from "../../testing/mcp_client.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { seeded } from "./_reliability.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { INITIALIZED, initializeRequest } from "../../testing/raw_relay.ts";
 
 // ------------------------------------------------------------- raw frames
 
@@ -167,13 +168,9 @@ Deno.test("hostile input: malformed MCP frames on stdin do not kill the relay", 
       { numRuns: 150, seed: 8 },
     ).map((l) => l.replaceAll("\n", " "));
     for (const line of [...MALFORMED, ...random]) await raw.write(line);
-    const init = await raw.request("init", "initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "raw", version: "0" },
-    });
+    const init = await raw.request("init", "initialize", initializeRequest().params);
     assert.ok(init.result, `initialize answered: ${JSON.stringify(init).slice(0, 300)}`);
-    await raw.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await raw.write(JSON.stringify(INITIALIZED));
     for (const line of [...MALFORMED, ...random.slice(0, 50)]) await raw.write(line);
     const listed = await raw.request("after", "tools/call", {
       name: "codex_list_threads",
@@ -229,13 +226,9 @@ function paddedRequest(id: string, idAtEnd: boolean, bytes: number): Uint8Array 
 }
 
 async function initialized(raw: RawRelay): Promise<void> {
-  const init = await raw.request("init", "initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "0" },
-  });
+  const init = await raw.request("init", "initialize", initializeRequest().params);
   assert.ok(init.result, JSON.stringify(init).slice(0, 300));
-  await raw.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await raw.write(JSON.stringify(INITIALIZED));
 }
 
 function structured(m: Record<string, unknown>): Record<string, unknown> | undefined {
