@@ -11,6 +11,7 @@ import type { Group } from "./mutate_select.ts";
 import { REFUSED_METHODS } from "../src/elicit/mappings.ts";
 
 const DAEMON = "src/connect/daemon/daemon_connection.ts";
+const WAIT_REPLY = "src/ops/wait_reply.ts";
 const LIVENESS = "src/connect/daemon/liveness.ts";
 /** Why a heartbeat guard's mutant changes nothing a caller sees. */
 const LIVENESS_GUARD =
@@ -79,11 +80,43 @@ export const GROUPS: Record<string, Group> = {
   },
   "reply-wait": {
     promise: "codex_wait_reply: waits within its bound, on one message or several (any/all)",
-    mutate: ["src/ops/wait_reply.ts", "src/reply/wait_set.ts"],
+    mutate: [WAIT_REPLY, "src/reply/wait_set.ts"],
     tests: [
       "tests/unit/reply_wait_test.ts",
       "tests/unit/wait_set_test.ts",
       "tests/unit/reply_edges_test.ts",
+    ],
+    equivalent: [
+      {
+        file: WAIT_REPLY,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line:
+          "return result.replies.length > 0 || (result.turn !== null && isTerminal(result.turn.status));",
+        reason:
+          "an observed read always carries its turn (buildReadResult): the check only narrows the type",
+      },
+      {
+        file: WAIT_REPLY,
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: 'match: { kind: "unavailable", reason: abortReason(session.signal, true).reason },',
+        reason: "only the reason reaches the result: the error's written flag is dropped",
+      },
+      {
+        file: WAIT_REPLY,
+        mutator: "ObjectLiteral",
+        replacement: "{}",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "a signal aborts once, and the pause removes its listener whichever way it ends",
+      },
+      {
+        file: WAIT_REPLY,
+        mutator: "BooleanLiteral",
+        replacement: "false",
+        line: 'signal.addEventListener("abort", onAbort, { once: true });',
+        reason: "a signal aborts once, and the pause removes its listener whichever way it ends",
+      },
     ],
   },
   elicit: {

@@ -149,7 +149,8 @@ export async function waitForReply(
       if (isSettled(last)) return { ...last, timedOut: false };
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
-      const elsewhere = last.status === "observed" && last.turn?.status === "unverified";
+      // Only an observed read carries a turn (buildReadResult).
+      const elsewhere = last.turn?.status === "unverified";
       const pace = watched && elsewhere && options.backoff === undefined ? WAIT_BACKOFF : backoff;
       // Arm the pause first, so a progress listener sees it pending.
       const woken = wake.count !== seen;

@@ -7,6 +7,7 @@ import {
   isSettled,
   WAIT_BACKOFF,
   waitForReply,
+  Wake,
   WATCHED_BACKOFF,
 } from "../../src/ops/wait_reply.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
@@ -147,10 +148,10 @@ Deno.test("waitForReply() stops a pause at once when the operation is aborted", 
 });
 
 /** A session that can watch: `notify` delivers a notification of a thread to its watchers. */
-function watchingSession() {
+function watchingSession(signal?: AbortSignal) {
   const watchers = new Map<string, Set<(method: string, params: unknown) => void>>();
   const session: Session = {
-    ...fakeSession(),
+    ...fakeSession(signal),
     watch: (threadId, fn) => {
       const set = watchers.get(threadId) ?? new Set();
       watchers.set(threadId, set);
@@ -242,4 +243,98 @@ Deno.test("waitForReply() watched: a turn running outside the watched connection
     read: () => Promise.resolve(observed("unverified")),
   });
   assert.deepEqual(pauses, [100, 200, 250, 250, 200]);
+});
+
+Deno.test("waitForReply() watched: a status change, a turn's start or end and a stored item wake it; a delta or another thread's news does not", async () => {
+  const cases: [string, string, boolean][] = [
+    [SCOPE.threadId, "thread/status/changed", true],
+    [SCOPE.threadId, "turn/started", true],
+    [SCOPE.threadId, "turn/completed", true],
+    [SCOPE.threadId, "item/completed", true],
+    [SCOPE.threadId, "item/agentMessage/delta", false],
+    [SCOPE.threadId, "item/started", false],
+    ["other-thread", "turn/completed", false],
+  ];
+  for (const [threadId, method, wakes] of cases) {
+    const clock = new ManualClock();
+    const { session, notify } = watchingSession();
+    const pauses: number[] = [];
+    const letPauseRun = drive(clock, pauses);
+    await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+      clock,
+      onProgress: (p) => {
+        if (p.reads === 1) notify(threadId, method);
+        letPauseRun();
+      },
+      read: () => Promise.resolve(observed("inProgress")),
+    });
+    // Woken: the first pause ends at once and the next starts from 250 ms again.
+    assert.deepEqual(pauses.slice(0, 2), wakes ? [0, 250] : [250, 500], `${threadId} ${method}`);
+  }
+});
+
+Deno.test("waitForReply() paces every read with a backoff given, a watched turn running elsewhere too", async () => {
+  const clock = new ManualClock();
+  const { session } = watchingSession();
+  const pauses: number[] = [];
+  await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+    clock,
+    backoff: { initialMs: 300, maxMs: 400 },
+    onProgress: drive(clock, pauses),
+    read: () => Promise.resolve(observed("unverified")),
+  });
+  assert.deepEqual(pauses, [300, 400, 300]);
+});
+
+/** A signal that tracks the abort listeners added to it and not removed. */
+function listenedSignal() {
+  const signal = new AbortController().signal;
+  const listening = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  Object.assign(signal, {
+    addEventListener: (type: string, fn: EventListener, options?: AddEventListenerOptions) => {
+      if (type === "abort") listening.add(fn);
+      add(type, fn, options);
+    },
+    removeEventListener: (type: string, fn: EventListener) => {
+      if (type === "abort") listening.delete(fn);
+      remove(type, fn);
+    },
+  });
+  return { signal, listening };
+}
+
+Deno.test("waitForReply() listens on the operation's signal only while it pauses: one listener, none left", async () => {
+  const clock = new ManualClock();
+  const { signal, listening } = listenedSignal();
+  const { session, notify } = watchingSession(signal);
+  const during: number[] = [];
+  let reads = 0;
+  await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+    clock,
+    onProgress: (p) => {
+      during.push(listening.size);
+      if (p.reads === 1) clock.advance(250); // The first pause ends on its timer,
+      else notify(SCOPE.threadId, "turn/completed"); // the second on a wake.
+    },
+    read: () => Promise.resolve(++reads < 3 ? observed("inProgress") : observed("completed")),
+  });
+  assert.deepEqual(during, [1, 1]);
+  assert.equal(listening.size, 0);
+});
+
+Deno.test("Wake counts every poke and calls the one current waiter once; a cancelled waiter never", () => {
+  const wake = new Wake();
+  const calls: string[] = [];
+  const cancelFirst = wake.next(() => calls.push("first"));
+  wake.next(() => calls.push("second")); // Replaces the first.
+  cancelFirst(); // Too late to cancel the second.
+  wake.poke();
+  wake.poke(); // Nothing waits any more.
+  const cancelThird = wake.next(() => calls.push("third"));
+  cancelThird();
+  wake.poke();
+  assert.deepEqual(calls, ["second"]);
+  assert.equal(wake.count, 3);
 });
