@@ -23,6 +23,11 @@ const HELPER_PROCESS = "src/connect/process/helper_process.ts";
 const LEADER_KILL =
   "the group SIGKILL that follows kills the helper too; signalling the helper alone matters only where groups cannot be signalled (Windows, no /bin/kill)";
 
+const READ_REPLY = "src/ops/read_reply.ts";
+/** Why the message of an error that fails a read is not seen. */
+const FAILED_READ =
+  "readReply() never throws: a failed read is an unavailable result that carries the error's reason, never its message";
+
 /**
  * Why the refused methods' list survives its mutants: nothing at run time reads
  * it (every method outside ROUTED_METHODS is refused); it names the methods the
@@ -76,6 +81,26 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/reply_read_test.ts",
       "tests/unit/reply_read_flow_test.ts",
       "tests/unit/reply_edges_test.ts",
+    ],
+    equivalent: [
+      ...[["ObjectLiteral", "{}"], ["StringLiteral", '""']].map(([mutator, replacement]) => ({
+        file: READ_REPLY,
+        mutator,
+        replacement,
+        line: 'if (input.cursor === undefined) return { kind: "fresh" };',
+        reason:
+          'read() asks only whether the start is "reply" or "search": any other start reads afresh',
+      })),
+      ...[
+        `"The cursor's user message is no longer`,
+        `throw new RelayError("protocol_error", "The app-server's page of the turn`,
+      ].map((line) => ({
+        file: READ_REPLY,
+        mutator: "StringLiteral",
+        replacement: '""',
+        line,
+        reason: FAILED_READ,
+      })),
     ],
   },
   "reply-wait": {

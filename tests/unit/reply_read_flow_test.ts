@@ -153,7 +153,25 @@ Deno.test("readReply: a reply cursor re-reads and verifies its user item, checks
     cursor: { type: "item", itemId: "m1" },
   }]);
   const searches = calls.filter(([m, p]) => m === "thread/items/list" && !p.turnId);
-  assert.equal(searches.length, 1, "one search page, for the ambiguity rule");
+  assert.deepEqual(
+    searches,
+    [["thread/items/list", { threadId: THREAD, sortDirection: "desc", limit: 100 }]],
+    "one search page, the newest one a fresh read looks at, for the ambiguity rule",
+  );
+});
+
+Deno.test("readReply: a reply cursor continues when its message has left the newest search page and no other took its id", async () => {
+  const { session } = scriptedSession({
+    "thread/items/read": () => ({ data: [entry(user())] }),
+    "thread/items/list": (p) =>
+      p.turnId
+        ? { data: [entry(final("m2", "More."))], nextCursor: null } // After the anchor, m1.
+        : { data: [entry(final("newer", "x"))], nextCursor: "older" },
+    "thread/turns/list": () => turns("completed"),
+  });
+  const out = await readReply(session, { ...SCOPE, cursor: replyCursor() });
+  assert.equal(out.status, "observed");
+  assert.deepEqual(out.replies, [{ itemId: "m2", text: "More.", truncated: false }]);
 });
 
 Deno.test("readReply: refresh rescans the matched turn from its start", async () => {
@@ -170,6 +188,9 @@ Deno.test("readReply: a reply cursor whose user item changed is invalid_cursor w
     ["other turn", { data: [entry(user(), "01a22a5c-0000-7000-8000-00000000000f")] }],
     ["other id", { data: [entry(user("c1", "u9"))] }],
     ["not a user item", { data: [entry(final("u1", "x"))] }],
+    ["not a user item, of a phase the relay does not know", {
+      data: [entry({ ...final("u1", "x"), phase: "later_phase", clientId: "c1" })],
+    }],
     ["other clientId", { data: [entry(user("c2"))] }],
     ["no clientId", { data: [entry(user(null))] }],
   ];
@@ -201,7 +222,15 @@ Deno.test("readReply: a reply cursor of another message is invalid_cursor before
     lastItemId: null,
   });
   const out = await readReply(session, { ...SCOPE, cursor });
-  assert.deepEqual([out.status, out.reason], ["unavailable", "invalid_cursor"]);
+  assert.deepEqual(out, {
+    status: "unavailable",
+    reason: "invalid_cursor",
+    ...SCOPE,
+    turn: null,
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+  });
   assert.deepEqual(calls, []);
 });
 

@@ -54,6 +54,22 @@ Deno.test("readReply() reports unverified when both item views are refused", asy
   assert.equal(typeof out.nextCursor, "string", "an unverified turn may still get replies");
 });
 
+Deno.test("readReply() fails the read when the summary items view is not answered", async () => {
+  const { session, calls } = scriptedSession({
+    "thread/items/list": () => ({ data: [entry(user)], nextCursor: null }),
+    "thread/turns/list": (p) => {
+      if (p.itemsView === "notLoaded") throw refused("Invalid request: unknown variant");
+      throw new RelayError("timeout", "no answer", { written: true });
+    },
+  });
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual([out.status, out.reason, out.turn], ["unavailable", "timeout", null]);
+  assert.deepEqual(
+    calls.filter(([m]) => m === "thread/turns/list").map(([, p]) => p.itemsView),
+    ["notLoaded", "summary"],
+  );
+});
+
 Deno.test("readReply() fails closed when a page of the turn does not advance", async () => {
   const { session } = scriptedSession({
     "thread/items/list": (p) =>
