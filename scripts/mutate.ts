@@ -16,15 +16,25 @@
  * `--changed[=base]`: only the groups whose mutated files or tests differ
  * from `base` (default `main`; compared to the merge base, uncommitted and
  * untracked files included). `--list`: print the groups selected, run none.
- * A group marked `dangerous` (reap: its mutants run `/bin/kill`) runs only
- * when named with `--dangerous`. `--incremental`: Stryker reuses the results of
+ * A group marked `contained` (reap: its mutants run `/bin/kill` with mutated
+ * group ids) runs its tests in a PID namespace and a session of their own
+ * (testing/pid_namespace.ts), where a stray signal reaches only them; where
+ * none can be made it is not run, and says so. `--incremental`: Stryker reuses the results of
  * mutants in unchanged code (`reports/mutation/<group>.incremental.json`);
  * the group runs whole again when its tests changed.
  * @module
  */
 
 import { GROUPS } from "./mutate_groups.ts";
-import { changedGroups, globRegExp, type Group, mutateEntries, scoreOf } from "./mutate_select.ts";
+import {
+  changedGroups,
+  globRegExp,
+  type Group,
+  mutateEntries,
+  scoreOf,
+  testCommand,
+} from "./mutate_select.ts";
+import { contained, findContainer, NoContainer } from "../testing/pid_namespace.ts";
 
 const STRYKER_VERSION = "9.6.1";
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -70,11 +80,16 @@ async function ensureStryker(): Promise<void> {
   }
 }
 
-function configOf(name: string, group: Group, incremental: boolean): Record<string, unknown> {
+function configOf(
+  name: string,
+  group: Group,
+  incremental: boolean,
+  container: readonly string[],
+): Record<string, unknown> {
   const read = (file: string) => Deno.readTextFileSync(`${ROOT}/${file}`);
   return {
     testRunner: "command",
-    commandRunner: { command: `deno test -P --no-check --quiet ${group.tests.join(" ")}` },
+    commandRunner: { command: testCommand(group, container) },
     coverageAnalysis: "off",
     mutate: group.mutate.flatMap((t) => mutateEntries(t, read)),
     incremental,
@@ -133,14 +148,38 @@ async function testsDigest(group: Group): Promise<string> {
   return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Runs one group; its summary line, and whether it met the target. */
+/**
+ * The container a contained group's tests run in (testing/pid_namespace.ts), none for
+ * another group; a {@linkcode NoContainer} when none can be made here.
+ */
+async function containerOf(group: Group): Promise<readonly string[] | NoContainer> {
+  if (group.contained === undefined) return [];
+  const container = await findContainer().catch((e) =>
+    e instanceof NoContainer ? e : Promise.reject(e)
+  );
+  if (container instanceof NoContainer) return container;
+  return contained(container, []);
+}
+
+/** Runs one group; its summary line, and whether it met the target (or could not run). */
 async function runGroup(name: string, incremental: boolean): Promise<[string, boolean]> {
   const group = GROUPS[name];
+  const container = await containerOf(group);
+  if (container instanceof NoContainer) {
+    return [
+      `${name}: not run: its tests run in a PID namespace of their own (${group.contained}), ` +
+      `and none can be made here: ${container.message}`,
+      false,
+    ];
+  }
   const config = `${ROOT}/.stryker-tmp/${name}.config.json`;
   const digestFile = `${ROOT}/reports/mutation/${name}.tests.sha256`;
   const digest = await testsDigest(group);
   const previous = await Deno.readTextFile(digestFile).catch(() => "");
-  const body = { ...configOf(name, group, incremental), force: incremental && previous !== digest };
+  const body = {
+    ...configOf(name, group, incremental, container),
+    force: incremental && previous !== digest,
+  };
   await Deno.writeTextFile(config, JSON.stringify(body, null, 2));
   const started = performance.now();
   const code = await run("node", [`${CORE}/bin/stryker.js`, "run", config]);
@@ -174,15 +213,7 @@ if (import.meta.main) {
       Deno.exit(64);
     }
   }
-  const safe = (n: string) => GROUPS[n].dangerous === undefined;
-  let names = asked.length > 0 ? asked : Object.keys(GROUPS).filter(safe);
-  if (changed) names = names.filter(safe);
-  const refused = names.filter((n) => !safe(n) && !Deno.args.includes("--dangerous"));
-  if (refused.length > 0) {
-    for (const n of refused) console.error(`Not running ${n}: ${GROUPS[n].dangerous}`);
-    console.error("Name it with --dangerous on a disposable machine, with nobody else on it.");
-    Deno.exit(64);
-  }
+  let names = asked.length > 0 ? asked : Object.keys(GROUPS);
   if (changed) {
     const base = changed.includes("=") ? changed.slice("--changed=".length) : "main";
     const touched = changedGroups(GROUPS, await changedFiles(base));

@@ -34,10 +34,11 @@ export interface Group {
   tests: string[];
   equivalent?: Equivalent[];
   /**
-   * Why running this group's mutants can harm the machine: such a group runs only when named
-   * together with `--dangerous`, never with `--changed` or with all groups.
+   * Why this group's mutants could signal processes outside its tests (`/bin/kill` with a
+   * mutated group id): its tests then run contained, in a PID namespace and a session of
+   * their own (testing/pid_namespace.ts), and the group does not run where none can be made.
    */
-  dangerous?: string;
+  contained?: string;
 }
 
 /** A glob (`*` within a path segment, `**` across segments) as an anchored RegExp. */
@@ -122,6 +123,15 @@ export function functionRange(source: string, name: string): [number, number] {
     if (opened && depth === 0) return [start + 1, i + 1];
   }
   throw new Error(`The braces of ${name} do not close`);
+}
+
+/**
+ * The command Stryker runs for each mutant of `group`: the group's tests under
+ * the test permission set, prefixed by `container` (`unshare …`, from
+ * testing/pid_namespace.ts) when the group is contained.
+ */
+export function testCommand(group: Group, container: readonly string[] = []): string {
+  return [...container, "deno", "test", "-P", "--no-check", "--quiet", ...group.tests].join(" ");
 }
 
 /** Stryker `mutate` entries of a target: the file (glob), or `file:first-last` per function. */

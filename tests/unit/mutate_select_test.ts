@@ -8,8 +8,10 @@ import {
   mutateEntries,
   scoreOf,
   targetFile,
+  testCommand,
 } from "../../scripts/mutate_select.ts";
 import { GROUPS } from "../../scripts/mutate_groups.ts";
+import { contained, CONTAINERS } from "../../testing/pid_namespace.ts";
 
 Deno.test("globRegExp: * stays within a path segment, ** crosses them", () => {
   assert.ok(globRegExp("src/reply/**/*.ts").test("src/reply/a.ts"));
@@ -89,6 +91,18 @@ Deno.test("mutateEntries: files as they are, functions as their line ranges", ()
     "src/big.ts:2-10",
     "src/big.ts:15-18",
   ]);
+});
+
+Deno.test("testCommand: a group's tests under -P; a contained group's in a PID namespace and session of their own", () => {
+  const group: Group = { promise: "p", mutate: ["src/a.ts"], tests: ["tests/unit/a_test.ts"] };
+  assert.equal(testCommand(group), "deno test -P --no-check --quiet tests/unit/a_test.ts");
+  assert.equal(
+    testCommand({ ...group, contained: "why" }, contained(CONTAINERS[0], [])),
+    "unshare --pid --fork --mount-proc --kill-child setsid --wait " +
+      "deno test -P --no-check --quiet tests/unit/a_test.ts",
+  );
+  // The reap group, whose mutants run /bin/kill, is contained.
+  assert.ok(GROUPS.reap.contained);
 });
 
 const mutant = (status: string, line: number, replacement: string, mutatorName = "M") => ({

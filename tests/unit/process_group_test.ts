@@ -5,6 +5,8 @@ import {
   isHelperGroup,
   signalGroup,
 } from "../../src/connect/process/process_group.ts";
+import { CACHED_ONLY } from "../../testing/child_env.ts";
+import { contained, findContainer, NoContainer } from "../../testing/pid_namespace.ts";
 
 /** A helper running `script` in sh, in its own process group. */
 const spawn = (script: string, reap: ReapTimings) =>
@@ -140,6 +142,70 @@ test("kill: the whole group is SIGKILLed at once, without any grace", async () =
   assert.ok(ms < LONG / 2, `${ms} ms`);
   await helper.reap();
 });
+
+/** A PID namespace for the guard's test, or why none can be made here (Linux only). */
+const container = await findContainer().catch((e) => {
+  if (e instanceof NoContainer) return e;
+  throw e;
+});
+
+/** Runs testing/contained_signals.ts in `mode` in its own PID namespace; its JSON line. */
+async function runContained(
+  mode: "groups" | "leader",
+  allowRun: string,
+  env: Record<string, string> = {},
+): Promise<unknown> {
+  if (container instanceof NoContainer) throw container;
+  const child = new URL("../../testing/contained_signals.ts", import.meta.url).pathname;
+  const [cmd, ...args] = contained(container, [
+    Deno.execPath(),
+    "run",
+    CACHED_ONLY,
+    "--quiet",
+    "--no-prompt",
+    `--allow-run=${allowRun}`,
+    // Under `deno task mutate` the child runs the mutant this variable names.
+    "--allow-env=__STRYKER_ACTIVE_MUTANT__",
+    child,
+    mode,
+  ]);
+  const out = await new Deno.Command(cmd, { args, env, stdin: "null" }).output();
+  assert.ok(out.success, `the contained child failed: ${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/** Linux only, in a PID namespace of its own: a broken guard reaches nothing outside the test. */
+const containedTest = (name: string, fn: () => Promise<void>) =>
+  Deno.test({ name, ignore: container instanceof NoContainer, fn });
+
+containedTest(
+  "signalGroup, where process ids are small (a container): refuses group 0 and group 1, signals a helper's group under 100, with a loader variable set",
+  async () => {
+    // A loader variable in the relay's environment must not keep /bin/kill from starting.
+    const seen = await runContained("groups", "/bin/kill,sleep,sh", {
+      LD_LIBRARY_PATH: "/nonexistent/codex-relay-test",
+    });
+    assert.deepEqual(seen, {
+      answers: [false, false],
+      sentinel: "SIGKILL",
+      small: true,
+      answer: true,
+      signal: "SIGTERM",
+    });
+  },
+);
+
+containedTest(
+  "reap and kill, where no group can be signalled: the helper itself gets SIGTERM, then SIGKILL",
+  async () => {
+    assert.deepEqual(await runContained("leader", "sh"), {
+      canSignalGroups: false,
+      ignoresEof: "SIGTERM",
+      ignoresTerm: "SIGKILL",
+      killed: "SIGKILL",
+    });
+  },
+);
 
 Deno.test("isHelperGroup: never group 0 (the relay's own) or 1 (every process), nor negative or fractional ids", () => {
   // Never passed to signalGroup in a test: a broken guard would signal the test's group, or all.

@@ -36,6 +36,20 @@ export function isHelperGroup(pgid: number): boolean {
 }
 
 /**
+ * The arguments of `/bin/kill` that signal the group `pgid`: `-TERM -- -PGID`.
+ * procps-ng's kill (4.0.2) takes `-s TERM -- -PGID` for a usage error when
+ * the id has one or two digits, as the first groups in a container have.
+ *
+ * @example
+ * ```ts
+ * groupKillArgs(42, "SIGTERM"); // ["-TERM", "--", "-42"]
+ * ```
+ */
+export function groupKillArgs(pgid: number, signal: "SIGTERM" | "SIGKILL"): string[] {
+  return [`-${signal.slice(3)}`, "--", `-${pgid}`];
+}
+
+/**
  * Sends `signal` to the process group `pgid`. Resolves `true` once the
  * signal was delivered to the group, `false` when the group could not be
  * signalled (no permission, no such group, `/bin/kill` missing); never
@@ -45,7 +59,7 @@ export async function signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): 
   if (!canSignalGroups() || !isHelperGroup(pgid)) return false;
   try {
     const out = await new Deno.Command(GROUP_KILL, {
-      args: ["-s", signal.slice(3), "--", `-${pgid}`],
+      args: groupKillArgs(pgid, signal),
       clearEnv: true,
       env: {},
       stdin: "null",
