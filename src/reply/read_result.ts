@@ -69,7 +69,7 @@ export function buildReadResult(input: ReadResultInput): ReadReplyResult {
 
 /** A copy of a reply with only the fields of its kind (a moderated reply never carries text). */
 function copyReply(r: Reply): Reply {
-  if ("moderated" in r && r.moderated === true) {
+  if ("moderated" in r) {
     return {
       itemId: r.itemId,
       moderated: true,

@@ -24,16 +24,14 @@ export const textReplySchema = z.strictObject({
  * or the kind of reason it blocked it (`blockReason`, 0.171 `block`).
  */
 export const moderatedReplySchema = z.strictObject({
+  /** The agentMessage item id. */
   itemId: z.string(),
-  moderated: z.literal(true).describe(
-    "Codex moderated this answer: its text is withheld and never returned",
-  ),
-  replacement: z.string().optional().describe(
-    "The kind of text Codex shows in its place (Codex hide), e.g. wellbeingPromptHelpline",
-  ),
-  blockReason: z.string().optional().describe(
-    "The kind of reason Codex blocked it for (Codex block), e.g. protection or cyber",
-  ),
+  /** Codex moderated this answer: its text is withheld and never returned. */
+  moderated: z.literal(true),
+  /** The kind of text Codex shows in its place (Codex hide), e.g. wellbeingPromptHelpline. */
+  replacement: z.string().optional(),
+  /** The kind of reason Codex blocked it for (Codex block), e.g. protection or cyber. */
+  blockReason: z.string().optional(),
 });
 
 /** One final answer: its text, or (moderated by Codex) no text at all. */
@@ -58,19 +56,28 @@ export const READ_REPLY_STATUSES = ["observed", "no_match", "ambiguous", "unavai
 /** `codex_read_reply` status. */
 export type ReadReplyStatus = typeof READ_REPLY_STATUSES[number];
 
-/** The result of `codex_read_reply` (its `structuredContent`). */
+/**
+ * The result of `codex_read_reply` (its `structuredContent`). Its fields are
+ * explained in comments, not `describe()`: output schemas are advertised
+ * without descriptions (`src/host/tool_schema.ts`; the tool description
+ * explains the result).
+ */
 export const readReplySchema = z.object({
-  status: z.enum(READ_REPLY_STATUSES).describe("What the read observed"),
-  reason: reasonSchema.optional().describe("Why nothing could be observed (unavailable only)"),
+  /** What the read observed. */
+  status: z.enum(READ_REPLY_STATUSES),
+  /** Why nothing could be observed (unavailable only). */
+  reason: reasonSchema.optional(),
   threadId: z.string(),
   clientMessageId: z.string(),
-  association: z.literal("same_turn_not_exclusive").optional().describe(
-    "Every final answer of the turn that took the message, not a certified answer to it alone",
-  ),
+  /** Every final answer of the turn that took the message, not a certified answer to it alone. */
+  association: z.literal("same_turn_not_exclusive").optional(),
+  /** The matched turn (observed only). */
   turn: z.object({ id: z.string(), status: observedTurnStatusSchema }).nullable(),
   replies: z.array(replySchema),
-  nextCursor: z.string().nullable().describe("More replies of the matched turn"),
-  searchCursor: z.string().nullable().describe("Older items to search (no_match only)"),
+  /** More replies of the matched turn. */
+  nextCursor: z.string().nullable(),
+  /** Older items to search (no_match only). */
+  searchCursor: z.string().nullable(),
 });
 
 /** The `codex_read_reply` result. */

@@ -1,5 +1,5 @@
 import assert from "assert";
-import type { ItemEntry, RawItem, Turn } from "../../src/codex/types.ts";
+import { type ItemEntry, type RawItem, type Turn, TURN_STATUSES } from "../../src/codex/types.ts";
 import {
   buildReadResult,
   decodeCursor,
@@ -8,8 +8,9 @@ import {
   matchUserItem,
   observedTurnStatus,
   projectReplies,
+  readReplySchema,
 } from "../../src/reply/mod.ts";
-import type { ReadReplyResult } from "../../src/reply/mod.ts";
+import type { ReadReplyResult, Reply } from "../../src/reply/mod.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const MESSAGE = "cum-noid";
@@ -20,6 +21,7 @@ const APP_CURSOR =
   '{"requestedThreadId":"01a22a5c-6698-7df3-813e-7166a248c477","rolloutOrdinal":8,"includeAnchor":false,"scope":{"kind":"itemsByCreatedAtOrdinal"}}';
 const SCOPE = { threadId: THREAD, clientMessageId: MESSAGE };
 const REPLY = { itemId: FINAL_ID, text: "Echo #3: message NOID", truncated: false };
+const OBSERVED = { kind: "observed", turnId: TURN, itemId: USER_ID } as const;
 
 function entry(turnId: string, item: Record<string, unknown>): ItemEntry {
   return { turnId, item: item as unknown as RawItem };
@@ -115,6 +117,42 @@ Deno.test("buildReadResult() copies only itemId, text and truncated of a reply",
   });
   assert.deepEqual(result.replies, [REPLY]);
   assert.notEqual(result.replies[0], leaky);
+});
+
+Deno.test("buildReadResult() passes on a moderated reply with the kind Codex named and no text", () => {
+  const withheld: Reply[] = [
+    { itemId: "msg_hide", moderated: true, replacement: "wellbeingPromptHelpline" },
+    { itemId: "msg_block", moderated: true, blockReason: "cyber" },
+    { itemId: "msg_bare", moderated: true },
+  ];
+  const leaky = withheld.map((r) => ({ ...r, text: "the withheld text", truncated: false }));
+  const result = buildReadResult({ ...SCOPE, match: OBSERVED, replies: leaky as Reply[] });
+  assert.deepEqual(result.replies, withheld);
+});
+
+// The server checks each result against the tool's output schema: one it refuses fails the call.
+Deno.test("readReplySchema accepts every result buildReadResult() builds", () => {
+  const replies: Reply[] = [REPLY, { itemId: "msg_m", moderated: true, blockReason: "cyber" }];
+  const results = [
+    ...[undefined, ...TURN_STATUSES].map((turnStatus) =>
+      buildReadResult({ ...SCOPE, match: OBSERVED, turnStatus, replies, nextCursor: "more" })
+    ),
+    buildReadResult({ ...SCOPE, match: { kind: "no_match" }, searchCursor: "older" }),
+    buildReadResult({ ...SCOPE, match: { kind: "ambiguous", count: 2 } }),
+    buildReadResult({ ...SCOPE, match: { kind: "unavailable", reason: "timeout" } }),
+  ];
+  for (const result of results) {
+    const parsed = readReplySchema.safeParse(result);
+    assert.ok(parsed.success, `${result.status} ${result.turn?.status}: ${parsed.error}`);
+  }
+});
+
+Deno.test("readReplySchema refuses a turn without its id or with a status no read reports", () => {
+  const result = buildReadResult({ ...SCOPE, match: OBSERVED, replies: [REPLY] });
+  for (const turn of [{ status: "completed" }, { id: TURN }, { id: TURN, status: "running" }]) {
+    const parsed = readReplySchema.safeParse({ ...result, turn });
+    assert.equal(parsed.success, false, JSON.stringify(turn));
+  }
 });
 
 Deno.test("buildReadResult() builds no_match with the search cursor and no text", () => {
