@@ -6,12 +6,10 @@
  * @module
  */
 
-/** Display modes the relay knows (0.171 `AgentMessageDisplay.mode`); anything else withholds. */
-export const DISPLAY_MODES: Readonly<Record<string, "show" | "withhold">> = Object.freeze({
-  show: "show",
-  hide: "withhold",
-  block: "withhold",
-});
+/** Display modes the relay knows (0.171 `AgentMessageDisplay.mode`); any other withholds the text. */
+export const DISPLAY_MODES = Object.freeze(["show", "hide", "block"] as const);
+
+type DisplayMode = (typeof DISPLAY_MODES)[number];
 
 /** The display instruction versions the relay knows. */
 const DISPLAY_VERSIONS: readonly unknown[] = [1];
@@ -27,51 +25,57 @@ export type ModerationVerdict =
     blockReason?: string;
   };
 
-type Obj = Record<string, unknown>;
+/**
+ * `v[key]` when `v` is an object; undefined for null and undefined. (A JSON
+ * array or primitive has none of the keys read here, so it reads as undefined.)
+ */
+function field(v: unknown, key: string): unknown {
+  return typeof v === "object" && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+}
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+function isDisplayMode(v: unknown): v is DisplayMode {
+  return (DISPLAY_MODES as readonly unknown[]).includes(v);
 }
 
 const KIND = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** The `kind` of a replacement or block reason, when it is a short identifier. */
 function kindOf(v: unknown): string | undefined {
-  if (!isObj(v)) return undefined;
-  return typeof v.kind === "string" && KIND.test(v.kind) ? v.kind : undefined;
+  const kind = field(v, "kind");
+  return typeof kind === "string" && KIND.test(kind) ? kind : undefined;
 }
 
 /**
- * Judges `agentMessage.moderation`. The text may be disclosed when it is
- * null/absent; when `moderated` is false and the display is null/absent or a
- * plain show; or when the display is a plain show (`{mode: "show", version:
- * 1}`, with or without an annotation). Everything else withholds the text: a
- * `hide` or `block`, a display instruction the relay does not know (0.169's
- * free-form `action`, a new mode or version), `moderated: true` without a
- * display, and any malformed value.
+ * Judges `agentMessage.moderation` as `parseItem` stores it (null when
+ * absent). The text may be disclosed when it is null; when `moderated` is
+ * false and the display is null/absent; or when the display is a plain show
+ * (`{mode: "show", version: 1}`, with or without an annotation). Everything
+ * else withholds the text: a `hide` or `block`, a display instruction the
+ * relay does not know (0.169's free-form `action`, a new mode or version),
+ * `moderated: true` without a display, and any malformed value.
  */
 export function moderationVerdict(moderation: unknown): ModerationVerdict {
-  if (moderation === null || moderation === undefined) return { disclose: true };
-  if (!isObj(moderation) || typeof moderation.moderated !== "boolean") return { disclose: false };
-  const display = moderation.display;
+  if (moderation === null) return { disclose: true };
+  const moderated = field(moderation, "moderated");
+  if (typeof moderated !== "boolean") return { disclose: false };
+  const display = field(moderation, "display");
   if (display === null || display === undefined) {
-    return moderation.moderated ? { disclose: false } : { disclose: true };
+    return moderated ? { disclose: false } : { disclose: true };
   }
-  if (!isObj(display) || typeof display.mode !== "string") return { disclose: false };
-  if (!DISPLAY_VERSIONS.includes(display.version)) return { disclose: false };
-  if (!Object.hasOwn(DISPLAY_MODES, display.mode)) return { disclose: false };
-  switch (display.mode) {
+  const mode = field(display, "mode");
+  if (!isDisplayMode(mode) || !DISPLAY_VERSIONS.includes(field(display, "version"))) {
+    return { disclose: false };
+  }
+  switch (mode) {
     case "show":
       return { disclose: true };
     case "hide": {
-      const replacement = kindOf(display.replacement);
+      const replacement = kindOf(field(display, "replacement"));
       return replacement ? { disclose: false, replacement } : { disclose: false };
     }
     case "block": {
-      const blockReason = kindOf(display.reason);
+      const blockReason = kindOf(field(display, "reason"));
       return blockReason ? { disclose: false, blockReason } : { disclose: false };
     }
-    default:
-      return { disclose: false };
   }
 }

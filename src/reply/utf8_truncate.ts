@@ -27,10 +27,6 @@ export function utf8Truncate(text: string, maxBytes: number): Utf8Prefix {
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
     throw new RangeError("maxBytes must be a non-negative integer");
   }
-  // Every UTF-16 code unit needs at most 3 bytes.
-  if (text.length * 3 <= maxBytes) {
-    return { text, bytes: utf8Length(text, 0, text.length), truncated: false };
-  }
   let bytes = 0;
   let i = 0;
   while (i < text.length) {
@@ -43,23 +39,10 @@ export function utf8Truncate(text: string, maxBytes: number): Utf8Prefix {
   return { text, bytes, truncated: false };
 }
 
-function utf8Length(text: string, from: number, to: number): number {
-  let bytes = 0;
-  for (let i = from; i < to; i++) {
-    if (isPairAt(text, i)) {
-      bytes += 4;
-      i++;
-    } else {
-      bytes += unitBytes(text.charCodeAt(i));
-    }
-  }
-  return bytes;
-}
-
 function isPairAt(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
-  if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return false;
-  const d = text.charCodeAt(i + 1);
+  if (c < 0xd800 || c > 0xdbff) return false;
+  const d = text.charCodeAt(i + 1); // NaN past the end: no pair
   return d >= 0xdc00 && d <= 0xdfff;
 }
 

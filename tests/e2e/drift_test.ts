@@ -221,7 +221,7 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
     {
       at: { result: m },
       path: `${AGENT}.moderation.display.mode`,
-      classified: Object.keys(DISPLAY_MODES),
+      classified: DISPLAY_MODES,
       optional: true,
     },
     {

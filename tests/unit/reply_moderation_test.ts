@@ -66,9 +66,77 @@ Deno.test("projector: a withheld answer between two shown ones keeps their order
   assert.equal(page.lastConsumedItemId, "msg_3");
 });
 
+Deno.test("moderationVerdict: every shape's verdict, with what Codex shows instead of a withheld text", () => {
+  for (const [name, shape] of Object.entries(MODERATION_SHAPES)) {
+    assert.deepEqual(
+      moderationVerdict(shape.moderation),
+      shape.disclose ? { disclose: true } : { disclose: false, ...shape.withheld },
+      name,
+    );
+  }
+});
+
+/** Moderation values off the schema, and what the projector makes of each answer. */
+const UNUSUAL: [string, unknown, { disclose: true } | { disclose: false }][] = [
+  ["not moderated, no display", { moderated: false }, { disclose: true }],
+  ["hide without a replacement", {
+    moderated: true,
+    display: { mode: "hide", version: 1 },
+  }, { disclose: false }],
+  ["hide with a null replacement", {
+    moderated: true,
+    display: { mode: "hide", version: 1, replacement: null },
+  }, { disclose: false }],
+  ["block without a reason", {
+    moderated: true,
+    display: { mode: "block", version: 1 },
+  }, { disclose: false }],
+  ["block with a null reason", {
+    moderated: true,
+    display: { mode: "block", version: 1, reason: null },
+  }, { disclose: false }],
+  ["an array", [{ moderated: false }], { disclose: false }],
+  ["a string", "show", { disclose: false }],
+  ["false", false, { disclose: false }],
+  ["an array display", { moderated: true, display: [{ mode: "show", version: 1 }] }, {
+    disclose: false,
+  }],
+  ["a string display", { moderated: false, display: "show" }, { disclose: false }],
+  ["a mode in an array", { moderated: true, display: { mode: ["show"], version: 1 } }, {
+    disclose: false,
+  }],
+  ["no mode", { moderated: false, display: { version: 1 } }, { disclose: false }],
+  ["an Object.prototype name as mode", {
+    moderated: true,
+    display: { mode: "constructor", version: 1, replacement: { kind: "x" } },
+  }, { disclose: false }],
+  ["a string version", { moderated: true, display: { mode: "show", version: "1" } }, {
+    disclose: false,
+  }],
+  ["no version", { moderated: true, display: { mode: "show" } }, { disclose: false }],
+];
+
+for (const [name, moderation, verdict] of UNUSUAL) {
+  Deno.test(`moderationVerdict, ${name}: ${verdict.disclose ? "the text" : "no text"}`, () => {
+    assert.deepEqual(moderationVerdict(moderation), verdict);
+    const page = projectReplies([final("msg_m", SECRET, moderation)], TURN);
+    assert.deepEqual(
+      page.replies,
+      [
+        verdict.disclose
+          ? { itemId: "msg_m", text: SECRET, truncated: false }
+          : { itemId: "msg_m", moderated: true },
+      ],
+    );
+  });
+}
+
 Deno.test("moderationVerdict: a replacement or reason kind that is not a short identifier is dropped", () => {
   for (
-    const kind of ["", "has spaces and text a model wrote", "x".repeat(65), 7, null]
+    // true and ["cyber"] would pass the pattern as strings ("true", "cyber"): not strings, dropped.
+    const kind of ["", "has spaces and text a model wrote", "x".repeat(65), 7, null, true, [
+      "cyber",
+    ]]
   ) {
     assert.deepEqual(
       moderationVerdict({

@@ -144,7 +144,10 @@ Deno.test("utf8Truncate() counts a lone surrogate as U+FFFD (3 bytes)", () => {
 
 Deno.test("utf8Truncate() rejects a negative or fractional limit", () => {
   for (const max of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-    assert.throws(() => utf8Truncate("abc", max), RangeError);
+    assert.throws(
+      () => utf8Truncate("abc", max),
+      (e) => e instanceof RangeError && e.message === "maxBytes must be a non-negative integer",
+    );
   }
 });
 
@@ -274,6 +277,21 @@ Deno.test("projectReplies() fails closed on a malformed agentMessage past the bu
     agent("msg_bad", "bogus", "text"),
   ];
   assertProtocolError(() => projectReplies(turn, TURN));
+});
+
+Deno.test("projectReplies() parses only agentMessages: other items need an id only when consumed", () => {
+  // A user message's clientId is the matcher's concern: an odd one here fails nothing.
+  const odd = entry({ type: "userMessage", id: USER_ID, clientId: 7, content: [] });
+  assert.deepEqual(projectReplies([odd, ...BASIC_TURN.slice(1)], TURN).replies, [
+    { itemId: "msg_1_final", text: "Echo #1: first message", truncated: false },
+  ]);
+  // An item past the budget stop is not consumed: its missing id fails nothing.
+  const turn = [
+    agent("big", "final_answer", "x".repeat(REPLY_BUDGET_BYTES + 10)),
+    entry({ type: "reasoning" }),
+  ];
+  const page = projectReplies(turn, TURN);
+  assert.deepEqual([page.lastConsumedItemId, page.stopped], ["big", true]);
 });
 
 Deno.test("projectReplies() throws protocol_error on an item of another turn", () => {
