@@ -28,6 +28,17 @@ const READ_REPLY = "src/ops/read_reply.ts";
 const FAILED_READ =
   "readReply() never throws: a failed read is an unavailable result that carries the error's reason, never its message";
 
+const CURSOR = "src/reply/cursor.ts";
+/** Why a cursor text that is not a string, or is empty, is refused without its early check. */
+const NOT_A_TEXT =
+  "a text that is not a string never equals the re-encoded cursor (a string) and most throw first (no length, not iterable); the empty text decodes to no bytes and JSON.parse('') throws; decodeCursor turns every throw into invalid_cursor";
+/** Why canonicalize's object check is masked for every value JSON.parse gives. */
+const NOT_AN_OBJECT =
+  "a number, string, boolean or array from JSON.parse has no own v of 1 and fails the field checks; null throws at o.v, which decodeCursor turns into invalid_cursor; encodeCursor's callers pass object literals";
+/** Why a lenient UTF-8 decoder changes no outcome. */
+const CANONICAL_TEXT =
+  "a text is accepted only when it equals the encoding of the data it parsed to, which is UTF-8 without a BOM: invalid UTF-8 (read as U+FFFD) or a stripped BOM re-encodes to another text, refused";
+
 /**
  * Why the refused methods' list survives its mutants: nothing at run time reads
  * it (every method outside ROUTED_METHODS is refused); it names the methods the
@@ -49,6 +60,80 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/reply_edges_test.ts",
       "tests/unit/reply_read_flow_test.ts",
       "tests/unit/reply_result_test.ts",
+    ],
+    equivalent: [
+      {
+        file: "src/reply/_base64url.ts",
+        mutator: "EqualityOperator",
+        replacement: "i <= bytes.length",
+        line: "for (let i = 0; i < bytes.length; i += 3) {",
+        reason:
+          "at i = bytes.length (a length that is a multiple of 3) no byte is left: that round writes Math.ceil(0) = 0 characters",
+      },
+      ...[["ConditionalExpression", "false"], [
+        "LogicalOperator",
+        'typeof text !== "string" && text.length === 0',
+      ]].map(([mutator, replacement]) => ({
+        file: CURSOR,
+        mutator,
+        replacement,
+        line: 'if (typeof text !== "string" || text.length === 0) return null;',
+        reason: NOT_A_TEXT,
+      })),
+      {
+        file: CURSOR,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (bytes === null) return null;",
+        reason:
+          "TextDecoder's decode(null) throws a TypeError: decodeCursor makes it invalid_cursor",
+      },
+      ...[["ObjectLiteral", "{}"], ["BooleanLiteral", "false"]].map(([mutator, replacement]) => ({
+        file: CURSOR,
+        mutator,
+        replacement,
+        line:
+          'const json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);',
+        reason: CANONICAL_TEXT,
+      })),
+      {
+        file: CURSOR,
+        mutator: "ConditionalExpression",
+        replacement: "false",
+        line: "if (data === null) return null;",
+        reason: "data.threadId then throws a TypeError: decodeCursor makes it invalid_cursor",
+      },
+      ...[
+        ["ConditionalExpression", "false"],
+        [
+          "LogicalOperator",
+          '(typeof value !== "object" || value === null) && Array.isArray(value)',
+        ],
+        ["LogicalOperator", 'typeof value !== "object" && value === null'],
+      ].map(([mutator, replacement]) => ({
+        file: CURSOR,
+        mutator,
+        replacement,
+        line:
+          'if (typeof value !== "object" || value === null || Array.isArray(value)) return null;',
+        reason: NOT_AN_OBJECT,
+      })),
+      {
+        file: CURSOR,
+        mutator: "ConditionalExpression",
+        replacement: "true",
+        line: 'if (o.kind === "search") {',
+        reason:
+          "another kind than reply would be copied as search: the text differs from that data's encoding, refused; encodeCursor's callers pass reply or search",
+      },
+      {
+        file: CURSOR,
+        mutator: "MethodExpression",
+        replacement: "wanted.some(k => keys.includes(k))",
+        line: "return keys.length === wanted.length && wanted.every((k) => keys.includes(k));",
+        reason:
+          "every wanted key's value is checked (v, kind, the ids, lastItemId null or an id, appCursor): with as many keys as wanted, a missing one is undefined there, refused",
+      },
     ],
   },
   "reply-project": {

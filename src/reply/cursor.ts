@@ -100,7 +100,7 @@ export function decodeCursor<K extends CursorKind>(
   text: string,
   expected: CursorScope & { kind: K },
 ): Extract<CursorData, { kind: K }> {
-  let data: CursorData | null = null;
+  let data: CursorData | null;
   try {
     data = parseCursor(text, expected);
   } catch {
@@ -113,9 +113,8 @@ export function decodeCursor<K extends CursorKind>(
 }
 
 function parseCursor(text: unknown, expected: CursorScope): CursorData | null {
-  if (typeof text !== "string" || text.length === 0 || text.length > MAX_CURSOR_TEXT_CHARS) {
-    return null;
-  }
+  if (typeof text !== "string" || text.length === 0) return null;
+  if (text.length > MAX_CURSOR_TEXT_CHARS) return null;
   const bytes = decodeBase64Url(text);
   if (bytes === null) return null;
   const json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -146,10 +145,9 @@ const SEARCH_KEYS = ["v", "kind", "threadId", "clientMessageId", "appCursor"];
 /** Validates the shape and returns a copy with the fields in canonical order, or null. */
 function canonicalize(value: unknown): CursorData | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  // JSON.parse makes plain objects only ("__proto__" is an own key there: an extra one), and
+  // encodeCursor's callers pass literals; the copy below takes own fields only.
   const o = value as Record<string, unknown>;
-  if (Object.getPrototypeOf(o) !== Object.prototype && Object.getPrototypeOf(o) !== null) {
-    return null;
-  }
   if (o.v !== CURSOR_VERSION || !isId(o.threadId) || !isId(o.clientMessageId)) return null;
   const keys = Object.keys(o);
   if (o.kind === "reply") {

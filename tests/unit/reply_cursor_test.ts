@@ -143,6 +143,10 @@ Deno.test("decodeCursor() rejects JSON that is not a cursor object", () => {
   const cases = ["[]", "null", "1", '"s"', "true", "{}", "{", "[".repeat(4000), '{"v":1}'];
   for (const json of cases) assertInvalid(fromJson(json), REPLY_SCOPE, json);
   assertInvalid(b64url(new Uint8Array([0xff, 0xfe, 0x7b, 0x7d])), REPLY_SCOPE, "invalid UTF-8");
+  // Invalid UTF-8 inside a string of otherwise valid data (U+FFFD would make a sane id).
+  const bytes = new TextEncoder().encode(JSON.stringify(REPLY));
+  bytes[bytes.indexOf("_".charCodeAt(0))] = 0xff;
+  assertInvalid(b64url(bytes), REPLY_SCOPE, "invalid UTF-8 in an id");
   assertInvalid(fromJson("\ufeff" + JSON.stringify(REPLY)), REPLY_SCOPE, "BOM");
 });
 
@@ -220,7 +224,8 @@ Deno.test("decodeCursor() rejects ids with control characters, lone surrogates o
 });
 
 Deno.test("decodeCursor() throws invalid_cursor for any non-string input or bad scope", () => {
-  for (const text of [null, undefined, 42, {}, ["x"]]) {
+  // The last: the characters of a valid cursor, one per array element.
+  for (const text of [null, undefined, 42, {}, ["x"], [...encodeCursor(REPLY)]]) {
     assert.throws(() => decodeCursor(text as unknown as string, REPLY_SCOPE), isInvalidCursor);
   }
   for (const scope of [null, undefined, 5, "reply"]) {
