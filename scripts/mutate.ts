@@ -30,6 +30,7 @@ import {
   changedGroups,
   globRegExp,
   type Group,
+  loadWarning,
   mutateEntries,
   scoreOf,
   testCommand,
@@ -182,16 +183,21 @@ async function runGroup(name: string, incremental: boolean): Promise<[string, bo
   };
   await Deno.writeTextFile(config, JSON.stringify(body, null, 2));
   const started = performance.now();
+  const load = [Deno.loadavg()[0]];
   const code = await run("node", [`${CORE}/bin/stryker.js`, "run", config]);
   const seconds = Math.round((performance.now() - started) / 1000);
+  load.push(Deno.loadavg()[0]);
   if (code !== 0) return [`${name}: Stryker failed (exit ${code})`, false];
   await Deno.mkdir(`${ROOT}/reports/mutation`, { recursive: true });
   await Deno.writeTextFile(digestFile, digest);
   const report = JSON.parse(await Deno.readTextFile(`${ROOT}/reports/mutation/${name}.json`));
   const s = scoreOf(report, group.equivalent);
+  const warning = loadWarning(load, navigator.hardwareConcurrency, s.timedOut);
   const lines = [
     `${name}: mutation score ${s.score}% (${s.killed} of ${s.total - s.equivalent} detected, ` +
-    `${s.survived} survived, ${s.equivalent} listed equivalent; ${s.total} mutants) in ${seconds} s`,
+    `${s.timedOut} of them by timeout, ${s.survived} survived, ${s.equivalent} listed equivalent; ` +
+    `${s.total} mutants) in ${seconds} s at load ${load.map((l) => l.toFixed(1)).join(" → ")}`,
+    ...(warning ? [`  ${warning}`] : []),
     ...s.unexplained.map((u) => `  survived: ${u}`),
     ...s.stale.map((e) =>
       `  listed equivalent matches no survivor: ${e.file} ${e.mutator} -> ${e.replacement} at ${e.line}`

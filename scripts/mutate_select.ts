@@ -156,6 +156,8 @@ export interface ReportMutant {
 export interface Score {
   score: number;
   killed: number;
+  /** Of those detected, how many by a timeout (a hang, or a test slowed past the bound). */
+  timedOut: number;
   survived: number;
   /** Survivors the group lists as equivalent (out of the score). */
   equivalent: number;
@@ -167,12 +169,26 @@ export interface Score {
   stale: Equivalent[];
 }
 
+/**
+ * Why a group's score may count survivors as detected: the machine was
+ * busier than its cores while it ran (`load`: the 1-minute load averages seen,
+ * `cores` the machine's), so a test slowed past Stryker's bound counted as a
+ * timeout. `undefined` when the load stayed within the cores or nothing timed out.
+ */
+export function loadWarning(load: number[], cores: number, timedOut: number): string | undefined {
+  const peak = Math.max(...load);
+  if (timedOut === 0 || !(peak > cores)) return undefined;
+  return `load reached ${peak.toFixed(1)} on ${cores} cores: some of the ${timedOut} timeouts ` +
+    "may be slowed tests, not hangs; rerun on a quiet machine before trusting the score";
+}
+
 /** The score of a report, counting the group's listed equivalent survivors out. */
 export function scoreOf(
   report: { files: Record<string, { source?: string; mutants: ReportMutant[] }> },
   equivalent: Equivalent[] = [],
 ): Score {
   let detected = 0;
+  let timedOut = 0;
   let eq = 0;
   const unexplained: string[] = [];
   const used = new Set<Equivalent>();
@@ -186,6 +202,7 @@ export function scoreOf(
     };
     for (const m of mutants) {
       if (m.status === "Killed" || m.status === "Timeout") detected++;
+      if (m.status === "Timeout") timedOut++;
       else if (m.status === "Survived" || m.status === "NoCoverage") {
         const listed = equivalent.find((e) =>
           file.endsWith(e.file) && e.mutator === m.mutatorName &&
@@ -205,6 +222,7 @@ export function scoreOf(
   return {
     score: counted === 0 ? 100 : Math.round((detected / counted) * 10000) / 100,
     killed: detected,
+    timedOut,
     survived: unexplained.length,
     equivalent: eq,
     total: counted + eq,

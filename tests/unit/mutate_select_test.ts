@@ -5,6 +5,7 @@ import {
   functionRange,
   globRegExp,
   type Group,
+  loadWarning,
   mutateEntries,
   scoreOf,
   targetFile,
@@ -105,6 +106,17 @@ Deno.test("testCommand: a group's tests under -P; a contained group's in a PID n
   assert.ok(GROUPS.reap.contained);
 });
 
+Deno.test("loadWarning: only when the load passed the cores while something timed out", () => {
+  assert.equal(loadWarning([1.2, 1.9], 2, 5), undefined, "within the cores");
+  assert.equal(loadWarning([2, 2], 2, 5), undefined, "at the cores");
+  assert.equal(loadWarning([1, 6.54], 2, 0), undefined, "no timeout to doubt");
+  assert.equal(
+    loadWarning([1, 6.54], 2, 3),
+    "load reached 6.5 on 2 cores: some of the 3 timeouts may be slowed tests, not hangs; " +
+      "rerun on a quiet machine before trusting the score",
+  );
+});
+
 const mutant = (status: string, line: number, replacement: string, mutatorName = "M") => ({
   mutatorName,
   replacement,
@@ -137,6 +149,7 @@ Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors 
     0,
     5,
   ]);
+  assert.equal(bare.timedOut, 1, "the timeout is detected, and counted apart");
   const listed: Equivalent[] = [
     { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "if (a < b) f();", reason: "r" },
     { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "h();", reason: "moved" },
