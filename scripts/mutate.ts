@@ -38,6 +38,8 @@ import {
 import { contained, findContainer, NoContainer } from "../testing/pid_namespace.ts";
 
 const STRYKER_VERSION = "9.6.1";
+/** Test runs at once: one per core of a 2-core machine. */
+const CONCURRENCY = 2;
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const PREFIX = `${ROOT}/.stryker-npm`;
 const CORE = `${PREFIX}/node_modules/@stryker-mutator/core`;
@@ -109,7 +111,7 @@ function configOf(
       ".tools",
       "node_modules",
     ],
-    concurrency: 2,
+    concurrency: CONCURRENCY,
     timeoutMS: 5_000,
     reporters: ["clear-text", "json", "progress"],
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
@@ -192,7 +194,7 @@ async function runGroup(name: string, incremental: boolean): Promise<[string, bo
   await Deno.writeTextFile(digestFile, digest);
   const report = JSON.parse(await Deno.readTextFile(`${ROOT}/reports/mutation/${name}.json`));
   const s = scoreOf(report, group.equivalent);
-  const warning = loadWarning(load, navigator.hardwareConcurrency, s.timedOut);
+  const warning = loadWarning(load, navigator.hardwareConcurrency, CONCURRENCY, s.timedOut);
   const lines = [
     `${name}: mutation score ${s.score}% (${s.killed} of ${s.total - s.equivalent} detected, ` +
     `${s.timedOut} of them by timeout, ${s.survived} survived, ${s.equivalent} listed equivalent; ` +

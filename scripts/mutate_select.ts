@@ -170,16 +170,24 @@ export interface Score {
 }
 
 /**
- * Why a group's score may count survivors as detected: the machine was
- * busier than its cores while it ran (`load`: the 1-minute load averages seen,
- * `cores` the machine's), so a test slowed past Stryker's bound counted as a
- * timeout. `undefined` when the load stayed within the cores or nothing timed out.
+ * Why a group's score may count survivors as detected: other work competed
+ * with the group while it ran, so a test slowed past Stryker's bound counted
+ * as a timeout. `load`: the 1-minute load averages seen; the group's own
+ * `workers` (Stryker's concurrency) account for up to that much of it on
+ * top of the machine's `cores`. `undefined` when the load stayed within that
+ * or nothing timed out.
  */
-export function loadWarning(load: number[], cores: number, timedOut: number): string | undefined {
+export function loadWarning(
+  load: number[],
+  cores: number,
+  workers: number,
+  timedOut: number,
+): string | undefined {
   const peak = Math.max(...load);
-  if (timedOut === 0 || !(peak > cores)) return undefined;
-  return `load reached ${peak.toFixed(1)} on ${cores} cores: some of the ${timedOut} timeouts ` +
-    "may be slowed tests, not hangs; rerun on a quiet machine before trusting the score";
+  if (timedOut === 0 || !(peak > cores + workers)) return undefined;
+  return `load reached ${peak.toFixed(1)} on ${cores} cores with ${workers} workers: some of the ` +
+    `${timedOut} timeouts may be slowed tests, not hangs; rerun on a quiet machine before ` +
+    "trusting the score";
 }
 
 /** The score of a report, counting the group's listed equivalent survivors out. */

@@ -106,14 +106,14 @@ Deno.test("testCommand: a group's tests under -P; a contained group's in a PID n
   assert.ok(GROUPS.reap.contained);
 });
 
-Deno.test("loadWarning: only when the load passed the cores while something timed out", () => {
-  assert.equal(loadWarning([1.2, 1.9], 2, 5), undefined, "within the cores");
-  assert.equal(loadWarning([2, 2], 2, 5), undefined, "at the cores");
-  assert.equal(loadWarning([1, 6.54], 2, 0), undefined, "no timeout to doubt");
+Deno.test("loadWarning: only when the load passed the cores and the group's own workers while something timed out", () => {
+  assert.equal(loadWarning([0.3, 2.3], 2, 2, 4), undefined, "the group's own load");
+  assert.equal(loadWarning([4, 4], 2, 2, 4), undefined, "at the bound");
+  assert.equal(loadWarning([1, 6.54], 2, 2, 0), undefined, "no timeout to doubt");
   assert.equal(
-    loadWarning([1, 6.54], 2, 3),
-    "load reached 6.5 on 2 cores: some of the 3 timeouts may be slowed tests, not hangs; " +
-      "rerun on a quiet machine before trusting the score",
+    loadWarning([1, 6.54], 2, 2, 3),
+    "load reached 6.5 on 2 cores with 2 workers: some of the 3 timeouts may be slowed tests, " +
+      "not hangs; rerun on a quiet machine before trusting the score",
   );
 });
 
