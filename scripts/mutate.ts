@@ -157,11 +157,8 @@ async function testsDigest(group: Group): Promise<string> {
  */
 async function containerOf(group: Group): Promise<readonly string[] | NoContainer> {
   if (group.contained === undefined) return [];
-  const container = await findContainer().catch((e) =>
-    e instanceof NoContainer ? e : Promise.reject(e)
-  );
-  if (container instanceof NoContainer) return container;
-  return contained(container, []);
+  const container = await findContainer();
+  return container instanceof NoContainer ? container : contained(container, []);
 }
 
 /** Runs one group; its summary line, and whether it met the target (or could not run). */

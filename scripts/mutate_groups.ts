@@ -210,7 +210,7 @@ export const GROUPS: Record<string, Group> = {
         file: WAIT_REPLY,
         mutator: "BooleanLiteral",
         replacement: "false",
-        line: 'match: { kind: "unavailable", reason: abortReason(session.signal, true).reason },',
+        line: "...unavailableRead(input, abortReason(session.signal, true).reason),",
         reason: "only the reason reaches the result: the error's written flag is dropped",
       },
       {

@@ -24,9 +24,12 @@
 import { canSignalGroups, signalGroup } from "../src/connect/process/process_group.ts";
 import { HelperProcess, type ReapTimings } from "../src/connect/process/helper_process.ts";
 
-/** A helper running `script` in sh, in its own process group. */
-const spawn = (script: string, reap: ReapTimings) =>
-  HelperProcess.spawn({ command: "sh", args: ["-c", script], env: {} }, 0, reap);
+/**
+ * A helper running `script` in sh, in its own process group (also the
+ * helpers of tests/unit/process_group_test.ts).
+ */
+export const shHelper = (script: string, reap: ReapTimings): HelperProcess =>
+  HelperProcess.spawn({ command: "sh", args: ["-c", script], env: {} }, 4096, reap);
 
 const LONG = 30_000;
 
@@ -45,7 +48,7 @@ async function guard(): Promise<{ answers: boolean[]; sentinel: Deno.Signal | nu
 
 /** A helper group with a small id, signalled. */
 async function smallGroup(): Promise<{ small: boolean; answer: boolean; signal: string | null }> {
-  const helper = spawn("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
+  const helper = shHelper("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
   const answer = await signalGroup(helper.pid, "SIGTERM");
   if (!answer) await helper.kill();
   const { signal } = await helper.status;
@@ -59,10 +62,10 @@ async function leader(): Promise<Record<string, unknown>> {
     await end();
     return helper.exited ? (await helper.status).signal : "still running";
   };
-  const ignoresEof = spawn("exec sleep 30", { eofGraceMs: 20, termGraceMs: LONG });
-  const ignoresTerm = spawn("trap '' TERM; exec sleep 30", { eofGraceMs: 20, termGraceMs: 100 });
+  const ignoresEof = shHelper("exec sleep 30", { eofGraceMs: 20, termGraceMs: LONG });
+  const ignoresTerm = shHelper("trap '' TERM; exec sleep 30", { eofGraceMs: 20, termGraceMs: 100 });
   // Reaped after the kill: a kill that did not end it shows as the reap's SIGTERM.
-  const killed = spawn("exec sleep 30", { eofGraceMs: 20, termGraceMs: LONG });
+  const killed = shHelper("exec sleep 30", { eofGraceMs: 20, termGraceMs: LONG });
   return {
     canSignalGroups: canSignalGroups(),
     ignoresEof: await deathOf(ignoresEof, () => ignoresEof.reap()),

@@ -39,12 +39,12 @@ export class NoContainer extends Error {}
 
 /**
  * The first of {@linkcode CONTAINERS} that runs a command here, by running
- * `sh -c 'test $$ = 1'` in it (process 1 of a new namespace); throws
+ * `sh -c 'test $$ = 1'` in it (process 1 of a new namespace), or a
  * {@linkcode NoContainer} with the reason when none does. Needs the run
  * permission for `unshare`.
  */
-export async function findContainer(): Promise<readonly string[]> {
-  if (Deno.build.os !== "linux") throw new NoContainer(`no PID namespaces on ${Deno.build.os}`);
+export async function findContainer(): Promise<readonly string[] | NoContainer> {
+  if (Deno.build.os !== "linux") return new NoContainer(`no PID namespaces on ${Deno.build.os}`);
   let why = "";
   for (const container of CONTAINERS) {
     const [cmd, ...args] = contained(container, ["sh", "-c", "test $$ = 1"]);
@@ -56,5 +56,5 @@ export async function findContainer(): Promise<readonly string[]> {
       why = e instanceof Error ? e.message : String(e);
     }
   }
-  throw new NoContainer(why);
+  return new NoContainer(why);
 }

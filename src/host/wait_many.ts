@@ -11,7 +11,7 @@
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { heldSession, type Session } from "../connect/connection.ts";
-import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Pending } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { resolveRef } from "../ops/resolve_thread.ts";
@@ -24,7 +24,7 @@ import {
   WAKING,
   WATCHED_BACKOFF,
 } from "../ops/wait_reply.ts";
-import { buildReadResult } from "../reply/read_result.ts";
+import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import {
   mergeResults,
@@ -102,19 +102,28 @@ export async function waitMany(input: WaitManyInput, ctx: CallContext): Promise<
   const loop = (session?: Session) => follow(entries, input, ctx, round, session);
   if (!entries.some(isRead)) return await loop();
   try {
-    return await ctx.connection.operation(loop, {
-      signal: ctx.signal,
-      budgetMs: input.timeoutSeconds * 1000 + WAIT_MARGIN_MS,
-      label: "wait",
-    });
+    return await waitOperation(ctx, input.timeoutSeconds, loop);
   } catch (error) {
     const { reason } = asRelayError(error);
     ctx.log.warn("wait failed", { reason });
     for (const e of entries.filter(isRead)) {
-      e.result = { ...unavailable(e, reason), timedOut: false };
+      e.result = { ...unavailableRead(e, reason), timedOut: false };
     }
     return await finish(entries, input, ctx);
   }
+}
+
+/**
+ * Runs `fn` as one operation of `codex_wait_reply` (either form): on the
+ * call's signal, within the wait's own time plus {@linkcode WAIT_MARGIN_MS}.
+ */
+export function waitOperation<T>(
+  ctx: CallContext,
+  timeoutSeconds: number,
+  fn: (session: Session) => Promise<T>,
+): Promise<T> {
+  const budgetMs = timeoutSeconds * 1000 + WAIT_MARGIN_MS;
+  return ctx.connection.operation(fn, { signal: ctx.signal, budgetMs, label: "wait" });
 }
 
 async function resolveAll(messages: WaitMessageRef[], ctx: CallContext): Promise<Entry[]> {
@@ -126,7 +135,7 @@ async function resolveAll(messages: WaitMessageRef[], ctx: CallContext): Promise
       clientMessageId: m.clientMessageId,
     };
     if (threadId instanceof RelayError) {
-      entry.result = { ...unavailable(entry, threadId.reason), timedOut: false };
+      entry.result = { ...unavailableRead(entry, threadId.reason), timedOut: false };
     }
     entries.push(entry);
   }
@@ -344,7 +353,7 @@ async function finish(
   for (const e of entries) {
     if (e.result) results.push(e.result);
     else if (e.runtime) results.push(await standing(e, e.runtime, ctx));
-    else results.push({ ...(e.last ?? unavailable(e, "timeout")), timedOut: true });
+    else results.push({ ...(e.last ?? unavailableRead(e, "timeout")), timedOut: true });
   }
   return mergeResults(input.until, results);
 }
@@ -362,7 +371,7 @@ async function standing(
   try {
     read = await readReply(heldSession(runtime.connection, ctx.signal, budgetMs, ctx.clock), e);
   } catch (error) {
-    read = unavailable(e, asRelayError(error).reason);
+    read = unavailableRead(e, asRelayError(error).reason);
   }
   return waitOutput({
     kind: "read",
@@ -380,9 +389,4 @@ function isRead(e: Entry): boolean {
 
 function refOf(e: Entry): WaitMessageRef {
   return { threadId: e.threadId, clientMessageId: e.clientMessageId };
-}
-
-function unavailable(e: WaitMessageRef, reason: ReasonCode): ReadReplyResult {
-  const scope = { threadId: e.threadId, clientMessageId: e.clientMessageId };
-  return buildReadResult({ ...scope, match: { kind: "unavailable", reason } });
 }

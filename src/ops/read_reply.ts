@@ -22,7 +22,7 @@ import {
   projectReplies,
   REPLY_BUDGET_BYTES,
 } from "../reply/project_replies.ts";
-import { buildReadResult } from "../reply/read_result.ts";
+import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import type { ObservedTurnStatus, ReadReplyResult, Reply } from "../reply/schemas.ts";
 import { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
 
@@ -70,22 +70,18 @@ export async function readReply(
   session: Session,
   input: ReadReplyInput,
 ): Promise<ReadReplyResult> {
-  const scope = { threadId: input.threadId, clientMessageId: input.clientMessageId };
   let start: Start;
   try {
     start = decodeStart(input);
   } catch (error) {
-    return buildReadResult({
-      ...scope,
-      match: { kind: "unavailable", reason: asRelayError(error).reason },
-    });
+    return unavailableRead(input, asRelayError(error).reason);
   }
   try {
     return await read(session, input, start);
   } catch (error) {
     let failure = asRelayError(error);
     if (failure.reason === "legacy_history") failure = await tellLegacy(session, input, failure);
-    return buildReadResult({ ...scope, match: { kind: "unavailable", reason: failure.reason } });
+    return unavailableRead(input, failure.reason);
   }
 }
 

@@ -13,7 +13,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Session } from "../connect/connection.ts";
 import { abortReason } from "../core/errors.ts";
 import { readReply, type ReadReplyInput } from "./read_reply.ts";
-import { buildReadResult } from "../reply/read_result.ts";
+import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 
@@ -149,7 +149,7 @@ export async function waitForReply(
       if (isSettled(last)) return { ...last, timedOut: false };
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
-      // Only an observed read carries a turn (buildReadResult).
+      // Only an observed read carries a turn (buildReadResult in reply/read_result.ts).
       const elsewhere = last.turn?.status === "unverified";
       const pace = watched && elsewhere && options.backoff === undefined ? WAIT_BACKOFF : backoff;
       // Arm the pause first, so a progress listener sees it pending.
@@ -163,11 +163,7 @@ export async function waitForReply(
       await options.onProgress?.({ reads, elapsedMs: clock.now() - started, timeoutMs, last });
       if (!(await paused)) {
         return {
-          ...buildReadResult({
-            threadId: input.threadId,
-            clientMessageId: input.clientMessageId,
-            match: { kind: "unavailable", reason: abortReason(session.signal, true).reason },
-          }),
+          ...unavailableRead(input, abortReason(session.signal, true).reason),
           timedOut: false,
         };
       }

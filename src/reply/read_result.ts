@@ -34,6 +34,23 @@ export interface ReadResultInput {
 }
 
 /**
+ * The result of a read of message `of` that observed nothing, and why: the
+ * one shape every failed read, wait and lookup answers with.
+ *
+ * @example
+ * ```ts
+ * unavailableRead({ threadId: "t", clientMessageId: "m" }, "timeout").status; // "unavailable"
+ * ```
+ */
+export function unavailableRead(
+  of: { threadId: string; clientMessageId: string },
+  reason: ReasonCode,
+): ReadReplyResult {
+  const scope = { threadId: of.threadId, clientMessageId: of.clientMessageId };
+  return buildReadResult({ ...scope, match: { kind: "unavailable", reason } });
+}
+
+/**
  * Builds the `codex_read_reply` result. Whatever the input carries, only
  * `observed` carries replies, a turn and `nextCursor`; only `no_match` carries
  * `searchCursor`; `ambiguous` and `unavailable` never carry text.

@@ -43,6 +43,17 @@ async function sent(f: FixtureHome, method: string): Promise<number> {
   return (await f.requests()).filter((r) => r.method === method).length;
 }
 
+/** `codex_run` on `threadId`, answered while its turn waits at the fixture's barrier `name`. */
+async function runHeldAt(relay: Relay, f: FixtureHome, threadId: string, name: string) {
+  const hold = await f.barrier(name);
+  const [run] = await Promise.all([
+    call(relay, "codex_run", { threadId, text: "go", waitSeconds: 1 }),
+    hold.reached(),
+  ]);
+  assert.equal((run.out.turn as Structured).status, "running", run.text);
+  return { run, hold };
+}
+
 async function listedRuns(relay: Relay): Promise<Structured[]> {
   return (await call(relay, "codex_list_threads", {})).out.runs as Structured[];
 }
@@ -69,12 +80,7 @@ for (const mode of ["spawn", "daemon"] as const) {
       scripts: [[{ barrier: "hold" }, { end: "completed" }], [{ end: "completed" }]],
     });
     await withRelay(mode, t, async (relay, f) => {
-      const hold = await f.barrier("hold");
-      const [run] = await Promise.all([
-        call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
-        hold.reached(),
-      ]);
-      assert.equal((run.out.turn as Structured).status, "running", run.text);
+      const { hold } = await runHeldAt(relay, f, t.id, "hold");
       const q = await call(relay, "codex_queue_message", { threadId: t.id, text: "later" });
       assert.equal(q.out.status, "queued", q.text);
       const mine = String(q.out.clientMessageId);
@@ -107,12 +113,7 @@ for (const mode of ["spawn", "daemon"] as const) {
   Deno.test(`[${mode}] codex_interrupt stops a running turn and the next codex_wait_reply sees interrupted`, async () => {
     const t = thread({ scripts: [[{ barrier: "never-released" }, { end: "completed" }]] });
     await withRelay(mode, t, async (relay, f) => {
-      const hold = await f.barrier("never-released");
-      const [run] = await Promise.all([
-        call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
-        hold.reached(),
-      ]);
-      assert.equal((run.out.turn as Structured).status, "running", run.text);
+      const { run } = await runHeldAt(relay, f, t.id, "never-released");
       const clientMessageId = (run.out.receipt as Structured).clientMessageId;
       const stopped = await call(relay, "codex_interrupt", { threadId: t.id });
       assert.equal(stopped.out.status, "interrupted", stopped.text);
@@ -170,13 +171,8 @@ Deno.test("[spawn] codex_interrupt on the relay's run queued behind an earlier q
   });
   await withRelay("spawn", t, async (relay, f) => {
     await f.queueAsUser(t.id, "users-earlier");
-    const earlier = await f.barrier("earlier");
     // The resume starts the user's earlier message first; the run's own waits behind it.
-    const [run] = await Promise.all([
-      call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
-      earlier.reached(),
-    ]);
-    assert.equal((run.out.turn as Structured).status, "running", run.text);
+    const { run } = await runHeldAt(relay, f, t.id, "earlier");
     const clientMessageId = String((run.out.receipt as Structured).clientMessageId);
     assert.deepEqual(await queued(f, t.id), [clientMessageId]);
     assert.deepEqual((await listedRuns(relay)).map((r) => r.state), ["queued"]);

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { HelperProcess, type ReapTimings } from "../../src/connect/process/helper_process.ts";
+import type { HelperProcess } from "../../src/connect/process/helper_process.ts";
 import {
   canSignalGroups,
   isHelperGroup,
@@ -7,10 +7,7 @@ import {
 } from "../../src/connect/process/process_group.ts";
 import { CACHED_ONLY } from "../../testing/child_env.ts";
 import { contained, findContainer, NoContainer } from "../../testing/pid_namespace.ts";
-
-/** A helper running `script` in sh, in its own process group. */
-const spawn = (script: string, reap: ReapTimings) =>
-  HelperProcess.spawn({ command: "sh", args: ["-c", script], env: {} }, 4096, reap);
+import { shHelper } from "../../testing/contained_signals.ts";
 
 /** The first line the helper writes to stdout (a pid), releasing stdout after. */
 async function firstLine(helper: HelperProcess): Promise<number> {
@@ -55,7 +52,7 @@ const LONG = 20_000;
 test(
   "reap: a helper that exits at stdin EOF is not signalled, and reaping does not wait out a grace",
   async () => {
-    const helper = spawn("cat", { eofGraceMs: LONG, termGraceMs: LONG, pipeGraceMs: LONG });
+    const helper = shHelper("cat", { eofGraceMs: LONG, termGraceMs: LONG, pipeGraceMs: LONG });
     const ms = await timed(() => helper.reap());
     const status = await helper.status;
     assert.deepEqual([status.code, status.signal], [0, null]);
@@ -66,14 +63,18 @@ test(
 );
 
 test("reap: a helper that ignores stdin EOF gets SIGTERM after the EOF grace", async () => {
-  const helper = spawn("exec sleep 30", { eofGraceMs: 50, termGraceMs: LONG, pipeGraceMs: LONG });
+  const helper = shHelper("exec sleep 30", {
+    eofGraceMs: 50,
+    termGraceMs: LONG,
+    pipeGraceMs: LONG,
+  });
   const ms = await timed(() => helper.reap());
   assert.equal((await helper.status).signal, "SIGTERM");
   assert.ok(ms >= 50 && ms < LONG / 2, `${ms} ms`);
 });
 
 test("reap: a helper that ignores SIGTERM gets SIGKILL after the term grace", async () => {
-  const helper = spawn("trap '' TERM; exec sleep 30", {
+  const helper = shHelper("trap '' TERM; exec sleep 30", {
     eofGraceMs: 20,
     termGraceMs: 100,
     pipeGraceMs: LONG,
@@ -86,7 +87,7 @@ test("reap: a helper that ignores SIGTERM gets SIGKILL after the term grace", as
 test(
   "reap: a descendant that outlives the helper, holding its pipes, is killed with the whole group",
   async () => {
-    const helper = spawn("sleep 30 & echo $!; exit 0", {
+    const helper = shHelper("sleep 30 & echo $!; exit 0", {
       eofGraceMs: LONG,
       termGraceMs: LONG,
       pipeGraceMs: 600,
@@ -102,7 +103,7 @@ test(
 );
 
 test("reap: when the helper needed a signal, a descendant that ignores SIGTERM and holds no pipe is killed too", async () => {
-  const helper = spawn(
+  const helper = shHelper(
     "(trap '' TERM; exec sleep 30 </dev/null >/dev/null 2>&1) & echo $!; exec sleep 31",
     { eofGraceMs: 20, termGraceMs: LONG, pipeGraceMs: LONG },
   );
@@ -115,7 +116,7 @@ test("reap: when the helper needed a signal, a descendant that ignores SIGTERM a
 test(
   "reap: when the helper needed a signal, its whole group is killed, descendants included",
   async () => {
-    const helper = spawn("sleep 30 & echo $!; exec sleep 31", {
+    const helper = shHelper("sleep 30 & echo $!; exec sleep 31", {
       eofGraceMs: 20,
       termGraceMs: LONG,
       pipeGraceMs: LONG,
@@ -129,7 +130,7 @@ test(
 );
 
 test("kill: the whole group is SIGKILLed at once, without any grace", async () => {
-  const helper = spawn("trap '' TERM; sleep 30 & echo $!; exec sleep 31", {
+  const helper = shHelper("trap '' TERM; sleep 30 & echo $!; exec sleep 31", {
     eofGraceMs: LONG,
     termGraceMs: LONG,
     pipeGraceMs: LONG,
@@ -144,10 +145,7 @@ test("kill: the whole group is SIGKILLed at once, without any grace", async () =
 });
 
 /** A PID namespace for the guard's test, or why none can be made here (Linux only). */
-const container = await findContainer().catch((e) => {
-  if (e instanceof NoContainer) return e;
-  throw e;
-});
+const container = await findContainer();
 
 /** Runs testing/contained_signals.ts in `mode` in its own PID namespace; its JSON line. */
 async function runContained(
@@ -216,7 +214,7 @@ Deno.test("isHelperGroup: never group 0 (the relay's own) or 1 (every process), 
 test("signalGroup signals a real group, and says false for a group that does not exist", async () => {
   assert.equal(canSignalGroups(), true);
   assert.equal(await signalGroup(2 ** 22 + 12345, "SIGTERM"), false, "no such group");
-  const helper = spawn("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
+  const helper = shHelper("exec sleep 30", { eofGraceMs: LONG, termGraceMs: LONG });
   assert.equal(await signalGroup(helper.pid, "SIGTERM"), true);
   assert.equal((await helper.status).signal, "SIGTERM");
   await helper.reap();

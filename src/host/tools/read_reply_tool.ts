@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { readReply } from "../../ops/read_reply.ts";
-import { buildReadResult } from "../../reply/read_result.ts";
+import { unavailableRead } from "../../reply/read_result.ts";
 import { type ReadReplyResult, readReplySchema } from "../../reply/schemas.ts";
 import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
 import { resolveThread } from "../../ops/resolve_thread.ts";
@@ -37,20 +37,13 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
     try {
       return await ctx.connection.operation(async (s) => {
         const threadId = await resolveThread(s, args.threadId);
-        if (threadId instanceof RelayError) {
-          const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
-          return buildReadResult({
-            ...scope,
-            match: { kind: "unavailable", reason: threadId.reason },
-          });
-        }
+        if (threadId instanceof RelayError) return unavailableRead(args, threadId.reason);
         return await readReply(s, { ...args, threadId });
       }, { signal: ctx.signal, label: "read" });
     } catch (error) {
       const { reason } = asRelayError(error);
       ctx.log.warn("read failed", { reason });
-      const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
-      return buildReadResult({ ...scope, match: { kind: "unavailable", reason } });
+      return unavailableRead(args, reason);
     }
   },
   render: (out) => renderReadReply(out),

@@ -10,15 +10,10 @@
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
-import { buildReadResult } from "../../reply/read_result.ts";
+import { unavailableRead } from "../../reply/read_result.ts";
 import { readReplySchema } from "../../reply/schemas.ts";
 import { declinedRequestsSchema, pendingApprovalSchema } from "../../turn/run_result.ts";
-import {
-  WAIT_MARGIN_MS,
-  WAIT_SECONDS,
-  waitForReply,
-  type WaitProgress,
-} from "../../ops/wait_reply.ts";
+import { WAIT_SECONDS, waitForReply, type WaitProgress } from "../../ops/wait_reply.ts";
 import {
   clientMessageId,
   clientMessageIdItem,
@@ -27,7 +22,7 @@ import {
   threadRefItem,
 } from "../../ops/inputs.ts";
 import { duplicateAt, WAIT_MESSAGES, WAIT_UNTIL } from "../../reply/wait_set.ts";
-import { waitMany } from "../wait_many.ts";
+import { waitMany, waitOperation } from "../wait_many.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { RelayError } from "../../core/errors.ts";
 import { type CallContext, READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
@@ -129,11 +124,7 @@ async function waitOne(
 ): Promise<SingleOutput | ToolInputRequired> {
   const threadId = await resolveRef(ctx.connection, given.threadId, ctx.signal);
   if (threadId instanceof RelayError) {
-    const scope = { threadId: given.threadId, clientMessageId: given.clientMessageId };
-    return {
-      ...buildReadResult({ ...scope, match: { kind: "unavailable", reason: threadId.reason } }),
-      timedOut: false,
-    };
+    return { ...unavailableRead(given, threadId.reason), timedOut: false };
   }
   const args = { ...given, threadId };
   const followed = await followForWait(args, ctx);
@@ -147,22 +138,15 @@ async function waitOne(
       p.reads,
     );
   try {
-    return await ctx.connection.operation(
+    return await waitOperation(
+      ctx,
+      args.timeoutSeconds,
       (s) => waitForReply(s, args, { clock: ctx.connection.clock, onProgress }),
-      {
-        signal: ctx.signal,
-        budgetMs: args.timeoutSeconds * 1000 + WAIT_MARGIN_MS,
-        label: "wait",
-      },
     );
   } catch (error) {
     const { reason } = asRelayError(error);
     ctx.log.warn("wait failed", { reason });
-    const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
-    return {
-      ...buildReadResult({ ...scope, match: { kind: "unavailable", reason } }),
-      timedOut: false,
-    };
+    return { ...unavailableRead(args, reason), timedOut: false };
   }
 }
 
