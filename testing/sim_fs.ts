@@ -29,10 +29,10 @@ export function simFs(layout: Layout, options: SimOptions = {}): FsView & { read
   };
   const entries = new Map<string, string | { link: string }>();
   for (const [p, v] of Object.entries(layout)) entries.set(key(p), v);
+  const sep = win ? "\\" : "/";
   const blocked = (options.unreadable ?? []).map(key);
   const isBlocked = (p: string) =>
-    blocked.some((b) => key(p) === b || key(p).startsWith(b + (win ? "\\" : "/")));
-  const sep = win ? "\\" : "/";
+    blocked.some((b) => key(p) === b || key(p).startsWith(b.endsWith(sep) ? b : b + sep));
 
   /** Resolves symlinks component by component; `null` when a loop or a missing link target. */
   function real(p: string): string | null {

@@ -23,18 +23,16 @@ import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
+import { type CodexLookIo, whichCodexFindings } from "./doctor_codex.ts";
+import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
 
 /** What the doctor touches outside itself. */
-export interface DoctorIo {
+export interface DoctorIo extends CodexLookIo {
   /** Writes the report (stdout). */
   out(text: string): void;
-  /** An environment variable the relay may read, or `undefined`. */
-  env(name: string): string | undefined;
-  /** Whether a permission is granted (never prompts). */
-  granted(descriptor: Deno.PermissionDescriptor): boolean;
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
 }
@@ -46,17 +44,18 @@ export async function doctor(
   io: DoctorIo = realDoctorIo(),
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
-  const codex = await checkCodex(io);
+  const command = flags.codex ?? "codex";
+  const codex = await checkCodex(io, flags.codex);
   sections.push(["codex", codex.findings]);
   const appServer = codex.runs
-    ? await checkAppServer(io, version, flags.appServer)
+    ? await checkAppServer(io, version, flags.appServer, command)
     : { findings: [], config: undefined };
   sections.push(["app-server", appServer.findings]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
-    sections.push(["environment", await environmentFindings(appServer.config)]);
+    sections.push(["environment", await environmentFindings(appServer.config, command)]);
   }
-  sections.push(["permissions", checkPermissions(io, codex.missing)]);
+  sections.push(["permissions", checkPermissions(io, codex.missing, command)]);
   sections.push(["capabilities", capabilities(flags)]);
 
   const lines = [`codex-relay ${version} doctor`];
@@ -82,18 +81,12 @@ export async function doctor(
 
 async function checkCodex(
   io: DoctorIo,
+  chosen: string | undefined,
 ): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
-  const findings: Finding[] = [];
-  const resolved = resolveCodex(io);
-  if (resolved) {
-    findings.push({
-      level: "ok",
-      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
-    });
-  }
+  const findings = whichCodexFindings(io, chosen);
   let output: Deno.CommandOutput;
   try {
-    output = await spawnChild("codex", {
+    output = await spawnChild(chosen ?? "codex", {
       args: ["--version"],
       stdin: "null",
       stdout: "piped",
@@ -106,11 +99,15 @@ async function checkCodex(
     findings.push({
       level: "problem",
       text: missing
-        ? `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
+        ? chosen
+          ? `${chosen} (--codex) does not exist`
+          : `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
         : refused
-        ? "the relay may not run codex (no --allow-run=codex)"
+        ? `the relay may not run ${chosen ?? "codex"} (no --allow-run=${chosen ?? "codex"})`
         : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
-      fix: missing
+      fix: chosen && (missing || refused)
+        ? "register the relay again (codex-relay install): it resolves Codex anew and writes --codex with an --allow-run naming it"
+        : missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused
         ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
@@ -145,25 +142,6 @@ async function checkCodex(
     });
   }
   return { findings, runs: true, missing: false };
-}
-
-/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
-function resolveCodex(io: DoctorIo): string | null {
-  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
-  const path = io.env("PATH") ?? "";
-  const windows = io.os === "windows";
-  const sep = windows ? "\\" : "/";
-  const exts = windows
-    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
-    : [""];
-  for (const dir of path.split(windows ? ";" : ":")) {
-    if (!dir) continue;
-    for (const ext of exts) {
-      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
-      if (io.granted({ name: "run", command: candidate })) return candidate;
-    }
-  }
-  return null;
 }
 
 /** What the app-server's answer says: which one answered, and a daemon's version. */
@@ -207,6 +185,7 @@ async function checkAppServer(
   io: DoctorIo,
   version: string,
   mode: AppServerMode,
+  command: string,
 ): Promise<{ findings: Finding[]; config: unknown }> {
   const findings: Finding[] = [];
   let config: unknown;
@@ -214,6 +193,7 @@ async function checkAppServer(
     allowlist: new Set<Method>(["thread/list", "account/read", "config/read"]),
     version,
     log: silentLogger,
+    command,
   };
   const connection = openConnection(mode, options);
   const home = io.env("CODEX_HOME") ??
@@ -286,19 +266,19 @@ const FIXES: Partial<Record<ReasonCode, string>> = {
   rpc_error: "run `codex app-server` in a terminal to see why it fails",
 };
 
-function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
+function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string): Finding[] {
   const findings: Finding[] = [];
   const exact = "start the relay with exactly its permission set: deno run -P from a checkout, " +
     "or a start line of docs/install.md (never -A)";
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
-  } else if (io.granted({ name: "run", command: "codex" })) {
+  } else if (io.granted({ name: "run", command })) {
     const kill = io.granted({ name: "run", command: GROUP_KILL });
     findings.push({
       level: "ok",
       text: kill
-        ? `run: codex only (and ${GROUP_KILL}, to end a helper's process group)`
-        : "run: codex only",
+        ? `run: ${command} only (and ${GROUP_KILL}, to end a helper's process group)`
+        : `run: ${command} only`,
     });
   } else if (codexMissing) {
     findings.push({ level: "ok", text: "run: nothing (codex was not found on PATH at start-up)" });
@@ -380,5 +360,7 @@ export function realDoctorIo(): DoctorIo {
     env: grantedEnv,
     granted,
     os: Deno.build.os,
+    arch: Deno.build.arch,
+    fs: denoFsView(),
   };
 }

@@ -79,9 +79,9 @@ export function keyPresence(report: string, envKey: string): "present" | "missin
 }
 
 /** Runs `codex doctor --json` with `provider` active; its stdout, or undefined. */
-async function codexDoctor(provider: string): Promise<string | undefined> {
+async function codexDoctor(provider: string, command: string): Promise<string | undefined> {
   try {
-    const { child } = spawnChild("codex", {
+    const { child } = spawnChild(command, {
       args: ["doctor", "--json", "-c", `model_provider="${provider}"`],
       stdin: "null",
       stdout: "piped",
@@ -98,7 +98,7 @@ async function codexDoctor(provider: string): Promise<string | undefined> {
 /** One finding per provider whose key variable is not set where Codex runs. */
 export async function providerKeyFindings(
   keys: readonly ProviderKey[],
-  report: (provider: string) => Promise<string | undefined> = codexDoctor,
+  report: (provider: string) => Promise<string | undefined> = (p) => codexDoctor(p, "codex"),
 ): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const k of keys) {
@@ -125,9 +125,13 @@ export async function providerKeyFindings(
   return findings;
 }
 
-/** The environment section: loader variables, then providers' key variables (of `config/read`). */
-export async function environmentFindings(read: unknown): Promise<Finding[]> {
+/**
+ * The environment section: loader variables, then providers' key variables
+ * (of `config/read`), asked of `command` (the Codex the relay runs).
+ */
+export async function environmentFindings(read: unknown, command: string): Promise<Finding[]> {
   const config = (read as { config?: unknown } | null)?.config;
   const loader = loaderFinding();
-  return [...(loader ? [loader] : []), ...await providerKeyFindings(providerKeys(config))];
+  const keys = await providerKeyFindings(providerKeys(config), (p) => codexDoctor(p, command));
+  return [...(loader ? [loader] : []), ...keys];
 }

@@ -34,6 +34,7 @@ const OPTIONS = {
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
   "app-server": { type: "string" },
+  codex: { type: "string" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -84,6 +85,7 @@ export function parseCommand(args: readonly string[]): Command {
     disableCodexMcpServers: disabled,
     logLevel: logLevel as LogLevel,
     appServer: parseAppServerMode(values["app-server"]),
+    ...(values.codex === undefined ? {} : { codex: parseCodexPath(values.codex) }),
   };
   if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
     throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");
@@ -92,4 +94,31 @@ export function parseCommand(args: readonly string[]): Command {
     throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
   }
   return { kind: command as "serve" | "doctor", flags };
+}
+
+/**
+ * `--codex PATH`: an absolute path (the relay never runs a program relative to
+ * its current folder), which a `--allow-run=` list can name (no comma), and
+ * no batch file (Windows would run it through cmd.exe).
+ */
+export function parseCodexPath(value: string): string {
+  if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(value)) {
+    throw new UsageError(`--codex needs an absolute path (got '${clip(value)}')`);
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[,\u0000-\u001f\u007f]/.test(value)) {
+    throw new UsageError(
+      "--codex: the path has a comma or a control character, which a Deno --allow-run list cannot name",
+    );
+  }
+  if (/\.(cmd|bat)$/i.test(value)) {
+    throw new UsageError(
+      "--codex names a batch file, which only cmd.exe runs: name the codex.exe it starts (codex-relay install finds it)",
+    );
+  }
+  return value;
+}
+
+function clip(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }

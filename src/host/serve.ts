@@ -30,7 +30,12 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
-  const connection = openConnection(mode, { allowlist: allowedMethods(caps), version, log });
+  const connection = openConnection(mode, {
+    allowlist: allowedMethods(caps),
+    version,
+    log,
+    command: flags.codex,
+  });
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),

@@ -20,4 +20,9 @@ export interface ServeFlags {
   logLevel: LogLevel;
   /** How Codex is reached (`--app-server`, default `spawn`). */
   appServer: AppServerMode;
+  /**
+   * `--codex PATH`: the Codex executable to run, by absolute path (what
+   * `install` resolved, or the user's choice); unset: `codex` on PATH.
+   */
+  codex?: string;
 }

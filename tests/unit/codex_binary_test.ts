@@ -166,7 +166,7 @@ Deno.test("Windows: a batch file that is not npm's shim, and a shim without its 
   const r = resolveCodexBinary({ os: "windows", arch: "x86_64", path: dir }, bat);
   assert.equal(r.kind, "notRunnable");
   assert.match(explainCodexBinary(r), /never runs codex through cmd\.exe/);
-  // Deno's own lookup of `codex` (codex.exe only) then fails with codex-relay's install advice.
+  // Not registered: the relay keeps `codex`, found by Deno's own PATH lookup, as before.
   assert.equal(commandOf(r), "codex");
 
   const npm = "C:\\Users\\u\\AppData\\Roaming\\npm";

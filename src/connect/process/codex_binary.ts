@@ -124,6 +124,35 @@ export function explainCodexBinary(binary: CodexBinary): string {
   }
 }
 
+/**
+ * The folders a resolution of `query` reads in the usual npm layouts: each
+ * absolute PATH folder (and the chosen binary's), npm's global packages
+ * beside it (`<prefix>/lib/node_modules` for `<prefix>/bin`; on Windows they
+ * are inside the folder) and a project's `node_modules` for its
+ * `node_modules/.bin`. What `install` asks read permission on; a package
+ * reached through a symlink elsewhere is then reported as unreadable.
+ *
+ * @example
+ * ```ts
+ * lookupFolders({ os: "linux", arch: "x86_64", path: "/usr/bin" }); // ["/usr/bin", "/usr/lib/node_modules"]
+ * ```
+ */
+export function lookupFolders(query: CodexQuery): string[] {
+  const win = windows(query);
+  const dirs = query.chosen !== undefined
+    ? [dirname(query.chosen, win)]
+    : (query.path ?? "").split(win ? ";" : ":").map((d) => win ? d.replace(/^"(.*)"$/, "$1") : d);
+  const out = new Set<string>();
+  for (const dir of dirs) {
+    if (dir === "" || !isAbsolute(dir, win)) continue;
+    const folder = join(dir, ".", win);
+    out.add(folder);
+    if (/[\\/]node_modules[\\/]\.bin$/i.test(folder)) out.add(dirname(folder, win));
+    else if (!win && folder.endsWith("/bin")) out.add(join(folder, "../lib/node_modules", win));
+  }
+  return [...out];
+}
+
 function windows(query: CodexQuery): boolean {
   return query.os === "windows";
 }
