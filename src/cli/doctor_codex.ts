@@ -36,7 +36,9 @@ const REGISTER =
 export function whichCodexFindings(io: CodexLookIo, chosen: string | undefined): Finding[] {
   const query = { os: io.os, arch: io.arch, path: io.env("PATH"), pathext: io.env("PATHEXT") };
   if (chosen !== undefined) {
-    const findings: Finding[] = [{ level: "ok", text: `codex: runs ${chosen} (named by --codex)` }];
+    const findings: Finding[] = [
+      { level: "info", text: `codex: runs ${chosen} (named by --codex)` },
+    ];
     const seen = resolveCodexBinary({ ...query, chosen }, io.fs);
     if (seen.kind === "native" || seen.kind === "wrapperOnly") {
       findings.push({
@@ -65,9 +67,8 @@ function lookFinding(seen: CodexBinary): Finding | undefined {
     case "native":
       return {
         level: "info",
-        text: `codex on PATH is npm's Node wrapper; it starts ${seen.path} (${
-          seen.wrapper.platformPackage
-        }). Started directly, each Codex start skips Node`,
+        text:
+          `codex on PATH is npm's Node wrapper; it starts ${seen.path} (${seen.wrapper.platformPackage}). Started directly, each Codex start skips Node`,
         fix: REGISTER,
       };
     case "direct":
