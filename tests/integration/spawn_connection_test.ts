@@ -3,7 +3,13 @@ import type { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection, type SpawnOptions } from "../../src/connect/spawn/spawn_connection.ts";
 import type { Method } from "../../src/codex/methods.ts";
-import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
+import {
+  FIXTURE_BIN,
+  type FixtureHome,
+  rejection,
+  thread,
+  withFixture,
+} from "../../testing/fixture_home.ts";
 import { within } from "../../testing/deadline.ts";
 
 const QUEUE_METHODS = new Set<Method>(["thread/list", "thread/queue/add", "thread/queue/list"]);
@@ -270,6 +276,29 @@ Deno.test("SpawnConnection reports codex_missing when codex is not on PATH", asy
       assert.equal(error.reason, "codex_missing");
       assert.equal(error.written, false);
       assert.equal(connection.stats.alive, 0);
+    } finally {
+      await Deno.remove(empty, { recursive: true });
+    }
+  });
+});
+
+Deno.test("SpawnConnection runs the binary --codex names (not codex on PATH); one gone since install is codex_missing with the fix", async () => {
+  const t = thread({ name: "named" });
+  await withFixture({ threads: [t] }, async (f) => {
+    const empty = await Deno.makeTempDir();
+    try {
+      // Nothing named codex on PATH: only the named binary can answer.
+      const env = { ...f.env, PATH: f.env.PATH.replace(FIXTURE_BIN, empty) };
+      const named = connectionFor(f, { env, command: `${FIXTURE_BIN}/codex` });
+      const page = await listThreads(named);
+      assert.deepEqual(page.data.map((x) => x.id), [t.id]);
+      const gone = connectionFor(f, { env, command: `${empty}/codex` });
+      const error = await rejection(listThreads(gone));
+      assert.equal(error.reason, "codex_missing");
+      assert.equal(error.written, false);
+      assert.match(error.message, /\(--codex\) does not exist: .*run codex-relay install again/);
+      await named.shutdown();
+      await gone.shutdown();
     } finally {
       await Deno.remove(empty, { recursive: true });
     }

@@ -9,6 +9,7 @@ import assert from "assert";
 import { parse } from "yaml";
 import { ROOT } from "../../testing/paths.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { PORTABLE_DIRS, portablePlan } from "../../testing/platform.ts";
 
 interface Step {
   uses?: string;
@@ -52,4 +53,21 @@ Deno.test("macOS and Windows run the checks and the tests without a real Codex, 
   // The tasks they run exist, and the portable one runs the unit and integration tests.
   assert.ok(denoJson.tasks.check.startsWith("deno fmt --check"));
   assert.match(denoJson.tasks["test:portable"], /scripts\/portable_tests\.ts$/);
+});
+
+Deno.test("Windows runs the Codex resolution's tests (simulated PATH, PATHEXT and npm layouts)", async () => {
+  const files: string[] = [];
+  for (const dir of PORTABLE_DIRS) {
+    for await (const e of Deno.readDir(`${ROOT}/${dir}`)) files.push(`${dir}/${e.name}`);
+  }
+  const { run } = portablePlan(files, "windows");
+  for (
+    const file of [
+      "tests/unit/codex_binary_test.ts",
+      "tests/unit/doctor_codex_test.ts",
+      "tests/unit/codex_flag_test.ts",
+    ]
+  ) {
+    assert.ok(run.includes(file), `${file} runs on Windows`);
+  }
 });

@@ -107,6 +107,14 @@ export class HelperProcess {
       const seen = `PATH=${(spec.inherit ? ownPath() : undefined) ?? spec.env.PATH ?? "(unset)"}`;
       const fix =
         `install Codex (npm install -g @openai/codex), or put the folder of codex (and node) in the PATH of codex-relay's entry in the MCP client ("env": {"PATH": "..."}; codex-relay install writes it), then restart the client`;
+      if (error instanceof Deno.errors.NotFound && /[\\/]/.test(spec.command)) {
+        // A binary named by --codex (install resolved it): moved or removed since.
+        throw new RelayError(
+          "codex_missing",
+          `${spec.command} (--codex) does not exist: Codex was moved, updated or removed since codex-relay was installed; run codex-relay install again (it finds Codex anew), then restart the client`,
+          { cause: error },
+        );
+      }
       if (error instanceof Deno.errors.NotFound) {
         throw new RelayError(
           "codex_missing",
