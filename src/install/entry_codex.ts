@@ -62,7 +62,7 @@ export function entryCodex(args: InstallArgs, source: Source, io: InstallIo): En
     return { path, note: `Codex: the entry runs ${explainCodexBinary(found)}`, reads };
   }
   const why = unlooked(found)
-    ? "this command may read no file; the command below looks in PATH's folders for npm's native binary and registers it when found"
+    ? "not looked for here, with no read permission on PATH's folders: the apply command codex-relay install prints has it, looks for npm's native binary and registers it when found"
     : explainCodexBinary(found);
   return { note: `Codex: the entry runs codex as found on PATH when it starts (${why})`, reads };
 }

@@ -50,6 +50,22 @@ const ignore = BIN === null;
 // Queue level
 // ---------------------------------------------------------------------------------------------
 
+Deno.test({
+  name:
+    "e2e relay: the start line install writes for the native Codex (serve --codex, its run grant only) lists real threads",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const d = await w.driver();
+      const a = await seedThread(d, w.home, "named codex question");
+      await d.close();
+      const relay = await w.relay([], { namedCodex: true });
+      const listed = structured(await callTool(relay.client, "codex_list_threads", {}));
+      const threads = listed.threads as Rec[];
+      assert.deepEqual(threads.map((t) => t.id), [a.threadId]);
+    }),
+});
+
 for (const protocol of PROTOCOLS) {
   Deno.test({
     name: `e2e relay [${protocol}]: codex_list_threads lists real threads without content, paged`,
