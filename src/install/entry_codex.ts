@@ -12,7 +12,6 @@
 
 import {
   type CodexBinary,
-  commandOf,
   explainCodexBinary,
   lookupFolders,
   resolveCodexBinary,
@@ -57,12 +56,14 @@ export function entryCodex(args: InstallArgs, source: Source, io: InstallIo): En
   const reads = lookupFolders(query).filter((p) => !p.includes(","));
   const found = resolveCodexBinary(query, io.look);
   if (args.codex !== undefined) return chosenCodex(args.codex, found, reads);
-  const path = commandOf(found);
-  if (path !== "codex" && !path.includes(",")) {
-    return { path, note: `Codex: the entry runs ${explainCodexBinary(found)}`, reads };
+  // Only npm's wrapper is replaced; any other codex stays Deno's PATH lookup at start-up, as before.
+  if (found.kind === "native" && !found.path.includes(",")) {
+    return { path: found.path, note: `Codex: the entry runs ${explainCodexBinary(found)}`, reads };
   }
   const why = unlooked(found)
     ? "not looked for here, with no read permission on PATH's folders: the apply command codex-relay install prints has it, looks for npm's native binary and registers it when found"
+    : found.kind === "direct"
+    ? `now ${found.path}, not npm's wrapper`
     : explainCodexBinary(found);
   return { note: `Codex: the entry runs codex as found on PATH when it starts (${why})`, reads };
 }

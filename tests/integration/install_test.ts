@@ -769,3 +769,23 @@ Deno.test("install --codex: a native binary as named, npm's wrapper followed, a 
     await s.dispose();
   }
 });
+
+Deno.test("a codex on PATH that is not npm's wrapper stays codex on PATH (Deno's lookup at start-up)", async () => {
+  const look = simFs({
+    "/opt/homebrew/bin/codex": { link: "../Caskroom/codex/x/codex-bin" },
+    "/opt/homebrew/Caskroom/codex/x/codex-bin": "\x7fELF",
+  });
+  const s = await sandbox({ vars: { PATH: "/opt/homebrew/bin" }, look });
+  try {
+    await Deno.mkdir(`${s.home}/.cursor`);
+    assert.equal(await runInstall(["--client", "cursor", "-y"], SOURCE, s.io), 0, s.err());
+    const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+    assert.deepEqual((entry as { args: string[] }).args, ARGS);
+    assert.match(
+      s.out(),
+      /runs codex as found on PATH when it starts \(now \/opt\/homebrew\/bin\/codex, not npm's wrapper\)/,
+    );
+  } finally {
+    await s.dispose();
+  }
+});
