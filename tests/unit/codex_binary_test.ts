@@ -156,6 +156,16 @@ Deno.test("Windows: PATH order, then PATHEXT order within a folder, decide betwe
   assert.equal(at(npm, ".CMD;.EXE").kind, "native");
   // Upper-case names on disk and in PATH match (Windows paths are case-insensitive).
   assert.equal(at(npm.toUpperCase(), ".CMD").kind, "native");
+  // Folder order beats extension order: npm's folder (only codex.cmd) before a codex.exe elsewhere.
+  const shimOnly = simFs({
+    ...npmWindows(npm, "codex-win32-x64", "x86_64-pc-windows-msvc"),
+    [`${standalone}\\codex.exe`]: "",
+  }, { windows: true });
+  const first = resolveCodexBinary(
+    { os: "windows", arch: "x86_64", path: `${npm};${standalone}` },
+    shimOnly,
+  );
+  assert.equal(first.kind === "native" && first.wrapper.found, `${npm}\\codex.cmd`);
 });
 
 Deno.test("Windows: a batch file that is not npm's shim, and a shim without its package, are never run", () => {
