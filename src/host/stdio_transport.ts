@@ -145,6 +145,15 @@ export class LineStdioTransport implements Transport {
     return this.#budget.idle();
   }
 
+  /**
+   * Resolves once every queued line is written, then gives the output back
+   * (its writer's lock released; the stream is left open for its owner).
+   */
+  async releaseOutput(): Promise<void> {
+    await this.#writing;
+    this.#writer.releaseLock();
+  }
+
   /** Stops reading stdin and fires `onclose` (once). */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
