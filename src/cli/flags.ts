@@ -10,6 +10,7 @@ import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { parseAppServerMode } from "./app_server_flag.ts";
+import { codexPathProblem } from "../connect/process/codex_binary.ts";
 
 /** What the command line asks for. */
 export type Command =
@@ -96,29 +97,9 @@ export function parseCommand(args: readonly string[]): Command {
   return { kind: command as "serve" | "doctor", flags };
 }
 
-/**
- * `--codex PATH`: an absolute path (the relay never runs a program relative to
- * its current folder), which a `--allow-run=` list can name (no comma), and
- * no batch file (Windows would run it through cmd.exe).
- */
+/** `--codex PATH`: {@linkcode codexPathProblem} says what a usable one is. */
 export function parseCodexPath(value: string): string {
-  if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(value)) {
-    throw new UsageError(`--codex needs an absolute path (got '${clip(value)}')`);
-  }
-  // deno-lint-ignore no-control-regex
-  if (/[,\u0000-\u001f\u007f]/.test(value)) {
-    throw new UsageError(
-      "--codex: the path has a comma or a control character, which a Deno --allow-run list cannot name",
-    );
-  }
-  if (/\.(cmd|bat)$/i.test(value)) {
-    throw new UsageError(
-      "--codex names a batch file, which only cmd.exe runs: name the codex.exe it starts (codex-relay install finds it)",
-    );
-  }
+  const problem = codexPathProblem(value);
+  if (problem !== undefined) throw new UsageError(`--codex: ${problem}`);
   return value;
-}
-
-function clip(value: string): string {
-  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }

@@ -1,6 +1,7 @@
 import assert from "assert";
 import { parseCommand } from "../../src/cli/flags.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
+import { serveFlags } from "../../src/host/serve_flags.ts";
 
 Deno.test("serve and doctor --codex: an absolute path is the binary the relay runs", () => {
   const serve = parseCommand(["serve", "--codex", "/opt/codex/bin/codex"]);
@@ -32,4 +33,16 @@ Deno.test("--codex refuses a relative path, a comma, and a batch file (cmd.exe w
     UsageError,
     "given once",
   );
+});
+
+Deno.test("the library's codex option: the same rule, a TypeError for what --codex refuses", () => {
+  const io = {
+    readable: new ReadableStream<Uint8Array>(),
+    writable: new WritableStream<Uint8Array>(),
+  };
+  assert.equal(serveFlags({ ...io, codex: "/opt/codex/bin/codex" }).codex, "/opt/codex/bin/codex");
+  assert.equal(serveFlags(io).codex, undefined);
+  for (const bad of ["codex", "C:\\npm\\codex.cmd", "/a,b/codex"]) {
+    assert.throws(() => serveFlags({ ...io, codex: bad }), TypeError, bad);
+  }
 });

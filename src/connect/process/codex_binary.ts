@@ -106,6 +106,31 @@ export function commandOf(binary: CodexBinary): string {
   return binary.kind === "direct" || binary.kind === "native" ? binary.path : "codex";
 }
 
+/**
+ * What is wrong with `value` as a binary to run by name (`serve --codex`, the
+ * library's `codex` option), or `undefined`: it must be absolute (never
+ * relative to the current folder), nameable in an `--allow-run=` list (no
+ * comma), and not a batch file (Windows runs those through cmd.exe).
+ *
+ * @example
+ * ```ts
+ * codexPathProblem("codex"); // "needs an absolute path (got 'codex')"
+ * ```
+ */
+export function codexPathProblem(value: string): string | undefined {
+  if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(value)) {
+    return `needs an absolute path (got '${value.length > 80 ? `${value.slice(0, 80)}…` : value}')`;
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[,\u0000-\u001f\u007f]/.test(value)) {
+    return "the path has a comma or a control character, which a Deno --allow-run list cannot name";
+  }
+  if (/\.(cmd|bat)$/i.test(value)) {
+    return "names a batch file, which only cmd.exe runs: name the codex.exe it starts (codex-relay install finds it)";
+  }
+  return undefined;
+}
+
 /** One sentence saying what was found and why it is (or is not) what runs. */
 export function explainCodexBinary(binary: CodexBinary): string {
   const named = (from: "path" | "chosen") => from === "chosen" ? "named by --codex" : "on PATH";
