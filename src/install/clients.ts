@@ -77,12 +77,18 @@ export interface Target {
   /** Absolute path of the config file. */
   path: string;
   /**
-   * The client's own config folder holding the file, when `install` may
-   * create it (as the client would on its first start). `undefined`: the
-   * folder must exist (the home folder, a `CLAUDE_CONFIG_DIR` or `CODEX_HOME`
-   * the user chose).
+   * The client's own config folder holding the file: `install` holds write
+   * permission on it (which also lets it ask whether the folder exists).
+   * `undefined`: a folder that is not the client's own (the home folder, a
+   * `CLAUDE_CONFIG_DIR`), where it holds permission on its files alone.
    */
   folder?: string;
+  /**
+   * Whether `install` creates {@link folder} when missing, as the client would
+   * on its first start; not a folder the user chose (`CODEX_HOME`), which
+   * must exist.
+   */
+  createsFolder: boolean;
   /**
    * Whether the client starts servers with its own short PATH (GUI apps:
    * Claude Desktop, Cursor, VS Code), so the entry carries the PATH.
@@ -162,7 +168,8 @@ function codexTarget(scope: Scope, paths: Paths, env: TargetEnv): Target {
     label: "Codex",
     scope,
     path: join(folder, "config.toml"),
-    folder: chosen ? undefined : folder,
+    folder,
+    createsFolder: !chosen,
     shortPath: false,
     format: "toml",
     container: ["mcp_servers"],
@@ -190,6 +197,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
     scope,
     path,
     folder,
+    createsFolder: folder !== undefined,
     shortPath: client !== "claude-code",
     format: "json",
     container: [container],
