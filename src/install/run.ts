@@ -201,7 +201,9 @@ async function planChange(r: Resolved): Promise<Planned> {
 
 /** The error for a folder that must exist and does not: said before any diff. */
 function missingFolder(target: Target, dir: string, io: InstallIo): InstallError {
-  const chosen = target.client === "codex" && target.scope === "user" ? " (CODEX_HOME names it)" : "";
+  const chosen = target.client === "codex" && target.scope === "user"
+    ? " (CODEX_HOME names it)"
+    : "";
   return new InstallError(
     `The folder ${dir}${chosen} does not exist (is ${target.label} installed, or is this the project folder?). Create it (mkdir ${
       commandLine([dir], io.os)

@@ -188,3 +188,43 @@ Deno.test("doctor: Codex not logged in is a problem with its fix (exit 1), as ac
     },
   );
 });
+
+Deno.test("doctor: a codex that cannot start (npm's codex, no node on PATH) shows Codex's own error and the fix", async () => {
+  const bin = await Deno.makeTempDir({ prefix: "codex-relay-nonode-" });
+  try {
+    // npm's codex is a Node script: where no node is found, env says so and exits 127 (a Deno
+    // child finds Deno's own node shim on PATH, so the failure is written out here).
+    await Deno.writeTextFile(
+      `${bin}/codex`,
+      "#!/bin/sh\necho \"/usr/bin/env: 'node': No such file or directory\" >&2\nexit 127\n",
+      { mode: 0o755 },
+    );
+    await withFixture({ threads: [] }, async (f) => {
+      const { code, out } = await doctor({ ...f.env, PATH: bin });
+      assert.equal(code, 1, out);
+      assert.match(
+        out,
+        /problem +codex --version exited 127: .*'?node'?: No such file or directory/,
+      );
+      assert.match(out, /fix: npm's codex runs on Node: put the folder of node/);
+      assert.doesNotMatch(out, /app-server failed/, "no second problem for the same cause");
+      assert.deepEqual(await f.spawned(), []);
+    });
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
+});
+
+Deno.test("doctor: its hints name the command this checkout runs, not a codex-relay it does not have", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    const relay = `deno run -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
+    assert.ok(
+      out.includes(`(${relay} install --client <client> --allow-reply-read)`),
+      out,
+    );
+    assert.ok(out.includes(`(${relay} install --client <client> --allow-turn-start)`), out);
+    assert.doesNotMatch(out, /codex-relay install/);
+  });
+});
