@@ -51,6 +51,11 @@ export interface Launcher {
   args: string[];
   /** Environment variables the entry sets besides the marker (PATH, the Deno cache). */
   env?: Record<string, string>;
+  /**
+   * Variables the client passes on from its own environment (a Codex entry's
+   * `env_vars`): the configured model providers' key variables.
+   */
+  passEnv?: string[];
 }
 
 /**
@@ -112,7 +117,7 @@ export interface TargetEnv {
   cwd: string;
 }
 
-const marked = (launcher: Launcher) => ({
+const marked = (launcher: Launcher): Record<string, unknown> => ({
   command: launcher.command,
   args: launcher.args,
   env: { [MARKER.name]: MARKER.value, ...launcher.env },
@@ -176,7 +181,8 @@ function codexTarget(scope: Scope, paths: Paths, env: TargetEnv): Target {
     // A variable the entry sets itself (the Deno cache) is not passed through as well.
     entry: (l) => ({
       ...marked(l),
-      env_vars: CODEX_PASS_ENV.filter((name) => l.env?.[name] === undefined),
+      env_vars: [...new Set([...CODEX_PASS_ENV, ...l.passEnv ?? []])]
+        .filter((name) => l.env?.[name] === undefined),
     }),
   };
 }

@@ -24,6 +24,7 @@ import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
+import { providerKeyVars } from "./provider_keys.ts";
 
 export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
 
@@ -184,8 +185,12 @@ async function planChange(r: Resolved): Promise<Planned> {
   const backupText = args.action === "uninstall" && before !== null
     ? await readOrFail(io, backup)
     : null;
+  // Codex passes its MCP servers only the variables the entry names: its providers' keys too.
+  const launcher = target.client === "codex"
+    ? { ...r.launcher, passEnv: providerKeyVars(before) }
+    : r.launcher;
   const plan: Plan = args.action === "install"
-    ? planInstall(target, before, r.launcher, args.force)
+    ? planInstall(target, before, launcher, args.force)
     : planUninstall(target, before, args.force, backupText);
   if (plan.change !== "create" || !target.folder) return { plan, backupText };
   let exists: boolean;

@@ -674,3 +674,31 @@ Deno.test("uninstall's errors name uninstall, install's name install", async () 
     await t.dispose();
   }
 });
+
+Deno.test("install codex: the entry passes on the configured providers' key variables (env_vars), and a second run changes nothing", async () => {
+  const s = await sandbox();
+  try {
+    const path = `${s.home}/.codex/config.toml`;
+    await writeConfig(
+      path,
+      'model_provider = "azure"\n\n[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n\n[model_providers.local]\nbase_url = "http://localhost:1"\n\n[model_providers.other]\nenv_key = "OTHER_KEY"\n',
+    );
+    assert.equal(await runInstall(["--client", "codex", "--yes"], SOURCE, s.io), 0, s.err());
+    const entry = (parseToml(await Deno.readTextFile(path)) as {
+      mcp_servers: Record<string, { env_vars: string[] }>;
+    }).mcp_servers["codex-relay"];
+    assert.deepEqual(entry.env_vars, [
+      "CODEX_HOME",
+      "OPENAI_API_KEY",
+      "CODEX_API_KEY",
+      "DENO_DIR",
+      "XDG_CACHE_HOME",
+      "AZURE_OPENAI_API_KEY",
+      "OTHER_KEY",
+    ]);
+    assert.equal(await runInstall(["--client", "codex", "--yes"], SOURCE, s.io), 0, s.err());
+    assert.match(s.out(), /already has this "codex-relay" entry; nothing to do/);
+  } finally {
+    await s.dispose();
+  }
+});
