@@ -57,7 +57,7 @@ export async function doctor(
   sections.push(["app-server", appServer.findings]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
-    sections.push(["environment", await environmentFindings(appServer.config)]);
+    sections.push(["environment", await environmentFindings(appServer.config, io.relay)]);
   }
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
   sections.push(["capabilities", capabilities(flags, io.relay)]);

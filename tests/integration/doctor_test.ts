@@ -228,3 +228,44 @@ Deno.test("doctor: its hints name the command this checkout runs, not a codex-re
     assert.doesNotMatch(out, /codex-relay install/);
   });
 });
+
+Deno.test("doctor: checks the provider key as Codex would start the relay: its entry for codex-relay must pass the key (env_vars)", async () => {
+  const relayEntry = (envVars: string[]) => ({
+    command: "/usr/bin/deno",
+    args: ["run", "-P", "/opt/codex-relay/mod.ts", "serve"],
+    env: { CODEX_RELAY_MANAGED: "1" },
+    env_vars: envVars,
+  });
+  const scenario = (envVars: string[]) => ({
+    threads: [thread()],
+    modelProvider: "keyed",
+    modelProviders: { keyed: { env_key: "RELAY_TEST_KEY" } },
+    mcpServers: { "codex-relay": relayEntry(envVars) },
+  });
+  // The key is set in this terminal: only Codex's entry decides whether the relay Codex starts gets it.
+  await withFixture(scenario(["CODEX_HOME", "OPENAI_API_KEY"]), async (f) => {
+    const { code, out } = await doctor({ ...f.env, RELAY_TEST_KEY: "set-here" });
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /ok +model provider keyed \(the default\): its key variable RELAY_TEST_KEY is set/,
+    );
+    assert.match(
+      out,
+      /problem +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) does not pass RELAY_TEST_KEY \(not in its env_vars\)/,
+    );
+    assert.match(
+      out,
+      /fix: install for Codex again \(deno run -P --quiet .*mod\.ts install --client codex/,
+    );
+    assert.match(out, /add "RELAY_TEST_KEY" to env_vars of \[mcp_servers\.codex-relay\]/);
+  });
+  await withFixture(scenario(["CODEX_HOME", "RELAY_TEST_KEY"]), async (f) => {
+    const { code, out } = await doctor({ ...f.env, RELAY_TEST_KEY: "set-here" });
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /ok +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) passes the providers' key variables \(RELAY_TEST_KEY\)/,
+    );
+  });
+});
