@@ -23,6 +23,7 @@ import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex } from "./doctor_codex.ts";
+import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
@@ -127,8 +128,10 @@ async function checkAppServer(
 ): Promise<{ findings: Finding[]; config: unknown }> {
   const findings: Finding[] = [];
   let config: unknown;
+  let entries: EntryPaths[] = [];
+  let exists = new Map<string, boolean>();
   const options = {
-    allowlist: new Set<Method>(["thread/list", "account/read", "config/read"]),
+    allowlist: new Set<Method>(["thread/list", "account/read", "config/read", "fs/getMetadata"]),
     version,
     log: silentLogger,
   };
@@ -145,11 +148,15 @@ async function checkAppServer(
         ] as const;
         // The providers' key variables (environment section); a failed read checks none.
         config = await s.call("config/read", {}).catch(() => null);
+        // The paths Codex's own entries for the relay name, asked of Codex (no read permission).
+        entries = entryPaths((config as { config?: unknown } | null)?.config);
+        exists = await pathsExist(s, entries);
         return read;
       },
       { label: "doctor" },
     );
     findings.push(...answeredFindings(connection, mode));
+    findings.push(...entryPathFindings(entries, exists, io.relay));
     findings.push(
       page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
         level: "info",

@@ -269,3 +269,45 @@ Deno.test("doctor: checks the provider key as Codex would start the relay: its e
     );
   });
 });
+
+Deno.test("doctor: a path Codex's entry for codex-relay names that does not exist is a problem (asked of Codex)", async () => {
+  const scenario = {
+    threads: [thread()],
+    mcpServers: {
+      "codex-relay": {
+        command: "/opt/deno/bin/deno",
+        args: [
+          "run",
+          "-P",
+          "--config",
+          "/moved/codex-relay/deno.json",
+          "/moved/codex-relay/mod.ts",
+          "serve",
+        ],
+        env_vars: ["CODEX_HOME"],
+      },
+    },
+    files: ["/opt/deno/bin/deno"],
+    directories: [],
+  };
+  await withFixture(scenario, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /problem +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) starts \/moved\/codex-relay\/deno\.json, \/moved\/codex-relay\/mod\.ts, which does not exist/,
+    );
+    assert.match(
+      out,
+      /fix: register it again from the relay you mean \(deno run -P --quiet .*install --client codex/,
+    );
+    const asked = (await f.requests()).filter((r) => r.method === "fs/getMetadata").map((r) =>
+      r.params
+    );
+    assert.deepEqual(asked, [
+      { path: "/opt/deno/bin/deno" },
+      { path: "/moved/codex-relay/deno.json" },
+      { path: "/moved/codex-relay/mod.ts" },
+    ]);
+  });
+});
