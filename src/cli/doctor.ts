@@ -23,6 +23,8 @@ import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex } from "./doctor_codex.ts";
+import { readRegistration, type Registration } from "./doctor_client.ts";
+import { realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
@@ -41,6 +43,12 @@ export interface DoctorIo {
   os: typeof Deno.build.os;
   /** The command line that runs this relay's CLI (hints name it: a checkout has no `codex-relay`). */
   relay: string;
+  /** Its words. */
+  relayWords: string[];
+  /** A file's text, or `null` when it does not exist (`doctor --client`). */
+  read(path: string): Promise<string | null>;
+  /** The current folder (`doctor --client --scope project`). */
+  cwd(): string;
 }
 
 /** Runs the checks, writes the report, resolves with 0 (no problem) or 1. */
@@ -48,14 +56,19 @@ export async function doctor(
   flags: ServeFlags,
   version: string,
   io: DoctorIo = realDoctorIo(),
+  registration?: Registration,
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
   const codex = await checkCodex(io);
   sections.push(["codex", codex.findings]);
+  const client = registration
+    ? await readRegistration(registration, io, io.cwd())
+    : { findings: [], entries: [] };
   const appServer = codex.runs
-    ? await checkAppServer(io, version, flags.appServer)
-    : { findings: [], config: undefined };
+    ? await checkAppServer(io, version, flags.appServer, client.entries)
+    : { findings: [], config: undefined, registered: [] };
   sections.push(["app-server", appServer.findings]);
+  sections.push(["registration", [...client.findings, ...appServer.registered]]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
     sections.push(["environment", await environmentFindings(appServer.config, io.relay)]);
@@ -125,7 +138,8 @@ async function checkAppServer(
   io: DoctorIo,
   version: string,
   mode: AppServerMode,
-): Promise<{ findings: Finding[]; config: unknown }> {
+  clientEntries: readonly EntryPaths[],
+): Promise<{ findings: Finding[]; config: unknown; registered: Finding[] }> {
   const findings: Finding[] = [];
   let config: unknown;
   let entries: EntryPaths[] = [];
@@ -149,14 +163,16 @@ async function checkAppServer(
         // The providers' key variables (environment section); a failed read checks none.
         config = await s.call("config/read", {}).catch(() => null);
         // The paths Codex's own entries for the relay name, asked of Codex (no read permission).
-        entries = entryPaths((config as { config?: unknown } | null)?.config);
+        entries = [
+          ...entryPaths((config as { config?: unknown } | null)?.config),
+          ...clientEntries,
+        ];
         exists = await pathsExist(s, entries);
         return read;
       },
       { label: "doctor" },
     );
     findings.push(...answeredFindings(connection, mode));
-    findings.push(...entryPathFindings(entries, exists, io.relay));
     findings.push(
       page.data.length > 0 ? { level: "ok", text: `CODEX_HOME (${home}) has threads` } : {
         level: "info",
@@ -177,7 +193,7 @@ async function checkAppServer(
   } finally {
     await connection.shutdown();
   }
-  return { findings, config };
+  return { findings, config, registered: entryPathFindings(entries, exists, io.relay) };
 }
 
 /** What `account/read` says about the login (`src/codex/account.ts`). */
@@ -295,6 +311,7 @@ export function realDoctorIo(): DoctorIo {
   const granted = (d: Deno.PermissionDescriptor) =>
     Deno.permissions.querySync(d).state === "granted";
   const encoder = new TextEncoder();
+  const relayWords = cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule));
   return {
     out: (text) => {
       const bytes = encoder.encode(text);
@@ -304,8 +321,15 @@ export function realDoctorIo(): DoctorIo {
     env: grantedEnv,
     granted,
     os: Deno.build.os,
-    relay: commandLine(
-      cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule)),
-    ),
+    relay: commandLine(relayWords),
+    relayWords,
+    read: (path) => realFs.read(path),
+    cwd: () => {
+      try {
+        return Deno.cwd();
+      } catch {
+        return "."; // Without read permission on it: paths stay relative to it.
+      }
+    },
   };
 }

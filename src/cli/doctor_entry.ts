@@ -18,24 +18,36 @@ export const MAX_PATHS_CHECKED = 12;
 
 const ABSOLUTE = /^(\/|[A-Za-z]:[\\/])/;
 
-/** A relay entry of Codex's config with the absolute paths its command line names. */
+/** A client's entry for codex-relay with the absolute paths its command line names. */
 export interface EntryPaths {
-  /** The entry's name in `mcp_servers`. */
-  name: string;
+  /** Which entry, in words ("Codex's entry for codex-relay (mcp_servers.NAME)"). */
+  where: string;
+  /** The client, for the fix's `install --client`. */
+  client: string;
   /** The command and the arguments that are absolute paths (a `--flag=/path` too). */
   paths: string[];
+}
+
+/** The absolute paths an entry's command line names: its command, and arguments (pure). */
+export function commandPaths(entry: unknown): string[] {
+  const e = (typeof entry === "object" && entry !== null ? entry : {}) as {
+    command?: unknown;
+    args?: unknown;
+  };
+  const words = [e.command, ...(Array.isArray(e.args) ? e.args : [])]
+    .filter((w): w is string => typeof w === "string")
+    .map((w) => w.replace(/^--[a-z-]+=/, ""));
+  return [...new Set(words.filter((w) => ABSOLUTE.test(w)))];
 }
 
 /** The absolute paths each of Codex's entries for codex-relay names (pure). */
 export function entryPaths(config: unknown): EntryPaths[] {
   const servers = (config as { mcp_servers?: Record<string, unknown> } | null)?.mcp_servers ?? {};
-  return relayServerNames(config).map((name) => {
-    const e = servers[name] as { command?: unknown; args?: unknown };
-    const words = [e.command, ...(Array.isArray(e.args) ? e.args : [])]
-      .filter((w): w is string => typeof w === "string")
-      .map((w) => w.replace(/^--[a-z-]+=/, ""));
-    return { name, paths: [...new Set(words.filter((w) => ABSOLUTE.test(w)))] };
-  });
+  return relayServerNames(config).map((name) => ({
+    where: `Codex's entry for codex-relay (mcp_servers.${name})`,
+    client: "codex",
+    paths: commandPaths(servers[name]),
+  }));
 }
 
 /**
@@ -68,16 +80,16 @@ export function entryPathFindings(
   relay: string,
 ): Finding[] {
   const findings: Finding[] = [];
-  for (const { name, paths } of entries) {
+  for (const { where, client, paths } of entries) {
     const missing = paths.filter((p) => exists.get(p) === false);
     if (missing.length === 0) continue;
     findings.push({
       level: "problem",
-      text: `Codex's entry for codex-relay (mcp_servers.${name}) starts ${
+      text: `${where} starts ${
         missing.join(", ")
-      }, which does not exist: Codex cannot start codex-relay (a client says only that it failed to connect)`,
+      }, which does not exist: the client cannot start codex-relay (it says only that it failed to connect)`,
       fix:
-        `register it again from the relay you mean (${relay} install --client codex prints the command; its entry names absolute paths)`,
+        `register it again from the relay you mean (${relay} install --client ${client} prints the command; its entry names absolute paths)`,
     });
   }
   return findings;

@@ -311,3 +311,67 @@ Deno.test("doctor: a path Codex's entry for codex-relay names that does not exis
     ]);
   });
 });
+
+Deno.test("doctor --client claude-code: an entry naming a checkout that does not exist is a problem; without read permission on the file it says the exact command", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-client-" });
+  const config = `${home}/.claude.json`;
+  try {
+    // The README's old Claude Code line, run outside the checkout: $PWD was some other folder.
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          "codex-relay": {
+            type: "stdio",
+            command: "/opt/deno/bin/deno",
+            args: [
+              "run",
+              "-P",
+              "--config",
+              "/tmp/elsewhere/deno.json",
+              "/tmp/elsewhere/mod.ts",
+              "serve",
+            ],
+          },
+        },
+      }),
+    );
+    const scenario = { threads: [thread()], files: ["/opt/deno/bin/deno"], directories: [] };
+    await withFixture(scenario, async (f) => {
+      const env = { ...f.env, HOME: home };
+      const denied = await doctor(env, { flags: ["--client", "claude-code"] });
+      assert.equal(denied.code, 1, denied.out);
+      assert.match(
+        denied.out,
+        new RegExp(`problem +cannot read ${config} to check Claude Code's entry`),
+      );
+      assert.ok(
+        denied.out.includes(
+          `fix: run exactly: deno run --allow-read=${config} -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
+        ),
+        denied.out,
+      );
+
+      const { code, out } = await doctor(env, {
+        flags: ["--client", "claude-code"],
+        permissions: ["-P", `--allow-read=${config}`],
+      });
+      assert.equal(code, 1, out);
+      assert.match(
+        out,
+        /problem +Claude Code's entry for codex-relay in \S+\.claude\.json starts \/tmp\/elsewhere\/deno\.json, \/tmp\/elsewhere\/mod\.ts, which does not exist/,
+      );
+      assert.match(
+        out,
+        /fix: register it again .* install --client claude-code prints the command/,
+      );
+      assert.match(
+        out,
+        /ok +read, write, net, ffi, sys: none/,
+        "one file's read permission is not broad",
+      );
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
