@@ -54,8 +54,9 @@ const DOCTOR_OPTIONS: Option[] = [
   APP_SERVER_OPTION,
   [
     "--client CLIENT",
-    "Also check that client's entry for codex-relay: that the files it",
-    "names exist (needs read permission on its config file: it says how)",
+    "Also check that client's entry for codex-relay: that the files",
+    "it names exist (needs read permission on its config file:",
+    "it says how)",
   ],
   ["--scope user|project", "The client's user config (default) or the current project's"],
 ];

@@ -102,6 +102,9 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["serve", "--auto-approve-mcp-tools"], /needs --allow-turn-start/],
   [["serve", "extra"], /Unexpected argument 'extra'/],
   [["--version", "serve"], /--version takes no other arguments/],
+  [["serve", "--client", "cursor"], /--client is not an option of serve/],
+  [["doctor", "--scope", "project"], /--scope needs --client/],
+  [["doctor", "--client", "emacs"], /Unknown client 'emacs'/],
 ];
 
 for (const [args, message] of USAGE_ERRORS) {
