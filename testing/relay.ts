@@ -95,6 +95,12 @@ export interface StartRelay {
   permissions?: string[];
   /** Answers elicitations (declares the capability). */
   onElicit?: (params: ElicitParams) => ElicitResult | Promise<ElicitResult>;
+  /**
+   * The `deno` that starts it: default the real binary running the tests
+   * (`Deno.execPath()`), as every client entry does; a test passes an
+   * npm-style shim (testing/npm_shim.ts).
+   */
+  command?: string;
 }
 
 /** A relay child with a connected client. */
@@ -102,7 +108,7 @@ export async function startRelay(options: StartRelay): Promise<ConnectedClient> 
   const env = options.env ?? options.fixture?.env;
   if (!env) throw new Error("startRelay needs a fixture or an env");
   return await connectClient({
-    command: Deno.execPath(),
+    command: options.command ?? Deno.execPath(),
     args: relayArgs(options.flags, options.permissions),
     env: denoChildEnv(env),
     clearEnv: true,

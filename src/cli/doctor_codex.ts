@@ -1,107 +1,103 @@
 /**
- * The doctor's answer to "which Codex does the relay run, and why": the
- * binary `--codex` names (what `install` registered), or the `codex` Deno's
- * `--allow-run=codex` found on PATH at start-up; and, where the doctor may
- * look (`src/connect/process/codex_binary.ts`), whether that is npm's Node
- * wrapper and which native binary it would start.
+ * The doctor's `codex` section: which `codex` Deno's `--allow-run=codex`
+ * resolved, and whether `codex --version` runs (Codex's own error, quoted,
+ * when it does not).
  * @module
  */
 
-import {
-  type CodexBinary,
-  explainCodexBinary,
-  type FsView,
-  resolveCodexBinary,
-} from "../connect/process/codex_binary.ts";
+import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
+import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import type { Finding } from "./doctor_env.ts";
+import { type CodexLookIo, whichCodexFindings } from "./doctor_which.ts";
 
-/** What the lookup needs of the doctor's surroundings. */
-export interface CodexLookIo {
-  /** An environment variable the relay may read, or `undefined`. */
-  env(name: string): string | undefined;
-  /** Whether a permission is granted (never prompts). */
-  granted(descriptor: Deno.PermissionDescriptor): boolean;
+/** What the `codex` checks read: the relay's environment and permissions. */
+export interface CodexCheckIo extends CodexLookIo {
   /** `Deno.build.os`. */
-  os: string;
-  /** `Deno.build.arch`. */
-  arch: string;
-  /** What the doctor may see of the file system. */
-  fs: FsView;
+  os: typeof Deno.build.os;
 }
 
-const REGISTER =
-  "codex-relay install registers the native binary (serve --codex PATH, with --allow-run naming it)";
-
-/** The findings on which Codex runs, for `chosen` (`--codex`) or PATH. */
-export function whichCodexFindings(io: CodexLookIo, chosen: string | undefined): Finding[] {
-  const query = { os: io.os, arch: io.arch, path: io.env("PATH"), pathext: io.env("PATHEXT") };
-  if (chosen !== undefined) {
-    const findings: Finding[] = [
-      { level: "info", text: `codex: runs ${chosen} (named by --codex)` },
-    ];
-    const seen = resolveCodexBinary({ ...query, chosen }, io.fs);
-    if (seen.kind === "native" || seen.kind === "wrapperOnly") {
-      findings.push({
-        level: "warn",
-        text: `${explainCodexBinary(seen)}; --codex names npm's Node wrapper`,
-        fix: REGISTER,
-      });
-    }
-    return findings;
-  }
-  const findings: Finding[] = [];
-  const resolved = deniedLookup(io);
-  if (resolved) {
+/**
+ * Checks Codex (`chosen`, the `--codex` binary, else `codex` on PATH): which
+ * runs and why, whether `--version` runs, whether the version is supported.
+ */
+export async function checkCodex(
+  io: CodexCheckIo,
+  chosen?: string,
+): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
+  const findings = whichCodexFindings(io, chosen);
+  let output: Deno.CommandOutput;
+  try {
+    output = await spawnChild(chosen ?? "codex", {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(10_000),
+    }, INHERITED).child.output();
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    const refused = error instanceof Deno.errors.NotCapable;
     findings.push({
-      level: "ok",
-      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
+      level: "problem",
+      text: missing
+        ? chosen
+          ? `${chosen} (--codex) does not exist`
+          : `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
+        : refused
+        ? `the relay may not run ${chosen ?? "codex"} (no --allow-run=${chosen ?? "codex"})`
+        : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
+      fix: chosen && (missing || refused)
+        ? "register the relay again (codex-relay install): it resolves Codex anew and writes --codex with an --allow-run naming it"
+        : missing
+        ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
+        : refused
+        ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
+        : "run codex --version in a terminal to see why",
+    });
+    return { findings, runs: false, missing };
+  }
+  const text = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) {
+    findings.push(versionFailed(output));
+    return { findings, runs: false, missing: false };
+  }
+  const found = text.match(/(\d+)\.(\d+)\.(\d+)/);
+  findings.push({ level: "ok", text: `codex --version: ${text.split("\n")[0].slice(0, 120)}` });
+  const support = found ? supportOf(found[0]) : "supported";
+  if (found && support !== "supported") {
+    const { oldest, newest } = SUPPORTED_CODEX;
+    findings.push({
+      level: "warn",
+      text: `codex ${found[0]} is ${
+        support === "older" ? "older" : "newer"
+      } than the Codex releases codex-relay supports (${oldest} to ${newest})`,
+      fix: support === "older"
+        ? `npm install -g @openai/codex@${newest}`
+        : `npm install -g @openai/codex@${newest}, or update codex-relay to a release that supports ${
+          found[0]
+        }`,
     });
   }
-  const look = lookFinding(resolveCodexBinary(query, io.fs));
-  if (look) findings.push(look);
-  return findings;
+  return { findings, runs: true, missing: false };
 }
 
-function lookFinding(seen: CodexBinary): Finding | undefined {
-  switch (seen.kind) {
-    case "native":
-      return {
-        level: "info",
-        text:
-          `codex on PATH is npm's Node wrapper; it starts ${seen.path} (${seen.wrapper.platformPackage}). Started directly, each Codex start skips Node`,
-        fix: REGISTER,
-      };
-    case "direct":
-      return { level: "ok", text: `codex on PATH is ${explainCodexBinary(seen)}` };
-    case "wrapperOnly":
-    case "notRunnable":
-      return { level: "warn", text: explainCodexBinary(seen) };
-    case "notFound":
-      return /no read permission/.test(seen.reason)
-        ? {
-          level: "info",
-          text:
-            "doctor may read no file, so it cannot tell whether codex on PATH is npm's Node wrapper (codex-relay install looks, with read permission on PATH's folders)",
-        }
-        : undefined;
-  }
-}
+/** Most characters of Codex's own error a finding quotes. */
+const QUOTED_ERROR_CHARS = 300;
 
-/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
-function deniedLookup(io: CodexLookIo): string | null {
-  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
-  const path = io.env("PATH") ?? "";
-  const windows = io.os === "windows";
-  const sep = windows ? "\\" : "/";
-  const exts = windows
-    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
-    : [""];
-  for (const dir of path.split(windows ? ";" : ":")) {
-    if (!dir) continue;
-    for (const ext of exts) {
-      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
-      if (io.granted({ name: "run", command: candidate })) return candidate;
-    }
-  }
-  return null;
+/**
+ * `codex --version` failed: Codex's own error, quoted (its last lines), and
+ * the fix. npm's `codex` is a Node script: without `node` on the PATH the
+ * relay gets, `env` says so and exits 127.
+ */
+export function versionFailed(output: { code: number; stderr: Uint8Array }): Finding {
+  const said = new TextDecoder().decode(output.stderr).trim().replace(/\s*\n\s*/g, " | ");
+  const quoted = said.length > QUOTED_ERROR_CHARS ? `…${said.slice(-QUOTED_ERROR_CHARS)}` : said;
+  const node = /\bnode\b/.test(said) && /No such file|not found/i.test(said);
+  return {
+    level: "problem",
+    text: `codex --version exited ${output.code}${quoted ? `: ${quoted}` : " and said nothing"}`,
+    fix: node
+      ? 'npm\'s codex runs on Node: put the folder of node (and codex) in the PATH the MCP client starts codex-relay with ("env": {"PATH": "..."}; install writes the PATH of your shell for GUI clients), then restart the client'
+      : "run codex --version in a terminal to see why",
+  };
 }

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type CodexLookIo, whichCodexFindings } from "../../src/cli/doctor_codex.ts";
+import { type CodexLookIo, whichCodexFindings } from "../../src/cli/doctor_which.ts";
 import { cmdShim, simFs } from "../../testing/sim_fs.ts";
 import type { FsView } from "../../src/connect/process/codex_binary.ts";
 
