@@ -14,6 +14,8 @@ import { type CodexLookIo, whichCodexFindings } from "./doctor_which.ts";
 export interface CodexCheckIo extends CodexLookIo {
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
+  /** The command line that runs this relay's CLI (hints name it). */
+  relay: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function checkCodex(
   io: CodexCheckIo,
   chosen?: string,
 ): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
-  const findings = whichCodexFindings(io, chosen);
+  const findings = whichCodexFindings(io, chosen, io.relay);
   let output: Deno.CommandOutput;
   try {
     output = await spawnChild(chosen ?? "codex", {
@@ -47,7 +49,7 @@ export async function checkCodex(
         ? `the relay may not run ${chosen ?? "codex"} (no --allow-run=${chosen ?? "codex"})`
         : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
       fix: chosen && (missing || refused)
-        ? "register the relay again (codex-relay install): it resolves Codex anew and writes --codex with an --allow-run naming it"
+        ? `register the relay again (${io.relay} install): it resolves Codex anew and writes --codex with an --allow-run naming it`
         : missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused

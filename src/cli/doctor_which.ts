@@ -29,11 +29,18 @@ export interface CodexLookIo {
   fs: FsView;
 }
 
-const REGISTER =
-  "codex-relay install registers the native binary (serve --codex PATH, with --allow-run naming it)";
+const register = (relay: string) =>
+  `${relay} install registers the native binary (serve --codex PATH, with --allow-run naming it)`;
 
-/** The findings on which Codex runs, for `chosen` (`--codex`) or PATH. */
-export function whichCodexFindings(io: CodexLookIo, chosen: string | undefined): Finding[] {
+/**
+ * The findings on which Codex runs, for `chosen` (`--codex`) or PATH;
+ * `relay` is the command that runs this relay's CLI (hints name it).
+ */
+export function whichCodexFindings(
+  io: CodexLookIo,
+  chosen: string | undefined,
+  relay = "codex-relay",
+): Finding[] {
   const query = { os: io.os, arch: io.arch, path: io.env("PATH"), pathext: io.env("PATHEXT") };
   if (chosen !== undefined) {
     const findings: Finding[] = [
@@ -44,7 +51,7 @@ export function whichCodexFindings(io: CodexLookIo, chosen: string | undefined):
       findings.push({
         level: "warn",
         text: `${explainCodexBinary(seen)}; --codex names npm's Node wrapper`,
-        fix: REGISTER,
+        fix: register(relay),
       });
     }
     return findings;
@@ -57,19 +64,19 @@ export function whichCodexFindings(io: CodexLookIo, chosen: string | undefined):
       text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
     });
   }
-  const look = lookFinding(resolveCodexBinary(query, io.fs));
+  const look = lookFinding(resolveCodexBinary(query, io.fs), relay);
   if (look) findings.push(look);
   return findings;
 }
 
-function lookFinding(seen: CodexBinary): Finding | undefined {
+function lookFinding(seen: CodexBinary, relay: string): Finding | undefined {
   switch (seen.kind) {
     case "native":
       return {
         level: "info",
         text:
           `codex on PATH is npm's Node wrapper; it starts ${seen.path} (${seen.wrapper.platformPackage}). Started directly, each Codex start skips Node`,
-        fix: REGISTER,
+        fix: register(relay),
       };
     case "direct":
       return { level: "ok", text: `codex on PATH is ${explainCodexBinary(seen)}` };
@@ -81,7 +88,7 @@ function lookFinding(seen: CodexBinary): Finding | undefined {
         ? {
           level: "info",
           text:
-            "doctor may read no file, so it cannot tell whether codex on PATH is npm's Node wrapper (codex-relay install looks, with read permission on PATH's folders)",
+            `doctor may read no file, so it cannot tell whether codex on PATH is npm's Node wrapper (${relay} install looks, with read permission on PATH's folders)`,
         }
         : undefined;
   }

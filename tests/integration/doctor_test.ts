@@ -209,7 +209,7 @@ Deno.test("doctor --codex: names the binary and why, and the run permission that
       gone.out,
       /problem +the relay may not run \/nonexistent\/codex \(no --allow-run=\/nonexistent\/codex\)/,
     );
-    assert.match(gone.out, /fix: register the relay again \(codex-relay install\)/);
+    assert.match(gone.out, /fix: register the relay again \(deno run .*mod\.ts install\)/);
   });
 });
 Deno.test("doctor: a codex that cannot start (npm's codex, no node on PATH) shows Codex's own error and the fix", async () => {
