@@ -1,4 +1,6 @@
 /**
+ * Protects: a user who pastes a start line from the docs starts the relay as `install` would.
+ *
  * Every start line the README and docs/install.md print is the one command
  * line `startCommand()` builds (`src/install/launch.ts`), which client
  * entries and `install` use too: `--quiet`, the V8 flags and exactly the

@@ -1,4 +1,6 @@
 /**
+ * Protects: `deno task test` and its parts pass on a fresh machine (an empty module cache).
+ *
  * A fresh machine's first `deno task test`: every entry point a test starts as a subprocess (or
  * through Codex) must have its modules in the cache before it is needed, because a process that
  * downloads them at start can lose a race (Codex does not wait for an MCP server that is still

@@ -1,3 +1,4 @@
+/** Protects: the install lines and client configs the README and docs/install.md print work as pasted. */
 import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { connectClient } from "../../testing/mcp_client.ts";

@@ -1,4 +1,7 @@
 /**
+ * Protects: a client author who reads docs/design.md gets the levels, tools, reasons and bounds
+ * the relay has.
+ *
  * docs/design.md is the contract: its tables (capability levels and their methods, tools,
  * what each backend can do, reasons, bounds) must say what the code does. Each test parses one
  * table of the markdown and compares it with the code's own constants.
