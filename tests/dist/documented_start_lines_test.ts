@@ -98,20 +98,20 @@ Deno.test("the JSR one-liner pins this version and carries exactly the flags of 
   );
 });
 
-Deno.test("the README opens with what it is, then one copy-paste per client, then the two newcomer commands", () => {
+Deno.test("the README opens with what it is, then the two commands, then one line per client", () => {
   const intro = readme.slice(0, readme.indexOf("```sh\n"));
   assert.match(intro, /codex-relay is a sandboxed MCP server/);
   const [, first, second] = readme.split("```sh\n");
   assert.ok(readme.indexOf("```sh\n") < readme.indexOf("\n## "), "before the first section");
-  const quick = first.split("```")[0].trim().split("\n");
+  assert.match(
+    first,
+    /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,
+  );
+  const quick = second.split("```")[0].trim().split("\n");
   assert.match(
     quick[0],
     /^claude mcp add -s user codex-relay -- deno run -P .* serve +# Claude Code$/,
   );
   const clients = quick.slice(1).map((l) => l.match(/--client (\S+) /)?.[1]);
   assert.deepEqual(clients, ["codex", "cursor", "vscode", "claude-desktop"]);
-  assert.match(
-    second,
-    /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,
-  );
 });

@@ -74,9 +74,9 @@ Deno.test("the by-hand Claude Code command of docs/install.md starts the server 
   await startsAsWritten(command, args);
 });
 
-/** The README's first code block: one registration line per client. */
+/** The README's second code block (after start and test): one registration line per client. */
 function quickStart(): string[] {
-  return readme.split("```sh\n")[1].split("```")[0].trim().split("\n");
+  return readme.split("```sh\n")[2].split("```")[0].trim().split("\n");
 }
 
 Deno.test("the README's first Claude Code line (claude mcp add -s user) starts the server as written", async () => {
