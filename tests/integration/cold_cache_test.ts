@@ -90,7 +90,7 @@ Deno.test("every test task caches every subprocess entry point before its tests 
   for (const name of TEST_TASKS) {
     assert.ok(denoJson.tasks[name].startsWith("deno task test:cache && "), name);
   }
-  assert.ok(denoJson.tasks.test.endsWith("deno test -P"), "deno task test runs every test");
+  assert.ok(denoJson.tasks.test.endsWith("deno test -P --quiet"), "deno task test runs every test");
 });
 
 Deno.test("test:unit, test:integration and test:e2e together run every test folder", () => {

@@ -32,3 +32,15 @@ Deno.test("CI runs .ci/run on Linux, and the checks and test:portable on macOS a
   const setup = portable.steps.find((s) => s.uses?.startsWith("denoland/setup-deno@"));
   assert.equal(setup?.with?.["deno-version"], "v2.9.6");
 });
+
+Deno.test(".ci/run runs the whole suite once more with an npm-style deno shim (testing/npm_deno_shim.cjs) first on PATH", async () => {
+  const run = await Deno.readTextFile(`${ROOT}/.ci/run`);
+  assert.match(
+    run,
+    /sed "s\|__DENO_EXE__\|\$real_deno\|" testing\/npm_deno_shim\.cjs >"\$ci_tmp\/npm-shim\/deno"/,
+  );
+  assert.match(run, /PATH="\$ci_tmp\/npm-shim:\$PATH" fresh_home deno task test\n/);
+  const shim = await Deno.readTextFile(`${ROOT}/testing/npm_deno_shim.cjs`);
+  assert.ok(shim.startsWith("#!/usr/bin/env node\n"), "a Node script, as npm's deno/bin.cjs");
+  assert.ok(shim.includes('"__DENO_EXE__"'), "the real binary's path goes in place of the marker");
+});
