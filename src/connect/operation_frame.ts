@@ -178,9 +178,9 @@ export async function runOperation<T, L extends OperationLink>(
       try {
         return await link.rpc.request(method, params, { timeoutMs, signal });
       } catch (error) {
-        const whole = timeoutMs >= limits.rpcTimeoutMs;
-        if (whole && error instanceof RelayError && error.reason === "timeout" && !frame.spent) {
-          await backend.stalled?.(link, error);
+        const whole = timeoutMs >= limits.rpcTimeoutMs && !frame.spent;
+        if (backend.stalled && whole && error instanceof RelayError && error.reason === "timeout") {
+          await backend.stalled(link, error);
         }
         throw error;
       }

@@ -415,7 +415,11 @@ Deno.test("SpawnConnection: one operation may use 3 sequential helpers; a 4th is
         seen.push({ reason, message, written, spawned: connection.stats.spawned });
       }
     });
-    const died = { reason: "protocol_error", message: "The app-server exited (code 1)", written: true };
+    const died = {
+      reason: "protocol_error",
+      message: "The app-server exited (code 1)",
+      written: true,
+    };
     assert.deepEqual(seen, [
       { ...died, spawned: 1 },
       { ...died, spawned: 2 },
