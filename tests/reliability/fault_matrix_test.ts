@@ -177,7 +177,11 @@ interface Rig {
   receipts: Record<string, unknown>[];
 }
 
-/** Calls `tool` and checks the result; then that no process of the home is alive. */
+/**
+ * Calls `tool` and checks the result; then that every process of the home
+ * alive is a helper the relay started and has not reaped yet (its log): the
+ * warm helper, or one being reaped. Shutdown leaves none (`closeRig`).
+ */
 async function callAndCheck(
   rig: Rig,
   s: Seeded,
@@ -188,7 +192,20 @@ async function callAndCheck(
   const result = await callTool(rig.relay.client, tool, argsFor(tool, s));
   const out = assertResult(tool, result, seen, s, label);
   if (tool === "codex_queue_message") rig.receipts.push(out);
-  assert.deepEqual(rig.f.alive(), [], `${label}: no process is left`);
+  assertOnlyHelpers(rig, label);
+}
+
+/** Every live process of the rig's home is a helper the relay has not reaped yet. */
+function assertOnlyHelpers(rig: Rig, label: string): void {
+  const live = new Set<number>();
+  for (const line of rig.relay.transport.stderr.split("\n")) {
+    const m = line.match(/^codex-relay debug (spawn|reaped) pid=(\d+)/);
+    if (m?.[1] === "spawn") live.add(Number(m[2]));
+    if (m?.[1] === "reaped") live.delete(Number(m[2]));
+  }
+  for (const pid of rig.f.alive()) {
+    assert.ok(live.has(pid), `${label}: process ${pid} is no helper of the relay`);
+  }
 }
 
 /** After a fault: every other registered tool (and this one) works on a clean fixture. */
@@ -229,7 +246,9 @@ async function rig(s: Seeded, env: (f: FixtureHome) => Record<string, string>): 
 }
 
 Deno.test("fault matrix: every fault gives each tool a clear status and reason, leaves no process, and the server serves on", async (t) => {
-  const s = seeded();
+  const seed = seeded();
+  // The warm helper lives across steps: it reads each step's faults as they are written.
+  const s = { ...seed, scenario: { ...seed.scenario, liveFaults: true } };
   const case_ = (id: string) => FAULT_CASES.find((c) => c.id === id)!;
   const dirs: string[] = [];
   const tempDir = async () => {
@@ -265,31 +284,7 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
       if (c.id === "never_answers") continue;
       await t.step(`${c.id}: ${c.fault}`, async () => {
         if (c.provoke.kind === "startup") {
-          // A process-level fault hits every helper: the tools run at once.
-          await main.f.write(faultScenario(s.scenario, c, c.id));
-          const results = await Promise.all(
-            main.tools.map((tool) => callTool(main.relay.client, tool, argsFor(tool, s))),
-          );
-          main.tools.forEach((tool, i) => {
-            const out = assertResult(tool, results[i], c.seen[tool], s, `${c.id}/${tool}`);
-            if (tool === "codex_queue_message") main.receipts.push(out);
-          });
-          assert.deepEqual(main.f.alive(), [], `${c.id}: no process is left`);
-          if (c.provoke.startup.stubborn) {
-            const ignored = (await main.f.log()).filter((e) => e.event === "sigterm-ignored");
-            assert.ok(
-              ignored.length >= main.tools.length,
-              "SIGTERM was sent, ignored, then SIGKILL",
-            );
-          }
-          if (c.provoke.startup.orphan) {
-            const left = (await main.f.log()).filter((e) => e.event === "orphan");
-            assert.ok(left.length >= main.tools.length, "every helper left an orphan, now gone");
-          }
-          await main.f.write(s.scenario);
-          for (const tool of main.tools) {
-            await callAndCheck(main, s, tool, SUCCESS[tool], `${c.id}, then ${tool}`);
-          }
+          await startupStep(s, c);
           return;
         }
         for (const tool of main.tools) {
@@ -345,6 +340,42 @@ Deno.test("fault matrix: every fault gives each tool a clear status and reason, 
   for (const c of closing) if (c.status === "rejected") throw c.reason;
 });
 
+/**
+ * A process-level fault on a relay of its own (its first helper starts with
+ * the fault): every tool at once, then each again on a clean scenario; the
+ * shutdown reaps everything (a stubborn helper with SIGKILL, its orphan with it).
+ */
+async function startupStep(s: Seeded, c: FaultCase): Promise<void> {
+  if (c.provoke.kind !== "startup") return;
+  const fresh = await rig({ ...s, scenario: faultScenario(s.scenario, c, c.id) }, (f) => f.env);
+  try {
+    const results = await Promise.all(
+      fresh.tools.map((tool) => callTool(fresh.relay.client, tool, argsFor(tool, s))),
+    );
+    fresh.tools.forEach((tool, i) => {
+      const out = assertResult(tool, results[i], c.seen[tool], s, `${c.id}/${tool}`);
+      if (tool === "codex_queue_message") fresh.receipts.push(out);
+    });
+    assertOnlyHelpers(fresh, c.id);
+    await fresh.f.write(s.scenario);
+    for (const tool of fresh.tools) {
+      await callAndCheck(fresh, s, tool, SUCCESS[tool], `${c.id}, then ${tool}`);
+    }
+    await closeRig(fresh);
+    if (c.provoke.startup.stubborn) {
+      const ignored = (await fresh.f.log()).filter((e) => e.event === "sigterm-ignored");
+      assert.ok(ignored.length > 0, `${c.id}: SIGTERM was sent, ignored, then SIGKILL`);
+    }
+    if (c.provoke.startup.orphan) {
+      const left = (await fresh.f.log()).filter((e) => e.event === "orphan");
+      assert.ok(left.length > 0, `${c.id}: the helper left an orphan, now gone`);
+    }
+  } finally {
+    await fresh.relay.close().catch(() => {});
+    await fresh.f.dispose();
+  }
+}
+
 const IN_PROCESS_TOOLS = {
   codex_list_threads: listThreadsTool,
   codex_queue_message: queueMessageTool,
@@ -398,6 +429,11 @@ Deno.test("fault matrix: a helper that never answers times every tool out (in pr
       const text = tool.render(out);
       assertSeen(name, out, text, c.seen[name], s, `never_answers/${name} (in process)`);
       if (name === "codex_queue_message") receipts.push(out);
+      if (name === "codex_wait_reply") {
+        // Its RPC had what was left of a 1 s budget, not a whole RPC timeout: no sign of a hang.
+        assert.equal(connection.stats.alive, 1, `${name}: the helper stays warm`);
+        await connection.shutdown();
+      }
       assert.equal(connection.stats.alive, 0, `${name}: the silent helper was reaped`);
       assert.deepEqual(f.alive(), [], `${name}: no process is left`);
     }
