@@ -246,9 +246,8 @@ async function rig(s: Seeded, env: (f: FixtureHome) => Record<string, string>): 
 }
 
 Deno.test("fault matrix: every fault gives each tool a clear status and reason, leaves no process, and the server serves on", async (t) => {
-  const seed = seeded();
-  // The warm helper lives across steps: it reads each step's faults as they are written.
-  const s = { ...seed, scenario: { ...seed.scenario, liveFaults: true } };
+  // The warm helper lives across steps: the fixture reads each step's faults as they are written.
+  const s = seeded();
   const case_ = (id: string) => FAULT_CASES.find((c) => c.id === id)!;
   const dirs: string[] = [];
   const tempDir = async () => {
