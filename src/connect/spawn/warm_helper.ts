@@ -39,6 +39,8 @@ export const LOADING_METHODS: ReadonlySet<Method> = new Set<Method>([
 /** One warm helper: its process, its connection, the operations on it. */
 export interface Warm extends OpenedHelper, OperationLink {
   users: number;
+  /** Its end was logged ("reaped"): once, whether reaped or killed. */
+  ended?: boolean;
   idle?: Timer;
   closing?: Promise<void>;
 }
@@ -116,16 +118,24 @@ export class WarmHelper {
     );
   }
 
-  /** Reaps every helper (what is in flight fails with `why`); no helper starts after this. */
+  /**
+   * Reaps every helper (what is in flight fails with `why`); no helper starts
+   * after this. One with no operation on it is signalled at once, without
+   * the stdin grace: the shutdown bound is shared with everything else.
+   */
   async shutdown(why: RelayError): Promise<void> {
+    const idle = new Set([...this.#helpers].filter((warm) => warm.users === 0));
     await this.#opening?.catch(() => undefined);
-    await Promise.all([...this.#helpers].map((warm) => this.#close(warm, why)));
+    await Promise.all([...this.#helpers].map((warm) => this.#close(warm, why, idle.has(warm))));
   }
 
   /** SIGKILLs every helper's process group; resolves with how many there were. */
   async kill(): Promise<number> {
     const helpers = [...this.#helpers];
-    await Promise.all(helpers.map((warm) => warm.helper.kill()));
+    await Promise.all(helpers.map(async (warm) => {
+      await warm.helper.kill();
+      this.#ended(warm);
+    }));
     return helpers.length;
   }
 
@@ -164,16 +174,22 @@ export class WarmHelper {
     return ready;
   }
 
-  #close(warm: Warm, why: RelayError): Promise<void> {
+  #close(warm: Warm, why: RelayError, idle = false): Promise<void> {
     warm.closing ??= (async () => {
       if (this.#current === warm) this.#current = undefined;
       warm.idle?.cancel();
       warm.rpc.close(why);
-      await warm.helper.reap();
+      await warm.helper.reap(idle);
       await warm.rpc.drained;
       this.#helpers.delete(warm);
-      this.#recipe.log.debug("reaped", { pid: warm.pid });
+      this.#ended(warm);
     })();
     return warm.closing;
+  }
+
+  #ended(warm: Warm): void {
+    if (warm.ended) return;
+    warm.ended = true;
+    this.#recipe.log.debug("reaped", { pid: warm.pid });
   }
 }
