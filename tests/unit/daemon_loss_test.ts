@@ -102,6 +102,24 @@ Deno.test("daemon loss: a connection found dead before a write is never written 
   await d.shutdown();
 });
 
+Deno.test("daemon loss: a daemon dead within the fresh window is written to once, and the write says it may have happened", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const first = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  await first;
+  fake.links[0].ping = false; // Dead now, but heard from just now: not probed.
+  const second = rejection(list(d));
+  await fake.heldCount(1);
+  assert.equal(fake.held[0].link, fake.links[0], "written to the connection heard from last");
+  fake.links[0].lose();
+  const e = await second;
+  assert.deepEqual([e.reason, e.written], ["connection_lost", true], "honest: maybe written");
+  await d.shutdown();
+});
+
 Deno.test("daemon loss: an operation that loses the daemon 3 times fails unwritten, dialling no 4th connection", async () => {
   const fake = new FakeDaemon();
   const d = daemon(fake);
