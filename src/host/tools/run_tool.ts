@@ -194,6 +194,7 @@ function renderRun(out: RunResult, surface?: Surface): string {
           : ", not retryable"
       }`,
       out.error,
+      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"
