@@ -13,6 +13,8 @@ import { within } from "../../testing/deadline.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
+import { FRESH_MS } from "../../src/connect/daemon/liveness.ts";
+
 type Structured = Record<string, unknown>;
 
 /**
@@ -57,6 +59,9 @@ Deno.test("daemon stopped while the relay is idle: the next codex_queue_message 
         .structuredContent;
       assert.equal(listed.status, "ok");
       await stopDaemon(f, s);
+      // Idle: nothing heard for longer than the fresh window, so the next write is probed first.
+      // (A daemon that dies within it is written to once: tests/unit/daemon_loss_test.ts.)
+      await new Promise((r) => setTimeout(r, FRESH_MS));
       const q =
         (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
           .structuredContent;

@@ -212,18 +212,20 @@ export class HelperProcess {
    * did not end on its own (a signal was needed, or its pipes stay open) is
    * SIGKILLed whole, and pipes still open after {@linkcode PIPE_GRACE_MS} are
    * no longer read. Resolves within about eofGrace + termGrace + 1 s,
-   * whatever the helper and its descendants do. Idempotent.
+   * whatever the helper and its descendants do. `idle` (nothing was left
+   * in flight on it) skips the stdin grace: SIGTERM follows the close at
+   * once. Idempotent.
    */
-  reap(): Promise<void> {
-    this.#reaping ??= this.#reap();
+  reap(idle = false): Promise<void> {
+    this.#reaping ??= this.#reap(idle);
     return this.#reaping;
   }
 
-  async #reap(): Promise<void> {
+  async #reap(idle: boolean): Promise<void> {
     // Not awaited: a write pending on a full pipe would hold close() forever.
     const stdinClosed = this.#writer.close().catch(() => {});
     let signalled = false;
-    if (!(await this.#exitWithin(this.#reapTimings.eofGraceMs))) {
+    if (!(await this.#exitWithin(idle ? 0 : this.#reapTimings.eofGraceMs))) {
       signalled = true;
       await this.#signal("SIGTERM");
       if (!(await this.#exitWithin(this.#reapTimings.termGraceMs))) {
