@@ -29,8 +29,10 @@ export const OUTPUT_SCHEMAS = {
 /** A tool's name. */
 export type ToolName = keyof typeof OUTPUT_SCHEMAS;
 
-/** What a tool returns in `structuredContent`. */
-export type ToolOutput<N extends ToolName> = z.output<(typeof OUTPUT_SCHEMAS)[N]>;
+/** What a tool returns in `structuredContent`: its output and `next`, what to do next (every result). */
+export type ToolOutput<N extends ToolName> = z.output<(typeof OUTPUT_SCHEMAS)[N]> & {
+  next: string;
+};
 
 /** A `tools/call` result of tool `N` (a type, not an interface: it is a `CallToolResult` too). */
 export type ToolResult<N extends ToolName> = {

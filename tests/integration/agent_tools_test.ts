@@ -87,7 +87,8 @@ Deno.test("every tool that takes a thread takes its exact name; results carry th
         const twin = await call(client, name, { threadId: "twin", clientMessageId: "m-1" });
         assert.equal(twin.out.status, "unavailable", name);
         assert.equal(twin.out.reason, "ambiguous_name", name);
-        assert.match(twin.text, /give the thread's id\./, name);
+        assert.match(twin.text, /Give the thread's id/, name);
+        assert.match(twin.out.next ?? "", /Give the thread's id/, name);
       }
       const run = await call(client, "codex_run", { threadId: "twin", text: "go" });
       assert.equal(run.out.reason, "ambiguous_name");
@@ -353,8 +354,10 @@ Deno.test("codex_withdraw_message takes back a queued message (turn-start level)
       threadId: "later",
       clientMessageId: id,
     });
-    assert.deepEqual(w.out, { status: "withdrawn", threadId: t.id, clientMessageId: id });
-    assert.match(w.text, /^Withdrawn .*will not run\.$/);
+    const { next, ...withdrawn } = w.out;
+    assert.deepEqual(withdrawn, { status: "withdrawn", threadId: t.id, clientMessageId: id });
+    assert.match(w.text, /^Withdrawn .*will not run\. /);
+    assert.ok(w.text.endsWith(next));
     const del = (await f.requests()).find((r) => r.method === "thread/queue/delete");
     assert.deepEqual(del?.params, { threadId: t.id, queuedSubmissionId: q.out.queuedSubmissionId });
     const queued = (await stateEvents(f)).filter((e) => e.e === "queue.remove");
@@ -424,7 +427,7 @@ Deno.test("withdrawing from an ambiguous name does nothing", async () => {
       });
       assert.equal(w.out.status, "unavailable");
       assert.equal(w.out.reason, "ambiguous_name");
-      assert.match(w.text, /Nothing was deleted\.$/);
+      assert.match(w.text, /Nothing was deleted\. Give the thread's id/);
       assert.ok(!(await f.requests()).some((r) => r.method.startsWith("thread/queue/")));
     },
   );
@@ -592,5 +595,37 @@ Deno.test("progress names what Codex is doing, never its text or output", async 
     assert.match(all, /Codex is editing 2 files/);
     assert.match(all, /Codex is calling tool search of server docs/);
     assert.doesNotMatch(all, /SECRET/);
+  });
+});
+
+Deno.test("every tool's structured content says what to do next, as its text does (issue 32)", async () => {
+  const t = thread({
+    name: "done",
+    turns: [turn([userItem("m-1", "hi"), agentItem("a1", "Answer one.")])],
+    scripts: [[{ item: agentItem("f1", "Done.") }, { end: "completed" }]],
+  });
+  await withRelay({ threads: [t] }, FULL, async (client) => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const props = tool.outputSchema?.properties as Record<string, unknown> | undefined;
+      assert.deepEqual(props?.next, { type: "string" }, `${tool.name} advertises next`);
+      assert.ok((tool.outputSchema?.required as string[]).includes("next"), tool.name);
+    }
+    const calls: [ToolName, Structured][] = [
+      ["codex_list_threads", {}],
+      ["codex_queue_message", { threadId: t.id, text: "later" }],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "m-1" }],
+      ["codex_wait_reply", { threadId: t.id, clientMessageId: "m-1", timeoutSeconds: 1 }],
+      ["codex_run", { threadId: t.id, text: "go" }],
+      ["codex_interrupt", { threadId: t.id }],
+      ["codex_withdraw_message", { threadId: t.id, clientMessageId: "never-queued" }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await call(client, name, args);
+      const next = r.out.next;
+      assert.equal(typeof next, "string", `${name}: next in ${JSON.stringify(r.out)}`);
+      assert.ok(next.length > 0, name);
+      assert.ok(r.text.endsWith(next), `${name}: the text ends with next: ${r.text}`);
+    }
   });
 });

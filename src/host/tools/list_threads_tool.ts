@@ -16,6 +16,7 @@ import {
 import type { ListedRun } from "../../ops/listed_runs.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
+import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
@@ -70,21 +71,50 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
     // The look is taken after the list, so a run that ended meanwhile is shown ended.
     return caps.turnStart ? { ...out, runs: [...turns.look(), ...(out.runs ?? [])] } : out;
   },
-  render(out) {
-    const runs = out.runs === undefined ? "" : ` ${renderRuns(out.runs)}`;
+  explain(out, surface) {
+    const turnStart = surface?.caps.turnStart ?? out.runs !== undefined;
+    const runs = out.runs === undefined ? "" : renderRuns(out.runs);
+    const live = ["queued", "running", "waiting_for_approval"];
+    const runsNext = !out.runs?.some((r) => live.includes(r.state))
+      ? ""
+      : surface?.caps.replyRead
+      ? "Follow a run with codex_wait_reply"
+      : "Stop a run with codex_interrupt";
     if (out.status !== "ok") {
-      return `${sentences(`Could not list Codex threads (${out.reason}): ${out.message}`)}${runs}`;
+      return {
+        said: sentences(`Could not list Codex threads (${out.reason}): ${out.message}`, runs),
+        next: sentences(reasonNext(out.reason), runsNext),
+      };
     }
-    if (out.threads.length === 0) return `There are no Codex threads.${runs}`;
+    if (out.threads.length === 0) {
+      return {
+        said: sentences("There are no Codex threads", runs),
+        next: sentences(
+          turnStart
+            ? "Start one with codex_run and a cwd"
+            : "Start one in Codex (codex or codex exec), then list again",
+          runsNext,
+        ),
+      };
+    }
     const lines = out.threads.map((t) =>
       `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}${
         t.cwd ? `, in ${t.cwd}` : ""
       }`
     );
-    const more = out.nextCursor ? " More threads follow: pass nextCursor as cursor." : "";
-    return `${out.threads.length} Codex thread(s), newest first: ${
-      lines.join("; ")
-    }.${more}${runs}`;
+    return {
+      said: sentences(
+        `${out.threads.length} Codex thread(s), newest first: ${lines.join("; ")}`,
+        runs,
+      ),
+      next: sentences(
+        `Pass a thread's id (or its exact name) as threadId to ${
+          turnStart ? "codex_run or codex_queue_message" : "codex_queue_message"
+        }`,
+        out.nextCursor ? "More threads follow: pass nextCursor as cursor" : "",
+        runsNext,
+      ),
+    };
   },
 };
 
@@ -95,5 +125,5 @@ function renderRuns(runs: readonly ListedRun[]): string {
       r.approvals ? ` (${r.approvals} to answer)` : ""
     }${r.earlier ? " (an earlier codex-relay's)" : ""}`
   );
-  return `Runs (follow with codex_wait_reply; ended ones are shown once): ${lines.join("; ")}.`;
+  return `Runs (ended ones are shown once): ${lines.join("; ")}.`;
 }

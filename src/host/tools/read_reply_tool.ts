@@ -12,7 +12,7 @@ import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
 import { resolveThread } from "../../ops/resolve_thread.ts";
 import { asRelayError, RelayError } from "../../core/errors.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
-import { renderReadReply } from "../render_reply.ts";
+import { explainReadReply } from "../render_reply.ts";
 
 const input = z.strictObject({
   threadId: threadRef,
@@ -46,5 +46,5 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return unavailableRead(args, reason);
     }
   },
-  render: (out) => renderReadReply(out),
+  explain: (out) => explainReadReply(out),
 };

@@ -22,6 +22,7 @@ import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
+import { type Explained, reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef.optional().describe(
@@ -97,7 +98,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
     };
     return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
   },
-  render: renderRun,
+  explain: explainRun,
 };
 
 async function retry(
@@ -138,7 +139,7 @@ function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequi
 
 function pendingText(pending: PendingSummary[] | undefined): string {
   if (!pending?.length) return "";
-  return `${pending.length} request(s) from Codex wait for your answer (call codex_wait_reply to answer them): ${
+  return `${pending.length} request(s) from Codex wait for your answer: ${
     pending.map((p) => p.summary).join("; ")
   }.`;
 }
@@ -159,7 +160,7 @@ function whereItRuns(surface: Surface | undefined): string {
     : "It runs inside codex-relay and ends if codex-relay exits";
 }
 
-function renderRun(out: RunResult, surface?: Surface): string {
+function explainRun(out: RunResult, surface?: Surface): Explained {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -167,22 +168,14 @@ function renderRun(out: RunResult, surface?: Surface): string {
       : r.status === "unknown"
       ? "The message may have been stored (receipt unknown): check the thread before sending it again."
       : "Nothing was stored (receipt not_sent).";
-    return sentences(`The turn did not start (${out.reason}): ${out.message ?? ""}`, stored);
+    return {
+      said: sentences(`The turn did not start (${out.reason}): ${out.message ?? ""}`),
+      next: sentences(out.reason ? reasonNext(out.reason) : "", stored),
+    };
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   const notes = (out.notes ?? []).map(sentence);
-  if (out.turn.status === "running") {
-    if (out.reason === "connection_lost") return sentences(`${out.message} (${ids})`, ...notes);
-    return sentences(
-      `The turn is running (${ids})`,
-      whereItRuns(surface),
-      earlierText(out),
-      ...notes,
-      pendingText(out.pendingApprovals),
-      declinedText(out.declinedRequests),
-      "Follow it with codex_wait_reply or stop it with codex_interrupt",
-    );
-  }
+  if (out.turn.status === "running") return explainRunning(out, ids, notes, surface);
   const failure = out.failureClass
     ? sentences(
       `Failure class ${out.failureClass}${
@@ -207,12 +200,62 @@ function renderRun(out: RunResult, surface?: Surface): string {
       }`
       : none
     : "";
-  return sentences(
-    `The turn ${out.turn.status} (${ids})`,
+  const said = sentences(
+    `The turn ${TURN_ENDED[out.turn.status]} (${ids})`,
     earlierText(out),
     ...notes,
     failure,
     declinedText(out.declinedRequests),
-  ) +
-    (replies ? ` ${replies}` : "");
+  ) + (replies ? ` ${replies}` : "");
+  return { said, next: endedNext(out) };
+}
+
+/** How a turn's end reads: "The turn completed", "The turn was interrupted". */
+const TURN_ENDED: Record<string, string> = {
+  completed: "completed",
+  failed: "failed",
+  interrupted: "was interrupted",
+};
+
+/** What to do after a turn that ended. */
+function endedNext(out: RunResult): string {
+  if (out.retryable) {
+    return `The turn ended; it may be retried${
+      out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""
+    } with a new codex_run.`;
+  }
+  if (out.replies?.length) return "The turn ended: its final answer is in replies.";
+  return "The turn ended: nothing to follow.";
+}
+
+function explainRunning(
+  out: RunResult,
+  ids: string,
+  notes: string[],
+  surface: Surface | undefined,
+): Explained {
+  const reads = surface?.caps.replyRead !== false;
+  if (out.reason === "connection_lost") {
+    return {
+      said: sentences(`${out.message} (${ids})`, ...notes),
+      next: reads
+        ? "Call codex_wait_reply to follow it again once the daemon answers."
+        : "codex_list_threads shows whether it still runs once the daemon answers.",
+    };
+  }
+  return {
+    said: sentences(
+      `The turn is running (${ids})`,
+      whereItRuns(surface),
+      earlierText(out),
+      ...notes,
+      pendingText(out.pendingApprovals),
+      declinedText(out.declinedRequests),
+    ),
+    next: !reads
+      ? "codex_list_threads shows whether it still runs; codex_interrupt stops it."
+      : out.pendingApprovals?.length
+      ? "Call codex_wait_reply to answer Codex's requests, or stop the turn with codex_interrupt."
+      : "Follow it with codex_wait_reply or stop it with codex_interrupt.",
+  };
 }
