@@ -85,3 +85,17 @@ export async function callTool(
 ): Promise<CallResult> {
   return await client.callTool({ name, arguments: args }, options) as CallResult;
 }
+
+/**
+ * A tool's output without its `next` (what to do next, on every result), for
+ * a test that compares the rest of the output whole.
+ *
+ * @example
+ * ```ts
+ * assert.deepEqual(withoutNext(out), { status: "withdrawn", threadId, clientMessageId });
+ * ```
+ */
+export function withoutNext<T extends { next?: string }>(out: T): Omit<T, "next"> {
+  const { next: _next, ...rest } = out;
+  return rest;
+}

@@ -68,6 +68,8 @@ const REASON_TEXT: Record<string, string> = {
 export interface RenderOptions {
   /** The next step for a turn still running (default: wait for it). */
   keepWaiting?: string;
+  /** Whether codex_run is there (it starts a thread's queue). */
+  turnStart?: boolean;
 }
 
 /** One paragraph telling what a read found and what to do next. */
@@ -106,10 +108,29 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
     case "no_match":
       return {
         said:
-          `Not found yet: no user message with clientMessageId ${out.clientMessageId} among the items searched in thread ${out.threadId}; it may still be queued.`,
+          `Not found among the items searched: no user message with clientMessageId ${out.clientMessageId} in thread ${out.threadId}.`,
         next: out.searchCursor
-          ? "To search older items, pass searchCursor as cursor."
-          : "Call codex_wait_reply to wait for a turn to take it.",
+          ? "Older items remain: pass searchCursor as cursor to search them."
+          : "Read again without a cursor: that also looks in the thread's queue.",
+      };
+    case "queued":
+      return {
+        said:
+          `Queued: message ${out.clientMessageId} is still in the queue of thread ${out.threadId}; no turn has taken it yet.`,
+        next: out.turnRunning
+          ? `A Codex turn runs on the thread now: the message runs after it. ${
+            options.keepWaiting ?? "Call codex_wait_reply to wait for it."
+          }`
+          : `No Codex turn runs on the thread: the message starts only when a Codex process next resumes the thread${
+            options.turnStart ? " (or codex_run on the thread, which runs it first)" : ""
+          }; waiting does not start it.`,
+      };
+    case "not_found":
+      return {
+        said:
+          `Not found: no message with clientMessageId ${out.clientMessageId} is in the queue of thread ${out.threadId} or among its items.`,
+        next:
+          "Check the threadId and clientMessageId (the receipt gives both); a withdrawn message is gone.",
       };
     case "ambiguous":
       return {

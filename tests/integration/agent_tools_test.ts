@@ -629,3 +629,34 @@ Deno.test("every tool's structured content says what to do next, as its text doe
     }
   });
 });
+
+Deno.test("a wait on a message still queued says so and returns; a made-up id is not_found (issue 32)", async () => {
+  const t = thread({ turns: [turn([userItem("m-1", "hi"), agentItem("a1", "Answer one.")])] });
+  await withRelay({ threads: [t] }, ["--allow-reply-read"], async (client) => {
+    const q = await call(client, "codex_queue_message", { threadId: t.id, text: "later" });
+    const id = q.out.clientMessageId;
+    const started = performance.now();
+    const wait = await call(client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: id,
+      timeoutSeconds: 30,
+    });
+    assert.ok(performance.now() - started < 20_000, "no turn runs: nothing to wait for");
+    assert.equal(wait.out.status, "queued");
+    assert.equal(wait.out.turnRunning, false);
+    assert.equal(wait.out.timedOut, false);
+    assert.match(wait.out.next ?? "", /next resumes the thread; waiting does not start it\./);
+    assert.doesNotMatch(wait.text, /may still be queued/);
+    const read = await call(client, "codex_read_reply", { threadId: t.id, clientMessageId: id });
+    assert.equal(read.out.status, "queued");
+
+    const made = await call(client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: "made-up-id",
+      timeoutSeconds: 30,
+    });
+    assert.equal(made.out.status, "not_found");
+    assert.equal(made.out.timedOut, false);
+    assert.match(made.out.next ?? "", /Check the threadId and clientMessageId/);
+  });
+});

@@ -57,12 +57,18 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
     read("observed", { turn: turn("failed") }),
     read("no_match", { searchCursor: "s" }),
     read("no_match"),
+    read("queued", { turnRunning: false }),
+    read("queued", { turnRunning: true }),
+    read("not_found"),
     read("ambiguous"),
     read("unavailable", { reason: "legacy_history" }),
   ],
   codex_wait_reply: [
     { ...read("observed", { turn: turn("inProgress") }), timedOut: true },
     { ...read("no_match"), timedOut: true },
+    { ...read("queued", { turnRunning: true }), timedOut: true },
+    { ...read("queued", { turnRunning: false }), timedOut: false },
+    { ...read("not_found"), timedOut: false },
     {
       ...read("observed", { turn: turn("inProgress") }),
       timedOut: false,

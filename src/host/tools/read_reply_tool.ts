@@ -28,7 +28,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read a reply",
   description:
-    "Final answers of the turn that took your message: all of that turn's (same_turn_not_exclusive: not certified as answering it alone), maybe none yet. no_match: not in the newest 100 items (searchCursor goes older). 16 KiB a call; nextCursor continues. A moderated answer is {itemId, moderated} without text.",
+    "Reads the final answers of the Codex turn that took your message (threadId and clientMessageId from its receipt): every final answer of that turn, maybe none yet. status: observed (a turn took it), queued (still in the queue), not_found, or no_match (not in the newest 100 items; searchCursor searches older). Up to 16 KiB a call; nextCursor continues. A moderated answer has no text.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -46,5 +46,5 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return unavailableRead(args, reason);
     }
   },
-  explain: (out) => explainReadReply(out),
+  explain: (out, surface) => explainReadReply(out, { turnStart: surface?.caps.turnStart }),
 };

@@ -50,7 +50,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued. not_logged_in: Codex has no login or key.",
+    "Runs a message as a Codex turn now, in a thread (threadId) or a new thread in a directory (cwd), and brings you Codex's approval requests. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy can only tighten the thread's settings. If another Codex process has the thread open, the message stays queued for it.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {

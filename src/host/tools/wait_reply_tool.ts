@@ -96,7 +96,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "codex_read_reply (same_turn_not_exclusive) until a final answer, the turn's end or timeoutSeconds (then timedOut); follows codex_run turns. messages: {until, done, messages}.",
+    "Waits up to timeoutSeconds for the final answers of the Codex turn that took your message (threadId and clientMessageId from its receipt) and returns them, or the turn's end, or timedOut with the status so far. Follows turns codex_run started and brings you their approval requests. With messages: waits on several and returns {until, done, messages}.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -112,9 +112,10 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
       clientMessageId: args.clientMessageId!,
     }, ctx);
   },
-  explain(out) {
-    if (out.messages) return explainMany(out);
-    return explainOne(out as SingleOutput);
+  explain(out, surface) {
+    const turnStart = surface?.caps.turnStart ?? false;
+    if (out.messages) return explainMany(out, turnStart);
+    return explainOne(out as SingleOutput, turnStart);
   },
 };
 
@@ -151,7 +152,7 @@ async function waitOne(
   }
 }
 
-function explainOne(out: SingleOutput): Explained {
+function explainOne(out: SingleOutput, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
   const pending = out.pendingApprovals?.length
     ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
@@ -163,6 +164,7 @@ function explainOne(out: SingleOutput): Explained {
     keepWaiting: out.timedOut
       ? `The wait timed out; call codex_wait_reply again to keep waiting.`
       : again,
+    turnStart,
   });
   const next = pending
     ? "Call codex_wait_reply again to answer them."
@@ -176,10 +178,10 @@ function explainOne(out: SingleOutput): Explained {
 }
 
 /** Several messages: the count, then each message's text in order. */
-function explainMany(out: WaitOutput): Explained {
+function explainMany(out: WaitOutput, turnStart: boolean): Explained {
   const all = out.messages ?? [];
   const head = `${out.done} of ${all.length} final (until ${out.until}).`;
-  const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m))}`);
+  const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m, turnStart))}`);
   const open = all.filter((m) => m.timedOut).length;
   const asking = all.filter((m) => m.pendingApprovals?.length).length;
   return {
