@@ -167,7 +167,8 @@ Deno.test("below the turn-start level the list returns no cwd", async () => {
     await withRelay({ threads: [t] }, flags, async (client) => {
       const list = await call(client, "codex_list_threads", {});
       const [listed] = list.out.threads as Structured[];
-      assert.deepEqual(Object.keys(listed).sort(), ["id", "name", "status", "updatedAt"]);
+      assert.deepEqual(Object.keys(listed).sort(), ["folder", "id", "name", "status", "updatedAt"]);
+      assert.equal(listed.folder, "place", "the last segment tells projects apart (issue 32)");
       assert.ok(!JSON.stringify(list).includes("/secret/place"));
     });
   }
@@ -659,4 +660,28 @@ Deno.test("a wait on a message still queued says so and returns; a made-up id is
     assert.equal(made.out.timedOut, false);
     assert.match(made.out.next ?? "", /Check the threadId and clientMessageId/);
   });
+});
+
+Deno.test("codex_list_threads lists codex exec threads, not sub-agent ones, says which sources, and searches titles (issue 32)", async () => {
+  const exec = thread({ name: "nightly lint", source: "exec", cwd: "/home/me/api" });
+  const tui = thread({ name: "parser work", source: "cli", cwd: "/home/me/parser" });
+  const review = thread({ name: "review of parser", source: "subAgentReview" });
+  for (const flags of [[], ["--allow-reply-read"], FULL]) {
+    await withRelay({ threads: [exec, tui, review] }, flags, async (client, f) => {
+      const list = await call(client, "codex_list_threads", {});
+      const ids = (list.out.threads as Structured[]).map((x) => x.id).sort();
+      assert.deepEqual(ids, [exec.id, tui.id].sort(), flags.join(" "));
+      assert.deepEqual(list.out.sources, ["cli", "vscode", "exec", "appServer", "unknown"]);
+      const folders = (list.out.threads as Structured[]).map((x) => x.folder).sort();
+      assert.deepEqual(folders, ["api", "parser"]);
+      const found = await call(client, "codex_list_threads", { search: "PARSER" });
+      assert.deepEqual((found.out.threads as Structured[]).map((x) => x.id), [tui.id]);
+      const sent = (await f.requests()).filter((r) => r.method === "thread/list").at(-1);
+      assert.equal((sent?.params as Structured).searchTerm, "PARSER");
+      // A name resolves among the same threads: the exec thread takes a message by its name.
+      const q = await call(client, "codex_queue_message", { threadId: "nightly lint", text: "hi" });
+      assert.equal(q.out.status, "queued");
+      assert.equal(q.out.threadId, exec.id);
+    });
+  }
 });

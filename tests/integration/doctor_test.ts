@@ -188,3 +188,15 @@ Deno.test("doctor: Codex not logged in is a problem with its fix (exit 1), as ac
     },
   );
 });
+
+Deno.test("doctor counts the threads codex_list_threads lists: a codex exec thread, not a sub-agent's (issue 32)", async () => {
+  await withFixture({ threads: [thread({ source: "exec" })] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(out, /ok +CODEX_HOME \(.*\) has threads/);
+  });
+  await withFixture({ threads: [thread({ source: "subAgentReview" })] }, async (f) => {
+    const { out } = await doctor(f.env);
+    assert.match(out, /info +CODEX_HOME \(.*\) has no threads yet/);
+  });
+});

@@ -36,11 +36,25 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
   codex_list_threads: [
     {
       status: "ok",
-      threads: [{ id: THREAD, name: null, status: "idle", updatedAt: "2026-01-01T00:00:00Z" }],
+      threads: [{
+        id: THREAD,
+        name: null,
+        status: "idle",
+        updatedAt: "2026-01-01T00:00:00Z",
+        folder: "api",
+      }],
       nextCursor: "c",
+      sources: ["cli"],
     },
-    { status: "ok", threads: [], nextCursor: null, runs: [] },
-    { status: "unavailable", reason: "busy", message: "All busy", threads: [], nextCursor: null },
+    { status: "ok", threads: [], nextCursor: null, runs: [], sources: ["cli"] },
+    {
+      status: "unavailable",
+      reason: "busy",
+      message: "All busy",
+      threads: [],
+      nextCursor: null,
+      sources: ["cli"],
+    },
   ],
   codex_queue_message: [
     receipt,

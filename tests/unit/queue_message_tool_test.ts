@@ -1,4 +1,5 @@
 import assert from "assert";
+import { LISTED_SOURCE_KINDS } from "../../src/codex/types.ts";
 import { scriptedSession } from "../../testing/scripted_session.ts";
 import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
@@ -217,10 +218,10 @@ Deno.test("queueMessage: a unique exact thread name resolves to its id, across t
   const r = await queueMessage(s.session, "my thread", "x", CID);
   assert.equal(r.status, "queued");
   assert.equal(r.threadId, THREAD);
-  assert.deepEqual(s.calls.map(([, p]) => p).slice(0, 2), [{ limit: 100 }, {
-    limit: 100,
-    cursor: "c2",
-  }]);
+  assert.deepEqual(s.calls.map(([, p]) => p).slice(0, 2), [
+    { limit: 100, sourceKinds: LISTED_SOURCE_KINDS },
+    { limit: 100, cursor: "c2", sourceKinds: LISTED_SOURCE_KINDS },
+  ]);
   assert.equal(s.calls[2][1].threadId, THREAD);
 });
 

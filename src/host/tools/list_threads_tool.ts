@@ -14,6 +14,7 @@ import {
   threadListWithRunsSchema,
 } from "../../ops/list_threads.ts";
 import type { ListedRun } from "../../ops/listed_runs.ts";
+import { LISTED_SOURCE_KINDS } from "../../codex/types.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { reasonNext } from "../next_steps.ts";
@@ -23,6 +24,9 @@ const input = z.strictObject({
   cursor: z.string().min(1).max(4096).optional().describe(
     "Last page's nextCursor",
   ),
+  search: z.string().min(1).max(200).optional().describe(
+    "Only threads whose title contains this",
+  ),
 });
 
 /** The `codex_list_threads` tool. */
@@ -30,21 +34,24 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
-    caps.turnStart
-      ? "Codex threads, newest first (id, name, status, cwd, updatedAt), and codex-relay's runs. No content."
-      : "Local Codex threads, newest first: id, name, status, update time. No conversation content.",
+    `Local Codex threads (interactive and codex exec; no sub-agents), newest first: id, name, status, folder (last segment of its directory)${
+      caps.turnStart ? ", cwd (turn-start level only)" : ""
+    }, update time${
+      caps.turnStart ? "; and codex-relay's runs" : ""
+    }. search filters by title. No conversation content.`,
   inputSchema: input,
   outputSchema: threadListWithRunsSchema,
   // The runs field exists at the turn-start level only.
   outputSchemaAt: (caps) => caps.turnStart ? threadListWithRunsSchema : threadListSchema,
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
-  async run({ limit, cursor }, ctx): Promise<ThreadList> {
+  async run({ limit, cursor, search }, ctx): Promise<ThreadList> {
     const { caps, turns, connection } = ctx;
     const running = caps.turnStart ? turns.runningThreads() : undefined;
     const options = {
       limit,
       cursor,
+      search,
       withCwd: caps.turnStart,
       running,
       // Where the daemon keeps turns of earlier relay processes and their turns can be read.
@@ -66,6 +73,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
         message: e.message,
         threads: [],
         nextCursor: null,
+        sources: [...LISTED_SOURCE_KINDS],
       };
     }
     // The look is taken after the list, so a run that ended meanwhile is shown ended.
@@ -88,7 +96,10 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
     }
     if (out.threads.length === 0) {
       return {
-        said: sentences("There are no Codex threads", runs),
+        said: sentences(
+          `There are no Codex threads to list (sources listed: ${out.sources.join(", ")})`,
+          runs,
+        ),
         next: sentences(
           turnStart
             ? "Start one with codex_run and a cwd"
@@ -99,7 +110,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
     }
     const lines = out.threads.map((t) =>
       `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}${
-        t.cwd ? `, in ${t.cwd}` : ""
+        t.cwd ? `, in ${t.cwd}` : t.folder ? `, in folder ${t.folder}` : ""
       }`
     );
     return {
