@@ -685,3 +685,35 @@ Deno.test("codex_list_threads lists codex exec threads, not sub-agent ones, says
     });
   }
 });
+
+Deno.test("an approval the client cancels names itself in the run's result: which request, which command, who (issue 32)", async () => {
+  const t = thread({
+    scripts: [[
+      {
+        request: {
+          method: "item/commandExecution/requestApproval",
+          params: {
+            kind: "command",
+            itemId: "call_1",
+            reason: "mock wants to run it",
+            command: "/bin/bash -lc 'touch x'",
+            cwd: "/workspace",
+            commandActions: [],
+            availableDecisions: ["accept", "decline", "cancel"],
+          },
+        },
+      },
+      { item: agentItem("f1", "Ran it.") },
+      { end: "completed" },
+    ]],
+  });
+  await withRelay({ threads: [t] }, FULL, async (client, f) => {
+    const run = await call(client, "codex_run", { threadId: t.id, text: "go" });
+    assert.equal((run.out.turn as Structured).status, "interrupted");
+    assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
+    const notes = (run.out.notes ?? []).join("\n");
+    assert.match(notes, /Codex's command approval ".*touch x.*" was cancelled: the MCP client/);
+    assert.match(run.text, /The turn was interrupted \(/);
+    assert.match(run.out.next ?? "", /cancelled request/);
+  }, () => ({ action: "cancel" }));
+});

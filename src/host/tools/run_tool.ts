@@ -224,6 +224,9 @@ function endedNext(out: RunResult): string {
       out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""
     } with a new codex_run.`;
   }
+  if (out.turn?.status === "interrupted") {
+    return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
+  }
   if (out.replies?.length) return "The turn ended: its final answer is in replies.";
   return "The turn ended: nothing to follow.";
 }
