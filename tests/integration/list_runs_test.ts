@@ -97,6 +97,7 @@ for (const flags of [[], ["--allow-reply-read"]]) {
         "next",
         "nextCursor",
         "reason",
+        "sources",
         "status",
         "threads",
       ]);
