@@ -25,7 +25,7 @@ const input = z.strictObject({
     "Last page's nextCursor",
   ),
   search: z.string().min(1).max(200).optional().describe(
-    "Only threads whose title contains this",
+    "Title filter",
   ),
 });
 
@@ -34,11 +34,9 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
-    `Local Codex threads (interactive and codex exec; no sub-agents), newest first: id, name, status, folder (last segment of its directory)${
-      caps.turnStart ? ", cwd (turn-start level only)" : ""
-    }, update time${
-      caps.turnStart ? "; and codex-relay's runs" : ""
-    }. search filters by title. No conversation content.`,
+    `Local Codex threads (interactive and codex exec), newest first: id, name, status, folder (last path segment)${
+      caps.turnStart ? ", cwd" : ""
+    }, update time${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
   inputSchema: input,
   outputSchema: threadListWithRunsSchema,
   // The runs field exists at the turn-start level only.

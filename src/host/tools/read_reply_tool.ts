@@ -28,7 +28,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read a reply",
   description:
-    "Reads the final answers of the Codex turn that took your message (threadId and clientMessageId from its receipt): every final answer of that turn, maybe none yet. status: observed (a turn took it), queued (still in the queue), not_found, or no_match (not in the newest 100 items; searchCursor searches older). Up to 16 KiB a call; nextCursor continues. A moderated answer has no text.",
+    "Reads every final answer of that turn which took your message, maybe none yet. status: observed, queued, not_found, or no_match (older than the newest 100 items: searchCursor). 16 KiB a call; nextCursor continues.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,

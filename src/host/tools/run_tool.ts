@@ -26,17 +26,17 @@ import { type Explained, reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef.optional().describe(
-    "The thread to run in (or give cwd): its id (a UUID) or its exact name if unique",
+    "Thread id or unique exact name (or give cwd)",
   ),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
     .optional().describe(
-      "Or start a new thread in this directory: an absolute path on Codex's machine",
+      "Or a new thread in this absolute directory (on Codex's machine)",
     ),
   text: messageText,
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
-    "Longest wait of this call for the turn's end, in seconds (1..55); codex_wait_reply follows on",
+    "Seconds to wait for the turn's end (1..55)",
   ),
   ...runOptionShapes,
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
@@ -50,7 +50,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread (threadId) or a new thread in a directory (cwd), and brings you Codex's approval requests. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy can only tighten the thread's settings. If another Codex process has the thread open, the message stays queued for it.",
+    "Runs a message as a Codex turn now, in a thread or a new one in cwd, bringing you Codex's approval requests. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy only tighten.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
