@@ -31,6 +31,8 @@ import {
   tighterOf,
 } from "./run_options.ts";
 import { subscribeThenQueue } from "./daemon_start.ts";
+import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -78,6 +80,8 @@ export interface StartResult {
   runtime?: TurnRuntime;
   reason?: ReasonCode;
   message?: string;
+  /** The thread's MCP servers the turn runs without (failed, or not ready in time). */
+  mcpServers?: McpServerMissing[];
 }
 
 /** What a start's body reports. */
@@ -89,6 +93,7 @@ interface Attempt {
   failed?: boolean;
   /** The resolved thread, for the receipt of a start that failed before queueing. */
   threadId?: string;
+  mcpServers?: McpServerMissing[];
 }
 
 /** Threads whose run settings are remembered (the oldest are forgotten first). */
@@ -128,7 +133,10 @@ async function missingDirectory(session: Session, cwd: string): Promise<string |
  * comes from that cwd's config layers (a trusted project's
  * `.codex/config.toml` over the user's), so its config is read there.
  */
-async function threadCwd(session: Session, threadId: string): Promise<string> {
+async function threadRead(
+  session: Session,
+  threadId: string,
+): Promise<{ cwd: string; loaded: boolean }> {
   return await session.call("thread/read", { threadId });
 }
 
@@ -162,11 +170,19 @@ export class TurnStarts {
         return { reason: threadId.reason, message: threadId.message };
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const cwd = await threadCwd(session, threadId);
-      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
+      const read = await threadRead(session, threadId);
+      const { config, servers } = await this.#config(
+        session,
+        read.cwd,
+        options,
+        this.#applied.get(threadId),
+      );
       // The app-server may hold the thread loaded and start a queued message at once.
       const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
       if (shared || keepsThreadsLoaded) {
+        // A thread loaded already started its servers then: only a load here waits for them.
+        const watch = watchMcpStartup(conn, this.#deps.clock);
+        let mcpServers: McpServerMissing[] = [];
         const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
@@ -174,10 +190,19 @@ export class TurnStarts {
           config,
           resumeParams: runParams(options),
           options,
-        });
+          afterLoad: async (runtime) => {
+            mcpServers = await afterLoadWait(
+              watch,
+              threadId,
+              read.loaded ? [] : servers,
+              session,
+              runtime.addNote.bind(runtime),
+            );
+          },
+        }).finally(watch.stop);
         // Refused after the resume: a loaded thread kept its own settings.
         if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-        return attempt;
+        return { ...attempt, mcpServers };
       }
       this.#remember(threadId, options);
       // Following before queueing: the held connection may run other turns of this relay and
@@ -219,11 +244,15 @@ export class TurnStarts {
     return this.#start(signal, "", async (conn, session, clientMessageId) => {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
-      const config = await this.#config(session, cwd, options);
+      const { config, servers } = await this.#config(session, cwd, options);
+      const watch = watchMcpStartup(conn, this.#deps.clock);
       const { threadId } = await session.call("thread/start", {
         cwd,
         ...runParams(options),
         config,
+      }).catch((error) => {
+        watch.stop();
+        throw error;
       });
       this.#remember(threadId, options);
       conn.follow(threadId);
@@ -235,10 +264,17 @@ export class TurnStarts {
           runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
         }
       }
+      const mcpServers = await afterLoadWait(
+        watch,
+        threadId,
+        servers,
+        session,
+        runtime.addNote.bind(runtime),
+      );
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
-      return { receipt, runtime };
+      return { receipt, runtime, mcpServers };
     });
   }
 
@@ -246,19 +282,21 @@ export class TurnStarts {
    * Reads the configuration once (`config/read` at the thread's cwd, so with
    * the layers a plain resume or start there applies): refuses options
    * looser than it, and returns the `config` overrides (recursion guard,
-   * effort). Options that pass only tighten, so what they leave with the
-   * thread (Codex keeps resume overrides for later turns) is never looser.
+   * effort) and the MCP servers a load with them starts. Options that pass
+   * only tighten, so what they leave with the thread (Codex keeps resume
+   * overrides for later turns) is never looser.
    */
   async #config(
     session: Session,
     cwd: string,
     options: RunOptions,
     applied?: Applied,
-  ): Promise<Record<string, unknown>> {
-    const config = await readConfig(session.call, cwd, this.#deps.log);
-    checkTightening(config, options, applied);
-    const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
-    return runConfig(guard, options);
+  ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
+    const read = await readConfig(session.call, cwd, this.#deps.log);
+    checkTightening(read, options, applied);
+    const guard = recursionOverrides(read, this.#deps.disabledMcpServers, this.#deps.log);
+    const config = runConfig(guard, options);
+    return { config, servers: serversToStart(read, config) };
   }
 
   /**
@@ -314,7 +352,12 @@ export class TurnStarts {
       this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
     if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
-      return { receipt: attempt.receipt, runtime: attempt.runtime };
+      const { mcpServers } = attempt;
+      return {
+        receipt: attempt.receipt,
+        runtime: attempt.runtime,
+        ...(mcpServers?.length ? { mcpServers } : {}),
+      };
     }
     if (attempt.runtime) registry.drop(attempt.runtime);
     const broken = conn.failure !== undefined;
