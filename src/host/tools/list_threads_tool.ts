@@ -36,7 +36,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   description: ({ caps }) =>
     `Codex threads (interactive, codex exec), newest first: id, name, status, folder (last path segment)${
       caps.turnStart ? ", cwd" : ""
-    }, update time${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
+    }, updatedAt${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
   inputSchema: input,
   outputSchema: threadListWithRunsSchema,
   // The runs field exists at the turn-start level only.

@@ -24,7 +24,9 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
       surface.backend.queueStartsIdleThreads
         ? "A thread the Codex daemon holds idle starts it at once, a busy one after its turn, others at their next resume."
         : "It runs when a Codex process next resumes the thread (one that has it open: after its next turn)."
-    } Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).`,
+    } Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).${
+      surface.caps.replyRead ? " Reply: codex_read_reply." : ""
+    }`,
   inputSchema: input,
   outputSchema: receiptSchema,
   annotations: {

@@ -26,7 +26,7 @@ import { type Explained, reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef.optional().describe(
-    "Thread id or unique exact name (or give cwd)",
+    "Thread UUID or unique exact name (or give cwd)",
   ),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
@@ -50,7 +50,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd, bringing you Codex's approval requests. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy only tighten.",
+    "Runs a message as a Codex turn now (in a thread, or a new one in cwd), bringing you Codex's approvals. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy only tighten.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {

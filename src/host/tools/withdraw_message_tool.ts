@@ -28,7 +28,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
       backend.queueStartsIdleThreads
         ? " (a thread the Codex daemon holds idle takes it at once)"
         : ""
-    }: withdrawn, not_found (not queued, or not by this codex-relay), already_taken or unknown (answer lost).`,
+    }: withdrawn, not_found (not queued, or not by this relay), already_taken or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {
