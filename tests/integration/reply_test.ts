@@ -187,7 +187,7 @@ for (const protocol of PROTOCOLS) {
         });
         assert.ok(tool.outputSchema);
         // Said in words, not by an internal name (issue 32).
-        assert.match(tool.description ?? "", /every final answer of that turn/);
+        assert.match(tool.description ?? "", /every final answer of that turn/i);
         assert.doesNotMatch(tool.description ?? "", /same_turn_not_exclusive|codex_read_reply \(/);
       }
       assert.deepEqual(await f.spawned(), [], "tools/list spawns nothing");
