@@ -187,6 +187,7 @@ function explainRun(out: RunResult, surface?: Surface): Explained {
           : ", not retryable"
       }`,
       out.error,
+      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"
