@@ -34,7 +34,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
-    `Codex threads (interactive, codex exec), newest first: id, name, status, folder (last path segment)${
+    `Codex threads (interactive, codex exec), newest first: id, name, status, folder${
       caps.turnStart ? ", cwd" : ""
     }, updatedAt${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
   inputSchema: input,

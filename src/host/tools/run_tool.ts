@@ -187,7 +187,6 @@ function explainRun(out: RunResult, surface?: Surface): Explained {
           : ", not retryable"
       }`,
       out.error,
-      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"
@@ -223,6 +222,7 @@ const TURN_ENDED: Record<string, string> = {
 
 /** What to do after a turn that ended. */
 function endedNext(out: RunResult): string {
+  if (out.fix) return sentence(`Fix: ${out.fix}`);
   if (out.retryable) {
     return `The turn ended; it may be retried${
       out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""

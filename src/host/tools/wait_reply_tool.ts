@@ -96,7 +96,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several, returns {until, done, messages}.",
+    "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several at once.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
