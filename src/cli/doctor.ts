@@ -11,6 +11,7 @@ import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
+import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
@@ -160,7 +161,7 @@ async function checkAppServer(
     const [page, account] = await connection.operation(
       async (s) => {
         const read = [
-          await s.call("thread/list", { limit: 1 }),
+          await s.call("thread/list", { limit: 1, sourceKinds: LISTED_SOURCE_KINDS }),
           await s.call("account/read", {}),
         ] as const;
         // The providers' key variables (environment section); a failed read checks none.

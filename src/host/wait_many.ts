@@ -267,7 +267,7 @@ async function readDue(
   const readAll = async (s: Session) => {
     for (const e of due) {
       e.last = await readReply(s, { threadId: e.threadId, clientMessageId: e.clientMessageId });
-      if (isSettled(e.last)) e.result = { ...e.last, timedOut: false };
+      if (isSettled(e.last, pass.watched)) e.result = { ...e.last, timedOut: false };
     }
   };
   if (session) await readAll(session);

@@ -97,11 +97,16 @@ export interface WaitOptions {
 /**
  * Whether a read ends the wait: a final answer observed, the matched turn in
  * a terminal status (`completed`, `failed`, `interrupted` with `completedAt`),
- * an ambiguous match, or nothing observable (`unavailable`). `no_match` (the
- * message may still be queued) and an observed turn still running do not.
+ * an ambiguous match, a message in neither the queue nor the thread
+ * (`not_found`), or nothing observable (`unavailable`). `no_match` (in older
+ * items) and an observed turn still running do not; nor does `queued`,
+ * unless no turn runs on the thread and nothing `watched` could start it
+ * (spawn mode: only a Codex process resuming the thread starts it, which
+ * waiting does not bring about; a daemon may start it at once).
  */
-export function isSettled(result: ReadReplyResult): boolean {
+export function isSettled(result: ReadReplyResult, watched = true): boolean {
   if (result.status === "no_match") return false;
+  if (result.status === "queued") return !watched && result.turnRunning === false;
   if (result.status !== "observed") return true;
   // Stryker disable next-line ConditionalExpression: an observed read always carries its turn (buildReadResult): the check only narrows the type
   return result.replies.length > 0 || (result.turn !== null && isTerminal(result.turn.status));
@@ -147,7 +152,7 @@ export async function waitForReply(
     for (let reads = 1;; reads++) {
       const seen = wake.count;
       const last = await read(session, request);
-      if (isSettled(last)) return { ...last, timedOut: false };
+      if (isSettled(last, watched)) return { ...last, timedOut: false };
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
       // Only an observed read carries a turn (buildReadResult in reply/read_result.ts).

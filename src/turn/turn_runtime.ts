@@ -13,6 +13,7 @@
 import type { RpcId, TurnError } from "../codex/types.ts";
 import type { RelayError } from "../core/errors.ts";
 import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
+import { type Cancelled, cancelledNote } from "../elicit/refusals.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
@@ -220,6 +221,11 @@ export class TurnRuntime implements RuntimeHandle {
   /** RuntimeHandle: an accepted answer went to Codex as `decline`, because of `problem`. */
   answerRefused(summary: string, problem: string): void {
     this.addNote(`Your answer to "${summary.slice(0, 120)}" counted as a decline: ${problem}`);
+  }
+
+  /** RuntimeHandle: a request was answered `cancel`; the result names it. */
+  requestCancelled(cancelled: Cancelled): void {
+    this.addNote(cancelledNote(cancelled));
   }
 
   /** Records something the client should know about the run (results carry it as `notes`). */

@@ -41,7 +41,7 @@ import {
   utf8,
   withWorld,
 } from "./_relay_e2e.ts";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, withoutNext } from "../../testing/call_tool.ts";
 
 const BIN = e2eCodex("tests/e2e/relay_e2e_test.ts");
 const ignore = BIN === null;
@@ -311,7 +311,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "e2e relay: codex_read_reply reports no_match, thread_not_found and legacy_history",
+  name: "e2e relay: codex_read_reply reports not_found, thread_not_found and legacy_history",
   ignore,
   fn: () =>
     withWorld({}, async (w) => {
@@ -328,8 +328,10 @@ Deno.test({
       const relay = await w.relay(READ);
       const unknownId = crypto.randomUUID();
       const none = await readReply(relay, { threadId: seed.threadId, clientMessageId: unknownId });
-      assert.deepEqual(none.out, {
-        status: "no_match",
+      // In neither the queue nor the thread (issue 32): not_found, with what to do next.
+      assert.match(String(none.out.next), /Check the threadId and clientMessageId/);
+      assert.deepEqual(withoutNext(none.out), {
+        status: "not_found",
         threadId: seed.threadId,
         clientMessageId: unknownId,
         turn: null,

@@ -212,6 +212,19 @@ Deno.test("doctor --codex: names the binary and why, and the run permission that
     assert.match(gone.out, /fix: register the relay again \(deno run .*mod\.ts install\)/);
   });
 });
+
+Deno.test("doctor counts the threads codex_list_threads lists: a codex exec thread, not a sub-agent's (issue 32)", async () => {
+  await withFixture({ threads: [thread({ source: "exec" })] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(out, /ok +CODEX_HOME \(.*\) has threads/);
+  });
+  await withFixture({ threads: [thread({ source: "subAgentReview" })] }, async (f) => {
+    const { out } = await doctor(f.env);
+    assert.match(out, /info +CODEX_HOME \(.*\) has no threads yet/);
+  });
+});
+
 Deno.test("doctor: a codex that cannot start (npm's codex, no node on PATH) shows Codex's own error and the fix", async () => {
   const bin = await Deno.makeTempDir({ prefix: "codex-relay-nonode-" });
   try {

@@ -27,7 +27,7 @@ import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import type { Capabilities } from "../../src/core/capabilities.ts";
 import { allowedMethods } from "../../src/codex/methods.ts";
-import type { CallContext, Tool } from "../../src/host/tool.ts";
+import { type CallContext, type Tool, toolText } from "../../src/host/tool.ts";
 import { listThreadsTool } from "../../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
@@ -433,7 +433,7 @@ Deno.test("fault matrix: a helper that never answers times every tool out (in pr
       assert.equal(connection.stats.alive, 1, `${name}: not timed out before its deadline`);
       clock.advance(1);
       const out = await pending as Record<string, unknown>;
-      const text = tool.render(out);
+      const text = toolText(tool, out);
       assertSeen(name, out, text, c.seen[name], s, `never_answers/${name} (in process)`);
       if (name === "codex_queue_message") receipts.push(out);
       const silent = (await f.spawned())[before];
@@ -814,7 +814,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       clock.advance(1);
       const out = await pending as Record<string, unknown>;
       if (site === "turn/interrupt") {
-        const text = interruptTool.render(out as never);
+        const text = toolText(interruptTool, out as never);
         assertInterrupt(
           { structuredContent: out, content: [{ type: "text", text }] },
           c.turnStart.codex_interrupt,
@@ -822,7 +822,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
         );
         assert.match(text, /did not confirm/, `${label}: the text says why`);
       } else {
-        const text = runTool.render(out as never);
+        const text = toolText(runTool, out as never);
         const rig = { receipts: [] as Record<string, unknown>[] } as unknown as TurnRig;
         assertRun(
           rig,
