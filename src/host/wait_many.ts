@@ -27,6 +27,7 @@ import {
 import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import {
+  duplicateAt,
   mergeResults,
   summaryText,
   untilReached,
@@ -38,13 +39,21 @@ import type { TurnRuntime } from "../turn/turn_runtime.ts";
 import {
   attachForWait,
   declinedOf,
+  lostWait,
   pendingSummaries,
+  settledWait,
   takeAnswers,
   type WaitMessageResult,
   waitOutput,
 } from "./follow_turn.ts";
-import { askable, inputRound, MAX_ROUNDS_PER_CALL, type RoundState } from "./input_rounds.ts";
-import type { CallContext } from "./tool.ts";
+import {
+  askable,
+  inputRound,
+  MAX_ROUNDS_PER_CALL,
+  roundBelongs,
+  type RoundState,
+} from "./input_rounds.ts";
+import { type CallContext, ToolRefusal } from "./tool.ts";
 
 /** What a wait on several messages is asked. */
 export interface WaitManyInput {
@@ -90,11 +99,13 @@ interface Pass {
 /** Runs the wait; an `inputRequired` round when a followed turn asks the user something. */
 export async function waitMany(input: WaitManyInput, ctx: CallContext): Promise<WaitManyOutcome> {
   const entries = await resolveAll(input.messages, ctx);
+  // The same message named twice (an id in another case, or by name): refused as a literal repeat.
+  const dup = duplicateAt(entries.map(refOf));
+  if (dup >= 0) throw new ToolRefusal(`messages[${dup}] repeats an earlier message`);
   const state = ctx.mcp.mcpReq.requestState<RoundState>();
   let round = 0;
   if (state !== undefined) {
-    const belongs = state.tool === "codex_wait_reply" &&
-      JSON.stringify(state.messages) === JSON.stringify(entries.map(refOf));
+    const belongs = roundBelongs(state, { tool: "codex_wait_reply", messages: entries.map(refOf) });
     takeAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses, belongs);
     round = state.round;
   }
@@ -151,16 +162,11 @@ async function locate(e: Entry, ctx: CallContext): Promise<void> {
     return;
   }
   const run = ctx.turns.finished(e.threadId, e.clientMessageId);
-  if (run?.replies) {
-    e.result = waitOutput({
-      kind: "read",
-      read: run.replies,
-      timedOut: false,
-      ...declinedOf(run.snapshot),
-    });
+  if (run) {
+    e.result = waitOutput(settledWait(run));
     return;
   }
-  if (!run) e.runtime = await attachForWait(refOf(e), ctx);
+  e.runtime = await attachForWait(refOf(e), ctx);
 }
 
 async function follow(
@@ -220,20 +226,13 @@ async function settleFollowed(entries: Entry[], ctx: CallContext): Promise<void>
     const runtime = e.runtime;
     if (!runtime || e.result) continue;
     if (runtime.lost) {
+      e.result = waitOutput(lostWait(e, runtime.snapshot()));
       e.runtime = undefined;
       continue;
     }
     if (!runtime.ended) continue;
-    const run = await ctx.turns.settled(runtime);
+    e.result = waitOutput(settledWait(await ctx.turns.settled(runtime)));
     e.runtime = undefined;
-    if (!run.replies) continue;
-    e.result = waitOutput({
-      kind: "read",
-      read: run.replies,
-      timedOut: false,
-      notes: run.snapshot.notes,
-      ...declinedOf(run.snapshot),
-    });
   }
 }
 

@@ -7,11 +7,12 @@
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { replySchema } from "../reply/schemas.ts";
+import { type ReadReplyResult, replySchema } from "../reply/schemas.ts";
+import { buildReadResult } from "../reply/read_result.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
-import type { FinishedRun } from "./finished_runs.ts";
+import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
 
 /** A run's turn status as tools report it. */
@@ -200,4 +201,27 @@ export function withdrawnResult(w: WithdrawResult): InterruptResult {
     threadId: w.threadId,
     turn: null,
   };
+}
+
+/**
+ * What a wait reports of a run that ended: the replies read at its end, with
+ * its known end. When they could not be read (its app-server was lost with
+ * it), the end the run saw: its turn with that status and no replies, or,
+ * when no turn had started, `unavailable` (`connection_lost`).
+ */
+export function endedRead(run: FinishedRun): ReadReplyResult {
+  if (run.replies) return run.replies;
+  const { snapshot } = run;
+  const scope = { threadId: snapshot.threadId, clientMessageId: snapshot.clientMessageId };
+  const status = snapshot.phase === "queued" || snapshot.phase === "running"
+    ? "unverified"
+    : snapshot.phase;
+  if (snapshot.turnId === null) {
+    return buildReadResult({ ...scope, match: { kind: "unavailable", reason: "connection_lost" } });
+  }
+  return buildReadResult({
+    ...scope,
+    match: { kind: "observed", turnId: snapshot.turnId, itemId: "" },
+    turnStatus: status,
+  });
 }

@@ -50,6 +50,7 @@ export function turnMachinery(options: MachineryOptions): TurnMachinery {
     limits: options.limits ?? DEFAULT_TURN_LIMITS,
     readsReplies: options.readsReplies,
     shared: connection.capabilities.shared,
+    connection,
   });
   const starts = new TurnStarts({
     connection,

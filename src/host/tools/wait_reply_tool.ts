@@ -75,6 +75,8 @@ const messageResultSchema = readReplySchema.extend({
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
   notes: z.array(z.string()).optional(),
   declinedRequests: declinedRequestsSchema,
+  /** How the followed run failed (its known end), when it did. */
+  error: z.string().optional(),
 });
 
 /**
@@ -167,7 +169,9 @@ function renderOne(out: SingleOutput): string {
   const waited = out.timedOut && out.status === "no_match"
     ? " The wait timed out; call codex_wait_reply again to keep waiting."
     : "";
-  return sentences(read.trim(), ...notes, pending, declinedText(out.declinedRequests)) + waited;
+  const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
+  return sentences(read.trim(), failed, ...notes, pending, declinedText(out.declinedRequests)) +
+    waited;
 }
 
 /** Several messages: the count, then each message's text in order. */
