@@ -15,15 +15,7 @@ import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Pending } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { resolveRef } from "../ops/resolve_thread.ts";
-import {
-  isSettled,
-  pause,
-  WAIT_BACKOFF,
-  WAIT_MARGIN_MS,
-  Wake,
-  WAKING,
-  WATCHED_BACKOFF,
-} from "../ops/wait_reply.ts";
+import { isSettled, Pacing, pause, WAIT_MARGIN_MS, Wake, WAKING } from "../ops/wait_reply.ts";
 import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import {
@@ -89,11 +81,11 @@ interface Pass {
   sent: string;
   notices: number;
   nextReadAt: number;
-  step: number;
+  /** The reads' pacing (the single wait's). */
+  pacing: Pacing;
   wake: Wake;
   /** `wake.count` at the last read: a poke since makes the next read due at once. */
   wakesAtRead: number;
-  watched: boolean;
 }
 
 /** Runs the wait; an `inputRequired` round when a followed turn asks the user something. */
@@ -190,10 +182,9 @@ async function follow(
     sent: "",
     notices: 0,
     nextReadAt: clock.now(),
-    step: 0,
+    pacing: new Pacing(unwatch.some((u) => u !== undefined)),
     wake,
     wakesAtRead: 0,
-    watched: unwatch.some((u) => u !== undefined),
   };
   try {
     while (true) {
@@ -262,7 +253,7 @@ async function readDue(
   const woke = pass.wake.count !== pass.wakesAtRead;
   if (!woke && now < pass.nextReadAt && now < pass.deadline) return;
   pass.wakesAtRead = pass.wake.count;
-  if (woke) pass.step = 0;
+  if (woke) pass.pacing.restart();
   const readAll = async (s: Session) => {
     for (const e of due) {
       e.last = await readReply(s, { threadId: e.threadId, clientMessageId: e.clientMessageId });
@@ -271,13 +262,7 @@ async function readDue(
   };
   if (session) await readAll(session);
   else await ctx.connection.operation(readAll, { signal: ctx.signal, label: "wait" });
-  // A turn that reads as unverified runs outside the watched connection: no wake will come.
-  const elsewhere = due.some((e) =>
-    e.last?.status === "observed" && e.last.turn?.status === "unverified"
-  );
-  const pace = pass.watched && !elsewhere ? WATCHED_BACKOFF : WAIT_BACKOFF;
-  pass.nextReadAt = ctx.clock.now() + Math.min(pace.initialMs * 2 ** pass.step, pace.maxMs);
-  pass.step = Math.min(pass.step + 1, 16);
+  pass.nextReadAt = ctx.clock.now() + pass.pacing.after(due.map((e) => e.last));
 }
 
 /** Sends the summary ("2 of 5 done; 1 waiting for approval") when it changed. */

@@ -50,7 +50,6 @@ export function turnMachinery(options: MachineryOptions): TurnMachinery {
     limits: options.limits ?? DEFAULT_TURN_LIMITS,
     readsReplies: options.readsReplies,
     shared: connection.capabilities.shared,
-    connection,
   });
   const starts = new TurnStarts({
     connection,

@@ -10,7 +10,7 @@
 import { asRelayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
-import { type Connection, type HeldConnection, heldSession } from "../connect/connection.ts";
+import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Receipt } from "../ops/queue_message.ts";
 import { readReply } from "../ops/read_reply.ts";
@@ -36,16 +36,12 @@ export interface RegistryDeps {
    * turn, and at shutdown they detach, leaving their turns running.
    */
   shared?: boolean;
-  /** Reads a run's replies when its own connection ended with it (spawn: the turn host lost). */
-  connection?: Connection;
   /** Wall-clock milliseconds, for the runs' `startedAt` (default `Date.now`). */
   wallNow?: () => number;
 }
 
 /** Budget of reading a finished run's replies on its own connection. */
 const SETTLE_READ_MS = 20_000;
-/** Budget of reading them on a fresh operation when its connection ended with it. */
-const LOST_READ_MS = 1_500;
 
 /** What an interrupt says of a run that ended before anything was queued. */
 export const CANCELLED_START = "codex_interrupt cancelled the run before its message was queued";
@@ -238,25 +234,17 @@ export class TurnRegistry {
   }
 
   /**
-   * The ended run's replies: on its own connection, or, when that ended with
-   * it (spawn: the turn host lost), on a fresh operation within a short budget.
+   * The ended run's replies, read on its own connection. When that ended with
+   * it (spawn: the turn host lost) none are read: the run's known end answers
+   * at once (`endedRead` in `run_result.ts`).
    */
   async #readReplies(runtime: TurnRuntime): Promise<ReadReplyResult | undefined> {
+    if (!runtime.alive) return undefined;
     const never = new AbortController().signal;
     const scope = { threadId: runtime.threadId, clientMessageId: runtime.clientMessageId };
     try {
-      if (runtime.alive) {
-        const { clock } = this.#deps;
-        return await readReply(
-          heldSession(runtime.connection, never, SETTLE_READ_MS, clock),
-          scope,
-        );
-      }
-      return await this.#deps.connection?.operation((s) => readReply(s, scope), {
-        signal: never,
-        budgetMs: LOST_READ_MS,
-        label: "settle",
-      });
+      const session = heldSession(runtime.connection, never, SETTLE_READ_MS, this.#deps.clock);
+      return await readReply(session, scope);
     } catch (error) {
       this.#deps.log.warn("reading replies failed", { reason: asRelayError(error).reason });
       return undefined;
