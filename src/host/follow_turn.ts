@@ -78,7 +78,7 @@ function running(runtime: TurnRuntime, router: ElicitationRouter, lost = false):
   return {
     kind: "running",
     snapshot: runtime.snapshot(),
-    pending: pendingSummaries(router, runtime),
+    pendingApprovals: pendingSummaries(router, runtime),
     ...(lost ? { lost: true as const } : {}),
   };
 }
@@ -130,8 +130,8 @@ export function waitOutput(f: Extract<WaitFollowed, { kind: "read" }>): WaitMess
   return {
     ...f.read,
     timedOut: f.timedOut,
-    ...(f.pending?.length ? { pendingApprovals: f.pending } : {}),
-    ...(f.declined ? { declinedRequests: f.declined } : {}),
+    ...(f.pendingApprovals?.length ? { pendingApprovals: f.pendingApprovals } : {}),
+    ...(f.declinedRequests ? { declinedRequests: f.declinedRequests } : {}),
     ...(f.notes?.length ? { notes: f.notes } : {}),
     ...(f.error ? { error: f.error } : {}),
   };
@@ -173,8 +173,8 @@ export type WaitFollowed =
     kind: "read";
     read: ReadReplyResult;
     timedOut: boolean;
-    pending?: PendingSummary[];
-    declined?: PendingSummary[];
+    pendingApprovals?: PendingSummary[];
+    declinedRequests?: PendingSummary[];
     /** The run's notes (an answer that counted as a decline). */
     notes?: string[];
     /** How the run failed, when it did. */
@@ -232,7 +232,9 @@ export async function followForWait(
     kind: "read",
     read: await readReply(session, args),
     timedOut: true,
-    ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
+    ...(followed.pendingApprovals.length > 0
+      ? { pendingApprovals: followed.pendingApprovals }
+      : {}),
     ...declinedOf(followed.snapshot),
     notes: followed.snapshot.notes,
   };
@@ -259,9 +261,8 @@ export async function attachForWait(
 }
 
 /** The run's declined requests, as a followed wait carries them. */
-export function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {
-  const { declinedRequests } = runDeclined(snapshot);
-  return declinedRequests ? { declined: declinedRequests } : {};
+export function declinedOf(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+  return runDeclined(snapshot);
 }
 
 function scopeOf(args: { threadId: string; clientMessageId: string }) {

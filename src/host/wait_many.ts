@@ -361,7 +361,7 @@ async function standing(
     kind: "read",
     read,
     timedOut: true,
-    ...(pending.length > 0 ? { pending } : {}),
+    ...(pending.length > 0 ? { pendingApprovals: pending } : {}),
     ...declinedOf(snapshot),
     notes: snapshot.notes,
   });

@@ -37,8 +37,13 @@ export const declinedRequestsSchema = z.array(pendingApprovalSchema).optional().
 
 /** The `declinedRequests` field of a snapshot: present only when something was declined. */
 export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
-  return snapshot.declined.length > 0
-    ? { declinedRequests: snapshot.declined.map((d) => ({ method: d.method, summary: d.summary })) }
+  return snapshot.declinedRequests.length > 0
+    ? {
+      declinedRequests: snapshot.declinedRequests.map((d) => ({
+        method: d.method,
+        summary: d.summary,
+      })),
+    }
     : {};
 }
 /** An earlier queued message whose turn the start also started. */
@@ -143,7 +148,7 @@ export type RunEnd =
   | {
     kind: "running";
     snapshot: RunSnapshot;
-    pending: PendingSummary[];
+    pendingApprovals: PendingSummary[];
     /** Following stopped because the shared connection was lost. */
     lost?: true;
   };
@@ -162,10 +167,10 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
   };
-  if (snapshot.earlier.length > 0) out.earlierMessages = snapshot.earlier;
+  if (snapshot.earlierMessages.length > 0) out.earlierMessages = snapshot.earlierMessages;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
-    if (end.pending.length > 0) out.pendingApprovals = end.pending;
+    if (end.pendingApprovals.length > 0) out.pendingApprovals = end.pendingApprovals;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;

@@ -43,9 +43,9 @@ export interface RunSnapshot {
   error?: string;
   itemsCompleted: number;
   /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
-  declined: DeclinedRequest[];
+  declinedRequests: DeclinedRequest[];
   /** Earlier queued messages whose turns this start also started (their ids, never text). */
-  earlier: EarlierMessage[];
+  earlierMessages: EarlierMessage[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
 }

@@ -272,8 +272,8 @@ function startSnapshot(run: Run<TurnRuntime>): RunSnapshot {
     turnId: null,
     phase: phaseOf(run.state),
     itemsCompleted: 0,
-    declined: [],
-    earlier: [],
+    declinedRequests: [],
+    earlierMessages: [],
     notes: [CANCELLED_START],
   };
 }

@@ -182,8 +182,8 @@ export class TurnRuntime implements RuntimeHandle {
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#events.itemsCompleted,
-      declined: this.#declined.map((d) => ({ ...d })),
-      earlier: this.#events.story.earlier,
+      declinedRequests: this.#declined.map((d) => ({ ...d })),
+      earlierMessages: this.#events.story.earlier,
       notes: this.#events.story.notes,
     };
   }

@@ -24,8 +24,8 @@ const snapshot = (threadId: string, clientMessageId: string) => ({
   turnId: "t",
   phase: "completed" as const,
   itemsCompleted: 0,
-  declined: [],
-  earlier: [],
+  declinedRequests: [],
+  earlierMessages: [],
   notes: [],
 });
 
