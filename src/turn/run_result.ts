@@ -9,6 +9,7 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { type ReadReplyResult, replySchema } from "../reply/schemas.ts";
 import { buildReadResult } from "../reply/read_result.ts";
+import { CANCELLED_START } from "./run_state.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
@@ -181,8 +182,10 @@ export function interruptResult(threadId: string, run: FinishedRun | undefined):
   if (!run) return { status: "not_running", threadId, turn: null };
   const turn = runTurn(run.snapshot, false);
   const { failureClass, error } = runFailure(run.snapshot);
+  const cancelled = run.snapshot.notes.includes(CANCELLED_START);
   return {
     status: turn?.status === "interrupted" ? "interrupted" : "ended",
+    ...(cancelled ? { message: CANCELLED_START } : {}),
     threadId,
     turn,
     ...(failureClass ? { failureClass } : {}),

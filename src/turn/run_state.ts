@@ -18,6 +18,9 @@
  * @module
  */
 
+/** What an interrupt says of a run it ended before its message was queued. */
+export const CANCELLED_START = "codex_interrupt cancelled the run before its message was queued";
+
 /** How a run's turn ended. */
 export type RunEnd = "completed" | "failed" | "interrupted";
 

@@ -18,7 +18,7 @@ import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 import type { ListedRun } from "../ops/listed_runs.ts";
 import { type FinishedRun, type Run, RunBook } from "./run_book.ts";
-import { phaseOf, type RunState } from "./run_state.ts";
+import { CANCELLED_START, phaseOf, type RunState } from "./run_state.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
 
 export type { FinishedRun, Run } from "./run_book.ts";
@@ -43,8 +43,7 @@ export interface RegistryDeps {
 /** Budget of reading a finished run's replies on its own connection. */
 const SETTLE_READ_MS = 20_000;
 
-/** What an interrupt says of a run that ended before anything was queued. */
-export const CANCELLED_START = "codex_interrupt cancelled the run before its message was queued";
+export { CANCELLED_START } from "./run_state.ts";
 
 /** The registry. */
 export class TurnRegistry {

@@ -59,6 +59,7 @@ for (const mode of ["spawn", "daemon"] as const) {
         await hold.reached();
         const stopped = await call(relay, "codex_interrupt", { threadId: t.id });
         assert.equal(stopped.out.status, "interrupted", stopped.text);
+        assert.match(stopped.text, /cancelled the run before its message was queued/);
         const run = await within(running, "codex_run answering after the interrupt");
         const receipt = run.out.receipt as Structured;
         assert.equal(receipt.status, "not_sent", run.text);

@@ -77,6 +77,7 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
           ? sentences(`Nothing was interrupted or withdrawn: ${out.message}`)
           : `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`;
       case "interrupted":
+        if (out.message) return sentences(`Interrupted on thread ${out.threadId}: ${out.message}`);
         return sentences(
           `Interrupted the turn on thread ${out.threadId}; the thread is released`,
           out.error,
