@@ -20,7 +20,12 @@ import { type RunOptions, unapplied } from "./run_options.ts";
 import type { RunParams } from "../codex/methods.ts";
 import type { ReasonCode } from "../core/errors.ts";
 import type { Receipt } from "../ops/queue_message.ts";
-import { CANCELLED_START, type Run, type TurnRegistry } from "./turn_registry.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** What the start reports to `TurnStarts` (its `Attempt`). */
@@ -77,12 +82,12 @@ export async function resumeThenQueue(
   } catch (error) {
     const e = asRelayError(error);
     if (e.reason !== "held_elsewhere") return { reason: e.reason, message: e.message, runtime };
-    if (run.state.kind === "ended") return cancelled(runtime);
+    if (cancelledByInterrupt(run)) return cancelled(runtime);
     registry.writing(run);
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     return { receipt, reason: receipt.status === "queued" ? e.reason : undefined, runtime };
   }
-  if (run.state.kind === "ended") return cancelled(runtime);
+  if (cancelledByInterrupt(run)) return cancelled(runtime);
   registry.writing(run);
   const receipt = await queueMessage(session, threadId, text, clientMessageId);
   if (receipt.status !== "queued") return { receipt, runtime, failed: true };

@@ -148,8 +148,10 @@ export class TurnRegistry {
    */
   drop(run: Run<TurnRuntime>): void {
     if (run.handle) this.#deps.router.forget(run.handle);
-    const cancelled = run.state.kind === "ended";
-    this.#book.forget(run, cancelled ? { snapshot: startSnapshot(run) } : undefined);
+    this.#book.forget(
+      run,
+      cancelledByInterrupt(run) ? { snapshot: startSnapshot(run) } : undefined,
+    );
   }
 
   /**
@@ -261,6 +263,14 @@ function knownEnd(read: ReadReplyResult, snapshot: RunSnapshot): ReadReplyResult
   const phase = snapshot.phase;
   if (phase === "queued" || phase === "running") return read;
   return { ...read, turn: { ...read.turn, status: phase } };
+}
+
+/**
+ * Whether an interrupt ended `run` while it started (not a failure of its
+ * connection, which ends it too, and not a shutdown, which only aborts it).
+ */
+export function cancelledByInterrupt(run: Run<TurnRuntime>): boolean {
+  return run.cancel.signal.aborted && run.state.kind === "ended" && run.state.end === "interrupted";
 }
 
 /** The snapshot of a run cancelled while it started: interrupted, nothing queued. */

@@ -31,7 +31,12 @@ import {
   tighterOf,
 } from "./run_options.ts";
 import { resumeThenQueue } from "./resume_then_queue.ts";
-import { CANCELLED_START, type Run, type TurnRegistry } from "./turn_registry.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 import { canonicalRef, isUuid } from "../ops/inputs.ts";
 
@@ -43,7 +48,7 @@ type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
  * queued: `not_sent`, `cancelled`, nothing started.
  */
 function cancelledStart(run: Run<TurnRuntime> | undefined): StartResult | undefined {
-  if (run?.state.kind !== "ended") return undefined;
+  if (!run || !cancelledByInterrupt(run)) return undefined;
   const message = CANCELLED_START;
   return {
     receipt: {
