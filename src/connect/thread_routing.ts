@@ -34,6 +34,7 @@ type Watcher = (method: string, params: unknown) => void;
 /** The watchers of operations, by thread, and the routing of frames to views and watchers. */
 export class ThreadRouting {
   readonly #watchers = new Map<string, Set<Watcher>>();
+  readonly #all = new Set<Watcher>();
   readonly #log: Logger;
 
   constructor(log: Logger) {
@@ -48,8 +49,20 @@ export class ThreadRouting {
     set.add(watcher);
     return () => {
       set.delete(watcher);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set left in the map routes nothing (and is reused by the next watch)
       if (set.size === 0 && this.#watchers.get(threadId) === set) this.#watchers.delete(threadId);
     };
+  }
+
+  /**
+   * Observes every notification the connection carries, whatever its thread,
+   * until the returned function is called (a load's MCP server statuses,
+   * sent before the loader knows the new thread's id).
+   */
+  watchAll(onNotification: Watcher): () => void {
+    const watcher: Watcher = (method, params) => onNotification(method, params);
+    this.#all.add(watcher);
+    return () => void this.#all.delete(watcher);
   }
 
   /**
@@ -66,6 +79,8 @@ export class ThreadRouting {
         view.listeners.onNotification?.(method, params);
       }
     }
+    for (const watcher of [...this.#all]) watcher(method, params);
+    // Stryker disable next-line ConditionalExpression: there are no watchers of thread undefined
     if (threadId === undefined) return;
     for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
   }

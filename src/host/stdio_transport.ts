@@ -1,10 +1,12 @@
 /**
  * The MCP stdio transport of `serve`: newline-delimited JSON-RPC on stdin and
  * stdout, with the relay's own bound on one message. A message longer than
- * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered and
- * refused on its own (a JSON-RPC error when its id can be seen, a log line in
- * any case); a line that is not JSON, a batch and a request with `id: null`
- * get the error the JSON-RPC 2.0 spec gives. The server keeps serving.
+ * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered, scanned as
+ * it passes for its top-level id ({@linkcode LineScan}), and refused on its
+ * own: a JSON-RPC error by that id, or with `id: null` when none can be told
+ * (a notification or a response gets none; a log line in any case); a line
+ * that is not JSON, a batch and a request with `id: null` get the error the
+ * JSON-RPC 2.0 spec gives. The server keeps serving.
  *
  * Backpressure: stdin is read only while the requests read and not yet
  * answered (their answers written included) and the bytes queued for stdout
@@ -28,6 +30,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../core/log.ts";
 import { WireBudget, type WireId } from "./wire_budget.ts";
+import { LineScan } from "./line_scan.ts";
 
 /**
  * The longest MCP message accepted from the client, in bytes (one line, its
@@ -36,9 +39,6 @@ import { WireBudget, type WireId } from "./wire_budget.ts";
  * tens of KiB.
  */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** Bytes kept of each end of an oversized line, to find its id. */
-const SNIFF_BYTES = 1024;
 
 /** JSON-RPC 2.0 error codes. */
 const PARSE_ERROR = -32700;
@@ -145,6 +145,15 @@ export class LineStdioTransport implements Transport {
     return this.#budget.idle();
   }
 
+  /**
+   * Resolves once every queued line is written, then gives the output back
+   * (its writer's lock released; the stream is left open for its owner).
+   */
+  async releaseOutput(): Promise<void> {
+    await this.#writing;
+    this.#writer.releaseLock();
+  }
+
   /** Stops reading stdin and fires `onclose` (once). */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -154,6 +163,7 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
+  // Stryker disable next-line BooleanLiteral: every caller says whether it writes an answer
   #write(line: string, answer = false): Promise<void> {
     const bytes = encoder.encode(line + "\n");
     this.#budget.queued(bytes.length);
@@ -161,6 +171,7 @@ export class LineStdioTransport implements Transport {
       this.#budget.written(bytes.length, answer)
     );
     this.#writing = done.catch((error) => {
+      // Stryker disable next-line OptionalChaining: a stdout that failed once is errored for good: every later write fails either way
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
     return done;
@@ -169,7 +180,9 @@ export class LineStdioTransport implements Transport {
   /** Waits, when a bound is reached, until the client has taken enough (backpressure). */
   async #roomToRead(): Promise<void> {
     const full = this.#budget.full;
+    // Stryker disable next-line ConditionalExpression: room() resolves at once when no bound is reached
     if (full === undefined) return;
+    // Stryker disable next-line ObjectLiteral: only logged
     const held = { unanswered: this.#budget.unanswered, bytes: this.#budget.unwrittenBytes };
     this.#log.debug("stdin paused", { bound: full, ...held });
     await this.#budget.room();
@@ -179,53 +192,46 @@ export class LineStdioTransport implements Transport {
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     let parts: Uint8Array[] = [];
     let size = 0;
-    /** The line being skipped (over the bound): its first and last bytes, and its length. */
-    let skipping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
+    /** The line being skipped (over the bound): its scan and its length. */
+    let skipping: { scan: LineScan; bytes: number } | undefined;
     try {
       while (!this.#closed) {
+        // Stryker disable next-line ConditionalExpression: #roomToRead() returns at once when no bound is reached
         if (this.#budget.full !== undefined) await this.#roomToRead();
+        // Stryker disable next-line ConditionalExpression: close() cancels the reader: the next read is done
         if (this.#closed) return;
         const { value, done } = await reader.read();
         if (done) return;
         let start = 0;
+        // Stryker disable next-line EqualityOperator: at a chunk's end the piece is empty: nothing is added
         while (start < value.length) {
           const nl = value.indexOf(NEWLINE, start);
           const end = nl === -1 ? value.length : nl;
           const piece = value.subarray(start, end);
           if (!skipping && size + piece.length > this.#max) {
-            const seen = concatBytes(parts, size);
-            skipping = {
-              head: seen.subarray(0, SNIFF_BYTES).slice(),
-              tail: lastBytes(seen, SNIFF_BYTES).slice(),
-              bytes: size,
-            };
+            skipping = { scan: new LineScan(), bytes: size };
+            for (const part of parts) skipping.scan.push(part);
             parts = [];
             size = 0;
           }
           if (skipping) {
             skipping.bytes += piece.length;
-            if (skipping.head.length < SNIFF_BYTES) {
-              skipping.head = join(
-                skipping.head,
-                piece.subarray(0, SNIFF_BYTES - skipping.head.length),
-              );
-            }
-            skipping.tail = lastBytes(
-              join(skipping.tail, lastBytes(piece, SNIFF_BYTES)),
-              SNIFF_BYTES,
-            );
+            skipping.scan.push(piece);
           } else if (nl === -1) {
+            // Stryker disable next-line MethodExpression: stdin's chunks are never written to again
             parts.push(piece.slice());
             size += piece.length;
           }
           if (nl === -1) break;
           start = nl + 1;
+          // Stryker disable next-line ConditionalExpression: #roomToRead() returns at once when no bound is reached
           if (this.#budget.full !== undefined) await this.#roomToRead();
           if (this.#closed) return;
           if (skipping) {
-            this.#oversized(skipping.head, skipping.tail, skipping.bytes);
+            this.#oversized(skipping.scan, skipping.bytes);
             skipping = undefined;
           } else {
+            // Stryker disable next-line ConditionalExpression: concatenating one piece gives the same bytes
             const line = parts.length === 0
               ? piece
               : concatBytes([...parts, piece], size + piece.length);
@@ -236,10 +242,13 @@ export class LineStdioTransport implements Transport {
         }
       }
     } catch (error) {
+      // Stryker disable BlockStatement: the finally block below: the lock of a stream that ended or was cancelled is never taken again
+      // Stryker disable next-line ConditionalExpression: only a log line
       if (!this.#closed) {
         this.#log.warn("stdin failed", { error: error instanceof Error ? error.message : "" });
       }
     } finally {
+      // Stryker restore BlockStatement
       reader.releaseLock();
     }
   }
@@ -247,6 +256,7 @@ export class LineStdioTransport implements Transport {
   /** One complete line (at most the bound): a message, or the error the spec gives. */
   #line(bytes: Uint8Array): void {
     let text = new TextDecoder().decode(bytes);
+    // Stryker disable next-line ConditionalExpression,MethodExpression: JSON.parse and trim() ignore a trailing CR anyway
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
     let value: unknown;
@@ -266,6 +276,7 @@ export class LineStdioTransport implements Transport {
       this.#budget.read(value.id);
     } else if (isJSONRPCNotification(value) && value.method === "notifications/cancelled") {
       const cancelled = usableId((value.params as { requestId?: unknown } | undefined)?.requestId);
+      // Stryker disable next-line ConditionalExpression: no request of id null is ever owed: it is refused before it is read
       if (cancelled !== null) this.#budget.cancel(cancelled);
     }
     if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value)) {
@@ -291,16 +302,21 @@ export class LineStdioTransport implements Transport {
     );
   }
 
-  /** A line over the bound, skipped: answered by its id when one end of it shows it. */
-  #oversized(head: Uint8Array, tail: Uint8Array, bytes: number): void {
-    const id = sniffId(new TextDecoder().decode(head), new TextDecoder().decode(tail));
+  /**
+   * A line over the bound, skipped: answered by its top-level id, or with
+   * `id: null` when it has none that can be told (not a notification nor a
+   * response: those get no answer).
+   */
+  #oversized(scan: LineScan, bytes: number): void {
+    const verdict = scan.verdict();
     this.#log.warn("mcp message refused", {
       why: "too large",
       bytes,
       limitBytes: this.#max,
-      answered: id !== null,
+      answered: verdict.answer,
     });
-    if (id === null) return;
+    if (!verdict.answer) return;
+    const id = verdict.id;
     this.#error(
       id,
       INVALID_REQUEST,
@@ -310,7 +326,9 @@ export class LineStdioTransport implements Transport {
   }
 
   #error(id: Id | null, code: number, message: string, data?: unknown): void {
+    // Stryker disable next-line ConditionalExpression: reading stops at close: no refusal is made after it
     if (this.#closed) return;
+    // Stryker disable next-line ConditionalExpression: JSON.stringify drops data: undefined
     const error = data === undefined ? { code, message } : { code, message, data };
     this.#budget.refused();
     void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
@@ -318,35 +336,6 @@ export class LineStdioTransport implements Transport {
 }
 
 function usableId(id: unknown): Id | null {
+  // Stryker disable next-line LogicalOperator,ConditionalExpression: only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
-}
-
-/**
- * The top-level id of a JSON-RPC request too large to parse, from its first
- * or last bytes: `{"jsonrpc":"2.0","id":…` at the start, or `"id":…}` right
- * before the final brace (where the SDK client writes it). Only a request
- * (`"method"` present in what was seen) gets one; otherwise null.
- */
-export function sniffId(head: string, tail: string): Id | null {
-  if (!/"method"\s*:/.test(head + tail)) return null;
-  const value = String.raw`(-?\d{1,15}|"(?:[^"\\]|\\.){0,256}")`;
-  const atStart = head.match(
-    new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${value}\s*[,}]`),
-  );
-  const atEnd = tail.match(new RegExp(String.raw`[,{]\s*"id"\s*:\s*${value}\s*\}\s*\r?$`));
-  const raw = atStart?.[1] ?? atEnd?.[1];
-  if (raw === undefined) return null;
-  try {
-    return usableId(JSON.parse(raw));
-  } catch {
-    return null;
-  }
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return concatBytes([a, b], a.length + b.length);
-}
-
-function lastBytes(bytes: Uint8Array, n: number): Uint8Array {
-  return bytes.length <= n ? bytes : bytes.subarray(bytes.length - n);
 }

@@ -46,6 +46,8 @@ export interface ResumeRun {
   resumeParams?: RunParams;
   /** The options, to check that the resume applied them. */
   options?: RunOptions;
+  /** Runs after a resume that applied the options, before the message is queued (MCP servers). */
+  afterLoad?: (runtime: TurnRuntime) => Promise<void>;
 }
 
 /** Subscribes a runtime of `run` to its thread, queues the message and starts it. */
@@ -87,6 +89,7 @@ export async function resumeThenQueue(
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     return { receipt, reason: receipt.status === "queued" ? e.reason : undefined, runtime };
   }
+  await spec.afterLoad?.(runtime);
   if (cancelledByInterrupt(run)) return cancelled(runtime);
   registry.writing(run);
   const receipt = await queueMessage(session, threadId, text, clientMessageId);

@@ -12,6 +12,7 @@ import { buildReadResult } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
+import { mcpServerSchema } from "../ops/mcp_startup.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
 import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
@@ -59,6 +60,7 @@ const failureFields = {
   retryable: z.boolean().optional(),
   retryAfterMs: z.number().optional(),
   error: z.string().optional(),
+  fix: z.string().optional(),
 };
 
 /** The reply fields of a finished run (reply-read level only). */
@@ -79,6 +81,9 @@ export const runOutput = z.object({
   declinedRequests: declinedRequestsSchema,
   earlierMessages: z.array(earlierMessageSchema).optional(),
   notes: z.array(z.string()).optional(),
+  mcpServers: z.array(mcpServerSchema).optional().describe(
+    "The thread's MCP servers this turn runs without: they failed or were not ready when it started",
+  ),
   ...replyFields,
 });
 
@@ -132,6 +137,7 @@ export function runFailure(snapshot: RunSnapshot): Pick<RunResult, keyof typeof 
     if (failure.retryable && failure.retryAfterMs !== undefined) {
       out.retryAfterMs = failure.retryAfterMs;
     }
+    if (failure.fix !== undefined) out.fix = failure.fix;
   }
   if (snapshot.error) out.error = snapshot.error;
   return out;

@@ -31,6 +31,8 @@ import {
   tighterOf,
 } from "./run_options.ts";
 import { resumeThenQueue } from "./resume_then_queue.ts";
+import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,
@@ -107,6 +109,8 @@ export interface StartResult {
   runtime?: TurnRuntime;
   reason?: ReasonCode;
   message?: string;
+  /** The thread's MCP servers the turn runs without (failed, or not ready in time). */
+  mcpServers?: McpServerMissing[];
 }
 
 /** What a start's body reports. */
@@ -118,6 +122,7 @@ interface Attempt {
   failed?: boolean;
   /** The resolved thread, for the receipt of a start that failed before queueing. */
   threadId?: string;
+  mcpServers?: McpServerMissing[];
 }
 
 /** Threads whose run settings are remembered (the oldest are forgotten first). */
@@ -157,7 +162,10 @@ async function missingDirectory(session: Session, cwd: string): Promise<string |
  * comes from that cwd's config layers (a trusted project's
  * `.codex/config.toml` over the user's), so its config is read there.
  */
-async function threadCwd(session: Session, threadId: string): Promise<string> {
+async function threadRead(
+  session: Session,
+  threadId: string,
+): Promise<{ cwd: string; loaded: boolean }> {
   return await session.call("thread/read", { threadId });
 }
 
@@ -194,17 +202,34 @@ export class TurnStarts {
       }
       const run = claim(threadId);
       if (!run) return { reason: "turn_running", threadId };
-      const cwd = await threadCwd(session, threadId);
-      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
+      const read = await threadRead(session, threadId);
+      const { config, servers } = await this.#config(
+        session,
+        read.cwd,
+        options,
+        this.#applied.get(threadId),
+      );
+      // A thread loaded already started its servers then: only a load here waits for them.
+      const watch = watchMcpStartup(conn, this.#deps.clock);
+      let mcpServers: McpServerMissing[] = [];
       const attempt = await resumeThenQueue(registry, conn, session, run, {
         text,
         config,
         resumeParams: runParams(options),
         options,
-      });
+        afterLoad: async (runtime) => {
+          mcpServers = await afterLoadWait(
+            watch,
+            threadId,
+            read.loaded ? [] : servers,
+            session,
+            runtime.addNote.bind(runtime),
+          );
+        },
+      }).finally(watch.stop);
       // Refused after the resume: a loaded thread kept its own settings.
       if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-      return attempt;
+      return { ...attempt, mcpServers };
     });
   }
 
@@ -219,11 +244,15 @@ export class TurnStarts {
     return this.#start(signal, undefined, async (conn, session, claim) => {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
-      const config = await this.#config(session, cwd, options);
+      const { config, servers } = await this.#config(session, cwd, options);
+      const watch = watchMcpStartup(conn, this.#deps.clock);
       const { threadId } = await session.call("thread/start", {
         cwd,
         ...runParams(options),
         config,
+      }).catch((error) => {
+        watch.stop();
+        throw error;
       });
       this.#remember(threadId, options);
       const run = claim(threadId);
@@ -237,11 +266,18 @@ export class TurnStarts {
           runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
         }
       }
+      const mcpServers = await afterLoadWait(
+        watch,
+        threadId,
+        servers,
+        session,
+        runtime.addNote.bind(runtime),
+      );
       registry.writing(run);
       const receipt = await queueMessage(session, threadId, text, run.clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
-      return { receipt, runtime };
+      return { receipt, runtime, mcpServers };
     });
   }
 
@@ -249,19 +285,21 @@ export class TurnStarts {
    * Reads the configuration once (`config/read` at the thread's cwd, so with
    * the layers a plain resume or start there applies): refuses options
    * looser than it, and returns the `config` overrides (recursion guard,
-   * effort). Options that pass only tighten, so what they leave with the
-   * thread (Codex keeps resume overrides for later turns) is never looser.
+   * effort) and the MCP servers a load with them starts. Options that pass
+   * only tighten, so what they leave with the thread (Codex keeps resume
+   * overrides for later turns) is never looser.
    */
   async #config(
     session: Session,
     cwd: string,
     options: RunOptions,
     applied?: Applied,
-  ): Promise<Record<string, unknown>> {
-    const config = await readConfig(session.call, cwd, this.#deps.log);
-    checkTightening(config, options, applied);
-    const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
-    return runConfig(guard, options);
+  ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
+    const read = await readConfig(session.call, cwd, this.#deps.log);
+    checkTightening(read, options, applied);
+    const guard = recursionOverrides(read, this.#deps.disabledMcpServers, this.#deps.log);
+    const config = runConfig(guard, options);
+    return { config, servers: serversToStart(read, config) };
   }
 
   /**
@@ -345,7 +383,12 @@ export class TurnStarts {
       this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
     if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
-      return { receipt: attempt.receipt, runtime: attempt.runtime };
+      const { mcpServers } = attempt;
+      return {
+        receipt: attempt.receipt,
+        runtime: attempt.runtime,
+        ...(mcpServers?.length ? { mcpServers } : {}),
+      };
     }
     if (run) this.#deps.registry.drop(run);
     const broken = conn.failure !== undefined;

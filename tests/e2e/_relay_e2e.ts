@@ -5,15 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import {
-  type ApprovalSetting,
-  AppServer,
-  type CodexBinInfo,
-  codexForTests,
-  type CodexHome,
-  processesTagged,
-  relayEnv,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { type CodexBinInfo, codexForTests } from "../../testing/codex_bin.ts";
+import { type ApprovalSetting, type CodexHome, relayEnv } from "../../testing/codex_home.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import type { MockResponses } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";
@@ -153,11 +148,14 @@ export async function inWorld(
   assert.deepEqual(problems, [], "the relay exits 0 and leaves no process behind");
 }
 
-/** Live `codex app-server` processes started for this home (helpers and drivers). */
+/**
+ * Live `codex app-server` helpers started for this home (helpers and drivers):
+ * their process groups, one per helper however it was launched.
+ */
 export async function helpers(home: CodexHome): Promise<number[]> {
-  return (await processesTagged(home.root))
-    .filter((p) => / app-server(\s|$)/.test(p.cmdline))
-    .map((p) => p.pid);
+  const rows = (await processesTagged(home.root))
+    .filter((p) => / app-server(\s|$)/.test(p.cmdline));
+  return [...new Set(rows.map((p) => p.pgid))];
 }
 
 /** Starts a thread in the workspace and runs one turn with a UUID clientUserMessageId. */

@@ -12,12 +12,10 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  AppServer,
-  codexForTests,
-  type CodexHome,
-  processesTagged,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import type { CodexHome } from "../../testing/codex_home.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
@@ -66,8 +64,10 @@ async function call<N extends ToolName>(
   return result.structuredContent;
 }
 
+/** Live proxies, counted by process group (a launcher's processes count once). */
 async function proxies(root: string): Promise<number> {
-  return (await processesTagged(root)).filter((p) => / app-server proxy/.test(p.cmdline)).length;
+  const rows = (await processesTagged(root)).filter((p) => / app-server proxy/.test(p.cmdline));
+  return new Set(rows.map((p) => p.pgid)).size;
 }
 
 async function seedThreads(home: CodexHome, n: number): Promise<string[]> {

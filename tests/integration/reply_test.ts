@@ -9,7 +9,6 @@ import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fi
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
-type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
 type Protocol = (typeof PROTOCOLS)[number];
 
@@ -801,6 +800,8 @@ for (const protocol of PROTOCOLS) {
       }, { signal: controller.signal, timeout: 60_000 }).then(() => "resolved", () => "rejected");
       await w.reached();
       const cancelled = await pidAt(f, "w");
+      const cancelledHelper = f.helperOf(cancelled);
+      assert.ok(cancelledHelper !== undefined, "the waiting helper is alive");
       const reads = [0, 1, 2].map(() =>
         readReply_(client, { threadId: t.id, clientMessageId: "c1" })
       );
@@ -811,7 +812,7 @@ for (const protocol of PROTOCOLS) {
       assert.equal(await waiting, "rejected");
       const next = (await readReply_(client, { threadId: t.id, clientMessageId: "c1" })).out;
       assert.equal(next.status, "observed", "the next call got the cancelled call's slot");
-      assert.ok(!f.alive().includes(cancelled), "the cancelled helper is gone");
+      assert.ok(!f.alive().includes(cancelledHelper), "the cancelled helper is gone");
       assert.equal(f.alive().length, 3);
 
       for (const h of holds) await h.release();

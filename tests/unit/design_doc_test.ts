@@ -1,4 +1,7 @@
 /**
+ * Protects: a client author who reads docs/design.md gets the levels, tools, reasons and bounds
+ * the relay has.
+ *
  * docs/design.md is the contract: its tables (capability levels and their methods, tools,
  * what each backend can do, reasons, bounds) must say what the code does. Each test parses one
  * table of the markdown and compares it with the code's own constants.
@@ -31,6 +34,9 @@ import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
 import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
+import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
+import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
+import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
 
 const DESIGN = await Deno.readTextFile(new URL("../../docs/design.md", import.meta.url));
 const KiB = 1024;
@@ -170,15 +176,19 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
   says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
   says("active threads asked for an earlier relay's turn, per list", `${EARLIER_PROBES} (`);
+  const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
+  says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
+  says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
 });
 
-Deno.test("docs/design.md: the layout names every folder of src/", async () => {
+Deno.test("CONTRIBUTING.md: the layout names every folder of src/", async () => {
   const folders: string[] = [];
   for await (const entry of Deno.readDir(new URL("../../src/", import.meta.url))) {
     if (entry.isDirectory) folders.push(entry.name);
   }
-  const layout = DESIGN.slice(DESIGN.indexOf("## Layout"));
+  const contributing = await Deno.readTextFile(new URL("../../CONTRIBUTING.md", import.meta.url));
+  const layout = contributing.slice(contributing.indexOf("## Layout"));
   const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
   assert.deepEqual(named.sort(), folders.sort());
 });

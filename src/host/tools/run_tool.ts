@@ -95,7 +95,10 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       waitSeconds: args.waitSeconds,
       receipt: start.receipt,
     };
-    return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+    const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+    // The servers the turn runs without (issue 31); the run's notes say it in every result.
+    if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
+    return out;
   },
   render: renderRun,
 };
@@ -188,6 +191,7 @@ function renderRun(out: RunResult, surface?: Surface): string {
           : ", not retryable"
       }`,
       out.error,
+      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"
