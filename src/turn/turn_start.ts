@@ -15,7 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
+import { loginProblem, missingDirectory, threadRead } from "./start_checks.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -79,30 +79,6 @@ export interface StartDeps {
   queuedHere?: QueuedHere;
 }
 
-/**
- * Why no turn can run, asked of Codex before anything is queued
- * (`account/read`): no login and no key. A Codex that cannot answer the
- * question (an error answer) is not refused; the turn tells.
- */
-async function loginProblem(
-  session: Session,
-  env: (name: string) => string | undefined,
-): Promise<Attempt | undefined> {
-  let answer: AccountAnswer;
-  try {
-    answer = await session.call("account/read", {});
-  } catch (error) {
-    if (asRelayError(error).rpcCode !== undefined) return undefined;
-    throw error;
-  }
-  if (loginState(answer, env).kind !== "not_logged_in") return undefined;
-  return {
-    reason: "not_logged_in",
-    message:
-      `Codex is not logged in and no API key variable is set, so the turn would fail. To fix: ${LOGIN_FIX}; then call codex_run again`,
-  };
-}
-
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
 export interface StartResult {
   receipt: Receipt;
@@ -137,37 +113,6 @@ const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
   held_elsewhere:
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
-
-/**
- * Why `cwd` cannot be a new thread's directory, asked of Codex
- * (`fs/getMetadata`: the relay itself has no read permission); undefined
- * when it is a directory. Other failures (timeout, a dead helper) throw.
- */
-async function missingDirectory(session: Session, cwd: string): Promise<string | undefined> {
-  try {
-    const meta = await session.call("fs/getMetadata", { path: cwd });
-    return meta.isDirectory ? undefined : `${cwd} is not a directory`;
-  } catch (error) {
-    const e = asRelayError(error);
-    if (e.rpcCode === undefined) throw error;
-    // A Codex without the method cannot tell; thread/start will.
-    if (e.rpcCode === -32601) return undefined;
-    return `${cwd} does not exist (Codex: ${e.message})`;
-  }
-}
-
-/**
- * The thread's working directory, asked of Codex (`thread/read`, which reads
- * a stored thread without loading it). What a plain resume gives the thread
- * comes from that cwd's config layers (a trusted project's
- * `.codex/config.toml` over the user's), so its config is read there.
- */
-async function threadRead(
-  session: Session,
-  threadId: string,
-): Promise<{ cwd: string; loaded: boolean }> {
-  return await session.call("thread/read", { threadId });
-}
 
 /** Starts turns. */
 export class TurnStarts {
