@@ -15,7 +15,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
+import { loginProblem, missingDirectory, threadRead } from "./start_checks.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -30,11 +30,40 @@ import {
   runParams,
   tighterOf,
 } from "./run_options.ts";
-import { subscribeThenQueue } from "./daemon_start.ts";
+import { resumeThenQueue } from "./resume_then_queue.ts";
 import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
-import type { TurnRegistry } from "./turn_registry.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
+import { canonicalRef, isUuid } from "../ops/inputs.ts";
+
+/** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
+type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
+
+/**
+ * The result of a start an interrupt cancelled before its message was
+ * queued: `not_sent`, `cancelled`, nothing started.
+ */
+function cancelledStart(run: Run<TurnRuntime> | undefined): StartResult | undefined {
+  if (!run || !cancelledByInterrupt(run)) return undefined;
+  const message = CANCELLED_START;
+  return {
+    receipt: {
+      status: "not_sent",
+      reason: "cancelled",
+      message,
+      clientMessageId: run.clientMessageId,
+      threadId: run.threadId,
+    },
+    reason: "cancelled",
+    message,
+  };
+}
 
 /** What starting turns needs. */
 export interface StartDeps {
@@ -48,30 +77,6 @@ export interface StartDeps {
   env?: (name: string) => string | undefined;
   /** The messages this relay queued (shared with codex_queue_message; default: a new record). */
   queuedHere?: QueuedHere;
-}
-
-/**
- * Why no turn can run, asked of Codex before anything is queued
- * (`account/read`): no login and no key. A Codex that cannot answer the
- * question (an error answer) is not refused; the turn tells.
- */
-async function loginProblem(
-  session: Session,
-  env: (name: string) => string | undefined,
-): Promise<Attempt | undefined> {
-  let answer: AccountAnswer;
-  try {
-    answer = await session.call("account/read", {});
-  } catch (error) {
-    if (asRelayError(error).rpcCode !== undefined) return undefined;
-    throw error;
-  }
-  if (loginState(answer, env).kind !== "not_logged_in") return undefined;
-  return {
-    reason: "not_logged_in",
-    message:
-      `Codex is not logged in and no API key variable is set, so the turn would fail. To fix: ${LOGIN_FIX}; then call codex_run again`,
-  };
 }
 
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
@@ -109,37 +114,6 @@ const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
 
-/**
- * Why `cwd` cannot be a new thread's directory, asked of Codex
- * (`fs/getMetadata`: the relay itself has no read permission); undefined
- * when it is a directory. Other failures (timeout, a dead helper) throw.
- */
-async function missingDirectory(session: Session, cwd: string): Promise<string | undefined> {
-  try {
-    const meta = await session.call("fs/getMetadata", { path: cwd });
-    return meta.isDirectory ? undefined : `${cwd} is not a directory`;
-  } catch (error) {
-    const e = asRelayError(error);
-    if (e.rpcCode === undefined) throw error;
-    // A Codex without the method cannot tell; thread/start will.
-    if (e.rpcCode === -32601) return undefined;
-    return `${cwd} does not exist (Codex: ${e.message})`;
-  }
-}
-
-/**
- * The thread's working directory, asked of Codex (`thread/read`, which reads
- * a stored thread without loading it). What a plain resume gives the thread
- * comes from that cwd's config layers (a trusted project's
- * `.codex/config.toml` over the user's), so its config is read there.
- */
-async function threadRead(
-  session: Session,
-  threadId: string,
-): Promise<{ cwd: string; loaded: boolean }> {
-  return await session.call("thread/read", { threadId });
-}
-
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
@@ -164,12 +138,15 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
-    return this.#start(signal, ref, async (conn, session, clientMessageId) => {
+    // A UUID names the thread before any step: the run exists from the first one.
+    const known = isUuid(ref) ? canonicalRef(ref) : undefined;
+    return this.#start(signal, known, async (conn, session, claim) => {
       const threadId = await resolveThread(session, ref);
       if (threadId instanceof RelayError) {
         return { reason: threadId.reason, message: threadId.message };
       }
-      if (registry.active(threadId)) return { reason: "turn_running", threadId };
+      const run = claim(threadId);
+      if (!run) return { reason: "turn_running", threadId };
       const read = await threadRead(session, threadId);
       const { config, servers } = await this.#config(
         session,
@@ -177,59 +154,27 @@ export class TurnStarts {
         options,
         this.#applied.get(threadId),
       );
-      // The app-server may hold the thread loaded and start a queued message at once.
-      const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
-      if (shared || keepsThreadsLoaded) {
-        // A thread loaded already started its servers then: only a load here waits for them.
-        const watch = watchMcpStartup(conn, this.#deps.clock);
-        let mcpServers: McpServerMissing[] = [];
-        const attempt = await subscribeThenQueue(registry, conn, session, {
-          threadId,
-          text,
-          clientMessageId,
-          config,
-          resumeParams: runParams(options),
-          options,
-          afterLoad: async (runtime) => {
-            mcpServers = await afterLoadWait(
-              watch,
-              threadId,
-              read.loaded ? [] : servers,
-              session,
-              runtime.addNote.bind(runtime),
-            );
-          },
-        }).finally(watch.stop);
-        // Refused after the resume: a loaded thread kept its own settings.
-        if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-        return { ...attempt, mcpServers };
-      }
-      this.#remember(threadId, options);
-      // Following before queueing: the held connection may run other turns of this relay and
-      // hold this thread loaded still, where Codex starts a queued message at once.
-      const runtime = registry.adopt(conn, threadId, clientMessageId);
-      conn.follow(threadId);
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
-      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
-      try {
-        await session.call("thread/resume", {
-          threadId,
-          excludeTurns: true,
-          ...runParams(options),
-          config,
-        });
-      } catch (error) {
-        const e = asRelayError(error);
-        // Answered with an error: the thread was not loaded and the message stays queued.
-        // Otherwise Codex may have loaded the thread and started the message (it starts
-        // queued messages on resume) before the connection failed.
-        const message = e.written && e.rpcCode === undefined
-          ? `${e.message}. Codex may have loaded the thread and started the message anyway`
-          : e.message;
-        return { receipt, reason: e.reason, message, runtime, failed: true };
-      }
-      await registry.launch(conn, runtime, receipt);
-      return { receipt, runtime };
+      // A thread loaded already started its servers then: only a load here waits for them.
+      const watch = watchMcpStartup(conn, this.#deps.clock);
+      let mcpServers: McpServerMissing[] = [];
+      const attempt = await resumeThenQueue(registry, conn, session, run, {
+        text,
+        config,
+        resumeParams: runParams(options),
+        options,
+        afterLoad: async (runtime) => {
+          mcpServers = await afterLoadWait(
+            watch,
+            threadId,
+            read.loaded ? [] : servers,
+            session,
+            runtime.addNote.bind(runtime),
+          );
+        },
+      }).finally(watch.stop);
+      // Refused after the resume: a loaded thread kept its own settings.
+      if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
+      return { ...attempt, mcpServers };
     });
   }
 
@@ -241,7 +186,7 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
-    return this.#start(signal, "", async (conn, session, clientMessageId) => {
+    return this.#start(signal, undefined, async (conn, session, claim) => {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
       const { config, servers } = await this.#config(session, cwd, options);
@@ -255,8 +200,10 @@ export class TurnStarts {
         throw error;
       });
       this.#remember(threadId, options);
+      const run = claim(threadId);
+      if (!run) return { reason: "turn_running", threadId };
       conn.follow(threadId);
-      const runtime = registry.adopt(conn, threadId, clientMessageId);
+      const runtime = registry.adopt(conn, run);
       if (options.name !== undefined) {
         try {
           await session.call("thread/name/set", { threadId, name: options.name });
@@ -271,7 +218,8 @@ export class TurnStarts {
         session,
         runtime.addNote.bind(runtime),
       );
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      registry.writing(run);
+      const receipt = await queueMessage(session, threadId, text, run.clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
       return { receipt, runtime, mcpServers };
@@ -316,38 +264,66 @@ export class TurnStarts {
   /**
    * Runs `body` on a held connection under the start budget. The message's
    * `clientMessageId` is minted here, so a start that fails before queueing
-   * still reports a receipt: `not_sent`, with an id that was never sent.
+   * still reports a receipt: `not_sent`, with an id that was never sent. The
+   * run is registered on its thread (`claim`) as soon as the thread is known:
+   * here when `threadId` is given, so from the first step an interrupt
+   * cancels it and a second run on the thread is refused.
    */
   async #start(
     signal: AbortSignal,
-    threadId: string,
-    body: (conn: HeldConnection, session: Session, clientMessageId: string) => Promise<Attempt>,
+    threadId: string | undefined,
+    body: (conn: HeldConnection, session: Session, claim: Claim) => Promise<Attempt>,
   ): Promise<StartResult> {
     const { connection, registry, clock } = this.#deps;
     const clientMessageId = mintRunId();
-    const notSent = (reason: ReasonCode, message: string, id = threadId): StartResult => ({
+    const notSent = (reason: ReasonCode, message: string, id = threadId ?? ""): StartResult => ({
       receipt: { status: "not_sent", reason, message, clientMessageId, threadId: id },
       reason,
       message,
     });
     if (registry.closing) return notSent("cancelled", "codex-relay is shutting down");
+    const stop = new AbortController();
+    let run: Run<TurnRuntime> | undefined;
+    const claim: Claim = (id) => {
+      if (run) return run.threadId === id ? run : undefined;
+      run = registry.begin(id, clientMessageId);
+      run?.cancel.signal.addEventListener("abort", () => stop.abort(), { once: true });
+      return run;
+    };
+    if (threadId !== undefined && !claim(threadId)) {
+      return notSent("turn_running", REASON_MESSAGES.turn_running!);
+    }
+    const both = AbortSignal.any([signal, stop.signal]);
     const begun = clock.now();
     let conn: HeldConnection;
     try {
-      conn = await connection.hold({ signal, budgetMs: START_BUDGET_MS });
+      conn = await connection.hold({ signal: both, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      return notSent(e.reason, e.message);
+      if (run) registry.drop(run);
+      return cancelledStart(run) ?? notSent(e.reason, e.message);
     }
-    const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
+    const session = heldSession(conn, both, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;
     try {
       attempt = await loginProblem(session, this.#deps.env ?? grantedEnv) ??
-        await body(conn, session, clientMessageId);
+        await body(conn, session, claim);
     } catch (error) {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message, failed: true };
     }
+    return await this.#outcome(attempt, conn, run, signal, session, notSent);
+  }
+
+  /** What a start's attempt comes to: its runtime, or why none runs (the run dropped). */
+  async #outcome(
+    attempt: Attempt,
+    conn: HeldConnection,
+    run: Run<TurnRuntime> | undefined,
+    signal: AbortSignal,
+    session: Session,
+    notSent: (reason: ReasonCode, message: string, id?: string) => StartResult,
+  ): Promise<StartResult> {
     if (attempt.receipt && attempt.receipt.status !== "not_sent") {
       this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
@@ -359,10 +335,12 @@ export class TurnStarts {
         ...(mcpServers?.length ? { mcpServers } : {}),
       };
     }
-    if (attempt.runtime) registry.drop(attempt.runtime);
+    if (run) this.#deps.registry.drop(run);
     const broken = conn.failure !== undefined;
     await conn.close();
     let receipt = attempt.receipt;
+    const cancelled = receipt ? undefined : cancelledStart(run);
+    if (cancelled) return cancelled;
     let reason = attempt.reason;
     let message = attempt.message;
     if (receipt?.status === "unknown" && broken) {

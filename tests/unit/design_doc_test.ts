@@ -29,7 +29,7 @@ import { WAIT_MESSAGES } from "../../src/reply/wait_set.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
-import { UNSEEN_MAX } from "../../src/turn/run_board.ts";
+import { UNSEEN_MAX } from "../../src/turn/run_book.ts";
 import { EARLIER_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";

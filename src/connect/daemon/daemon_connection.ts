@@ -89,10 +89,6 @@ export class DaemonConnection implements Connection {
   /** The user's shared daemon: every thread's turns, which outlive the relay and can be attached to. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
     shared: true,
-    seesOtherProcessesTurns: true,
-    turnsOutliveRelay: true,
-    attachesToRunningTurns: true,
-    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
   readonly #version: string;

@@ -64,10 +64,6 @@ export class SpawnConnection implements Connection {
   /** Private app-servers: they see only the relay's own turns, which end with the relay. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
     shared: false,
-    seesOtherProcessesTurns: false,
-    turnsOutliveRelay: false,
-    attachesToRunningTurns: false,
-    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
   readonly #limits: SpawnLimits;

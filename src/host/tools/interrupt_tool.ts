@@ -89,10 +89,12 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
         };
       case "interrupted":
         return {
-          said: sentences(
-            `Interrupted the turn on thread ${out.threadId}; the thread is released`,
-            out.error,
-          ),
+          said: out.message
+            ? sentences(`Interrupted on thread ${out.threadId}: ${out.message}`)
+            : sentences(
+              `Interrupted the turn on thread ${out.threadId}; the thread is released`,
+              out.error,
+            ),
           next: "The turn has ended and the thread is free: nothing more to stop.",
         };
     }

@@ -53,7 +53,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
       withCwd: caps.turnStart,
       running,
       // Where the daemon keeps turns of earlier relay processes and their turns can be read.
-      earlier: running && caps.replyRead && connection.capabilities.turnsOutliveRelay
+      earlier: running && caps.replyRead && connection.capabilities.shared
         ? { running, queuedHere: (t: string, m: string) => ctx.starts.queuedHere.has(t, m) }
         : undefined,
     };
@@ -75,7 +75,14 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
       };
     }
     // The look is taken after the list, so a run that ended meanwhile is shown ended.
-    return caps.turnStart ? { ...out, runs: [...turns.look(), ...(out.runs ?? [])] } : out;
+    if (!caps.turnStart) return out;
+    const scanned = out.runs ?? [];
+    // A lost run the scan found running again is listed as the scan saw it.
+    const mine = turns.look().filter((r) =>
+      r.state !== "lost" ||
+      !scanned.some((x) => x.threadId === r.threadId && x.clientMessageId === r.clientMessageId)
+    );
+    return { ...out, runs: [...mine, ...scanned] };
   },
   explain(out, surface) {
     const turnStart = surface?.caps.turnStart ?? out.runs !== undefined;
@@ -132,7 +139,9 @@ function renderRuns(runs: readonly ListedRun[]): string {
   const lines = runs.map((r) =>
     `${r.clientMessageId} on ${r.threadId}: ${r.state}${
       r.approvals ? ` (${r.approvals} to answer)` : ""
-    }${r.earlier ? " (an earlier codex-relay's)" : ""}`
+    }${r.lostAt ? ` since ${r.lostAt} (the connection was lost; the turn may run on)` : ""}${
+      r.earlier ? " (an earlier codex-relay's)" : ""
+    }`
   );
   return `Runs (ended ones are shown once): ${lines.join("; ")}.`;
 }

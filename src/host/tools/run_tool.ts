@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { RoundState } from "../input_rounds.ts";
+import { roundBelongs, type RoundState } from "../input_rounds.ts";
 import type { Receipt } from "../../ops/queue_message.ts";
 import {
   type PendingSummary,
@@ -16,7 +16,7 @@ import {
   runResult,
 } from "../../turn/run_result.ts";
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { canonicalRef, isUuid, messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
+import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
@@ -113,10 +113,7 @@ async function retry(
     ctx.router,
     state,
     ctx.mcp.mcpReq.inputResponses,
-    state.tool === "codex_run" && state.receipt !== undefined &&
-      // A name cannot be compared without a lookup; a UUID must be the state's.
-      (args.threadId === undefined || canonicalRef(args.threadId) === state.threadId ||
-        !isUuid(args.threadId)),
+    roundBelongs(state, { tool: "codex_run", threadRef: args.threadId }),
   );
   const receipt = state.receipt!;
   const runtime = ctx.turns.byId(state.runtimeId);

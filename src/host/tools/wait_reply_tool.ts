@@ -76,6 +76,8 @@ const messageResultSchema = readReplySchema.extend({
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
   notes: z.array(z.string()).optional(),
   declinedRequests: declinedRequestsSchema,
+  /** How the followed run failed (its known end), when it did. */
+  error: z.string().optional(),
 });
 
 /**
@@ -171,8 +173,15 @@ function explainOne(out: SingleOutput, turnStart: boolean): Explained {
     : out.timedOut && out.status === "no_match"
     ? "The wait timed out; call codex_wait_reply again to keep waiting."
     : read.next;
+  const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
   return {
-    said: sentences(read.said.trim(), ...notes, pending, declinedText(out.declinedRequests)),
+    said: sentences(
+      read.said.trim(),
+      failed,
+      ...notes,
+      pending,
+      declinedText(out.declinedRequests),
+    ),
     next,
   };
 }
