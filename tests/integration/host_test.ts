@@ -58,7 +58,13 @@ for (const protocol of PROTOCOLS) {
       assert.equal(out.status, "ok");
       const threads = out.threads;
       assert.deepEqual(threads.map((t) => t.id), [s.threads[0].id, s.threads[1].id]);
-      assert.deepEqual(Object.keys(threads[0]).sort(), ["folder", "id", "name", "status", "updatedAt"]);
+      assert.deepEqual(Object.keys(threads[0]).sort(), [
+        "folder",
+        "id",
+        "name",
+        "status",
+        "updatedAt",
+      ]);
       assert.equal(threads[0].updatedAt, new Date(1796006990 * 1000).toISOString());
       assert.equal(typeof out.nextCursor, "string");
       const text = JSON.stringify(result);
@@ -109,7 +115,11 @@ for (const protocol of PROTOCOLS) {
       }
       const shown = (result.content as { text: string }[])[0].text;
       assert.match(shown, /Stored, not processed/);
-      assert.match(r.next, /resumes the thread/, "the next step reaches a client that reads only structuredContent");
+      assert.match(
+        r.next,
+        /resumes the thread/,
+        "the next step reaches a client that reads only structuredContent",
+      );
     });
   });
 }
