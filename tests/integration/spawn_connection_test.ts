@@ -58,7 +58,9 @@ Deno.test("SpawnConnection.operation() initializes with experimentalApi, runs th
     assert.equal(connection.stats.alive, 1, "the helper stays warm");
     await connection.shutdown();
     assert.equal(connection.stats.alive, 0);
-    assert.equal((await f.log()).some((e) => e.event === "eof"), true, "stdin was closed first");
+    // At shutdown an idle helper is signalled right after its stdin closes (the shutdown bound is
+    // shared), so whether it read the EOF first is a race: what holds is that it is gone.
+    assert.deepEqual(f.alive(), [], "the warm helper's process group is gone");
   });
 });
 
