@@ -21,7 +21,7 @@ export const MAX_ROUNDS_PER_CALL = 9;
 export interface RoundState {
   v: 1;
   /** The tool whose call this round belongs to. */
-  tool: "codex_run" | "codex_wait_reply";
+  tool: "codex_run" | "codex_review" | "codex_wait_reply";
   runtimeId: string;
   threadId: string;
   clientMessageId: string;

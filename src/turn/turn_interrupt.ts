@@ -15,7 +15,8 @@ import type { HeldConnection } from "../connect/connection.ts";
 export interface InterruptTarget {
   conn: HeldConnection;
   threadId: string;
-  turnId: string;
+  /** The ids to try, in order, until Codex accepts one (a review: R, then its inner turn R'). */
+  turnIds: readonly string[];
   clock: Clock;
   log: Logger;
   graceMs: number;
@@ -31,15 +32,20 @@ export interface InterruptTarget {
  */
 export async function requestInterrupt(t: InterruptTarget): Promise<string | undefined> {
   const until = t.clock.now() + t.graceMs;
-  try {
-    await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId: t.turnId }, {
-      timeoutMs: t.graceMs,
-    });
-  } catch (error) {
-    // Refused, unanswered or the helper failed: no turn/completed is coming.
-    const reason = error instanceof RelayError ? error.reason : "unknown";
-    t.log.warn("interrupt failed", { reason });
-    return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
+  for (const [i, turnId] of t.turnIds.entries()) {
+    try {
+      await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId }, {
+        timeoutMs: Math.max(1, until - t.clock.now()),
+      });
+      break;
+    } catch (error) {
+      const refused = error instanceof RelayError && error.rpcCode !== undefined;
+      if (refused && i + 1 < t.turnIds.length) continue; // Refused by this id: the next one.
+      // Refused, unanswered or the helper failed: no turn/completed is coming.
+      const reason = error instanceof RelayError ? error.reason : "unknown";
+      t.log.warn("interrupt failed", { reason });
+      return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
+    }
   }
   // Accepted: Codex reports the end with turn/completed.
   while (!t.settled() && t.clock.now() < until) await t.nextChange(until);

@@ -12,7 +12,7 @@ import type { Clock } from "../core/clock.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Receipt } from "../ops/queue_message.ts";
-import { readReply } from "../ops/read_reply.ts";
+import { type RunJob, settledRead } from "./run_job.ts";
 import { type FinishedRun, FinishedRuns } from "./finished_runs.ts";
 import type { ListedRun } from "../ops/listed_runs.ts";
 import { type LiveRun, RunBoard } from "./run_board.ts";
@@ -118,6 +118,7 @@ export class TurnRegistry {
     threadId: string,
     clientMessageId: string,
     turnId?: string,
+    job?: RunJob,
   ): TurnRuntime {
     const runtime = new TurnRuntime(conn, threadId, clientMessageId, {
       router: this.#deps.router,
@@ -126,6 +127,7 @@ export class TurnRegistry {
       limits: this.#deps.limits,
       shared: this.#deps.shared,
       ...(turnId === undefined ? {} : { turnId }),
+      ...(job === undefined ? {} : { job }),
     });
     this.#active.set(threadId, runtime);
     this.#byId.set(runtime.id, runtime);
@@ -152,6 +154,11 @@ export class TurnRegistry {
     } catch {
       // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     }
+  }
+
+  /** Watches the turn of a run that started it itself (`turn/start`, `review/start`). */
+  watch(runtime: TurnRuntime): void {
+    this.#track(runtime, undefined, true);
   }
 
   /** Follows an attached runtime's turn (no watchdog: the relay did not start it here). */
@@ -208,10 +215,7 @@ export class TurnRegistry {
           SETTLE_READ_MS,
           this.#deps.clock,
         );
-        run.replies = await readReply(session, {
-          threadId: runtime.threadId,
-          clientMessageId: runtime.clientMessageId,
-        });
+        run.replies = await settledRead(session, runtime.job, runtime.snapshot());
       } catch (error) {
         this.#deps.log.warn("reading replies failed", { reason: asRelayError(error).reason });
       }

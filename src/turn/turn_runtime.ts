@@ -30,6 +30,7 @@ import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
 import { requestInterrupt } from "./turn_interrupt.ts";
 import { TurnEvents } from "./turn_events.ts";
+import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 
 export {
   type BeginOptions,
@@ -46,6 +47,8 @@ export class TurnRuntime implements RuntimeHandle {
   readonly id: string = crypto.randomUUID();
   readonly threadId: string;
   readonly clientMessageId: string;
+  /** What the run does. */
+  readonly job: RunJob;
   readonly #conn: HeldConnection;
   readonly #router: ElicitationRouter;
   readonly #clock: Clock;
@@ -77,6 +80,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#conn = conn;
     this.threadId = threadId;
     this.clientMessageId = clientMessageId;
+    this.job = deps.job ?? MESSAGE_JOB;
     this.#router = deps.router;
     this.#clock = deps.clock;
     this.#log = deps.log;
@@ -98,10 +102,11 @@ export class TurnRuntime implements RuntimeHandle {
       },
       resolved: (requestId) => this.#router.resolved(this, requestId),
       queuePaused: () => {
-        if (!this.#stalling) void this.#restartQueue();
+        // Only a queued message's run waits on the queue; the others never restart it.
+        if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
       },
       failure: () => this.#failure,
-    });
+    }, this.job.kind === "review");
     conn.listen({
       onNotification: (method, params) => this.#events.notification(method, params),
       onServerRequest: (request) => this.#onServerRequest(request),
@@ -124,6 +129,16 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.#lost) return this.#onLost?.();
     this.#watch.start(options.watchdog ?? true);
     this.#armStall();
+  }
+
+  /** Whether this runtime saw a turn start on its thread that has not ended. */
+  get busy(): boolean {
+    return this.#events.currentTurnId !== null;
+  }
+
+  /** The run's own turn is `turnId` (a review's turn R, as `review/start` answered). */
+  claim(turnId: string): void {
+    this.#events.claim(turnId);
   }
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
@@ -248,8 +263,11 @@ export class TurnRuntime implements RuntimeHandle {
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const never = new AbortController().signal;
     // On a shared connection the current turn may be someone else's: only ever this run's.
+    // A review: its own turn R (the inner turn R' is the fallback below).
     const pick = () =>
-      this.#shared ? this.#events.turnId : this.#events.currentTurnId ?? this.#events.turnId;
+      this.#shared || this.job.kind === "review"
+        ? this.#events.turnId
+        : this.#events.currentTurnId ?? this.#events.turnId;
     let turnId = pick();
     // One grace for waiting for the turn (below) and for its end (requestInterrupt).
     const until = this.#clock.now() + this.#limits.interruptGraceMs;
@@ -261,11 +279,13 @@ export class TurnRuntime implements RuntimeHandle {
       if (this.ended || !this.#alive) return;
       turnId = pick();
     }
+    // A review: Codex 0.171 interrupts it by R, 0.169 only by its inner turn R'.
+    const inner = this.job.kind === "review" ? this.#events.innerTurnId : null;
     const unconfirmed = turnId
       ? await requestInterrupt({
         conn: this.#conn,
         threadId: this.threadId,
-        turnId,
+        turnIds: inner && inner !== turnId ? [turnId, inner] : [turnId],
         clock: this.#clock,
         log: this.#log,
         graceMs: Math.max(1, until - this.#clock.now()),

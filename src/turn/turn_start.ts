@@ -15,7 +15,6 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -31,6 +30,19 @@ import {
   tighterOf,
 } from "./run_options.ts";
 import { subscribeThenQueue } from "./daemon_start.ts";
+import { startJob } from "./job_start.ts";
+import type { RunJob } from "./run_job.ts";
+import type { ReviewTarget } from "../codex/methods.ts";
+import { unknownModel } from "../codex/models.ts";
+import {
+  type Attempt,
+  loginProblem,
+  missingDirectory,
+  ModelCatalogue,
+  schemaRefusal,
+  type StartResult,
+  threadCwd,
+} from "./start_checks.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -48,48 +60,7 @@ export interface StartDeps {
   queuedHere?: QueuedHere;
 }
 
-/**
- * Why no turn can run, asked of Codex before anything is queued
- * (`account/read`): no login and no key. A Codex that cannot answer the
- * question (an error answer) is not refused; the turn tells.
- */
-async function loginProblem(
-  session: Session,
-  env: (name: string) => string | undefined,
-): Promise<Attempt | undefined> {
-  let answer: AccountAnswer;
-  try {
-    answer = await session.call("account/read", {});
-  } catch (error) {
-    if (asRelayError(error).rpcCode !== undefined) return undefined;
-    throw error;
-  }
-  if (loginState(answer, env).kind !== "not_logged_in") return undefined;
-  return {
-    reason: "not_logged_in",
-    message:
-      `Codex is not logged in and no API key variable is set, so the turn would fail. To fix: ${LOGIN_FIX}; then call codex_run again`,
-  };
-}
-
-/** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
-export interface StartResult {
-  receipt: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-}
-
-/** What a start's body reports. */
-interface Attempt {
-  receipt?: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-  failed?: boolean;
-  /** The resolved thread, for the receipt of a start that failed before queueing. */
-  threadId?: string;
-}
+export type { StartResult } from "./start_checks.ts";
 
 /** Threads whose run settings are remembered (the oldest are forgotten first). */
 const REMEMBERED_THREADS = 10_000;
@@ -104,34 +75,6 @@ const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
 
-/**
- * Why `cwd` cannot be a new thread's directory, asked of Codex
- * (`fs/getMetadata`: the relay itself has no read permission); undefined
- * when it is a directory. Other failures (timeout, a dead helper) throw.
- */
-async function missingDirectory(session: Session, cwd: string): Promise<string | undefined> {
-  try {
-    const meta = await session.call("fs/getMetadata", { path: cwd });
-    return meta.isDirectory ? undefined : `${cwd} is not a directory`;
-  } catch (error) {
-    const e = asRelayError(error);
-    if (e.rpcCode === undefined) throw error;
-    // A Codex without the method cannot tell; thread/start will.
-    if (e.rpcCode === -32601) return undefined;
-    return `${cwd} does not exist (Codex: ${e.message})`;
-  }
-}
-
-/**
- * The thread's working directory, asked of Codex (`thread/read`, which reads
- * a stored thread without loading it). What a plain resume gives the thread
- * comes from that cwd's config layers (a trusted project's
- * `.codex/config.toml` over the user's), so its config is read there.
- */
-async function threadCwd(session: Session, threadId: string): Promise<string> {
-  return await session.call("thread/read", { threadId });
-}
-
 /** Starts turns. */
 export class TurnStarts {
   readonly #deps: StartDeps;
@@ -139,6 +82,8 @@ export class TurnStarts {
   readonly queuedHere: QueuedHere;
   /** What this relay's runs left with each thread (Codex keeps it for later turns). */
   readonly #applied = new Map<string, Applied>();
+  /** `model/list`, read at the first run that names a model or an effort. */
+  readonly #models = new ModelCatalogue();
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
@@ -156,6 +101,11 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
+    if (options.outputSchema !== undefined) {
+      const schema = options.outputSchema;
+      return schemaRefusal(schema, ref) ??
+        this.#jobInThread(ref, { kind: "structured", schema }, text, signal, options);
+    }
     return this.#start(signal, ref, async (conn, session, clientMessageId) => {
       const threadId = await resolveThread(session, ref);
       if (threadId instanceof RelayError) {
@@ -216,30 +166,121 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
+    if (options.outputSchema !== undefined) {
+      const schema = options.outputSchema;
+      return schemaRefusal(schema, "") ??
+        this.#jobInCwd(cwd, { kind: "structured", schema }, text, signal, options);
+    }
     return this.#start(signal, "", async (conn, session, clientMessageId) => {
-      const missing = await missingDirectory(session, cwd);
-      if (missing) return { reason: "cwd_not_found", message: missing };
-      const config = await this.#config(session, cwd, options);
-      const { threadId } = await session.call("thread/start", {
-        cwd,
-        ...runParams(options),
-        config,
-      });
-      this.#remember(threadId, options);
+      const threadId = await this.#newThread(session, cwd, options);
+      if (typeof threadId !== "string") return threadId;
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);
-      if (options.name !== undefined) {
-        try {
-          await session.call("thread/name/set", { threadId, name: options.name });
-        } catch (error) {
-          runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
-        }
-      }
+      if (options.name !== undefined) await this.#name(session, runtime, options.name);
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
       return { receipt, runtime };
     });
+  }
+
+  /**
+   * Reviews (`review/start`) inline on the thread `ref` when it is idle, or on
+   * a new thread in `cwd` (read-only: the tightest sandbox). The review's
+   * `clientMessageId` is minted here: Codex takes none for reviews.
+   */
+  review(
+    where: { threadId: string } | { cwd: string },
+    target: ReviewTarget,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
+    const job: RunJob = { kind: "review", target };
+    return "threadId" in where
+      ? this.#jobInThread(where.threadId, job, "", signal, options)
+      : this.#jobInCwd(where.cwd, job, "", signal, { ...options, sandbox: "read-only" });
+  }
+
+  /** Starts `job` on the thread `ref` (a structured run, a review) when it is idle. */
+  #jobInThread(
+    ref: string,
+    job: Exclude<RunJob, { kind: "message" }>,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions,
+  ): Promise<StartResult> {
+    const { registry } = this.#deps;
+    return this.#start(signal, ref, async (conn, session, clientMessageId) => {
+      const threadId = await resolveThread(session, ref);
+      if (threadId instanceof RelayError) {
+        return { reason: threadId.reason, message: threadId.message };
+      }
+      if (registry.active(threadId)) return { reason: "turn_running", threadId };
+      const cwd = await threadCwd(session, threadId);
+      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
+      const attempt = await startJob(registry, conn, session, {
+        threadId,
+        clientMessageId,
+        job,
+        text,
+        fresh: false,
+        config,
+        resumeParams: runParams(options),
+        options,
+      });
+      if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
+      return { ...attempt, threadId };
+    });
+  }
+
+  /** Starts `job` on a new thread in `cwd`. */
+  #jobInCwd(
+    cwd: string,
+    job: Exclude<RunJob, { kind: "message" }>,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions,
+  ): Promise<StartResult> {
+    return this.#start(signal, "", async (conn, session, clientMessageId) => {
+      const threadId = await this.#newThread(session, cwd, options);
+      if (typeof threadId !== "string") return threadId;
+      const config = {};
+      const attempt = await startJob(this.#deps.registry, conn, session, {
+        threadId,
+        clientMessageId,
+        job,
+        text,
+        fresh: true,
+        config,
+      });
+      if (attempt.runtime && options.name !== undefined) {
+        await this.#name(session, attempt.runtime, options.name);
+      }
+      return { ...attempt, threadId };
+    });
+  }
+
+  /** A new thread in `cwd` with the options (`thread/start`), or why there is none. */
+  async #newThread(
+    session: Session,
+    cwd: string,
+    options: RunOptions,
+  ): Promise<string | Attempt> {
+    const missing = await missingDirectory(session, cwd);
+    if (missing) return { reason: "cwd_not_found", message: missing };
+    const config = await this.#config(session, cwd, options);
+    const { threadId } = await session.call("thread/start", { cwd, ...runParams(options), config });
+    this.#remember(threadId, options);
+    return threadId;
+  }
+
+  /** Names a new thread; a failure is a note of the run. */
+  async #name(session: Session, runtime: TurnRuntime, name: string): Promise<void> {
+    try {
+      await session.call("thread/name/set", { threadId: runtime.threadId, name });
+    } catch (error) {
+      runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
+    }
   }
 
   /**
@@ -255,6 +296,10 @@ export class TurnStarts {
     options: RunOptions,
     applied?: Applied,
   ): Promise<Record<string, unknown>> {
+    if (options.model !== undefined || options.effort !== undefined) {
+      const unknown = unknownModel(await this.#models.list(session), options);
+      if (unknown) throw new RelayError("unknown_model", unknown);
+    }
     const config = await readConfig(session.call, cwd, this.#deps.log);
     checkTightening(config, options, applied);
     const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);

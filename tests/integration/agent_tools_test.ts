@@ -432,15 +432,18 @@ Deno.test("withdrawing from an ambiguous name does nothing", async () => {
 
 // ------------------------------------------------------------ 10. results an agent can act on
 
-/** The most `tools/list` may take at the full level, in bytes of JSON (issue 21: it was 16 KB). */
-const FULL_LIST_MAX = 10 * 1024;
+/**
+ * The most `tools/list` may take at the full level, in bytes of JSON (issue 21: it was 16 KB; 10
+ * KiB for seven tools; issue 30: 14 KiB with codex_review, codex_steer and outputSchema).
+ */
+const FULL_LIST_MAX = 14 * 1024;
 
 // Every input field carries its description, and output schemas advertise the top level of each
 // result (every field, its type and enum); nested fields are named in the text.
-Deno.test("tools/list at the full level is at most 10 KiB", async () => {
+Deno.test("tools/list at the full level is at most 14 KiB", async () => {
   await withRelay({ threads: [] }, FULL, async (client) => {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 7);
+    assert.equal(tools.length, 9);
     const bytes = new TextEncoder().encode(JSON.stringify({ tools })).length;
     assert.ok(bytes <= FULL_LIST_MAX, `tools/list is ${bytes} bytes`);
     for (const tool of tools) {

@@ -18,6 +18,7 @@ import {
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
 import { canonicalRef, isUuid, messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
+import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
@@ -38,6 +39,9 @@ const input = z.strictObject({
     "Longest wait of this call for the turn's end, in seconds (1..55); codex_wait_reply follows on",
   ),
   ...runOptionShapes,
+  outputSchema: z.record(z.string(), z.unknown()).optional().describe(
+    "JSON Schema the final answer must follow (strict mode: objects closed, all properties required; at most 64 KiB). Only on an idle thread; result.structured checks the answer",
+  ),
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
 }).refine((v) => v.name === undefined || v.cwd !== undefined, {
@@ -61,46 +65,63 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
     const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retry(state, args, ctx);
-    if (ctx.mcp.mcpReq.inputResponses !== undefined) {
-      // A retry that lost its state: starting a new run would queue the text a second time.
-      throw new ToolRefusal(
-        "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
-      );
-    }
+    if (state !== undefined) return await retryRun("codex_run", state, args, ctx);
+    refuseLostState(ctx);
     const options: RunOptions = {
       name: args.name,
       model: args.model,
       effort: args.effort,
       sandbox: args.sandbox,
       approvalPolicy: args.approvalPolicy,
+      outputSchema: args.outputSchema,
     };
     const start = args.threadId
       ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
       : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
-    if (!start.runtime) {
-      return {
-        receipt: start.receipt,
-        threadId: start.receipt.threadId || args.threadId || "",
-        turn: null,
-        reason: start.reason,
-        message: start.message,
-      };
-    }
-    const base = {
-      v: 1 as const,
-      tool: "codex_run" as const,
-      threadId: start.runtime.threadId,
-      clientMessageId: start.runtime.clientMessageId,
-      waitSeconds: args.waitSeconds,
-      receipt: start.receipt,
-    };
-    return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+    return await followStart("codex_run", start, args, ctx);
   },
   render: renderRun,
 };
 
-async function retry(
+/** A retry carrying input responses without its state: nothing is started a second time. */
+export function refuseLostState(ctx: CallContext): void {
+  if (ctx.mcp.mcpReq.inputResponses !== undefined) {
+    throw new ToolRefusal(
+      "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
+    );
+  }
+}
+
+/** Follows a started run (codex_run, codex_review) until its end, the wait's end or input. */
+export async function followStart(
+  tool: "codex_run" | "codex_review",
+  start: StartResult,
+  args: { threadId?: string; waitSeconds: number },
+  ctx: CallContext,
+): Promise<RunResult | ToolInputRequired> {
+  if (!start.runtime) {
+    return {
+      receipt: start.receipt,
+      threadId: start.receipt.threadId || args.threadId || "",
+      turn: null,
+      reason: start.reason,
+      message: start.message,
+    };
+  }
+  const base = {
+    v: 1 as const,
+    tool,
+    threadId: start.runtime.threadId,
+    clientMessageId: start.runtime.clientMessageId,
+    waitSeconds: args.waitSeconds,
+    receipt: start.receipt,
+  };
+  return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+}
+
+/** A retried call of a run (codex_run, codex_review) that carries its input-round state. */
+export async function retryRun(
+  tool: "codex_run" | "codex_review",
   state: RoundState,
   args: { threadId?: string },
   ctx: CallContext,
@@ -109,7 +130,7 @@ async function retry(
     ctx.router,
     state,
     ctx.mcp.mcpReq.inputResponses,
-    state.tool === "codex_run" && state.receipt !== undefined &&
+    state.tool === tool && state.receipt !== undefined &&
       // A name cannot be compared without a lookup; a UUID must be the state's.
       (args.threadId === undefined || canonicalRef(args.threadId) === state.threadId ||
         !isUuid(args.threadId)),
@@ -159,7 +180,31 @@ function whereItRuns(surface: Surface | undefined): string {
     : "It runs inside codex-relay and ends if codex-relay exits";
 }
 
-function renderRun(out: RunResult, surface?: Surface): string {
+/** The review part of a result: its findings, one line each, then its text. */
+function reviewText(out: RunResult): string {
+  const review = out.review;
+  if (!review) return "";
+  const lines = review.findings.map((f) =>
+    `- ${
+      f.priority === null ? "" : `[P${f.priority}] `
+    }${f.title} (${f.file}:${f.lineStart}-${f.lineEnd})`
+  );
+  return `Review, ${review.findings.length} finding(s)${
+    lines.length ? `:\n${lines.join("\n")}` : "."
+  }\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
+}
+
+/** The structured part of a result. */
+function structuredText(out: RunResult): string {
+  const s = out.structured;
+  if (!s) return "";
+  return s.valid
+    ? `The answer is valid against outputSchema (structured.value).`
+    : `The answer is not valid against outputSchema: ${s.error}.`;
+}
+
+/** The text of a run's result (codex_run, codex_review). */
+export function renderRun(out: RunResult, surface?: Surface): string {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -207,6 +252,7 @@ function renderRun(out: RunResult, surface?: Surface): string {
       }`
       : none
     : "";
+  const extra = [structuredText(out), reviewText(out)].filter((x) => x).join("\n\n");
   return sentences(
     `The turn ${out.turn.status} (${ids})`,
     earlierText(out),
@@ -214,5 +260,5 @@ function renderRun(out: RunResult, surface?: Surface): string {
     failure,
     declinedText(out.declinedRequests),
   ) +
-    (replies ? ` ${replies}` : "");
+    (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
 }
