@@ -135,11 +135,8 @@ export class TurnRuntime implements RuntimeHandle {
   get busy(): boolean {
     return this.#events.currentTurnId !== null;
   }
-
   /** The run's own turn is `turnId` (a review's turn R, as `review/start` answered). */
-  claim(turnId: string): void {
-    this.#events.claim(turnId);
-  }
+  claim = (turnId: string): void => this.#events.claim(turnId);
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {

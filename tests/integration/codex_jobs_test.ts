@@ -324,3 +324,44 @@ Deno.test("codex_run and codex_review: a model or effort model/list does not off
     assert.equal((await sent(f, "model/list")).length, 1, "model/list is read once per process");
   });
 });
+
+Deno.test("prompts review and delegate are offered at the turn-start level, arguments described", async () => {
+  await withJobs({ threads: [] }, async (client) => {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name), ["review", "delegate"]);
+    for (const p of prompts) {
+      assert.ok(p.description, p.name);
+      for (const a of p.arguments ?? []) assert.ok(a.description, `${p.name} ${a.name}`);
+    }
+    const review = prompts.find((p) => p.name === "review")!;
+    assert.deepEqual(review.arguments?.map((a) => [a.name, a.required ?? false]), [
+      ["cwd", true],
+      ["target", false],
+      ["detail", false],
+    ]);
+    const got = await client.getPrompt({
+      name: "review",
+      arguments: { cwd: "/repo", target: "base", detail: "main" },
+    });
+    const text = got.messages[0].content.type === "text" ? got.messages[0].content.text : "";
+    assert.match(text, /codex_review tool with cwd: "\/repo", target: "base", base: "main"/);
+    const delegate = await client.getPrompt({
+      name: "delegate",
+      arguments: { task: "fix the tests", cwd: "/w" },
+    });
+    assert.match(
+      delegate.messages[0].content.type === "text" ? delegate.messages[0].content.text : "",
+      /codex_run tool with cwd: "\/w" and this text: "fix the tests"/,
+    );
+  });
+});
+
+Deno.test("the default level offers no prompts (and still exactly two tools)", async () => {
+  const f = await FixtureHome.create({ threads: [] });
+  const relay = await startRelay({ fixture: f, flags: [], protocol: "2026-07-28" });
+  await closeAfter(relay, f, async () => {
+    const { tools } = await relay.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
+    assert.equal(relay.client.getServerCapabilities()?.prompts, undefined);
+  });
+});
