@@ -24,6 +24,8 @@ export interface JobAttempt {
   reason?: ReasonCode;
   message?: string;
   failed?: boolean;
+  /** `message` says why (not the reason's usual text, which speaks of a queued message). */
+  ownMessage?: boolean;
 }
 
 /** A job to start on a thread. */
@@ -56,7 +58,7 @@ export async function startJob(
   conn.follow(run.threadId);
   if (!run.fresh) {
     const refused = await resumeIdle(session, runtime, run);
-    if (refused) return { ...refused, runtime, failed: true };
+    if (refused) return { ...refused, runtime, failed: true, ownMessage: true };
   }
   let turnId: string;
   try {

@@ -34,6 +34,8 @@ export interface Attempt {
   failed?: boolean;
   /** The resolved thread, for the receipt of a start that failed before queueing. */
   threadId?: string;
+  /** `message` says why, not the reason's usual text (a job: nothing was queued). */
+  ownMessage?: boolean;
 }
 
 /**

@@ -375,7 +375,9 @@ export class TurnStarts {
       receipt = await this.#confirm(receipt, signal, session.remainingMs());
     }
     reason ??= receipt?.reason ?? "protocol_error";
-    message = REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
+    // A job's refusal says its own (nothing is queued for it); a message's, the usual.
+    const own = attempt.ownMessage ? message : undefined;
+    message = own ?? REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
     return receipt ? { receipt, reason, message } : notSent(reason, message, attempt.threadId);
   }
 

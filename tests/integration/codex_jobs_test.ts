@@ -134,6 +134,7 @@ Deno.test("codex_review inline on a thread held by another process: held_elsewhe
       .structuredContent;
     assert.equal(out.reason, "held_elsewhere");
     assert.equal(out.receipt.status, "not_sent");
+    assert.match(out.message ?? "", /cannot be queued for it .* nothing was sent/);
     assert.deepEqual(await sent(f, "review/start"), []);
     assert.deepEqual(await sent(f, "thread/queue/add"), []);
   });
@@ -241,6 +242,7 @@ Deno.test("codex_run with outputSchema on a thread with queued messages: turn_ru
     })).structuredContent;
     assert.equal(out.reason, "turn_running");
     assert.equal(out.receipt.status, "not_sent");
+    assert.match(out.message ?? "", /messages wait in its queue/);
     assert.deepEqual(await sent(f, "turn/start"), []);
     assert.deepEqual(
       await sent(f, "thread/resume"),
