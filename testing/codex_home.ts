@@ -797,6 +797,25 @@ export class AppServer {
     return this.#wait(this.serverRequests, this.#reqWaiters, pred, what, timeoutMs);
   }
 
+  /**
+   * Waits until MCP server `name` of `threadId` reports `ready` (`mcpServer/startupStatus/updated`,
+   * already received or future) and fails at once when it reports `failed` or `cancelled`. Codex
+   * does not hold a turn back for a server still starting, so a test whose turn needs the
+   * server's tools calls this between `thread/start` (or `thread/resume`) and `turn/start`.
+   */
+  async waitForMcpServerReady(threadId: string, name: string, timeoutMs?: number): Promise<void> {
+    const n = await this.waitForNotification(
+      (n) =>
+        n.method === "mcpServer/startupStatus/updated" && n.params.threadId === threadId &&
+        n.params.name === name && n.params.status !== "starting",
+      `MCP server ${name} of thread ${threadId} ready`,
+      timeoutMs,
+    );
+    if (n.params.status !== "ready") {
+      throw new Error(`MCP server ${name} did not start: ${JSON.stringify(n.params)}`);
+    }
+  }
+
   /** Waits for `turn/completed` of `turnId` and returns its `params.turn`. */
   async waitForTurnCompleted(turnId: string, timeoutMs?: number): Promise<Record<string, unknown>> {
     const n = await this.waitForNotification(

@@ -9,7 +9,8 @@
  *
  * Arguments (all optional): `--log=<path>` appends one JSON line per event (started,
  * initialized, callTool, elicitResult, elicitError); `--tag=<anything>` is ignored and only
- * marks the process command line so tests can find it in the process table.
+ * marks the process command line so tests can find it in the process table;
+ * `--start-delay-ms=<n>` reads nothing from stdin for n ms (a server slow to start).
  *
  * @module
  */
@@ -33,6 +34,8 @@ export const COLOUR_SCHEMA = {
 } as const;
 
 const logArg = Deno.args.find((a) => a.startsWith("--log="));
+const delayArg = Deno.args.find((a) => a.startsWith("--start-delay-ms="));
+const startDelayMs = Number(delayArg?.slice("--start-delay-ms=".length) ?? 0);
 const logPath = logArg?.slice("--log=".length);
 
 function log(ev: string, data: Record<string, unknown> = {}): void {
@@ -92,10 +95,14 @@ function main(): void {
   const transport = new StdioServerTransport();
   transport.onclose = () => log("closed");
   log("started");
-  server.connect(transport).catch((err) => {
-    log("connectError", { message: String(err) });
-    Deno.exit(1);
-  });
+  const connect = () =>
+    server.connect(transport).catch((err) => {
+      log("connectError", { message: String(err) });
+      Deno.exit(1);
+    });
+  // A slow server (a cold `npx`, a remote one): nothing is read, so Codex's `initialize` waits.
+  if (startDelayMs > 0) setTimeout(connect, startDelayMs);
+  else connect();
 }
 
 if (import.meta.main) main();

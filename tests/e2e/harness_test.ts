@@ -205,6 +205,8 @@ Deno.test({
           : { error: { code: -32601, message: `unexpected ${r.method}` } },
     }, async ({ mock, home, server }) => {
       const thread = await server.startThread({ cwd: home.workspace });
+      // Codex does not hold a turn back for a server still starting: wait for its ready status.
+      await server.waitForMcpServerReady(thread.id, "elicitor", 60_000);
       assert.ok(
         (await processesTagged(home.root)).some((p) => p.cmdline.includes("elicit_mcp_server.ts")),
         "the MCP server process is visible in the process table",
