@@ -26,7 +26,9 @@ const name = z.string().min(1).max(256).refine((s) => s.trim() === s && !/\p{Cc}
 
 const input = z.strictObject({
   cwd: cwd.optional().describe("Review this directory's repository on a new read-only thread"),
-  threadId: threadRef.optional().describe("Or review inline on this idle thread (UUID or name)"),
+  threadId: threadRef.optional().describe(
+    "Or inline on this idle thread: UUID or exact name if unique",
+  ),
   target: z.enum(["uncommitted", "base", "commit", "custom"]).describe(
     "uncommitted changes, changes against base, one commit, or custom instructions",
   ),

@@ -40,7 +40,7 @@ const input = z.strictObject({
   ),
   ...runOptionShapes,
   outputSchema: z.record(z.string(), z.unknown()).optional().describe(
-    "JSON Schema the final answer must follow (strict mode: objects closed, all properties required; at most 64 KiB). Only on an idle thread; result.structured checks the answer",
+    "JSON Schema for the final answer (strict: objects closed, all required; 64 KiB); idle thread only",
   ),
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
