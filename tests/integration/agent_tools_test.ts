@@ -192,8 +192,9 @@ Deno.test("codex_run passes model, effort and tighter sandbox/approvals to Codex
     newThreadScripts: [[{ end: "completed" }]],
   };
   await withRelay(s, FULL, async (client, f) => {
+    // A model and effort of model/list (transcript 24's catalogue: issue 30 checks them).
     const options = {
-      model: "gpt-5.4",
+      model: "gpt-5.5",
       effort: "high",
       sandbox: "read-only",
       approvalPolicy: "untrusted",
@@ -208,7 +209,7 @@ Deno.test("codex_run passes model, effort and tighter sandbox/approvals to Codex
     assert.equal((inCwd.out.turn as Structured).status, "completed");
     const reqs = await f.requests();
     const resume = reqs.find((r) => r.method === "thread/resume")!.params as Structured;
-    assert.equal(resume.model, "gpt-5.4");
+    assert.equal(resume.model, "gpt-5.5");
     assert.equal(resume.sandbox, "read-only");
     assert.equal(resume.approvalPolicy, "untrusted");
     assert.equal((resume.config as Structured).model_reasoning_effort, "high");

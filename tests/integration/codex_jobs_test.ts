@@ -8,7 +8,14 @@
  */
 
 import assert from "assert";
-import { agentItem, type Barrier, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import {
+  agentItem,
+  type Barrier,
+  commandApproval,
+  FixtureHome,
+  thread,
+} from "../../testing/fixture_home.ts";
+import type { ElicitParams } from "../../testing/mcp_client.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
@@ -22,11 +29,12 @@ async function withJobs(
   s: Scenario,
   fn: (client: Client, f: FixtureHome, b: Record<string, Barrier>) => Promise<void>,
   barriers: string[] = [],
+  onElicit?: (p: ElicitParams) => { action: "accept"; content: Record<string, string> },
 ): Promise<void> {
   const f = await FixtureHome.create(s);
   const b: Record<string, Barrier> = {};
   for (const name of barriers) b[name] = await f.barrier(name);
-  const relay = await startRelay({ fixture: f, flags: FULL, protocol: "2026-07-28" });
+  const relay = await startRelay({ fixture: f, flags: FULL, protocol: "2026-07-28", onElicit });
   const { code, left } = await closeAfter(relay, f, () => fn(relay.client, f, b));
   assert.equal(code, 0, "the relay exits 0 on stdin EOF");
   assert.deepEqual(left, [], "no helper is left in the process table");
@@ -80,6 +88,32 @@ Deno.test("codex_review in a cwd: a new read-only thread, the findings, and code
     assert.equal(waited.timedOut, false);
     assert.deepEqual(waited.review, out.review);
   });
+});
+
+Deno.test("codex_review: the reviewer's command approval reaches the client; its answer reaches Codex", async () => {
+  const s: Scenario = {
+    threads: [],
+    newThreadReviewScripts: [{ steps: [commandApproval()] }],
+  };
+  const asked: ElicitParams[] = [];
+  await withJobs(
+    s,
+    async (client, f) => {
+      const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
+        .structuredContent;
+      assert.equal(out.turn?.status, "completed");
+      assert.equal(asked.length, 1);
+      assert.match(String(asked[0].message), /touch x/);
+      const answers = await f.answers();
+      assert.deepEqual(answers.map((a) => a.result), [{ decision: "accept" }]);
+      assert.equal(out.review?.findings.length, 1);
+    },
+    [],
+    (params) => {
+      asked.push(params);
+      return { action: "accept", content: { decision: "accept" } };
+    },
+  );
 });
 
 Deno.test("codex_review targets: base, commit and custom reach review/start; bad combinations are refused", async () => {

@@ -18,6 +18,7 @@ type Frame = { id?: number; method?: string; params?: Obj; result?: Obj; error?:
 class Rpc {
   readonly frames: Frame[] = [];
   #next = 1;
+  #closed = false;
   #waiters: (() => void)[] = [];
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -47,6 +48,8 @@ class Rpc {
       }
       for (const wake of this.#waiters.splice(0)) wake();
     }
+    this.#closed = true;
+    for (const wake of this.#waiters.splice(0)) wake();
   }
 
   async #write(message: Obj): Promise<void> {
@@ -58,6 +61,7 @@ class Rpc {
     while (true) {
       const found = this.frames.slice(from).find(match);
       if (found) return found;
+      if (this.#closed) throw new Error("the fixture app-server closed its stdout");
       await new Promise<void>((wake) => this.#waiters.push(wake));
     }
   }
@@ -203,6 +207,7 @@ Deno.test("fixture review/start: the captured errors", async () => {
 
 Deno.test("fixture review/start on a busy thread interrupts its turn; a review cannot be steered", async () => {
   const f = await FixtureHome.create({ threads: [], newThreadScripts: [[{ barrier: "busy" }]] });
+  await f.barrier("busy"); // Never released: the review's start interrupts that turn.
   const review = await f.barrier("review");
   await f.write({
     threads: [],
