@@ -4,6 +4,7 @@
  */
 
 import { serve } from "../host/serve.ts";
+import type { ServeFlags, ServeOptions } from "../host/serve_flags.ts";
 import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
@@ -61,7 +62,7 @@ export async function main(args: readonly string[]): Promise<number> {
       case "serve":
         // In a terminal nothing else would show: say once what it is doing.
         if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION));
-        return await serve(command.flags, VERSION);
+        return await serveProcess(command.flags);
       case "doctor":
         return await doctor(command.flags, VERSION);
       case "install":
@@ -77,4 +78,46 @@ export async function main(args: readonly string[]): Promise<number> {
     print(Deno.stderr, `codex-relay: unexpected failure: ${name}\n`);
     return EXIT.software;
   }
+}
+
+/**
+ * `serve` as a program: the library's {@linkcode serve} on the process's
+ * stdin and stdout, stopped by SIGINT or SIGTERM (their listeners stay until
+ * it resolves: a second signal must not end the relay uncleanly).
+ */
+async function serveProcess(flags: ServeFlags): Promise<number> {
+  const stop = new AbortController();
+  const added: [Deno.Signal, () => void][] = [];
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    const listener = () => stop.abort(signal);
+    try {
+      Deno.addSignalListener(signal, listener);
+      added.push([signal, listener]);
+    } catch {
+      // A platform without this signal (Windows has no SIGTERM listener).
+    }
+  }
+  try {
+    return await serve({
+      ...libraryOptions(flags),
+      readable: Deno.stdin.readable,
+      writable: Deno.stdout.writable,
+      signal: stop.signal,
+    });
+  } finally {
+    for (const [signal, listener] of added) Deno.removeSignalListener(signal, listener);
+  }
+}
+
+/** The library options of parsed `serve` flags. */
+function libraryOptions(flags: ServeFlags): Omit<ServeOptions, "readable" | "writable"> {
+  const mode = flags.appServer;
+  return {
+    appServer: mode.kind === "unix" ? { socket: mode.path } : mode.kind,
+    allowReplyRead: flags.allowReplyRead,
+    allowTurnStart: flags.allowTurnStart,
+    autoApproveMcpTools: flags.autoApproveMcpTools,
+    disableCodexMcpServers: flags.disableCodexMcpServers,
+    logLevel: flags.logLevel,
+  };
 }

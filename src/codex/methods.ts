@@ -20,7 +20,7 @@ import {
   parseQueueDelete,
   parseQueueList,
   parseThreadList,
-  parseThreadReadCwd,
+  parseThreadRead,
   parseThreadStart,
   parseTurnsPage,
 } from "./validate.ts";
@@ -73,7 +73,7 @@ const METHODS = {
   "account/read": { level: "turnStart", result: parseAccountRead },
   // codex_run's options: the thread's cwd (its config layers: the tightening check and the
   // recursion guard), name a new thread, check that a cwd exists.
-  "thread/read": { level: "turnStart", result: parseThreadReadCwd },
+  "thread/read": { level: "turnStart", result: parseThreadRead },
   "thread/name/set": { level: "turnStart", result: ignored },
   "fs/getMetadata": { level: "turnStart", result: parseFsMetadata },
   // codex_run with outputSchema: only turn/start takes it (on an idle thread: on a busy one it

@@ -66,12 +66,16 @@ export function parseThreadStart(value: unknown): { threadId: string } {
   return { threadId: str(thread.id, "thread/start thread.id") };
 }
 
-/** Validates a `thread/read` result: the thread's working directory (its config layers' key). */
-export function parseThreadReadCwd(value: unknown): string {
+/**
+ * Validates a `thread/read` result: the thread's working directory (its config layers' key) and
+ * whether this app-server has it loaded (`status.type` other than `notLoaded`; absent: not).
+ */
+export function parseThreadRead(value: unknown): { cwd: string; loaded: boolean } {
   const thread = obj(obj(value, "thread/read result").thread, "thread/read thread");
   const cwd = str(thread.cwd, "thread/read thread.cwd");
   if (cwd.length === 0) fail("thread/read thread.cwd is empty");
-  return cwd;
+  const status = (thread.status as Obj | null | undefined)?.type;
+  return { cwd, loaded: typeof status === "string" && status !== "notLoaded" };
 }
 
 /**

@@ -179,6 +179,12 @@ export interface HeldConnection {
    * daemon's every client's, the turn host every turn of the relay).
    */
   follow(threadId: string): void;
+  /**
+   * Observes every notification the connection carries (any thread, followed
+   * or not) until the returned function is called. Absent where the backend
+   * cannot tell.
+   */
+  watch?(onNotification: (method: string, params: unknown) => void): () => void;
   /** Answers a server→client request. */
   respond(id: RpcId, result: unknown): void;
   /** Answers a server→client request with an error. */

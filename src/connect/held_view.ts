@@ -63,6 +63,7 @@ export function heldView(deps: ViewDeps): HeldConnection {
     listen: (listeners) => {
       view.listeners = listeners;
     },
+    watch: (onNotification) => routing.watchAll(onNotification),
     respond: (id, result) => {
       if (routing.mayAnswer(view, id)) rpc.respond(id, result);
     },

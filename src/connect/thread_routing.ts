@@ -34,6 +34,7 @@ type Watcher = (method: string, params: unknown) => void;
 /** The watchers of operations, by thread, and the routing of frames to views and watchers. */
 export class ThreadRouting {
   readonly #watchers = new Map<string, Set<Watcher>>();
+  readonly #all = new Set<Watcher>();
   readonly #log: Logger;
 
   constructor(log: Logger) {
@@ -53,6 +54,17 @@ export class ThreadRouting {
   }
 
   /**
+   * Observes every notification the connection carries, whatever its thread,
+   * until the returned function is called (a load's MCP server statuses,
+   * sent before the loader knows the new thread's id).
+   */
+  watchAll(onNotification: Watcher): () => void {
+    const watcher: Watcher = (method, params) => onNotification(method, params);
+    this.#all.add(watcher);
+    return () => void this.#all.delete(watcher);
+  }
+
+  /**
    * A notification: to the views following its thread (or all, without one)
    * and its watchers. With `activity`, each view it reaches hears it as
    * activity first (a connection whose other threads' frames must not keep a
@@ -66,6 +78,7 @@ export class ThreadRouting {
         view.listeners.onNotification?.(method, params);
       }
     }
+    for (const watcher of [...this.#all]) watcher(method, params);
     if (threadId === undefined) return;
     for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
   }

@@ -1,9 +1,11 @@
 /**
- * `serve`: the MCP server on stdio. Shuts down on stdin EOF, SIGINT or
- * SIGTERM: cancels calls, reaps helpers, resolves with exit code 0. EOF ends
- * the input, not the work: every request read before it is answered (by the
- * call, or with an error saying the relay shut down first) within the
- * shutdown bound.
+ * `serve`: the MCP server over a pair of byte streams (the CLI's are stdin
+ * and stdout). Shuts down when the input ends or the stop signal fires (the
+ * CLI's SIGINT or SIGTERM): cancels calls, reaps helpers, resolves with exit
+ * code 0. The input's end ends the input, not the work: every request read
+ * before it is answered (by the call, or with an error saying the relay shut
+ * down first) within the shutdown bound. It touches neither the process's
+ * stdin, stdout nor signal handlers: the CLI passes those.
  * @module
  */
 
@@ -21,11 +23,44 @@ import { createRequestStateCodec } from "@modelcontextprotocol/server";
 import type { RoundState } from "./input_rounds.ts";
 import { systemClock } from "../core/clock.ts";
 import { turnMachinery } from "../turn/turn_machinery.ts";
-import type { ServeFlags } from "./serve_flags.ts";
+import { type ServeFlags, serveFlags, type ServeOptions } from "./serve_flags.ts";
+import { VERSION } from "../core/version.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
 
-/** Runs the server until stdin closes or a termination signal arrives; returns the exit code. */
-export async function serve(flags: ServeFlags, version: string): Promise<number> {
+/**
+ * Serves MCP on `options.readable` / `options.writable` until the readable
+ * ends or `options.signal` aborts; resolves with the exit code (0), every
+ * process it started ended. Throws a `TypeError` for options the CLI would
+ * refuse (before anything is read or started).
+ *
+ * @example Serve over in-memory streams, stopped by an abort signal
+ * ```ts
+ * import { serve } from "@codex-relay/cli";
+ * const toRelay = new TransformStream<Uint8Array, Uint8Array>();
+ * const fromRelay = new TransformStream<Uint8Array, Uint8Array>();
+ * const stop = new AbortController();
+ * const serving = serve({
+ *   readable: toRelay.readable,
+ *   writable: fromRelay.writable,
+ *   signal: stop.signal,
+ *   allowReplyRead: true,
+ * });
+ * // Write JSON-RPC lines to toRelay.writable, read the answers from fromRelay.readable...
+ * stop.abort();
+ * const code = await serving; // 0
+ * ```
+ */
+export async function serve(options: ServeOptions): Promise<number> {
+  const flags = serveFlags(options);
+  return await serveFlagsOn(flags, VERSION, options);
+}
+
+/** The server over `io` with parsed flags (the CLI's `serve` and the library's). */
+async function serveFlagsOn(
+  flags: ServeFlags,
+  version: string,
+  io: Pick<ServeOptions, "readable" | "writable" | "signal">,
+): Promise<number> {
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.
@@ -47,7 +82,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
   const shutdown = new AbortController();
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
-  const wire = new LineStdioTransport({ log });
+  const wire = new LineStdioTransport({ log, input: io.readable, output: io.writable });
   const handle = serveStdio(
     () =>
       buildServer({
@@ -70,7 +105,7 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
       onerror: (error) => log.warn("mcp", { error: error.message.slice(0, 200) }),
     },
   );
-  const end = endings(wire, log);
+  const end = endings(wire, io.signal);
   log.info("serving", {
     replyRead: caps.replyRead,
     turnStart: caps.turnStart,
@@ -80,7 +115,6 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
 
   const why = await end.why;
   log.info("shutting down", { why, unanswered: wire.budget.unanswered });
-  // The signal listeners stay until the end: a second SIGTERM must not end the relay uncleanly.
   await shutDown({
     drain: why === "stdin closed" ? Promise.race([wire.idle(), end.signalled]) : undefined,
     wire,
@@ -93,7 +127,8 @@ export async function serve(flags: ServeFlags, version: string): Promise<number>
     log,
   });
   await settlesWithin(handle.close(), 100);
-  end.stopSignals();
+  end.stopWatching();
+  await settlesWithin(wire.releaseOutput(), ANSWER_MS);
   log.info("stopped", { spawned: connection.stats.spawned });
   return 0;
 }
@@ -115,10 +150,11 @@ export const DRAIN_MS = 800;
 const ANSWER_MS = 100;
 
 /**
- * What ends the serving: stdin EOF, the connection closing, or SIGINT /
- * SIGTERM (`signalled`: the calls read before EOF are not waited for then).
+ * What ends the serving: the input's end, the connection closing, or the
+ * stop signal (`signalled`: the calls read before the input's end are not
+ * waited for then; its reason, e.g. the CLI's "SIGTERM", is the log's why).
  */
-function endings(wire: LineStdioTransport, log: Logger) {
+function endings(wire: LineStdioTransport, stop: AbortSignal | undefined) {
   const why = Promise.withResolvers<string>();
   const signalled = Promise.withResolvers<void>();
   const entryOnClose = wire.onclose;
@@ -127,11 +163,14 @@ function endings(wire: LineStdioTransport, log: Logger) {
     why.resolve("connection closed");
   };
   wire.oninputend = () => why.resolve("stdin closed");
-  const stopSignals = onSignals(["SIGINT", "SIGTERM"], (signal) => {
-    why.resolve(signal);
+  const onStop = () => {
+    why.resolve(typeof stop?.reason === "string" ? stop.reason : "stopped");
     signalled.resolve();
-  }, log);
-  return { why: why.promise, signalled: signalled.promise, stopSignals };
+  };
+  if (stop?.aborted) onStop();
+  stop?.addEventListener("abort", onStop);
+  const stopWatching = () => stop?.removeEventListener("abort", onStop);
+  return { why: why.promise, signalled: signalled.promise, stopWatching };
 }
 
 /** What {@linkcode shutDown} ends. */
@@ -177,20 +216,4 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     clearTimeout(id);
   }
-}
-
-function onSignals(signals: Deno.Signal[], fn: (signal: string) => void, log: Logger): () => void {
-  const added: [Deno.Signal, () => void][] = [];
-  for (const signal of signals) {
-    const listener = () => fn(signal);
-    try {
-      Deno.addSignalListener(signal, listener);
-      added.push([signal, listener]);
-    } catch {
-      log.debug("signal unsupported", { signal });
-    }
-  }
-  return () => {
-    for (const [signal, listener] of added) Deno.removeSignalListener(signal, listener);
-  };
 }

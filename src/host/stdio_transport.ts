@@ -1,10 +1,12 @@
 /**
  * The MCP stdio transport of `serve`: newline-delimited JSON-RPC on stdin and
  * stdout, with the relay's own bound on one message. A message longer than
- * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered and
- * refused on its own (a JSON-RPC error when its id can be seen, a log line in
- * any case); a line that is not JSON, a batch and a request with `id: null`
- * get the error the JSON-RPC 2.0 spec gives. The server keeps serving.
+ * {@linkcode MAX_MESSAGE_BYTES} is skipped without being buffered, scanned as
+ * it passes for its top-level id ({@linkcode LineScan}), and refused on its
+ * own: a JSON-RPC error by that id, or with `id: null` when none can be told
+ * (a notification or a response gets none; a log line in any case); a line
+ * that is not JSON, a batch and a request with `id: null` get the error the
+ * JSON-RPC 2.0 spec gives. The server keeps serving.
  *
  * Backpressure: stdin is read only while the requests read and not yet
  * answered (their answers written included) and the bytes queued for stdout
@@ -28,6 +30,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../core/log.ts";
 import { WireBudget, type WireId } from "./wire_budget.ts";
+import { LineScan } from "./line_scan.ts";
 
 /**
  * The longest MCP message accepted from the client, in bytes (one line, its
@@ -36,9 +39,6 @@ import { WireBudget, type WireId } from "./wire_budget.ts";
  * tens of KiB.
  */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** Bytes kept of each end of an oversized line, to find its id. */
-const SNIFF_BYTES = 1024;
 
 /** JSON-RPC 2.0 error codes. */
 const PARSE_ERROR = -32700;
@@ -145,6 +145,15 @@ export class LineStdioTransport implements Transport {
     return this.#budget.idle();
   }
 
+  /**
+   * Resolves once every queued line is written, then gives the output back
+   * (its writer's lock released; the stream is left open for its owner).
+   */
+  async releaseOutput(): Promise<void> {
+    await this.#writing;
+    this.#writer.releaseLock();
+  }
+
   /** Stops reading stdin and fires `onclose` (once). */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -179,8 +188,8 @@ export class LineStdioTransport implements Transport {
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     let parts: Uint8Array[] = [];
     let size = 0;
-    /** The line being skipped (over the bound): its first and last bytes, and its length. */
-    let skipping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
+    /** The line being skipped (over the bound): its scan and its length. */
+    let skipping: { scan: LineScan; bytes: number } | undefined;
     try {
       while (!this.#closed) {
         if (this.#budget.full !== undefined) await this.#roomToRead();
@@ -193,27 +202,14 @@ export class LineStdioTransport implements Transport {
           const end = nl === -1 ? value.length : nl;
           const piece = value.subarray(start, end);
           if (!skipping && size + piece.length > this.#max) {
-            const seen = concatBytes(parts, size);
-            skipping = {
-              head: seen.subarray(0, SNIFF_BYTES).slice(),
-              tail: lastBytes(seen, SNIFF_BYTES).slice(),
-              bytes: size,
-            };
+            skipping = { scan: new LineScan(), bytes: size };
+            for (const part of parts) skipping.scan.push(part);
             parts = [];
             size = 0;
           }
           if (skipping) {
             skipping.bytes += piece.length;
-            if (skipping.head.length < SNIFF_BYTES) {
-              skipping.head = join(
-                skipping.head,
-                piece.subarray(0, SNIFF_BYTES - skipping.head.length),
-              );
-            }
-            skipping.tail = lastBytes(
-              join(skipping.tail, lastBytes(piece, SNIFF_BYTES)),
-              SNIFF_BYTES,
-            );
+            skipping.scan.push(piece);
           } else if (nl === -1) {
             parts.push(piece.slice());
             size += piece.length;
@@ -223,7 +219,7 @@ export class LineStdioTransport implements Transport {
           if (this.#budget.full !== undefined) await this.#roomToRead();
           if (this.#closed) return;
           if (skipping) {
-            this.#oversized(skipping.head, skipping.tail, skipping.bytes);
+            this.#oversized(skipping.scan, skipping.bytes);
             skipping = undefined;
           } else {
             const line = parts.length === 0
@@ -291,16 +287,21 @@ export class LineStdioTransport implements Transport {
     );
   }
 
-  /** A line over the bound, skipped: answered by its id when one end of it shows it. */
-  #oversized(head: Uint8Array, tail: Uint8Array, bytes: number): void {
-    const id = sniffId(new TextDecoder().decode(head), new TextDecoder().decode(tail));
+  /**
+   * A line over the bound, skipped: answered by its top-level id, or with
+   * `id: null` when it has none that can be told (not a notification nor a
+   * response: those get no answer).
+   */
+  #oversized(scan: LineScan, bytes: number): void {
+    const verdict = scan.verdict();
     this.#log.warn("mcp message refused", {
       why: "too large",
       bytes,
       limitBytes: this.#max,
-      answered: id !== null,
+      answered: verdict.answer,
     });
-    if (id === null) return;
+    if (!verdict.answer) return;
+    const id = verdict.id;
     this.#error(
       id,
       INVALID_REQUEST,
@@ -319,34 +320,4 @@ export class LineStdioTransport implements Transport {
 
 function usableId(id: unknown): Id | null {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
-}
-
-/**
- * The top-level id of a JSON-RPC request too large to parse, from its first
- * or last bytes: `{"jsonrpc":"2.0","id":…` at the start, or `"id":…}` right
- * before the final brace (where the SDK client writes it). Only a request
- * (`"method"` present in what was seen) gets one; otherwise null.
- */
-export function sniffId(head: string, tail: string): Id | null {
-  if (!/"method"\s*:/.test(head + tail)) return null;
-  const value = String.raw`(-?\d{1,15}|"(?:[^"\\]|\\.){0,256}")`;
-  const atStart = head.match(
-    new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${value}\s*[,}]`),
-  );
-  const atEnd = tail.match(new RegExp(String.raw`[,{]\s*"id"\s*:\s*${value}\s*\}\s*\r?$`));
-  const raw = atStart?.[1] ?? atEnd?.[1];
-  if (raw === undefined) return null;
-  try {
-    return usableId(JSON.parse(raw));
-  } catch {
-    return null;
-  }
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return concatBytes([a, b], a.length + b.length);
-}
-
-function lastBytes(bytes: Uint8Array, n: number): Uint8Array {
-  return bytes.length <= n ? bytes : bytes.subarray(bytes.length - n);
 }

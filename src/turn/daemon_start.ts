@@ -43,6 +43,8 @@ export interface DaemonRun {
   resumeParams?: RunParams;
   /** The options, to check that the resume applied them. */
   options?: RunOptions;
+  /** Runs after a resume that applied the options, before the message is queued (MCP servers). */
+  afterLoad?: (runtime: TurnRuntime) => Promise<void>;
 }
 
 /** Subscribes the runtime to the thread, queues the message and starts it. */
@@ -80,6 +82,7 @@ export async function subscribeThenQueue(
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     return { receipt, reason: receipt.status === "queued" ? e.reason : undefined, runtime };
   }
+  await run.afterLoad?.(runtime);
   const receipt = await queueMessage(session, threadId, text, clientMessageId);
   if (receipt.status !== "queued") return { receipt, runtime, failed: true };
   await registry.launch(conn, runtime, receipt);

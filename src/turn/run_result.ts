@@ -10,6 +10,7 @@ import { reasonSchema } from "../core/errors.ts";
 import { replySchema, reviewSchema, structuredSchema } from "../reply/schemas.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
+import { mcpServerSchema } from "../ops/mcp_startup.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
 import type { FinishedRun } from "./finished_runs.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
@@ -74,6 +75,9 @@ export const runOutput = z.object({
   declinedRequests: declinedRequestsSchema,
   earlierMessages: z.array(earlierMessageSchema).optional(),
   notes: z.array(z.string()).optional(),
+  mcpServers: z.array(mcpServerSchema).optional().describe(
+    "The thread's MCP servers this turn runs without: they failed or were not ready when it started",
+  ),
   ...replyFields,
 });
 

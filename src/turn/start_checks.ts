@@ -5,14 +5,15 @@
  * @module
  */
 
-import { asRelayError, type ReasonCode } from "../core/errors.ts";
+import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
-import type { ModelInfo } from "../codex/models.ts";
+import { type ModelInfo, unknownModel } from "../codex/models.ts";
 import type { Receipt } from "../ops/queue_message.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { checkOutputSchema } from "../reply/structured.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
+import type { McpServerMissing } from "../ops/mcp_startup.ts";
 
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
 export interface StartResult {
@@ -20,7 +21,33 @@ export interface StartResult {
   runtime?: TurnRuntime;
   reason?: ReasonCode;
   message?: string;
+  /** The thread's MCP servers the turn runs without (failed, or not ready in time). */
+  mcpServers?: McpServerMissing[];
 }
+
+/** The usual text of a start's reason (a message's start; a job says its own). */
+export const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
+  turn_running:
+    "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt",
+  held_elsewhere:
+    "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
+};
+
+/** Names a new thread; a failure is a note of the run. */
+export async function nameThread(
+  session: Session,
+  runtime: TurnRuntime,
+  name: string,
+): Promise<void> {
+  try {
+    await session.call("thread/name/set", { threadId: runtime.threadId, name });
+  } catch (error) {
+    runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
+  }
+}
+
+/** Threads whose run settings are remembered (the oldest are forgotten first). */
+export const REMEMBERED_THREADS = 10_000;
 
 /** Pages of `model/list` read at most (Codex's catalogue fits one). */
 const MODEL_PAGES = 5;
@@ -36,6 +63,7 @@ export interface Attempt {
   threadId?: string;
   /** `message` says why, not the reason's usual text (a job: nothing was queued). */
   ownMessage?: boolean;
+  mcpServers?: McpServerMissing[];
 }
 
 /**
@@ -86,7 +114,10 @@ export async function missingDirectory(session: Session, cwd: string): Promise<s
  * comes from that cwd's config layers (a trusted project's
  * `.codex/config.toml` over the user's), so its config is read there.
  */
-export async function threadCwd(session: Session, threadId: string): Promise<string> {
+export async function threadRead(
+  session: Session,
+  threadId: string,
+): Promise<{ cwd: string; loaded: boolean }> {
   return await session.call("thread/read", { threadId });
 }
 
@@ -113,6 +144,13 @@ export function schemaRefusal(
 /** The models Codex offers (`model/list`, every page), read once per process. */
 export class ModelCatalogue {
   #list: readonly ModelInfo[] | undefined;
+
+  /** Refuses (`unknown_model`) a model or effort Codex does not offer; reads nothing without one. */
+  async check(session: Session, chosen: { model?: string; effort?: string }): Promise<void> {
+    if (chosen.model === undefined && chosen.effort === undefined) return;
+    const unknown = unknownModel(await this.list(session), chosen);
+    if (unknown) throw new RelayError("unknown_model", unknown);
+  }
 
   /** The models, read at the first call. */
   async list(session: Session): Promise<readonly ModelInfo[]> {

@@ -33,18 +33,21 @@ import { subscribeThenQueue } from "./daemon_start.ts";
 import { startJob } from "./job_start.ts";
 import type { RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
-import { unknownModel } from "../codex/models.ts";
 import {
   type Attempt,
   loginProblem,
   missingDirectory,
   ModelCatalogue,
+  nameThread,
+  REASON_MESSAGES,
+  REMEMBERED_THREADS,
   schemaRefusal,
   type StartResult,
-  threadCwd,
+  threadRead,
 } from "./start_checks.ts";
+import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
-import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** What starting turns needs. */
 export interface StartDeps {
@@ -62,18 +65,8 @@ export interface StartDeps {
 
 export type { StartResult } from "./start_checks.ts";
 
-/** Threads whose run settings are remembered (the oldest are forgotten first). */
-const REMEMBERED_THREADS = 10_000;
-
 /** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
 export const START_BUDGET_MS = 20_000;
-
-const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
-  turn_running:
-    "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt",
-  held_elsewhere:
-    "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
-};
 
 /** Starts turns. */
 export class TurnStarts {
@@ -104,7 +97,7 @@ export class TurnStarts {
     if (options.outputSchema !== undefined) {
       const schema = options.outputSchema;
       return schemaRefusal(schema, ref) ??
-        this.#jobInThread(ref, { kind: "structured", schema }, text, signal, options);
+        this.#job({ threadId: ref }, { kind: "structured", schema }, text, signal, options);
     }
     return this.#start(signal, ref, async (conn, session, clientMessageId) => {
       const threadId = await resolveThread(session, ref);
@@ -112,11 +105,19 @@ export class TurnStarts {
         return { reason: threadId.reason, message: threadId.message };
       }
       if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const cwd = await threadCwd(session, threadId);
-      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
+      const read = await threadRead(session, threadId);
+      const { config, servers } = await this.#config(
+        session,
+        read.cwd,
+        options,
+        this.#applied.get(threadId),
+      );
       // The app-server may hold the thread loaded and start a queued message at once.
       const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
       if (shared || keepsThreadsLoaded) {
+        // A thread loaded already started its servers then: only a load here waits for them.
+        const watch = watchMcpStartup(conn, this.#deps.clock);
+        let mcpServers: McpServerMissing[] = [];
         const attempt = await subscribeThenQueue(registry, conn, session, {
           threadId,
           text,
@@ -124,10 +125,19 @@ export class TurnStarts {
           config,
           resumeParams: runParams(options),
           options,
-        });
+          afterLoad: async (runtime) => {
+            mcpServers = await afterLoadWait(
+              watch,
+              threadId,
+              read.loaded ? [] : servers,
+              session,
+              runtime.addNote.bind(runtime),
+            );
+          },
+        }).finally(watch.stop);
         // Refused after the resume: a loaded thread kept its own settings.
         if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-        return attempt;
+        return { ...attempt, mcpServers };
       }
       this.#remember(threadId, options);
       // Following before queueing: the held connection may run other turns of this relay and
@@ -169,18 +179,42 @@ export class TurnStarts {
     if (options.outputSchema !== undefined) {
       const schema = options.outputSchema;
       return schemaRefusal(schema, "") ??
-        this.#jobInCwd(cwd, { kind: "structured", schema }, text, signal, options);
+        this.#job({ cwd }, { kind: "structured", schema }, text, signal, options);
     }
     return this.#start(signal, "", async (conn, session, clientMessageId) => {
-      const threadId = await this.#newThread(session, cwd, options);
-      if (typeof threadId !== "string") return threadId;
+      const missing = await missingDirectory(session, cwd);
+      if (missing) return { reason: "cwd_not_found", message: missing };
+      const { config, servers } = await this.#config(session, cwd, options);
+      const watch = watchMcpStartup(conn, this.#deps.clock);
+      const { threadId } = await session.call("thread/start", {
+        cwd,
+        ...runParams(options),
+        config,
+      }).catch((error) => {
+        watch.stop();
+        throw error;
+      });
+      this.#remember(threadId, options);
       conn.follow(threadId);
       const runtime = registry.adopt(conn, threadId, clientMessageId);
-      if (options.name !== undefined) await this.#name(session, runtime, options.name);
+      if (options.name !== undefined) {
+        try {
+          await session.call("thread/name/set", { threadId, name: options.name });
+        } catch (error) {
+          runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
+        }
+      }
+      const mcpServers = await afterLoadWait(
+        watch,
+        threadId,
+        servers,
+        session,
+        runtime.addNote.bind(runtime),
+      );
       const receipt = await queueMessage(session, threadId, text, clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
-      return { receipt, runtime };
+      return { receipt, runtime, mcpServers };
     });
   }
 
@@ -197,113 +231,80 @@ export class TurnStarts {
   ): Promise<StartResult> {
     const job: RunJob = { kind: "review", target };
     return "threadId" in where
-      ? this.#jobInThread(where.threadId, job, "", signal, options)
-      : this.#jobInCwd(where.cwd, job, "", signal, { ...options, sandbox: "read-only" });
+      ? this.#job(where, job, "", signal, options)
+      : this.#job(where, job, "", signal, { ...options, sandbox: "read-only" });
   }
 
-  /** Starts `job` on the thread `ref` (a structured run, a review) when it is idle. */
-  #jobInThread(
-    ref: string,
+  /**
+   * Starts `job` (a structured run, a review) on the thread `where.threadId`
+   * when it is idle, or on a new thread in `where.cwd`.
+   */
+  #job(
+    where: { threadId: string } | { cwd: string },
     job: Exclude<RunJob, { kind: "message" }>,
     text: string,
     signal: AbortSignal,
     options: RunOptions,
   ): Promise<StartResult> {
     const { registry } = this.#deps;
+    const ref = "threadId" in where ? where.threadId : "";
     return this.#start(signal, ref, async (conn, session, clientMessageId) => {
-      const threadId = await resolveThread(session, ref);
+      const fresh = !("threadId" in where);
+      const threadId = fresh
+        ? await this.#newThread(session, where.cwd, options)
+        : await resolveThread(session, where.threadId);
       if (threadId instanceof RelayError) {
         return { reason: threadId.reason, message: threadId.message };
       }
-      if (registry.active(threadId)) return { reason: "turn_running", threadId };
-      const cwd = await threadCwd(session, threadId);
-      const config = await this.#config(session, cwd, options, this.#applied.get(threadId));
-      const attempt = await startJob(registry, conn, session, {
-        threadId,
-        clientMessageId,
-        job,
-        text,
-        fresh: false,
-        config,
-        resumeParams: runParams(options),
-        options,
-      });
-      if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-      return { ...attempt, threadId };
-    });
-  }
-
-  /** Starts `job` on a new thread in `cwd`. */
-  #jobInCwd(
-    cwd: string,
-    job: Exclude<RunJob, { kind: "message" }>,
-    text: string,
-    signal: AbortSignal,
-    options: RunOptions,
-  ): Promise<StartResult> {
-    return this.#start(signal, "", async (conn, session, clientMessageId) => {
-      const threadId = await this.#newThread(session, cwd, options);
       if (typeof threadId !== "string") return threadId;
-      const config = {};
-      const attempt = await startJob(this.#deps.registry, conn, session, {
-        threadId,
-        clientMessageId,
-        job,
-        text,
-        fresh: true,
-        config,
-      });
-      if (attempt.runtime && options.name !== undefined) {
-        await this.#name(session, attempt.runtime, options.name);
+      if (!fresh && registry.active(threadId)) return { reason: "turn_running", threadId };
+      const { config } = fresh ? { config: {} } : await this.#config(
+        session,
+        (await threadRead(session, threadId)).cwd,
+        options,
+        this.#applied.get(threadId),
+      );
+      const resumeParams = runParams(options);
+      const run = { threadId, clientMessageId, job, text, fresh, config, resumeParams, options };
+      const attempt = await startJob(registry, conn, session, run);
+      if (!fresh && attempt.reason !== "not_allowed") this.#remember(threadId, options);
+      if (fresh && attempt.runtime && options.name !== undefined) {
+        await nameThread(session, attempt.runtime, options.name);
       }
       return { ...attempt, threadId };
     });
   }
 
   /** A new thread in `cwd` with the options (`thread/start`), or why there is none. */
-  async #newThread(
-    session: Session,
-    cwd: string,
-    options: RunOptions,
-  ): Promise<string | Attempt> {
+  async #newThread(session: Session, cwd: string, options: RunOptions): Promise<string | Attempt> {
     const missing = await missingDirectory(session, cwd);
     if (missing) return { reason: "cwd_not_found", message: missing };
-    const config = await this.#config(session, cwd, options);
+    const { config } = await this.#config(session, cwd, options);
     const { threadId } = await session.call("thread/start", { cwd, ...runParams(options), config });
     this.#remember(threadId, options);
     return threadId;
-  }
-
-  /** Names a new thread; a failure is a note of the run. */
-  async #name(session: Session, runtime: TurnRuntime, name: string): Promise<void> {
-    try {
-      await session.call("thread/name/set", { threadId: runtime.threadId, name });
-    } catch (error) {
-      runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
-    }
   }
 
   /**
    * Reads the configuration once (`config/read` at the thread's cwd, so with
    * the layers a plain resume or start there applies): refuses options
    * looser than it, and returns the `config` overrides (recursion guard,
-   * effort). Options that pass only tighten, so what they leave with the
-   * thread (Codex keeps resume overrides for later turns) is never looser.
+   * effort) and the MCP servers a load with them starts. Options that pass
+   * only tighten, so what they leave with the thread (Codex keeps resume
+   * overrides for later turns) is never looser.
    */
   async #config(
     session: Session,
     cwd: string,
     options: RunOptions,
     applied?: Applied,
-  ): Promise<Record<string, unknown>> {
-    if (options.model !== undefined || options.effort !== undefined) {
-      const unknown = unknownModel(await this.#models.list(session), options);
-      if (unknown) throw new RelayError("unknown_model", unknown);
-    }
-    const config = await readConfig(session.call, cwd, this.#deps.log);
-    checkTightening(config, options, applied);
-    const guard = recursionOverrides(config, this.#deps.disabledMcpServers, this.#deps.log);
-    return runConfig(guard, options);
+  ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
+    await this.#models.check(session, options);
+    const read = await readConfig(session.call, cwd, this.#deps.log);
+    checkTightening(read, options, applied);
+    const guard = recursionOverrides(read, this.#deps.disabledMcpServers, this.#deps.log);
+    const config = runConfig(guard, options);
+    return { config, servers: serversToStart(read, config) };
   }
 
   /**
@@ -359,7 +360,12 @@ export class TurnStarts {
       this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
     if (attempt.runtime && !attempt.failed && !attempt.reason && attempt.receipt) {
-      return { receipt: attempt.receipt, runtime: attempt.runtime };
+      const { mcpServers } = attempt;
+      return {
+        receipt: attempt.receipt,
+        runtime: attempt.runtime,
+        ...(mcpServers?.length ? { mcpServers } : {}),
+      };
     }
     if (attempt.runtime) registry.drop(attempt.runtime);
     const broken = conn.failure !== undefined;

@@ -160,7 +160,10 @@ Deno.test("importing mod.ts runs no command and starts no helper", async () => {
       env: f.env,
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.equal(new TextDecoder().decode(out.stdout).trim(), JSON.stringify(["VERSION", "main"]));
+    assert.equal(
+      new TextDecoder().decode(out.stdout).trim(),
+      JSON.stringify(["VERSION", "main", "serve"]),
+    );
     assert.deepEqual(await f.spawned(), [], "no codex was started");
   } finally {
     await f.dispose();

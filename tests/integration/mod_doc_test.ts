@@ -9,7 +9,7 @@ interface DocSymbol {
   declarations: { jsDoc?: { tags?: { kind: string; doc?: string }[] } }[];
 }
 
-Deno.test("deno doc mod.ts shows an @example for every export (main, VERSION)", async () => {
+Deno.test("deno doc mod.ts shows an @example for every export (main, serve, ServeOptions, VERSION)", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["doc", "--json", "mod.ts"],
     cwd: new URL("../../", import.meta.url),
@@ -26,9 +26,14 @@ Deno.test("deno doc mod.ts shows an @example for every export (main, VERSION)", 
     s.declarations.flatMap((d) => d.jsDoc?.tags ?? []).filter((t) => t.kind === "example")
       .map((t) => t.doc ?? ""),
   ]));
-  assert.deepEqual(Object.keys(examples).sort(), ["VERSION", "main"]);
+  assert.deepEqual(Object.keys(examples).sort(), ["ServeOptions", "VERSION", "main", "serve"]);
   for (const [name, docs] of Object.entries(examples)) {
     assert.equal(docs.length, 1, `${name} shows one example`);
-    assert.match(docs[0], new RegExp(`import \\{ ${name} \\} from "@codex-relay/cli"`));
+    assert.match(
+      docs[0],
+      new RegExp(
+        `import \\{ (?:[\\w ]+, )?(?:type )?${name}(?:, [\\w ]+)? \\} from "@codex-relay/cli"`,
+      ),
+    );
   }
 });

@@ -203,24 +203,26 @@ Deno.test("hostile input: malformed MCP frames on stdin do not kill the relay", 
   assert.ok(!raw.stderr.includes(FRAME_MARK), "text in malformed frames never reaches the log");
 });
 
-/** A request line of exactly `bytes` bytes (newline excluded), padded with JSON whitespace. */
-function paddedRequest(id: string, idAtEnd: boolean, bytes: number): Uint8Array {
-  const params = { name: "codex_list_threads", arguments: { limit: 5 } };
-  const [before, after] = idAtEnd
-    ? [
-      `{"method":"tools/call","params":${JSON.stringify(params)}`,
-      `,"jsonrpc":"2.0","id":"${id}"}`,
-    ]
-    : [
-      `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":${JSON.stringify(params)}`,
-      "}",
-    ];
-  const pad = bytes - before.length - after.length;
+/**
+ * A request line of exactly `bytes` bytes (newline excluded), padded with JSON whitespace; its id
+ * at the start, at the very end, or in the middle (whitespace on both sides: neither end's KiB
+ * shows it).
+ */
+function paddedRequest(id: string, where: "start" | "end" | "middle", bytes: number): Uint8Array {
+  const params = JSON.stringify({ name: "codex_list_threads", arguments: { limit: 5 } });
+  const parts = where === "start"
+    ? [`{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":${params}`, "", "}"]
+    : [`{"method":"tools/call","params":${params}`, `,"jsonrpc":"2.0","id":"${id}"`, "}"];
+  const enc = new TextEncoder();
+  const [before, mid, after] = parts.map((p) => enc.encode(p));
+  const pad = bytes - before.length - mid.length - after.length;
   assert.ok(pad > 0);
   const line = new Uint8Array(bytes + 1).fill(0x20);
-  const enc = new TextEncoder();
-  line.set(enc.encode(before), 0);
-  line.set(enc.encode(after), before.length + pad);
+  const midAt = where === "middle" ? before.length + Math.floor(pad / 2) : bytes - after.length -
+    mid.length;
+  line.set(before, 0);
+  line.set(mid, where === "start" ? before.length : midAt);
+  line.set(after, bytes - after.length);
   line[bytes] = 0x0a;
   return line;
 }
@@ -241,15 +243,15 @@ Deno.test(`hostile input: an MCP message of ${MAX_MESSAGE_BYTES} bytes is served
   const raw = new RawRelay(f.env);
   try {
     await initialized(raw);
-    for (const idAtEnd of [false, true]) {
-      const at = `at-bound-${idAtEnd}`;
+    for (const where of ["start", "end", "middle"] as const) {
+      const at = `at-bound-${where}`;
       const served = raw.answer(at);
-      await raw.writeBytes(paddedRequest(at, idAtEnd, MAX_MESSAGE_BYTES));
+      await raw.writeBytes(paddedRequest(at, where, MAX_MESSAGE_BYTES));
       assert.equal(structured(await served)?.status, "ok", `${at}: answered as usual`);
 
-      const over = `over-bound-${idAtEnd}`;
+      const over = `over-bound-${where}`;
       const refused = raw.answer(over);
-      await raw.writeBytes(paddedRequest(over, idAtEnd, MAX_MESSAGE_BYTES + 1));
+      await raw.writeBytes(paddedRequest(over, where, MAX_MESSAGE_BYTES + 1));
       const error = (await refused).error as { code: number; message: string; data?: unknown };
       assert.equal(error.code, -32600, `${over}: invalid request`);
       assert.match(
@@ -258,7 +260,9 @@ Deno.test(`hostile input: an MCP message of ${MAX_MESSAGE_BYTES} bytes is served
       );
       assert.deepEqual(error.data, { limitBytes: MAX_MESSAGE_BYTES });
     }
-    // 10 MiB without an id to be seen (the SDK's own transport closed the connection on it).
+    // 10 MiB without an id to be seen (the SDK's own transport closed the connection on it):
+    // answered with id null, as JSON-RPC says.
+    const seen = raw.lines.length;
     await raw.writeBytes(new Uint8Array(10 * 1024 * 1024).fill(0x78));
     await raw.write("");
     const after = await raw.request("after-oversized", "tools/call", {
@@ -266,6 +270,11 @@ Deno.test(`hostile input: an MCP message of ${MAX_MESSAGE_BYTES} bytes is served
       arguments: { limit: 5 },
     });
     assert.equal(structured(after)?.status, "ok", "the same process serves on");
+    const nullAnswers = raw.lines.slice(seen).map((l) => JSON.parse(l)).filter((m) =>
+      m.id === null
+    );
+    assert.equal(nullAnswers.length, 1, JSON.stringify(nullAnswers));
+    assert.match(nullAnswers[0].error.message, /10485760 bytes, over codex-relay's limit/);
   } finally {
     const status = await raw.close();
     const left = f.alive();
@@ -274,9 +283,9 @@ Deno.test(`hostile input: an MCP message of ${MAX_MESSAGE_BYTES} bytes is served
     assert.deepEqual(left, []);
   }
   const refusals = raw.stderr.split("\n").filter((l) => l.includes("mcp message refused"));
-  assert.equal(refusals.length, 3, raw.stderr.slice(-2000));
-  for (const l of refusals) assert.match(l, /why="too large"/);
-  assert.match(refusals[2], new RegExp(`bytes=${10 * 1024 * 1024} .*answered=false`));
+  assert.equal(refusals.length, 4, raw.stderr.slice(-2000));
+  for (const l of refusals) assert.match(l, /why="too large".*answered=true/);
+  assert.match(refusals[3], new RegExp(`bytes=${10 * 1024 * 1024} `));
   assert.ok(!raw.stderr.includes("ReadBuffer"), "the connection was never given up");
 });
 

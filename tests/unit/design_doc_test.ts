@@ -32,6 +32,9 @@ import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
 import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
 import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
+import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
+import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
+import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
 
 const DESIGN = await Deno.readTextFile(new URL("../../docs/design.md", import.meta.url));
 const KiB = 1024;
@@ -172,6 +175,9 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
   says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
   says("active threads asked for an earlier relay's turn, per list", `${EARLIER_PROBES} (`);
+  const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
+  says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
+  says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
 });
 

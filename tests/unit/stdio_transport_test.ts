@@ -1,5 +1,6 @@
 import assert from "assert";
-import { LineStdioTransport, SHUT_DOWN, sniffId } from "../../src/host/stdio_transport.ts";
+import { LineStdioTransport, SHUT_DOWN } from "../../src/host/stdio_transport.ts";
+import { scanLine } from "../../src/host/line_scan.ts";
 import { WireBudget } from "../../src/host/wire_budget.ts";
 import { silentLogger } from "../../src/core/log.ts";
 
@@ -45,17 +46,21 @@ Deno.test("LineStdioTransport: stdin EOF ends the input; blank lines are skipped
   assert.deepEqual(answers, []);
 });
 
-Deno.test("sniffId() finds a request's top-level id at either end, and nothing else", () => {
-  assert.equal(sniffId('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{', ""), 5);
-  assert.equal(sniffId('{"id":"a\\"b","method":"x"', ""), 'a"b');
-  assert.equal(
-    sniffId('{"method":"tools/call","params":{"x":"', '","jsonrpc":"2.0","id":"r-9"}'),
-    "r-9",
-  );
-  assert.equal(sniffId('{"method":"x","params":{', '"a":{"id":3}}'), null, "a nested id");
-  assert.equal(sniffId('{"jsonrpc":"2.0","id":5,"result":{', ""), null, "not a request");
-  assert.equal(sniffId("xxxxxxxx", "xxxx"), null);
-  assert.equal(sniffId('{"id":null,"method":"x"', ""), null);
+Deno.test("scanLine() finds a request's top-level id anywhere, and nothing else", () => {
+  const id = (text: string) => scanLine(text);
+  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}'), {
+    answer: true,
+    id: 5,
+  });
+  assert.deepEqual(id('{"id":"a\\"b","method":"x"}'), { answer: true, id: 'a"b' });
+  assert.deepEqual(id('{"method":"tools/call","params":{"x":""},"jsonrpc":"2.0","id":"r-9"}'), {
+    answer: true,
+    id: "r-9",
+  });
+  assert.deepEqual(id('{"method":"x","params":{"a":{"id":3}}}'), { answer: false }, "nested");
+  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"result":{}}'), { answer: false }, "a response");
+  assert.deepEqual(id("xxxxxxxx"), { answer: true, id: null }, "not JSON: id null");
+  assert.deepEqual(id('{"id":null,"method":"x"}'), { answer: true, id: null });
 });
 
 /** A pull-only stdin of `lines` (one per read, nothing read ahead) that counts what was read. */

@@ -116,7 +116,10 @@ export async function followStart(
     waitSeconds: args.waitSeconds,
     receipt: start.receipt,
   };
-  return shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+  const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+  // The servers the turn runs without (issue 31); the run's notes say it in every result.
+  if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
+  return out;
 }
 
 /** A retried call of a run (codex_run, codex_review) that carries its input-round state. */

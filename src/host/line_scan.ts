@@ -1,0 +1,230 @@
+/**
+ * What an MCP message too large to parse says about itself, read as it is
+ * skipped: a small streaming scanner over its bytes (nothing of the line is
+ * kept but a few small fields) that follows JSON's strings and nesting and
+ * notes the keys of the top-level object only: its `id` (wherever it lies),
+ * and whether it has a `method`, a `result` or an `error`. A key inside a
+ * string or a nested object is never taken for a top-level one.
+ * @module
+ */
+
+/** A JSON-RPC id the relay can echo. */
+export type LineId = string | number;
+
+/** What the scanned line asks for: an answer (by its id, or `null` when none can be told) or none. */
+export type LineVerdict =
+  /** A notification (a method, no id) or a response: nothing to answer. */
+  | { answer: false }
+  /** A request (or something that is neither): answer it with this id. */
+  | { answer: true; id: LineId | null };
+
+/** The longest key and id value kept, in bytes (longer ones are not the keys or ids looked for). */
+const KEEP_BYTES = 1024;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+}
+
+/** Where the scanner is in the top-level object. */
+type At = "start" | "key" | "colon" | "value" | "comma" | "end";
+
+/**
+ * A streaming scan of one line. Feed it with {@linkcode LineScan.push}, then
+ * ask {@linkcode LineScan.verdict}.
+ *
+ * @example
+ * ```ts
+ * const scan = new LineScan();
+ * scan.push(new TextEncoder().encode('{"method":"x","params":{"id":1},'));
+ * scan.push(new TextEncoder().encode('"id":"r-7"}'));
+ * scan.verdict(); // { answer: true, id: "r-7" }
+ * ```
+ */
+export class LineScan {
+  #at: At = "start";
+  #depth = 0;
+  #inString = false;
+  #escape = false;
+  #malformed = false;
+  /** Inside a top-level scalar value. */
+  #scalar = false;
+  /** The bytes of the top-level key or value being read (undefined: past KEEP_BYTES or not kept). */
+  #kept: number[] | undefined;
+  #key = "";
+  #keys = new Set<string>();
+  /** The raw JSON text of the last top-level `id` value (null: too long to keep). */
+  #id: string | null | undefined;
+
+  /** Scans the next bytes of the line. */
+  push(bytes: Uint8Array): void {
+    for (let i = 0; i < bytes.length && !this.#malformed; i++) this.#byte(bytes[i]);
+  }
+
+  #byte(b: number): void {
+    if (this.#inString) return this.#stringByte(b);
+    if (this.#depth > 1) return this.#nestedByte(b);
+    if (this.#scalar) {
+      // Inside a top-level scalar (a number, true, false, null).
+      if (b !== 0x2c && b !== 0x7d && !isSpace(b)) return this.#keep(b);
+      this.#endValue();
+    }
+    if (isSpace(b)) return;
+    this.#structural(b);
+  }
+
+  #structural(b: number): void {
+    const at = this.#at;
+    if (at === "start" && b === 0x7b) {
+      this.#depth = 1;
+      this.#at = "key";
+    } else if (at === "key" && b === QUOTE) {
+      this.#openString([]);
+    } else if (at === "key" && b === 0x7d && this.#keys.size === 0) {
+      this.#close();
+    } else if (at === "colon" && b === 0x3a) {
+      this.#at = "value";
+    } else if (at === "value") {
+      this.#startValue(b);
+    } else if (at === "comma" && b === 0x2c) {
+      this.#at = "key";
+    } else if (at === "comma" && b === 0x7d) {
+      this.#close();
+    } else {
+      this.#malformed = true;
+    }
+  }
+
+  #startValue(b: number): void {
+    const kept = this.#key === "id" ? [b] : undefined;
+    if (b === QUOTE) return this.#openString(kept);
+    if (b === 0x7b || b === 0x5b) {
+      if (this.#key === "id") this.#id = null; // An object or array: no id to echo.
+      this.#depth = 2;
+      this.#at = "comma";
+      return;
+    }
+    if (b === 0x2c || b === 0x7d || b === 0x3a || b === 0x5d) {
+      this.#malformed = true;
+      return;
+    }
+    this.#scalar = true;
+    this.#kept = kept;
+  }
+
+  #openString(kept: number[] | undefined): void {
+    this.#inString = true;
+    this.#kept = this.#at === "key" ? [QUOTE] : kept;
+  }
+
+  #stringByte(b: number): void {
+    this.#keep(b);
+    if (this.#escape) {
+      this.#escape = false;
+    } else if (b === BACKSLASH) {
+      this.#escape = true;
+    } else if (b === QUOTE) {
+      this.#inString = false;
+      if (this.#depth > 1) return;
+      if (this.#at === "key") {
+        this.#key = parsed(this.#kept) ?? "";
+        this.#keys.add(this.#key);
+        this.#kept = undefined;
+        this.#at = "colon";
+      } else {
+        this.#endValue();
+      }
+    }
+  }
+
+  #nestedByte(b: number): void {
+    if (b === QUOTE) this.#inString = true;
+    else if (b === 0x7b || b === 0x5b) this.#depth++;
+    else if (b === 0x7d || b === 0x5d) this.#depth--;
+  }
+
+  #keep(b: number): void {
+    if (this.#kept === undefined) return;
+    if (this.#kept.length >= KEEP_BYTES) {
+      this.#kept = undefined;
+      if (this.#at === "value" && this.#key === "id") this.#id = null;
+      return;
+    }
+    this.#kept.push(b);
+  }
+
+  #endValue(): void {
+    if (this.#key === "id" && this.#kept !== undefined) {
+      this.#id = new TextDecoder().decode(new Uint8Array(this.#kept));
+    }
+    this.#kept = undefined;
+    this.#scalar = false;
+    this.#at = "comma";
+  }
+
+  #close(): void {
+    this.#depth = 0;
+    this.#at = "end";
+  }
+
+  /**
+   * What to do with the whole line: a request with a top-level id is
+   * answered by it; a notification or a response is not answered; anything
+   * else (not an object, malformed, an id that cannot be echoed exactly) is
+   * answered with `id: null`, as JSON-RPC 2.0 says for an id that cannot be
+   * told.
+   */
+  verdict(): LineVerdict {
+    const whole = !this.#malformed && this.#at === "end" && !this.#inString;
+    if (!whole) return { answer: true, id: null };
+    const keys = this.#keys;
+    if (!keys.has("id") && (keys.has("method") || keys.has("result") || keys.has("error"))) {
+      return { answer: false };
+    }
+    if (keys.has("id") && !keys.has("method") && (keys.has("result") || keys.has("error"))) {
+      return { answer: false };
+    }
+    return { answer: true, id: echoable(this.#id) };
+  }
+}
+
+/** The string a kept JSON string's bytes hold, or undefined when they are not one. */
+function parsed(kept: number[] | undefined): string | undefined {
+  if (kept === undefined) return undefined;
+  try {
+    const value = JSON.parse(new TextDecoder().decode(new Uint8Array(kept)));
+    return typeof value === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An id's JSON text as an id the answer can carry exactly (a number must read back as written). */
+function echoable(raw: string | null | undefined): LineId | null {
+  if (raw === null || raw === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value) && String(value) === raw) return value;
+  return null;
+}
+
+/**
+ * The verdict on a whole line held as text (for tests and small lines).
+ *
+ * @example
+ * ```ts
+ * scanLine('{"jsonrpc":"2.0","method":"x","params":{"id":1}}'); // { answer: false }
+ * ```
+ */
+export function scanLine(text: string): LineVerdict {
+  const scan = new LineScan();
+  scan.push(new TextEncoder().encode(text));
+  return scan.verdict();
+}

@@ -1,0 +1,63 @@
+/**
+ * Issue 31, item 1, against the real `codex app-server`: the thread's MCP
+ * server needs 3 s to start (`elicit_mcp_server.ts --start-delay-ms=3000`).
+ * Codex starts a turn without waiting for it (transcript
+ * 25-mcp-startup-not-waited), so codex_run waits for its `ready` before it
+ * queues the message: the model's request offers the server's tool, on a
+ * thread the relay resumes and on one it starts.
+ *
+ * Run: `deno test -P tests/e2e/mcp_startup_e2e_test.ts` with codex in `.codex-npm/` or `CODEX_BIN`.
+ */
+import assert from "node:assert/strict";
+import { e2eCodex, type Rec, seedThread, structured, withWorld } from "./_relay_e2e.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import type { ConnectedClient } from "../../testing/mcp_client.ts";
+import type { MockResponses } from "../../testing/mock_responses.ts";
+
+const BIN = e2eCodex("tests/e2e/mcp_startup_e2e_test.ts");
+const ignore = BIN === null;
+
+const RUN = ["--allow-turn-start", "--allow-reply-read"];
+
+/** Runs `please MCP_ELICIT` with `where` and checks the model was offered the slow server's tool. */
+async function runOffersTool(
+  relay: ConnectedClient,
+  mock: MockResponses,
+  where: { threadId: string } | { cwd: string },
+  text: string,
+): Promise<void> {
+  const result = await callTool(relay.client, "codex_run", { ...where, text, waitSeconds: 50 }, {
+    timeout: 90_000,
+    resetTimeoutOnProgress: true,
+  });
+  const out = structured(result);
+  assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+  assert.equal(out.mcpServers, undefined, JSON.stringify(out.mcpServers));
+  const first = mock.requests.find((r) => r.userText === text);
+  const tools = (first?.body as { tools?: Rec[] } | undefined)?.tools ?? [];
+  assert.ok(
+    tools.some((tool) => tool.type === "namespace" && tool.name === "mcp__elicitor"),
+    `the model is offered the slow server's tool: ${tools.map((t) => t.name).join(", ")}`,
+  );
+  assert.deepEqual(
+    mock.requests.filter((r) => r.userText === text).map((r) => r.kind),
+    ["mcp_call", "mcp_answer"],
+  );
+}
+
+Deno.test({
+  name:
+    "e2e relay: codex_run waits for an MCP server that needs 3 s to start; the model is offered its tool",
+  ignore,
+  fn: () =>
+    withWorld({ elicitMcp: true, extraMcpArgs: ["--start-delay-ms=3000"] }, async (w) => {
+      const d = await w.driver();
+      const seed = await seedThread(d, w.home, "seed NOECHO");
+      await d.close();
+      const relay = await w.relay(RUN, {
+        onElicit: () => ({ action: "accept", content: { colour: "blue", sure: true } }),
+      });
+      await runOffersTool(relay, w.mock, { threadId: seed.threadId }, "resumed MCP_ELICIT");
+      await runOffersTool(relay, w.mock, { cwd: w.home.workspace }, "new thread MCP_ELICIT");
+    }),
+});
