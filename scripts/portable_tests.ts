@@ -21,7 +21,7 @@ for (const { file, reason } of skipped) {
 }
 console.error(`test:portable: ${run.length} test files, ${skipped.length} skipped`);
 const { code } = await new Deno.Command("deno", {
-  args: ["test", "-P", ...run],
+  args: ["test", "-P", "--quiet", ...run],
   stdin: "null",
   stdout: "inherit",
   stderr: "inherit",

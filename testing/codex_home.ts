@@ -15,6 +15,7 @@
 
 import { E2E_DIR, ROOT } from "./paths.ts";
 import { denoCacheDir, denoChildEnv } from "./child_env.ts";
+import { processTable } from "./process_table.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Binary resolution
@@ -422,35 +423,26 @@ export async function createCodexHome(opts: CodexHomeOptions): Promise<CodexHome
 /** A live process found by {@link processesTagged}. */
 export interface TaggedProcess {
   pid: number;
+  /**
+   * Its process group: a helper's own pid (the relay spawns helpers detached),
+   * shared by whatever the helper's launcher started (testing/process_table.ts).
+   */
+  pgid: number;
   cmdline: string;
 }
 
 /**
  * Live processes (zombies excluded) whose command line or environment contains `tag`, from
- * `ps -e e -ww -o pid=,stat=,args=` (procps prints each process's environment after its
- * arguments). Deno treats /proc as privileged (it needs --allow-all), so the table is read
- * through `ps`. Every process started for a {@link CodexHome} carries its `root` (codex via
- * `CODEX_HOME`/`HOME`, the MCP server via `--tag=`), so after a clean shutdown this is empty.
+ * `ps -e e -ww` (procps prints each process's environment after its arguments;
+ * testing/process_table.ts). Every process started for a {@link CodexHome} carries its `root`
+ * (codex via `CODEX_HOME`/`HOME`, the MCP server via `--tag=`), so after a clean shutdown this
+ * is empty. Count helpers by `pgid`, not by rows: a launcher (npm's `codex` or `deno`) puts two
+ * processes with the same arguments behind one.
  */
 export async function processesTagged(tag: string): Promise<TaggedProcess[]> {
-  const out = await new Deno.Command("ps", {
-    args: ["-e", "e", "-ww", "-o", "pid=,stat=,args="],
-    stdout: "piped",
-    stderr: "piped",
-    env: { LC_ALL: "C" },
-  }).output();
-  if (!out.success) {
-    throw new Error(`ps failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
-  const found: TaggedProcess[] = [];
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const m = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (!m || m[2].startsWith("Z") || !m[3].includes(tag)) continue;
-    const pid = Number(m[1]);
-    if (pid === Deno.pid) continue;
-    found.push({ pid, cmdline: m[3].slice(0, 300) });
-  }
-  return found;
+  return (await processTable(true))
+    .filter((row) => row.args.includes(tag))
+    .map((row) => ({ pid: row.pid, pgid: row.pgid, cmdline: row.args.slice(0, 300) }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import type {
 } from "../fixtures/scenario.ts";
 import { WAIT_DEADLINE_MS, within } from "./deadline.ts";
 import { denoCacheDir, denoChildEnv } from "./child_env.ts";
+import { groupsMatching, processTableSync } from "./process_table.ts";
 
 /**
  * The file in a fixture home naming the module cache the fixture's own
@@ -208,9 +209,21 @@ export class FixtureHome {
     return (await this.log()).filter((e) => e.event === "spawn").map((e) => e.pid);
   }
 
-  /** Pids of processes still alive whose command line names this home (the process table). */
+  /**
+   * The helpers still alive for this home: the process groups (their ids: the
+   * pids the relay spawned) holding a live process whose command line names
+   * this home. One per helper however it was launched (testing/process_table.ts).
+   */
   alive(): number[] {
     return processesMatching(this.home);
+  }
+
+  /**
+   * The helper (process group) a live fixture process belongs to, by its
+   * logged pid; `undefined` when that process is gone.
+   */
+  helperOf(pid: number): number | undefined {
+    return processTableSync().find((row) => row.pid === pid)?.pgid;
   }
 
   /** Removes the temp home. Closes barrier ends the test still holds. */
@@ -220,18 +233,12 @@ export class FixtureHome {
   }
 }
 
-/** Pids of live, non-zombie processes whose command line contains `needle` (`ps`). */
+/**
+ * The process groups holding a live, non-zombie process whose command line
+ * contains `needle` (`ps`): one per helper (testing/process_table.ts).
+ */
 export function processesMatching(needle: string): number[] {
-  const out = new Deno.Command("ps", { args: ["-eo", "pid=,stat=,args="], stdout: "piped" })
-    .outputSync();
-  const pids: number[] = [];
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const m = line.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/);
-    if (m && !m[2].startsWith("Z") && m[3].includes(needle) && !m[3].startsWith("ps ")) {
-      pids.push(Number(m[1]));
-    }
-  }
-  return pids;
+  return groupsMatching(processTableSync(), needle);
 }
 
 // ---------------------------------------------------------------- builders

@@ -39,6 +39,7 @@ export const WINDOWS_GAPS: Readonly<Record<string, string>> = {
   "tests/integration/permissions_test.ts": FIXTURE_POSIX,
   "tests/integration/documented_commands_test.ts":
     `${FIXTURE_POSIX}; the README's lines are POSIX shell`,
+  "tests/integration/npm_shim_test.ts": `${FIXTURE_POSIX}; the shim is a POSIX Node script`,
   "tests/integration/reply_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_runtime_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_test.ts": FIXTURE_POSIX,

@@ -89,6 +89,12 @@ export interface StartRelay {
   env?: Record<string, string>;
   /** Answers elicitations (declares the capability). */
   onElicit?: (params: ElicitParams) => ElicitResult | Promise<ElicitResult>;
+  /**
+   * The `deno` that starts it: default the real binary running the tests
+   * (`Deno.execPath()`), as every client entry does; a test passes an
+   * npm-style shim (testing/npm_shim.ts).
+   */
+  command?: string;
 }
 
 /** A relay child with a connected client. */
@@ -96,7 +102,7 @@ export async function startRelay(options: StartRelay): Promise<ConnectedClient> 
   const env = options.env ?? options.fixture?.env;
   if (!env) throw new Error("startRelay needs a fixture or an env");
   return await connectClient({
-    command: Deno.execPath(),
+    command: options.command ?? Deno.execPath(),
     args: relayArgs(options.flags),
     env: denoChildEnv(env),
     clearEnv: true,

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { CommandClientTransport } from "../../testing/mcp_client.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { groupsMatching, processTable } from "../../testing/process_table.ts";
 
 export const BENCH_DIR = `${ROOT}/bench`;
 
@@ -33,12 +34,9 @@ export async function rssKiB(pid: number): Promise<number> {
   return Number((await run("ps", ["-o", "rss=", "-p", String(pid)])).trim()) || 0;
 }
 
+/** Helpers alive now: process groups holding a process naming `needle` (one per helper). */
 export async function countProcesses(needle: string): Promise<number> {
-  const text = await run("ps", ["-eo", "stat=,args="]);
-  return text.split("\n").filter((l) => {
-    const m = l.trim().match(/^(\S+)\s+(.*)$/);
-    return m !== null && !m[1].startsWith("Z") && m[2].includes(needle) && !m[2].startsWith("ps ");
-  }).length;
+  return groupsMatching(await processTable(), needle).length;
 }
 
 /** A relay child with an SDK client on one connection. */

@@ -17,13 +17,17 @@ import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
-import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
 import { environmentFindings, type Finding } from "./doctor_env.ts";
 import { appServerArgs, type AppServerMode, startsAppServer } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
+import { checkCodex } from "./doctor_codex.ts";
+import { readRegistration, type Registration } from "./doctor_client.ts";
+import { realFs } from "../install/io.ts";
+import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
+import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
 /** The Codex version the relay's protocol subset was captured from (the oldest supported). */
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
@@ -38,6 +42,14 @@ export interface DoctorIo {
   granted(descriptor: Deno.PermissionDescriptor): boolean;
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
+  /** The command line that runs this relay's CLI (hints name it: a checkout has no `codex-relay`). */
+  relay: string;
+  /** Its words. */
+  relayWords: string[];
+  /** A file's text, or `null` when it does not exist (`doctor --client`). */
+  read(path: string): Promise<string | null>;
+  /** The current folder (`doctor --client --scope project`). */
+  cwd(): string;
 }
 
 /** Runs the checks, writes the report, resolves with 0 (no problem) or 1. */
@@ -45,20 +57,25 @@ export async function doctor(
   flags: ServeFlags,
   version: string,
   io: DoctorIo = realDoctorIo(),
+  registration?: Registration,
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
   const codex = await checkCodex(io);
   sections.push(["codex", codex.findings]);
+  const client = registration
+    ? await readRegistration(registration, io, io.cwd())
+    : { findings: [], entries: [] };
   const appServer = codex.runs
-    ? await checkAppServer(io, version, flags.appServer)
-    : { findings: [], config: undefined };
+    ? await checkAppServer(io, version, flags.appServer, client.entries)
+    : { findings: [], config: undefined, registered: [] };
   sections.push(["app-server", appServer.findings]);
+  sections.push(["registration", [...client.findings, ...appServer.registered]]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
-    sections.push(["environment", await environmentFindings(appServer.config)]);
+    sections.push(["environment", await environmentFindings(appServer.config, io.relay)]);
   }
   sections.push(["permissions", checkPermissions(io, codex.missing)]);
-  sections.push(["capabilities", capabilities(flags)]);
+  sections.push(["capabilities", capabilities(flags, io.relay)]);
 
   const lines = [`codex-relay ${version} doctor`];
   for (const [title, findings] of sections) {
@@ -79,92 +96,6 @@ export async function doctor(
   );
   io.out(lines.join("\n"));
   return problems.length === 0 ? 0 : 1;
-}
-
-async function checkCodex(
-  io: DoctorIo,
-): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
-  const findings: Finding[] = [];
-  const resolved = resolveCodex(io);
-  if (resolved) {
-    findings.push({
-      level: "ok",
-      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
-    });
-  }
-  let output: Deno.CommandOutput;
-  try {
-    output = await spawnChild("codex", {
-      args: ["--version"],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(10_000),
-    }, INHERITED).child.output();
-  } catch (error) {
-    const missing = error instanceof Deno.errors.NotFound;
-    const refused = error instanceof Deno.errors.NotCapable;
-    findings.push({
-      level: "problem",
-      text: missing
-        ? `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
-        : refused
-        ? "the relay may not run codex (no --allow-run=codex)"
-        : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
-      fix: missing
-        ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
-        : refused
-        ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
-        : "run codex --version in a terminal to see why",
-    });
-    return { findings, runs: false, missing };
-  }
-  const text = new TextDecoder().decode(output.stdout).trim();
-  if (!output.success) {
-    findings.push({
-      level: "problem",
-      text: `codex --version exited ${output.code}`,
-      fix: "run codex --version in a terminal to see why",
-    });
-    return { findings, runs: true, missing: false };
-  }
-  const found = text.match(/(\d+)\.(\d+)\.(\d+)/);
-  findings.push({ level: "ok", text: `codex --version: ${text.split("\n")[0].slice(0, 120)}` });
-  const support = found ? supportOf(found[0]) : "supported";
-  if (found && support !== "supported") {
-    const { oldest, newest } = SUPPORTED_CODEX;
-    findings.push({
-      level: "warn",
-      text: `codex ${found[0]} is ${
-        support === "older" ? "older" : "newer"
-      } than the Codex releases codex-relay supports (${oldest} to ${newest})`,
-      fix: support === "older"
-        ? `npm install -g @openai/codex@${newest}`
-        : `npm install -g @openai/codex@${newest}, or update codex-relay to a release that supports ${
-          found[0]
-        }`,
-    });
-  }
-  return { findings, runs: true, missing: false };
-}
-
-/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
-function resolveCodex(io: DoctorIo): string | null {
-  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
-  const path = io.env("PATH") ?? "";
-  const windows = io.os === "windows";
-  const sep = windows ? "\\" : "/";
-  const exts = windows
-    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
-    : [""];
-  for (const dir of path.split(windows ? ";" : ":")) {
-    if (!dir) continue;
-    for (const ext of exts) {
-      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
-      if (io.granted({ name: "run", command: candidate })) return candidate;
-    }
-  }
-  return null;
 }
 
 /** What the app-server's answer says: which one answered, and a daemon's version. */
@@ -208,12 +139,21 @@ async function checkAppServer(
   io: DoctorIo,
   version: string,
   mode: AppServerMode,
-): Promise<{ findings: Finding[]; config: unknown }> {
+  clientEntries: readonly EntryPaths[],
+): Promise<{ findings: Finding[]; config: unknown; registered: Finding[] }> {
   const findings: Finding[] = [];
   let config: unknown;
   let models: ModelPage | null = null;
+  let entries: EntryPaths[] = [];
+  let exists = new Map<string, boolean>();
   const options = {
-    allowlist: new Set<Method>(["thread/list", "account/read", "config/read", "model/list"]),
+    allowlist: new Set<Method>([
+      "thread/list",
+      "account/read",
+      "config/read",
+      "fs/getMetadata",
+      "model/list",
+    ]),
     version,
     log: silentLogger,
   };
@@ -232,6 +172,12 @@ async function checkAppServer(
         config = await s.call("config/read", {}).catch(() => null);
         // What codex_run's and codex_review's model and effort are checked against.
         models = await s.call("model/list", {}).catch(() => null);
+        // The paths Codex's own entries for the relay name, asked of Codex (no read permission).
+        entries = [
+          ...entryPaths((config as { config?: unknown } | null)?.config),
+          ...clientEntries,
+        ];
+        exists = await pathsExist(s, entries);
         return read;
       },
       { label: "doctor" },
@@ -258,7 +204,7 @@ async function checkAppServer(
   } finally {
     await connection.shutdown();
   }
-  return { findings, config };
+  return { findings, config, registered: entryPathFindings(entries, exists, io.relay) };
 }
 
 /** The models Codex offers (`model/list`): each with its efforts, the default marked. */
@@ -352,7 +298,7 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
   return findings;
 }
 
-function capabilities(flags: ServeFlags): Finding[] {
+function capabilities(flags: ServeFlags, relay: string): Finding[] {
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   const serve = [
     "serve",
@@ -367,14 +313,14 @@ function capabilities(flags: ServeFlags): Finding[] {
     findings.push({
       level: "info",
       text:
-        "to read Codex's final answers (codex_read_reply, codex_wait_reply) add --allow-reply-read (codex-relay install --client <client> --allow-reply-read)",
+        `to read Codex's final answers (codex_read_reply, codex_wait_reply) add --allow-reply-read (${relay} install --client <client> --allow-reply-read)`,
     });
   }
   if (!caps.turnStart) {
     findings.push({
       level: "info",
       text:
-        "to start turns and reviews, answer approvals and take back queued messages (codex_run, codex_review, codex_steer, codex_interrupt, codex_withdraw_message) add --allow-turn-start",
+        `to start turns and reviews, answer approvals and take back queued messages (codex_run, codex_review, codex_steer, codex_interrupt, codex_withdraw_message) add --allow-turn-start (${relay} install --client <client> --allow-turn-start)`,
     });
   }
   return findings;
@@ -385,6 +331,7 @@ export function realDoctorIo(): DoctorIo {
   const granted = (d: Deno.PermissionDescriptor) =>
     Deno.permissions.querySync(d).state === "granted";
   const encoder = new TextEncoder();
+  const relayWords = cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule));
   return {
     out: (text) => {
       const bytes = encoder.encode(text);
@@ -394,5 +341,15 @@ export function realDoctorIo(): DoctorIo {
     env: grantedEnv,
     granted,
     os: Deno.build.os,
+    relay: commandLine(relayWords),
+    relayWords,
+    read: (path) => realFs.read(path),
+    cwd: () => {
+      try {
+        return Deno.cwd();
+      } catch {
+        return "."; // Without read permission on it: paths stay relative to it.
+      }
+    },
   };
 }

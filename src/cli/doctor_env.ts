@@ -10,6 +10,7 @@
  */
 
 import { blankedLoaderVars, INHERITED, spawnChild } from "../connect/process/child_env.ts";
+import { relayServerNames } from "../turn/recursion_guard.ts";
 
 /** One line of the doctor's report. */
 export interface Finding {
@@ -125,9 +126,68 @@ export async function providerKeyFindings(
   return findings;
 }
 
-/** The environment section: loader variables, then providers' key variables (of `config/read`). */
-export async function environmentFindings(read: unknown): Promise<Finding[]> {
+/**
+ * Whether each of Codex's own entries for codex-relay (`mcp_servers` of
+ * `config/read`) passes every provider's key variable: Codex starts MCP
+ * servers with only the variables an entry names (`env_vars`, or sets in
+ * `env`), so a key set in this terminal may never reach the relay Codex
+ * starts. `relay` is the command that runs this relay's CLI (for the fix).
+ */
+export function codexEntryFindings(
+  config: unknown,
+  keys: readonly ProviderKey[],
+  relay: string,
+): Finding[] {
+  if (keys.length === 0) return [];
+  const servers = (config as { mcp_servers?: Record<string, unknown> } | null)?.mcp_servers ?? {};
+  const findings: Finding[] = [];
+  for (const name of relayServerNames(config)) {
+    const entry = servers[name] as { env_vars?: unknown; env?: unknown };
+    const passed = new Set([
+      ...(Array.isArray(entry.env_vars) ? entry.env_vars.filter((v) => typeof v === "string") : []),
+      ...(typeof entry.env === "object" && entry.env !== null ? Object.keys(entry.env) : []),
+    ]);
+    const missing = keys.filter((k) => !passed.has(k.envKey));
+    const where = `Codex's entry for codex-relay (mcp_servers.${name})`;
+    if (missing.length === 0) {
+      findings.push({
+        level: "ok",
+        text: `${where} passes the providers' key variables (${
+          keys.map((k) => k.envKey).join(", ")
+        })`,
+      });
+      continue;
+    }
+    const vars = missing.map((k) => k.envKey);
+    findings.push({
+      level: missing.some((k) => k.active) ? "problem" : "warn",
+      text: `${where} does not pass ${
+        vars.join(", ")
+      } (not in its env_vars): Codex starts codex-relay without ${
+        vars.length === 1 ? "it" : "them"
+      }, so turns of model provider ${
+        missing.map((k) => k.provider).join(", ")
+      } run through codex-relay from Codex fail (Missing environment variable)`,
+      fix:
+        `install for Codex again (${relay} install --client codex prints the command; it adds the providers' key variables to env_vars), or add ${
+          vars.map((v) => JSON.stringify(v)).join(", ")
+        } to env_vars of [mcp_servers.${name}] in Codex's config.toml`,
+    });
+  }
+  return findings;
+}
+
+/**
+ * The environment section: loader variables, providers' key variables (of
+ * `config/read`), and whether Codex's own entry for the relay passes them on.
+ */
+export async function environmentFindings(read: unknown, relay: string): Promise<Finding[]> {
   const config = (read as { config?: unknown } | null)?.config;
   const loader = loaderFinding();
-  return [...(loader ? [loader] : []), ...await providerKeyFindings(providerKeys(config))];
+  const keys = providerKeys(config);
+  return [
+    ...(loader ? [loader] : []),
+    ...await providerKeyFindings(keys),
+    ...codexEntryFindings(config, keys, relay),
+  ];
 }

@@ -10,13 +10,15 @@ import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { parseAppServerMode } from "./app_server_flag.ts";
+import { type ClientId, CLIENTS } from "../install/clients.ts";
+import type { Registration } from "./doctor_client.ts";
 
 /** What the command line asks for. */
 export type Command =
   | { kind: "help"; topic?: string }
   | { kind: "version" }
   | { kind: "serve"; flags: ServeFlags }
-  | { kind: "doctor"; flags: ServeFlags }
+  | { kind: "doctor"; flags: ServeFlags; registration?: Registration }
   /** `install` / `uninstall`: their own arguments, parsed by the installer. */
   | { kind: "install"; args: string[] };
 
@@ -34,6 +36,8 @@ const OPTIONS = {
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
   "app-server": { type: "string" },
+  client: { type: "string" },
+  scope: { type: "string" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -76,6 +80,10 @@ export function parseCommand(args: readonly string[]): Command {
     for (const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level"]) {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
     }
+  } else {
+    for (const name of ["client", "scope"]) {
+      if (seen.has(name)) throw new UsageError(`--${name} is not an option of ${command}`);
+    }
   }
   const flags: ServeFlags = {
     allowReplyRead: values["allow-reply-read"] ?? false,
@@ -91,5 +99,24 @@ export function parseCommand(args: readonly string[]): Command {
   if (disabled.length > 0 && !flags.allowTurnStart) {
     throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
   }
-  return { kind: command as "serve" | "doctor", flags };
+  if (command === "doctor") return { kind: "doctor", flags, ...registrationOf(values) };
+  return { kind: "serve", flags };
+}
+
+/** `doctor --client CLIENT [--scope user|project]`: whose registration to check. */
+function registrationOf(
+  values: { client?: string; scope?: string },
+): { registration?: Registration } {
+  if (values.client === undefined) {
+    if (values.scope !== undefined) throw new UsageError("--scope needs --client");
+    return {};
+  }
+  if (!(CLIENTS as readonly string[]).includes(values.client)) {
+    throw new UsageError(`Unknown client '${values.client}': give one of ${CLIENTS.join(", ")}`);
+  }
+  const scope = values.scope ?? "user";
+  if (scope !== "user" && scope !== "project") {
+    throw new UsageError(`--scope must be user or project (got '${scope}')`);
+  }
+  return { registration: { client: values.client as ClientId, scope } };
 }

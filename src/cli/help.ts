@@ -53,6 +53,13 @@ const DOCTOR_OPTIONS: Option[] = [
   ["--allow-reply-read", "Report the tools and entry arguments of the reply-read level"],
   ["--allow-turn-start", "Report those of the turn-start level"],
   APP_SERVER_OPTION,
+  [
+    "--client CLIENT",
+    "Also check that client's entry for codex-relay: that the files",
+    "it names exist (needs read permission on its config file:",
+    "it says how)",
+  ],
+  ["--scope user|project", "The client's user config (default) or the current project's"],
 ];
 
 function options(list: Option[]): string {

@@ -64,7 +64,7 @@ export async function main(args: readonly string[]): Promise<number> {
         if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION));
         return await serveProcess(command.flags);
       case "doctor":
-        return await doctor(command.flags, VERSION);
+        return await doctor(command.flags, VERSION, undefined, command.registration);
       case "install":
         return await printInstall(command.args);
     }

@@ -51,6 +51,11 @@ export interface Launcher {
   args: string[];
   /** Environment variables the entry sets besides the marker (PATH, the Deno cache). */
   env?: Record<string, string>;
+  /**
+   * Variables the client passes on from its own environment (a Codex entry's
+   * `env_vars`): the configured model providers' key variables.
+   */
+  passEnv?: string[];
 }
 
 /**
@@ -77,12 +82,18 @@ export interface Target {
   /** Absolute path of the config file. */
   path: string;
   /**
-   * The client's own config folder holding the file, when `install` may
-   * create it (as the client would on its first start). `undefined`: the
-   * folder must exist (the home folder, a `CLAUDE_CONFIG_DIR` or `CODEX_HOME`
-   * the user chose).
+   * The client's own config folder holding the file: `install` holds write
+   * permission on it (which also lets it ask whether the folder exists).
+   * `undefined`: a folder that is not the client's own (the home folder, a
+   * `CLAUDE_CONFIG_DIR`), where it holds permission on its files alone.
    */
   folder?: string;
+  /**
+   * Whether `install` creates {@link folder} when missing, as the client would
+   * on its first start; not a folder the user chose (`CODEX_HOME`), which
+   * must exist.
+   */
+  createsFolder: boolean;
   /**
    * Whether the client starts servers with its own short PATH (GUI apps:
    * Claude Desktop, Cursor, VS Code), so the entry carries the PATH.
@@ -106,7 +117,7 @@ export interface TargetEnv {
   cwd: string;
 }
 
-const marked = (launcher: Launcher) => ({
+const marked = (launcher: Launcher): Record<string, unknown> => ({
   command: launcher.command,
   args: launcher.args,
   env: { [MARKER.name]: MARKER.value, ...launcher.env },
@@ -162,14 +173,16 @@ function codexTarget(scope: Scope, paths: Paths, env: TargetEnv): Target {
     label: "Codex",
     scope,
     path: join(folder, "config.toml"),
-    folder: chosen ? undefined : folder,
+    folder,
+    createsFolder: !chosen,
     shortPath: false,
     format: "toml",
     container: ["mcp_servers"],
     // A variable the entry sets itself (the Deno cache) is not passed through as well.
     entry: (l) => ({
       ...marked(l),
-      env_vars: CODEX_PASS_ENV.filter((name) => l.env?.[name] === undefined),
+      env_vars: [...new Set([...CODEX_PASS_ENV, ...l.passEnv ?? []])]
+        .filter((name) => l.env?.[name] === undefined),
     }),
   };
 }
@@ -190,6 +203,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
     scope,
     path,
     folder,
+    createsFolder: folder !== undefined,
     shortPath: client !== "claude-code",
     format: "json",
     container: [container],

@@ -107,6 +107,22 @@ export function startCommand(source: Source, caps: Capabilities, deno = "deno"):
 
 const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
 
+/**
+ * The command that runs the relay's own CLI (`doctor`, `install`, ...) from
+ * `source`, as a hint names it: a checkout has no `codex-relay` on PATH, so
+ * from a checkout it is `deno run -P --quiet --config <root>/deno.json
+ * <root>/mod.ts`; a binary is its own path.
+ *
+ * @example
+ * ```ts
+ * cliCommand({ kind: "binary", path: "/usr/local/bin/codex-relay" }); // ["/usr/local/bin/codex-relay"]
+ * ```
+ */
+export function cliCommand(source: Source): string[] {
+  const start = startCommand(source, DEFAULT_LEVEL);
+  return start.slice(0, -1).filter((word) => word !== RELAY_V8_FLAGS);
+}
+
 /** The one-liner that serves the relay from JSR (this version) with its exact permissions. */
 export function jsrServeCommand(version: string = VERSION): string[] {
   return startCommand({ kind: "jsr", version }, DEFAULT_LEVEL);

@@ -24,6 +24,7 @@ import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
+import { providerKeyVars } from "./provider_keys.ts";
 
 export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
 
@@ -170,7 +171,7 @@ function checkPermissions(r: Resolved): void {
   if (missing.length === 0) return;
   throw new InstallError(
     `Needs to read and write ${target.path} (and ${backup}${
-      target.folder ? `, and create ${target.folder} when missing` : ""
+      target.folder && target.createsFolder ? `, and create ${target.folder} when missing` : ""
     }), and has no permission for ${
       missing.map((d) => `${d.name} ${d.path}`).join(", ")
     }. Run exactly:\n  ${r.applyLine()}`,
@@ -184,17 +185,36 @@ async function planChange(r: Resolved): Promise<Planned> {
   const backupText = args.action === "uninstall" && before !== null
     ? await readOrFail(io, backup)
     : null;
+  // Codex passes its MCP servers only the variables the entry names: its providers' keys too.
+  const launcher = target.client === "codex"
+    ? { ...r.launcher, passEnv: providerKeyVars(before) }
+    : r.launcher;
   const plan: Plan = args.action === "install"
-    ? planInstall(target, before, r.launcher, args.force)
+    ? planInstall(target, before, launcher, args.force)
     : planUninstall(target, before, args.force, backupText);
   if (plan.change !== "create" || !target.folder) return { plan, backupText };
+  let exists: boolean;
   try {
-    const exists = await io.fs.folderExists(target.folder);
-    return { plan, backupText, createFolder: exists ? undefined : target.folder };
+    exists = await io.fs.folderExists(target.folder);
   } catch (error) {
     if (error instanceof InstallError) throw error;
     throw new InstallError(`Cannot look at ${target.folder}: ${describe(error)}`, EXIT.io);
   }
+  if (!exists && !target.createsFolder) throw missingFolder(target, target.folder, io);
+  return { plan, backupText, createFolder: exists ? undefined : target.folder };
+}
+
+/** The error for a folder that must exist and does not: said before any diff. */
+function missingFolder(target: Target, dir: string, io: InstallIo): InstallError {
+  const chosen = target.client === "codex" && target.scope === "user"
+    ? " (CODEX_HOME names it)"
+    : "";
+  return new InstallError(
+    `The folder ${dir}${chosen} does not exist (is ${target.label} installed, or is this the project folder?). Create it (mkdir ${
+      commandLine([dir], io.os)
+    }) and run again. Nothing was written`,
+    EXIT.io,
+  );
 }
 
 async function readOrFail(io: InstallIo, path: string): Promise<string | null> {
@@ -278,13 +298,7 @@ async function write(r: Resolved, plan: Plan): Promise<void> {
   } catch (error) {
     if (error instanceof InstallError) throw error;
     if (error instanceof Deno.errors.NotFound) {
-      const dir = target.path.replace(/[\\/][^\\/]*$/, "");
-      throw new InstallError(
-        `The folder ${dir} does not exist (is ${target.label} installed, or is this the project folder?). Create it (mkdir ${
-          commandLine([dir], io.os)
-        }) and run again. Nothing was written`,
-        EXIT.io,
-      );
+      throw missingFolder(target, target.path.replace(/[\\/][^\\/]*$/, ""), io);
     }
     throw new InstallError(`Cannot write ${target.path}: ${describe(error)}`, EXIT.io);
   }

@@ -1,6 +1,7 @@
 /**
- * Failure classes from a turn's own state and `codexErrorInfo`, never from
- * error text.
+ * Failure classes from a turn's own state and `codexErrorInfo`; error text
+ * only for the one failure Codex gives no kind: a model provider's key
+ * variable missing where Codex runs (`missing_provider_key`).
  * @module
  */
 
@@ -11,6 +12,7 @@ export const FAILURE_CLASSES = [
   "auth",
   "bad_request",
   "internal",
+  "missing_provider_key",
   "unknown",
 ] as const;
 
@@ -22,6 +24,20 @@ export interface Failure {
   failureClass: FailureClass;
   retryable: boolean;
   retryAfterMs?: number;
+  /** What fixes it, when the relay knows (`missing_provider_key`). */
+  fix?: string;
+}
+
+/**
+ * Codex's error when a model provider's `env_key` variable is not set where
+ * it runs (Codex 0.169 and 0.171: `Missing environment variable: \`NAME\`.`;
+ * its `codexErrorInfo` is `other` or none, so the text is the only sign).
+ */
+const MISSING_KEY = /^Missing environment variable: [`'"]?([A-Za-z_][A-Za-z0-9_]{0,127})[`'"]?/;
+
+/** The fix of a provider key missing where Codex runs: the variable reaches Codex through the entry. */
+export function missingKeyFix(name: string): string {
+  return `set ${name} where Codex runs: in the environment the MCP client starts codex-relay with (for Codex: "${name}" in env_vars of codex-relay's [mcp_servers] entry, which codex-relay install writes; for other clients: its "env"), then restart the client`;
 }
 
 /** How long a capacity failure should wait before a retry. */
@@ -74,8 +90,19 @@ function capacity(): Failure {
   return { failureClass: "capacity", retryable: true, retryAfterMs: CAPACITY_RETRY_AFTER_MS };
 }
 
-/** Classifies a failed turn's `error.codexErrorInfo`. */
-export function classifyFailure(codexErrorInfo: unknown): Failure {
+/**
+ * Classifies a failed turn by its `error.codexErrorInfo`, and by `message`
+ * only when the kind says nothing (`other` or none) and Codex's message is
+ * the missing provider key.
+ */
+export function classifyFailure(codexErrorInfo: unknown, message?: string): Failure {
+  const failure = classifyKind(codexErrorInfo);
+  const missing = failure.failureClass === "unknown" ? message?.match(MISSING_KEY) : null;
+  if (!missing) return failure;
+  return { failureClass: "missing_provider_key", retryable: false, fix: missingKeyFix(missing[1]) };
+}
+
+function classifyKind(codexErrorInfo: unknown): Failure {
   if (typeof codexErrorInfo === "string") return ofClass(kindClass(codexErrorInfo));
   if (typeof codexErrorInfo === "object" && codexErrorInfo !== null) {
     const info = codexErrorInfo as Record<string, unknown>;

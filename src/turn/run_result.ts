@@ -53,6 +53,7 @@ const failureFields = {
   retryable: z.boolean().optional(),
   retryAfterMs: z.number().optional(),
   error: z.string().optional(),
+  fix: z.string().optional(),
 };
 
 /** The reply fields of a finished run (reply-read level only). */
@@ -131,6 +132,7 @@ export function runFailure(snapshot: RunSnapshot): Pick<RunResult, keyof typeof 
     if (failure.retryable && failure.retryAfterMs !== undefined) {
       out.retryAfterMs = failure.retryAfterMs;
     }
+    if (failure.fix !== undefined) out.fix = failure.fix;
   }
   if (snapshot.error) out.error = snapshot.error;
   return out;

@@ -114,7 +114,8 @@ export class TurnEvents {
   ended(status: string | undefined, error: TurnError | null | undefined): void {
     if (status === "completed") this.#sink.finish("completed");
     else if (status === "failed") {
-      this.#sink.finish("failed", error?.message, classifyFailure(error?.codexErrorInfo));
+      const failure = classifyFailure(error?.codexErrorInfo, error?.message);
+      this.#sink.finish("failed", error?.message, failure);
     } else if (status === "interrupted") {
       this.#sink.finish("interrupted", undefined, this.#sink.failure());
     }

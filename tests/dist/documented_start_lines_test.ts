@@ -39,12 +39,6 @@ function startLines(): [string, string][] {
 
 Deno.test("every documented start line is the one command line startCommand() builds", () => {
   const expected = new Set([
-    // The README's Claude Code line, for the checkout the user is in.
-    `claude mcp add -s user codex-relay -- ${
-      startCommand({ kind: "checkout", root: "$PWD" }, NONE).map((w) =>
-        w.startsWith("$PWD") ? `"${w}"` : w
-      ).join(" ")
-    }`,
     // By hand, for a checkout elsewhere.
     `claude mcp add -s user codex-relay -- ${
       commandLine(startCommand({ kind: "checkout", root: PLACEHOLDER }, NONE), "linux")
@@ -54,7 +48,7 @@ Deno.test("every documented start line is the one command line startCommand() bu
     commandLine(bundleServeCommand("dist/codex-relay.js"), "linux"),
   ]);
   const found = startLines();
-  assert.ok(found.length >= 5, JSON.stringify(found));
+  assert.ok(found.length >= 4, JSON.stringify(found));
   for (const [doc, line] of found) {
     assert.ok(expected.has(line), `${doc} has a start line that is not startCommand()'s:\n${line}`);
   }
@@ -102,12 +96,13 @@ Deno.test("the README opens with what it is, then one copy-paste per client, the
   const [, first, second] = readme.split("```sh\n");
   assert.ok(readme.indexOf("```sh\n") < readme.indexOf("\n## "), "before the first section");
   const quick = first.split("```")[0].trim().split("\n");
-  assert.match(
-    quick[0],
-    /^claude mcp add -s user codex-relay -- deno run -P .* serve +# Claude Code$/,
+  // One install command for all five clients, none depending on the folder it is run in.
+  const clients = quick.map((l) =>
+    l.match(/^sh -c "\$\(deno run -P --quiet mod\.ts install --client (\S+) --print-command\)" +# /)
+      ?.[1]
   );
-  const clients = quick.slice(1).map((l) => l.match(/--client (\S+) /)?.[1]);
-  assert.deepEqual(clients, ["codex", "cursor", "vscode", "claude-desktop"]);
+  assert.deepEqual(clients, ["claude-code", "codex", "cursor", "vscode", "claude-desktop"]);
+  assert.ok(!first.includes("$PWD"), "no line depends on $PWD");
   assert.match(
     second,
     /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,

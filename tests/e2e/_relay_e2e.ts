@@ -153,11 +153,14 @@ export async function inWorld(
   assert.deepEqual(problems, [], "the relay exits 0 and leaves no process behind");
 }
 
-/** Live `codex app-server` processes started for this home (helpers and drivers). */
+/**
+ * Live `codex app-server` helpers started for this home (helpers and drivers):
+ * their process groups, one per helper however it was launched.
+ */
 export async function helpers(home: CodexHome): Promise<number[]> {
-  return (await processesTagged(home.root))
-    .filter((p) => / app-server(\s|$)/.test(p.cmdline))
-    .map((p) => p.pid);
+  const rows = (await processesTagged(home.root))
+    .filter((p) => / app-server(\s|$)/.test(p.cmdline));
+  return [...new Set(rows.map((p) => p.pgid))];
 }
 
 /** Starts a thread in the workspace and runs one turn with a UUID clientUserMessageId. */

@@ -66,8 +66,10 @@ async function call<N extends ToolName>(
   return result.structuredContent;
 }
 
+/** Live proxies, counted by process group (a launcher's processes count once). */
 async function proxies(root: string): Promise<number> {
-  return (await processesTagged(root)).filter((p) => / app-server proxy/.test(p.cmdline)).length;
+  const rows = (await processesTagged(root)).filter((p) => / app-server proxy/.test(p.cmdline));
+  return new Set(rows.map((p) => p.pgid)).size;
 }
 
 async function seedThreads(home: CodexHome, n: number): Promise<string[]> {

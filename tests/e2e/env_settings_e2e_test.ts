@@ -166,3 +166,30 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name:
+    "e2e spawn: a model provider whose key variable is missing where Codex runs fails the turn as missing_provider_key, with the fix",
+  ignore,
+  async fn() {
+    await withRelay(
+      (toml) =>
+        Promise.resolve(toml.replace(
+          "[model_providers.mock_provider]\n",
+          '[model_providers.mock_provider]\nenv_key = "RELAY_E2E_MISSING_PROVIDER_KEY"\n',
+        )),
+      {},
+      async (run, _requests, home) => {
+        const r = await run({ cwd: home.workspace, text: "hello" });
+        assert.equal((r.out.turn as Rec).status, "failed", r.text);
+        // Codex's own words, and a class of its own with the fix (no codexErrorInfo kind says it).
+        assert.match(r.out.error as string, /^Missing environment variable: .RELAY_E2E_MISSING/);
+        assert.equal(r.out.failureClass, "missing_provider_key", r.text);
+        assert.equal(r.out.retryable, false);
+        assert.match(r.out.fix as string, /set RELAY_E2E_MISSING_PROVIDER_KEY where Codex runs/);
+        assert.match(r.out.fix as string, /env_vars/);
+        assert.match(r.text, /Fix: set RELAY_E2E_MISSING_PROVIDER_KEY where Codex runs/);
+      },
+    );
+  },
+});

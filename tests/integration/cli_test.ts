@@ -102,6 +102,9 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["serve", "--auto-approve-mcp-tools"], /needs --allow-turn-start/],
   [["serve", "extra"], /Unexpected argument 'extra'/],
   [["--version", "serve"], /--version takes no other arguments/],
+  [["serve", "--client", "cursor"], /--client is not an option of serve/],
+  [["doctor", "--scope", "project"], /--scope needs --client/],
+  [["doctor", "--client", "emacs"], /Unknown client 'emacs'/],
 ];
 
 for (const [args, message] of USAGE_ERRORS) {
@@ -206,4 +209,36 @@ Deno.test("serve in a terminal says once on stderr that it serves MCP on stdio; 
   const piped = await cli("serve");
   assert.equal(piped.code, 0);
   assert.doesNotMatch(piped.stderr, /serving MCP/);
+});
+
+Deno.test("every deno.json task that selects a permission set is quiet: deno task test prints no 'experimental feature' warning", async () => {
+  const tasks = Object.entries(denoJson.tasks as Record<string, string>);
+  for (const [name, task] of tasks) {
+    for (const command of task.split("&&").map((c) => c.trim())) {
+      const words = command.split(/\s+/);
+      if (!words.some((w) => w === "-P" || w.startsWith("-P="))) continue;
+      assert.ok(words.includes("--quiet"), `deno task ${name}: ${command}`);
+    }
+  }
+  // The test task's own command, on one small file: its report, and no warning.
+  const test = denoJson.tasks.test.split("&&").at(-1)!.trim().split(/\s+/);
+  assert.deepEqual(test.slice(0, 2), ["deno", "test"]);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      ...test.slice(1),
+      "--config",
+      `${ROOT}/deno.json`,
+      `${ROOT}/tests/unit/promises_test.ts`,
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: denoChildEnv({ HOME: Deno.env.get("HOME") ?? "/", PATH: "/usr/bin:/bin", NO_COLOR: "1" }),
+  }).output();
+  const all = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, all);
+  assert.match(all, /ok \| \d+ passed \| 0 failed/);
+  assert.doesNotMatch(all, /experimental feature/);
 });

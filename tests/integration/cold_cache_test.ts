@@ -82,7 +82,7 @@ Deno.test("deno task test caches every subprocess entry point before the tests s
       `${entry.file} (started by ${entry.startedBy}) is cached`,
     );
   }
-  assert.ok(denoJson.tasks.test.endsWith("deno test -P"), "then runs the tests");
+  assert.ok(denoJson.tasks.test.endsWith("deno test -P --quiet"), "then runs the tests");
 });
 
 for (const entry of ENTRY_POINTS) {

@@ -1,25 +1,28 @@
 import assert from "assert";
 import { processesMatching } from "../../testing/fixture_home.ts";
+import denoJson from "../../deno.json" with { type: "json" };
 
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
+/** `deno task demo`'s own command line, run from the module cache. */
+function demoTask(): string[] {
+  const [deno, run, ...rest] = denoJson.tasks.demo.split(" ");
+  assert.deepEqual([deno, run], ["deno", "run"], denoJson.tasks.demo);
+  // Cached by `deno task test` (tests/integration/cold_cache_test.ts).
+  return [run, "--cached-only", "--config", `${root}/deno.json`, ...rest];
+}
+
 Deno.test("deno task demo walks list, queue, run with an approval round and read, and cleans up", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-P=demo",
-      "--quiet",
-      "--cached-only", // cached by `deno task test` (tests/integration/cold_cache_test.ts)
-      "--config",
-      `${root}/deno.json`,
-      `${root}/scripts/demo.ts`,
-    ],
+    args: demoTask(),
     cwd: root,
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.doesNotMatch(stderr, /experimental feature/, "Deno's permission-set warning is quiet");
   for (
     const step of [
       "== tools/list",

@@ -199,3 +199,190 @@ Deno.test("doctor: Codex not logged in is a problem with its fix (exit 1), as ac
     },
   );
 });
+
+Deno.test("doctor: a codex that cannot start (npm's codex, no node on PATH) shows Codex's own error and the fix", async () => {
+  const bin = await Deno.makeTempDir({ prefix: "codex-relay-nonode-" });
+  try {
+    // npm's codex is a Node script: where no node is found, env says so and exits 127 (a Deno
+    // child finds Deno's own node shim on PATH, so the failure is written out here).
+    await Deno.writeTextFile(
+      `${bin}/codex`,
+      "#!/bin/sh\necho \"/usr/bin/env: 'node': No such file or directory\" >&2\nexit 127\n",
+      { mode: 0o755 },
+    );
+    await withFixture({ threads: [] }, async (f) => {
+      const { code, out } = await doctor({ ...f.env, PATH: bin });
+      assert.equal(code, 1, out);
+      assert.match(
+        out,
+        /problem +codex --version exited 127: .*'?node'?: No such file or directory/,
+      );
+      assert.match(out, /fix: npm's codex runs on Node: put the folder of node/);
+      assert.doesNotMatch(out, /app-server failed/, "no second problem for the same cause");
+      assert.deepEqual(await f.spawned(), []);
+    });
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
+});
+
+Deno.test("doctor: its hints name the command this checkout runs, not a codex-relay it does not have", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    const relay = `deno run -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
+    assert.ok(
+      out.includes(`(${relay} install --client <client> --allow-reply-read)`),
+      out,
+    );
+    assert.ok(out.includes(`(${relay} install --client <client> --allow-turn-start)`), out);
+    assert.doesNotMatch(out, /codex-relay install/);
+  });
+});
+
+Deno.test("doctor: checks the provider key as Codex would start the relay: its entry for codex-relay must pass the key (env_vars)", async () => {
+  const relayEntry = (envVars: string[]) => ({
+    command: "/usr/bin/deno",
+    args: ["run", "-P", "/opt/codex-relay/mod.ts", "serve"],
+    env: { CODEX_RELAY_MANAGED: "1" },
+    env_vars: envVars,
+  });
+  const scenario = (envVars: string[]) => ({
+    threads: [thread()],
+    modelProvider: "keyed",
+    modelProviders: { keyed: { env_key: "RELAY_TEST_KEY" } },
+    mcpServers: { "codex-relay": relayEntry(envVars) },
+  });
+  // The key is set in this terminal: only Codex's entry decides whether the relay Codex starts gets it.
+  await withFixture(scenario(["CODEX_HOME", "OPENAI_API_KEY"]), async (f) => {
+    const { code, out } = await doctor({ ...f.env, RELAY_TEST_KEY: "set-here" });
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /ok +model provider keyed \(the default\): its key variable RELAY_TEST_KEY is set/,
+    );
+    assert.match(
+      out,
+      /problem +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) does not pass RELAY_TEST_KEY \(not in its env_vars\)/,
+    );
+    assert.match(
+      out,
+      /fix: install for Codex again \(deno run -P --quiet .*mod\.ts install --client codex/,
+    );
+    assert.match(out, /add "RELAY_TEST_KEY" to env_vars of \[mcp_servers\.codex-relay\]/);
+  });
+  await withFixture(scenario(["CODEX_HOME", "RELAY_TEST_KEY"]), async (f) => {
+    const { code, out } = await doctor({ ...f.env, RELAY_TEST_KEY: "set-here" });
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /ok +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) passes the providers' key variables \(RELAY_TEST_KEY\)/,
+    );
+  });
+});
+
+Deno.test("doctor: a path Codex's entry for codex-relay names that does not exist is a problem (asked of Codex)", async () => {
+  const scenario = {
+    threads: [thread()],
+    mcpServers: {
+      "codex-relay": {
+        command: "/opt/deno/bin/deno",
+        args: [
+          "run",
+          "-P",
+          "--config",
+          "/moved/codex-relay/deno.json",
+          "/moved/codex-relay/mod.ts",
+          "serve",
+        ],
+        env_vars: ["CODEX_HOME"],
+      },
+    },
+    files: ["/opt/deno/bin/deno"],
+    directories: [],
+  };
+  await withFixture(scenario, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /problem +Codex's entry for codex-relay \(mcp_servers\.codex-relay\) starts \/moved\/codex-relay\/deno\.json, \/moved\/codex-relay\/mod\.ts, which does not exist/,
+    );
+    assert.match(
+      out,
+      /fix: register it again from the relay you mean \(deno run -P --quiet .*install --client codex/,
+    );
+    const asked = (await f.requests()).filter((r) => r.method === "fs/getMetadata").map((r) =>
+      r.params
+    );
+    assert.deepEqual(asked, [
+      { path: "/opt/deno/bin/deno" },
+      { path: "/moved/codex-relay/deno.json" },
+      { path: "/moved/codex-relay/mod.ts" },
+    ]);
+  });
+});
+
+Deno.test("doctor --client claude-code: an entry naming a checkout that does not exist is a problem; without read permission on the file it says the exact command", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-client-" });
+  const config = `${home}/.claude.json`;
+  try {
+    // The README's old Claude Code line, run outside the checkout: $PWD was some other folder.
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          "codex-relay": {
+            type: "stdio",
+            command: "/opt/deno/bin/deno",
+            args: [
+              "run",
+              "-P",
+              "--config",
+              "/tmp/elsewhere/deno.json",
+              "/tmp/elsewhere/mod.ts",
+              "serve",
+            ],
+          },
+        },
+      }),
+    );
+    const scenario = { threads: [thread()], files: ["/opt/deno/bin/deno"], directories: [] };
+    await withFixture(scenario, async (f) => {
+      const env = { ...f.env, HOME: home };
+      const denied = await doctor(env, { flags: ["--client", "claude-code"] });
+      assert.equal(denied.code, 1, denied.out);
+      assert.match(
+        denied.out,
+        new RegExp(`problem +cannot read ${config} to check Claude Code's entry`),
+      );
+      assert.ok(
+        denied.out.includes(
+          `fix: run exactly: deno run --allow-read=${config} -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
+        ),
+        denied.out,
+      );
+
+      const { code, out } = await doctor(env, {
+        flags: ["--client", "claude-code"],
+        permissions: ["-P", `--allow-read=${config}`],
+      });
+      assert.equal(code, 1, out);
+      assert.match(
+        out,
+        /problem +Claude Code's entry for codex-relay in \S+\.claude\.json starts \/tmp\/elsewhere\/deno\.json, \/tmp\/elsewhere\/mod\.ts, which does not exist/,
+      );
+      assert.match(
+        out,
+        /fix: register it again .* install --client claude-code prints the command/,
+      );
+      assert.match(
+        out,
+        /ok +read, write, net, ffi, sys: none/,
+        "one file's read permission is not broad",
+      );
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

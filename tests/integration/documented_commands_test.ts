@@ -5,6 +5,9 @@ import { ROOT } from "../../testing/relay.ts";
 import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
+import { makeNpmShim } from "../../testing/npm_shim.ts";
+import { parse as parseToml } from "smol-toml";
+import { delimiter } from "node:path";
 
 const readme = await Deno.readTextFile(`${ROOT}/README.md`);
 /** The install details (by-hand entries) the README links to. */
@@ -78,47 +81,82 @@ function quickStart(): string[] {
   return readme.split("```sh\n")[1].split("```")[0].trim().split("\n");
 }
 
-Deno.test("the README's first Claude Code line (claude mcp add -s user) starts the server as written", async () => {
-  const line = quickStart().find((l) => l.startsWith("claude mcp add -s user codex-relay -- "));
-  assert.ok(line);
-  const words = line.split(" -- ")[1].replace(/#.*$/, "").trim().split(/\s+/)
-    .map((w) => w.replaceAll('"$PWD', `"${ROOT}`).replaceAll('"', ""));
-  await startsAsWritten(words[0], words.slice(1));
-});
+/** The relay's entry in a client's config file, as the client reads it. */
+async function registered(
+  client: ClientId,
+  path: string,
+): Promise<{ command: string; args: string[] }> {
+  const text = await Deno.readTextFile(path);
+  if (client === "codex") {
+    const config = parseToml(text) as {
+      mcp_servers: Record<string, { command: string; args: string[] }>;
+    };
+    return config.mcp_servers["codex-relay"];
+  }
+  const config = JSON.parse(text);
+  return (config.mcpServers ?? config.servers)["codex-relay"];
+}
 
-Deno.test("the README's first install lines register each client as pasted (with --yes: no terminal here)", async () => {
-  const lines = quickStart().filter((l) => l.startsWith('sh -c "$(deno run'));
-  assert.equal(lines.length, 4);
-  for (const line of lines) {
-    const client = line.match(/--client (\S+) /)![1] as ClientId;
-    const home = await Deno.makeTempDir({ prefix: "codex-relay-readme-" });
-    try {
-      const env = denoChildEnv({ HOME: home, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" });
-      const pasted = line.replace(/\s+#.*$/, "").replace(
-        "--print-command)",
-        "--print-command --yes)",
-      );
-      const out = await new Deno.Command("sh", {
-        args: ["-c", pasted],
-        cwd: ROOT, // "run in a checkout of codex-relay"
-        env,
-        clearEnv: true,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stderr = new TextDecoder().decode(out.stderr);
-      assert.equal(out.code, 0, `${client}: ${stderr}`);
+/** Runs a README install line as pasted (with --yes: no terminal here) in `cwd` with `env`. */
+async function paste(line: string, cwd: string, env: Record<string, string>): Promise<string> {
+  const pasted = line.replace(/\s+#.*$/, "").replace("--print-command)", "--print-command --yes)");
+  const out = await new Deno.Command("sh", {
+    args: ["-c", pasted],
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, `${pasted}: ${stderr}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("the README's install lines register all five clients as pasted, behind an npm deno shim too: every entry runs the real Deno binary, and starts from anywhere", async () => {
+  const lines = quickStart();
+  const clients = lines.map((l) =>
+    l.match(/^sh -c "\$\(deno run -P --quiet mod\.ts install --client (\S+) --print-command\)"/)
+      ?.[1]
+  );
+  assert.deepEqual(clients, ["claude-code", "codex", "cursor", "vscode", "claude-desktop"]);
+  const shim = await makeNpmShim();
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-readme-" });
+  try {
+    // `deno` on PATH is npm's Node shim, as after `npm install -g deno` on some machines.
+    const env = denoChildEnv({
+      HOME: home,
+      PATH: `${shim.dir}${delimiter}${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    });
+    const entries: { command: string; args: string[] }[] = [];
+    for (const [i, line] of lines.entries()) {
+      const client = clients[i] as ClientId;
+      assert.match(await paste(line, ROOT, env), /Wrote /, client); // "run in a checkout"
       const target = resolveTarget(client, "user", {
-        get: (name) => (env as Record<string, string>)[name],
+        get: (name) => env[name],
         os: Deno.build.os,
         cwd: home,
       });
-      const text = await Deno.readTextFile(target.path);
-      assert.match(text, /codex-relay/, `${client}: ${target.path}`);
-      assert.match(new TextDecoder().decode(out.stdout), /Wrote /);
-    } finally {
-      await Deno.remove(home, { recursive: true });
+      entries.push(await registered(client, target.path));
     }
+    for (const entry of entries) {
+      assert.equal(entry.command, Deno.execPath(), "the real binary, never the shim");
+      assert.deepEqual(entry.args, entries[0].args, "the same way for all five");
+    }
+    await startsAsWritten(entries[0].command, entries[0].args);
+
+    // From another folder, with mod.ts's full path: the same entry.
+    await Deno.remove(`${home}/.claude.json`);
+    const elsewhere = await Deno.makeTempDir({ prefix: "codex-relay-elsewhere-" });
+    try {
+      await paste(lines[0].replace(" mod.ts ", ` ${ROOT}/mod.ts `), elsewhere, env);
+    } finally {
+      await Deno.remove(elsewhere);
+    }
+    assert.deepEqual(await registered("claude-code", `${home}/.claude.json`), entries[0]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await shim.remove();
   }
 });

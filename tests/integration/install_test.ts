@@ -452,7 +452,10 @@ Deno.test("a folder the user chose (CODEX_HOME) is not created: clear error with
   try {
     // CODEX_HOME points at a folder that does not exist; Codex itself would refuse it.
     assert.equal(await runInstall(["--client", "codex", "-y"], SOURCE, s.io), 74);
-    assert.match(s.err(), /The folder .*\/\.codex does not exist.*mkdir/);
+    assert.match(s.err(), /The folder .*\/\.codex \(CODEX_HOME names it\) does not exist.*mkdir/);
+    assert.equal(s.out(), "", "said before any diff");
+    assert.equal(await runInstall(["--client", "codex", "--dry-run"], SOURCE, s.io), 74);
+    assert.equal(s.out(), "", "a dry run says it too, and shows no diff");
     assert.ok(!(await exists(`${s.home}/.codex`)));
   } finally {
     await s.dispose();
@@ -466,7 +469,7 @@ Deno.test("without read/write permission on the file: exit 77 and the exact comm
     await writeConfig(path, "model = 1\n");
     assert.equal(await runInstall(["--client", "codex", "--allow-reply-read"], SOURCE, s.io), 77);
     const expected =
-      `deno run --quiet -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${path},${path}.codex-relay.bak,${path}.codex-relay.tmp /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
+      `deno run --quiet -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${s.home}/.codex /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
     assert.ok(s.err().includes(expected), s.err());
     assert.equal(s.out(), "");
   } finally {
@@ -669,5 +672,33 @@ Deno.test("uninstall's errors name uninstall, install's name install", async () 
     assert.match(t.err(), /^codex-relay install: Unknown client 'nope'/);
   } finally {
     await t.dispose();
+  }
+});
+
+Deno.test("install codex: the entry passes on the configured providers' key variables (env_vars), and a second run changes nothing", async () => {
+  const s = await sandbox();
+  try {
+    const path = `${s.home}/.codex/config.toml`;
+    await writeConfig(
+      path,
+      'model_provider = "azure"\n\n[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n\n[model_providers.local]\nbase_url = "http://localhost:1"\n\n[model_providers.other]\nenv_key = "OTHER_KEY"\n',
+    );
+    assert.equal(await runInstall(["--client", "codex", "--yes"], SOURCE, s.io), 0, s.err());
+    const entry = (parseToml(await Deno.readTextFile(path)) as {
+      mcp_servers: Record<string, { env_vars: string[] }>;
+    }).mcp_servers["codex-relay"];
+    assert.deepEqual(entry.env_vars, [
+      "CODEX_HOME",
+      "OPENAI_API_KEY",
+      "CODEX_API_KEY",
+      "DENO_DIR",
+      "XDG_CACHE_HOME",
+      "AZURE_OPENAI_API_KEY",
+      "OTHER_KEY",
+    ]);
+    assert.equal(await runInstall(["--client", "codex", "--yes"], SOURCE, s.io), 0, s.err());
+    assert.match(s.out(), /already has this "codex-relay" entry; nothing to do/);
+  } finally {
+    await s.dispose();
   }
 });

@@ -18,6 +18,7 @@ import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testi
 import { relayArgs, ROOT } from "../../testing/relay.ts";
 import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { groupsMatching, processTable } from "../../testing/process_table.ts";
 import type { CallResult } from "../../testing/call_tool.ts";
 
 /** Text stored in Codex that no tool at any level may return (previews, cwd, user text, commentary). */
@@ -279,16 +280,13 @@ export function helpersFromLog(stderr: string): { peak: number; spawned: number;
   return { peak, spawned, reaped };
 }
 
-/** Live (non-zombie) processes whose command line contains `needle`, read with `ps` (async). */
+/**
+ * Helpers alive now: the process groups holding a live process whose command
+ * line contains `needle` (testing/process_table.ts: one per helper, however
+ * many processes its launcher put behind it).
+ */
 export async function countProcesses(needle: string): Promise<number> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "stat=,args="], stdout: "piped" })
-    .output();
-  let n = 0;
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const m = line.trim().match(/^(\S+)\s+(.*)$/);
-    if (m && !m[1].startsWith("Z") && m[2].includes(needle) && !m[2].startsWith("ps ")) n++;
-  }
-  return n;
+  return groupsMatching(await processTable(), needle).length;
 }
 
 /** Resident set size of `pid` in KiB (`ps -o rss=`, i.e. VmRSS). */

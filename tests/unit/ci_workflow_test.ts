@@ -53,3 +53,15 @@ Deno.test("macOS and Windows run the checks and the tests without a real Codex, 
   assert.ok(denoJson.tasks.check.startsWith("deno fmt --check"));
   assert.match(denoJson.tasks["test:portable"], /scripts\/portable_tests\.ts$/);
 });
+
+Deno.test(".ci/run runs the whole suite once more with an npm-style deno shim (testing/npm_deno_shim.cjs) first on PATH", async () => {
+  const run = await Deno.readTextFile(`${ROOT}/.ci/run`);
+  assert.match(
+    run,
+    /sed "s\|__DENO_EXE__\|\$real_deno\|" testing\/npm_deno_shim\.cjs >"\$ci_tmp\/npm-shim\/deno"/,
+  );
+  assert.match(run, /PATH="\$ci_tmp\/npm-shim:\$PATH" fresh_home deno task test\n/);
+  const shim = await Deno.readTextFile(`${ROOT}/testing/npm_deno_shim.cjs`);
+  assert.ok(shim.startsWith("#!/usr/bin/env node\n"), "a Node script, as npm's deno/bin.cjs");
+  assert.ok(shim.includes('"__DENO_EXE__"'), "the real binary's path goes in place of the marker");
+});

@@ -41,3 +41,21 @@ Deno.test("classifyFailure: http kinds by status; unknown kinds and shapes are u
     assert.deepEqual(classifyFailure(odd), { failureClass: "unknown", retryable: false });
   }
 });
+
+Deno.test("classifyFailure: Codex's missing provider key is missing_provider_key with the fix, only when no kind says otherwise", () => {
+  const message = "Missing environment variable: `MY_PROVIDER_KEY`.";
+  for (const kind of [null, undefined, "other"]) {
+    const f = classifyFailure(kind, message);
+    assert.equal(f.failureClass, "missing_provider_key");
+    assert.equal(f.retryable, false);
+    assert.match(f.fix!, /^set MY_PROVIDER_KEY where Codex runs: .*env_vars/);
+  }
+  assert.equal(classifyFailure("unauthorized", message).failureClass, "auth", "a kind wins");
+  assert.equal(classifyFailure(null, "Missing something else").failureClass, "unknown");
+  assert.equal(
+    classifyFailure(null, `x ${message}`).failureClass,
+    "unknown",
+    "Codex's own words only",
+  );
+  assert.equal(classifyFailure(null).fix, undefined);
+});

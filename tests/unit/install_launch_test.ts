@@ -3,6 +3,7 @@ import denoJson from "../../deno.json" with { type: "json" };
 import { parseInstallArgs, passOnArgs } from "../../src/install/args.ts";
 import {
   applyCommand,
+  cliCommand,
   commandLine,
   detectSource,
   installEnvFlags,
@@ -12,6 +13,7 @@ import {
   shellQuote,
 } from "../../src/install/launch.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
+import { providerKeyVars } from "../../src/install/provider_keys.ts";
 
 const flags = { replyRead: true, turnStart: false };
 
@@ -242,4 +244,33 @@ Deno.test("every way of starting the relay caps V8's old space the same way", as
       "a deno flag, not a script arg",
     );
   }
+});
+
+Deno.test("cliCommand(): the command that runs the relay's CLI from each source (a checkout has no codex-relay)", () => {
+  assert.deepEqual(cliCommand({ kind: "checkout", root: "/opt/relay" }), [
+    "deno",
+    "run",
+    "-P",
+    "--quiet",
+    "--config",
+    "/opt/relay/deno.json",
+    "/opt/relay/mod.ts",
+  ]);
+  assert.deepEqual(cliCommand({ kind: "binary", path: "/usr/local/bin/codex-relay" }), [
+    "/usr/local/bin/codex-relay",
+  ]);
+  const jsr = cliCommand({ kind: "jsr", version: "1.2.3" });
+  assert.deepEqual(jsr.slice(0, 3), ["deno", "run", "--quiet"]);
+  assert.equal(jsr.at(-1), "jsr:@codex-relay/cli@1.2.3");
+  assert.ok(!jsr.includes(RELAY_V8_FLAGS) && !jsr.includes("serve"));
+});
+
+Deno.test("providerKeyVars(): the providers' env_key variables of a Codex config, sorted, once; none for bad TOML", () => {
+  const toml = '[model_providers.b]\nenv_key = "B_KEY"\n[model_providers.a]\nenv_key = "A_KEY"\n' +
+    '[model_providers.c]\nenv_key = "A_KEY"\n[model_providers.d]\nenv_key = "NOT A NAME"\n' +
+    '[model_providers.e]\nbase_url = "http://x"\n';
+  assert.deepEqual(providerKeyVars(toml), ["A_KEY", "B_KEY"]);
+  assert.deepEqual(providerKeyVars(null), []);
+  assert.deepEqual(providerKeyVars("model = ["), []);
+  assert.deepEqual(providerKeyVars('model = "x"\n'), []);
 });

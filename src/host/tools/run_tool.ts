@@ -239,6 +239,7 @@ export function renderRun(out: RunResult, surface?: Surface): string {
           : ", not retryable"
       }`,
       out.error,
+      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"

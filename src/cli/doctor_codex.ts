@@ -1,0 +1,124 @@
+/**
+ * The doctor's `codex` section: which `codex` Deno's `--allow-run=codex`
+ * resolved, and whether `codex --version` runs (Codex's own error, quoted,
+ * when it does not).
+ * @module
+ */
+
+import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
+import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
+import type { Finding } from "./doctor_env.ts";
+
+/** What the `codex` checks read: the relay's environment and permissions. */
+export interface CodexCheckIo {
+  /** An environment variable the relay may read, or `undefined`. */
+  env(name: string): string | undefined;
+  /** Whether a permission is granted (never prompts). */
+  granted(descriptor: Deno.PermissionDescriptor): boolean;
+  /** `Deno.build.os`. */
+  os: typeof Deno.build.os;
+}
+
+/** Checks `codex`: where it resolves, whether `--version` runs, whether the version is supported. */
+export async function checkCodex(
+  io: CodexCheckIo,
+): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
+  const findings: Finding[] = [];
+  const resolved = resolveCodex(io);
+  if (resolved) {
+    findings.push({
+      level: "ok",
+      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
+    });
+  }
+  let output: Deno.CommandOutput;
+  try {
+    output = await spawnChild("codex", {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(10_000),
+    }, INHERITED).child.output();
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    const refused = error instanceof Deno.errors.NotCapable;
+    findings.push({
+      level: "problem",
+      text: missing
+        ? `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
+        : refused
+        ? "the relay may not run codex (no --allow-run=codex)"
+        : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
+      fix: missing
+        ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
+        : refused
+        ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
+        : "run codex --version in a terminal to see why",
+    });
+    return { findings, runs: false, missing };
+  }
+  const text = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) {
+    findings.push(versionFailed(output));
+    return { findings, runs: false, missing: false };
+  }
+  const found = text.match(/(\d+)\.(\d+)\.(\d+)/);
+  findings.push({ level: "ok", text: `codex --version: ${text.split("\n")[0].slice(0, 120)}` });
+  const support = found ? supportOf(found[0]) : "supported";
+  if (found && support !== "supported") {
+    const { oldest, newest } = SUPPORTED_CODEX;
+    findings.push({
+      level: "warn",
+      text: `codex ${found[0]} is ${
+        support === "older" ? "older" : "newer"
+      } than the Codex releases codex-relay supports (${oldest} to ${newest})`,
+      fix: support === "older"
+        ? `npm install -g @openai/codex@${newest}`
+        : `npm install -g @openai/codex@${newest}, or update codex-relay to a release that supports ${
+          found[0]
+        }`,
+    });
+  }
+  return { findings, runs: true, missing: false };
+}
+
+/** Most characters of Codex's own error a finding quotes. */
+const QUOTED_ERROR_CHARS = 300;
+
+/**
+ * `codex --version` failed: Codex's own error, quoted (its last lines), and
+ * the fix. npm's `codex` is a Node script: without `node` on the PATH the
+ * relay gets, `env` says so and exits 127.
+ */
+export function versionFailed(output: { code: number; stderr: Uint8Array }): Finding {
+  const said = new TextDecoder().decode(output.stderr).trim().replace(/\s*\n\s*/g, " | ");
+  const quoted = said.length > QUOTED_ERROR_CHARS ? `…${said.slice(-QUOTED_ERROR_CHARS)}` : said;
+  const node = /\bnode\b/.test(said) && /No such file|not found/i.test(said);
+  return {
+    level: "problem",
+    text: `codex --version exited ${output.code}${quoted ? `: ${quoted}` : " and said nothing"}`,
+    fix: node
+      ? 'npm\'s codex runs on Node: put the folder of node (and codex) in the PATH the MCP client starts codex-relay with ("env": {"PATH": "..."}; install writes the PATH of your shell for GUI clients), then restart the client'
+      : "run codex --version in a terminal to see why",
+  };
+}
+
+/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
+function resolveCodex(io: CodexCheckIo): string | null {
+  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
+  const path = io.env("PATH") ?? "";
+  const windows = io.os === "windows";
+  const sep = windows ? "\\" : "/";
+  const exts = windows
+    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
+    : [""];
+  for (const dir of path.split(windows ? ";" : ":")) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
+      if (io.granted({ name: "run", command: candidate })) return candidate;
+    }
+  }
+  return null;
+}
