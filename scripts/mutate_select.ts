@@ -1,38 +1,21 @@
 /**
  * The pure parts of `deno task mutate`: which groups a change touched, the
  * line ranges of named functions (so a group names a function, not lines
- * that move), and a report's score net of the mutants a group lists as
- * equivalent. No I/O; unit-tested in tests/unit/mutate_select_test.ts.
+ * that move), and a report's score (mutants disabled in the source, the
+ * equivalent ones, are out of it). No I/O; unit-tested in tests/unit/mutate_select_test.ts.
  * @module
  */
 
 /** A file to mutate: a whole file (a glob), or named functions/methods of one file. */
 export type Target = string | { file: string; functions: string[] };
 
-/** A surviving mutant that no test can kill, and why. */
-export interface Equivalent {
-  /** The mutated file, relative to the repository. */
-  file: string;
-  /** Stryker's mutator name (e.g. `ConditionalExpression`). */
-  mutator: string;
-  /** The mutant's replacement code, exactly as Stryker reports it. */
-  replacement: string;
-  /** How the source line the mutant starts on begins (indentation aside): robust to moves. */
-  line: string;
-  /** Which of the lines that begin so (1-based, in file order); default any of them. */
-  occurrence?: number;
-  /** Why the mutant behaves like the original everywhere a user can see. */
-  reason: string;
-}
-
-/** A group of modules, the fast tests that guard them, and their known equivalent mutants. */
+/** A group of modules and the fast tests that guard them. */
 export interface Group {
   /** What the group's modules promise (docs/design.md), one line. */
   promise: string;
   mutate: Target[];
   /** Unit tests only: in-process, each mutant runs all of them. */
   tests: string[];
-  equivalent?: Equivalent[];
   /**
    * Why this group's mutants could signal processes outside its tests (`/bin/kill` with a
    * mutated group id): its tests then run contained, in a PID namespace and a session of
@@ -152,21 +135,22 @@ export interface ReportMutant {
   location: { start: { line: number; column: number } };
 }
 
-/** A report's score: detected / (valid mutants less the listed equivalents), in percent. */
+/** A report's score: detected / valid mutants, in percent; the ignored ones are out. */
 export interface Score {
   score: number;
   killed: number;
   /** Of those detected, how many by a timeout (a hang, or a test slowed past the bound). */
   timedOut: number;
   survived: number;
-  /** Survivors the group lists as equivalent (out of the score). */
-  equivalent: number;
-  /** Valid mutants, equivalents included. */
+  /**
+   * Mutants not run, out of the score: disabled in the source (`// Stryker disable …: why`, the
+   * equivalent ones) or inside a log call (scripts/stryker_ignore_logs.mjs).
+   */
+  ignored: number;
+  /** Valid mutants, the ignored ones included. */
   total: number;
-  /** Survivors not listed: `file:line:column mutator -> replacement`. */
+  /** Survivors: `file:line:column mutator -> replacement`. */
   unexplained: string[];
-  /** Listed equivalents that match no survivor (killed now, or the code moved on). */
-  stale: Equivalent[];
 }
 
 /**
@@ -190,39 +174,22 @@ export function loadWarning(
     "trusting the score";
 }
 
-/** The score of a report, counting the group's listed equivalent survivors out. */
+/** The score of a report: detected over detected and survived; an ignored mutant counts in neither. */
 export function scoreOf(
-  report: { files: Record<string, { source?: string; mutants: ReportMutant[] }> },
-  equivalent: Equivalent[] = [],
+  report: { files: Record<string, { mutants: ReportMutant[] }> },
 ): Score {
   let detected = 0;
   let timedOut = 0;
-  let eq = 0;
+  let ignored = 0;
   const unexplained: string[] = [];
-  const used = new Set<Equivalent>();
-  for (const [file, { source, mutants }] of Object.entries(report.files)) {
-    const lines = (source ?? "").split("\n").map((l) => l.trimStart());
-    /** The equivalent's line matches line `at` (0-based), counting occurrences when asked. */
-    const matches = (e: Equivalent, at: number) => {
-      if (!(lines[at] ?? "").startsWith(e.line)) return false;
-      if (e.occurrence === undefined) return true;
-      return lines.slice(0, at + 1).filter((l) => l.startsWith(e.line)).length === e.occurrence;
-    };
+  for (const [file, { mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
       if (m.status === "Killed" || m.status === "Timeout") detected++;
       if (m.status === "Timeout") timedOut++;
+      else if (m.status === "Ignored") ignored++;
       else if (m.status === "Survived" || m.status === "NoCoverage") {
-        const listed = equivalent.find((e) =>
-          file.endsWith(e.file) && e.mutator === m.mutatorName &&
-          e.replacement === (m.replacement ?? "") && matches(e, m.location.start.line - 1)
-        );
-        if (listed) {
-          eq++;
-          used.add(listed);
-        } else {
-          const at = `${file}:${m.location.start.line}:${m.location.start.column}`;
-          unexplained.push(`${at} ${m.mutatorName} -> ${m.replacement ?? ""}`);
-        }
+        const at = `${file}:${m.location.start.line}:${m.location.start.column}`;
+        unexplained.push(`${at} ${m.mutatorName} -> ${m.replacement ?? ""}`);
       }
     }
   }
@@ -232,9 +199,8 @@ export function scoreOf(
     killed: detected,
     timedOut,
     survived: unexplained.length,
-    equivalent: eq,
-    total: counted + eq,
+    ignored,
+    total: counted + ignored,
     unexplained,
-    stale: equivalent.filter((e) => !used.has(e)),
   };
 }

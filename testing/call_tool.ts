@@ -46,6 +46,21 @@ export type ToolResult<N extends ToolName> = {
   structuredContent: ToolOutput<N>;
 };
 
+/** The replies of a read, a wait or a run. */
+export type Replies = NonNullable<ToolOutput<"codex_read_reply">["replies"]>;
+
+/**
+ * The texts of `replies`, in order (undefined for a moderated reply, which has none).
+ *
+ * @example
+ * ```ts
+ * assert.deepEqual(replyTexts(out.replies), ["Answer one."]);
+ * ```
+ */
+export function replyTexts(replies: Replies | undefined): (string | undefined)[] | undefined {
+  return replies?.map((r) => "text" in r ? r.text : undefined);
+}
+
 /** A `tools/call` result of a tool named at run time (the fault matrix, load). */
 export interface CallResult {
   /** Whether the call failed. */

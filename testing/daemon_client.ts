@@ -11,7 +11,8 @@
 
 import websocket from "websocket-driver";
 import { Buffer } from "node:buffer";
-import { type CodexHome, processesTagged } from "./codex_home.ts";
+import type { CodexHome } from "./codex_home.ts";
+import { processesTagged } from "./process_table.ts";
 
 type Rec = Record<string, unknown>;
 

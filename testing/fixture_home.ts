@@ -188,11 +188,15 @@ export class FixtureHome {
     return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
   }
 
-  /** Every request (with a method and an id) the fixture received, in order. */
-  async requests(): Promise<{ pid: number; method: string; params: unknown }[]> {
+  /** Every request (with a method and an id) the fixture received, in order (params `{}` when absent). */
+  async requests(): Promise<{ pid: number; method: string; params: Record<string, unknown> }[]> {
     return (await this.log())
       .filter((e) => e.dir === "in" && typeof e.msg?.method === "string" && e.msg.id !== undefined)
-      .map((e) => ({ pid: e.pid, method: e.msg!.method!, params: e.msg!.params }));
+      .map((e) => ({
+        pid: e.pid,
+        method: e.msg!.method!,
+        params: (e.msg!.params ?? {}) as Record<string, unknown>,
+      }));
   }
 
   /** Every answer the fixture received to its own server→client requests, in order. */
@@ -351,4 +355,22 @@ export async function rejection(p: Promise<unknown>): Promise<RelayError> {
     throw error;
   }
   throw new Error("expected a rejection");
+}
+
+/**
+ * The value at `keys` inside a JSON value the fixture logged (a request's params, an answer's
+ * result), or undefined where the path leaves the objects: read without a cast.
+ *
+ * @example
+ * ```ts
+ * assert.equal(jsonAt(resume.params, "config", "model_reasoning_effort"), "high");
+ * ```
+ */
+export function jsonAt(value: unknown, ...keys: string[]): unknown {
+  let at = value;
+  for (const key of keys) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }

@@ -12,10 +12,9 @@ import {
   type CodexHomeOptions,
   createCodexHome,
   linkCodexBin,
-  processesTagged,
   relayEnv,
-  type TaggedProcess,
 } from "./codex_home.ts";
+import { processesTagged, type TaggedProcess } from "./process_table.ts";
 import { type MockResponses, startMockResponses } from "./mock_responses.ts";
 
 /** What {@link withMockHome} hands the test. */

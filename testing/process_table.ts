@@ -9,7 +9,8 @@
  * is a Node script that starts the real binary with its own argv; npm's
  * `codex` is a Node script that starts the native one). Counting the groups
  * that hold a matching process counts each helper once, however it was
- * launched.
+ * launched. {@link processesTagged} is the check that proves a test left
+ * nothing behind.
  * @module
  */
 
@@ -82,4 +83,29 @@ export function groupsMatching(rows: readonly ProcessRow[], needle: string): num
   const groups = new Set<number>();
   for (const row of rows) if (row.args.includes(needle)) groups.add(row.pgid);
   return [...groups];
+}
+
+/** A live process found by {@link processesTagged}. */
+export interface TaggedProcess {
+  pid: number;
+  /**
+   * Its process group: a helper's own pid (the relay spawns helpers detached),
+   * shared by whatever the helper's launcher started.
+   */
+  pgid: number;
+  cmdline: string;
+}
+
+/**
+ * Live processes (zombies excluded) whose command line or environment contains `tag`, from
+ * `ps -e e -ww` (procps prints each process's environment after its arguments). Every process
+ * started for a `CodexHome` (testing/codex_home.ts) carries its `root` (codex via
+ * `CODEX_HOME`/`HOME`, the MCP server via `--tag=`), so after a clean shutdown this is empty.
+ * Count helpers by `pgid`, not by rows: a launcher (npm's `codex` or `deno`) puts two processes
+ * with the same arguments behind one.
+ */
+export async function processesTagged(tag: string): Promise<TaggedProcess[]> {
+  return (await processTable(true))
+    .filter((row) => row.args.includes(tag))
+    .map((row) => ({ pid: row.pid, pgid: row.pgid, cmdline: row.args.slice(0, 300) }));
 }

@@ -13,7 +13,8 @@
  * @module
  */
 
-import { AppServer, type CodexHome, createCodexHome } from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { type CodexHome, createCodexHome } from "../../testing/codex_home.ts";
 import { startMockResponses } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "../../testing/daemon_client.ts";
 

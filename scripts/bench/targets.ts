@@ -6,12 +6,9 @@
 
 import { ROOT } from "../../testing/relay.ts";
 import { agentItem, FIXTURE_BIN, thread, turn, userItem } from "../../testing/fixture_home.ts";
-import {
-  AppServer,
-  type CodexHome,
-  createCodexHome,
-  nativeCodexFor,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { nativeCodexFor } from "../../testing/codex_bin.ts";
+import { type CodexHome, createCodexHome } from "../../testing/codex_home.ts";
 import { type MockResponses, startMockResponses } from "../../testing/mock_responses.ts";
 import type { RawRequest } from "../raw_client.ts";
 import { callTool, startRelay, type Structured, SUCCESS, TMP } from "./_relay.ts";

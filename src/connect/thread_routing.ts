@@ -49,6 +49,7 @@ export class ThreadRouting {
     set.add(watcher);
     return () => {
       set.delete(watcher);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty set left in the map routes nothing (and is reused by the next watch)
       if (set.size === 0 && this.#watchers.get(threadId) === set) this.#watchers.delete(threadId);
     };
   }
@@ -79,6 +80,7 @@ export class ThreadRouting {
       }
     }
     for (const watcher of [...this.#all]) watcher(method, params);
+    // Stryker disable next-line ConditionalExpression: there are no watchers of thread undefined
     if (threadId === undefined) return;
     for (const watcher of [...(this.#watchers.get(threadId) ?? [])]) watcher(method, params);
   }

@@ -40,6 +40,7 @@ function checkValue(name: string, prop: Obj, value: unknown): string | undefined
     return undefined;
   }
   if (type === "number" || type === "integer") {
+    // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every value that is not a number (it does not coerce)
     if (typeof value !== "number" || !Number.isFinite(value)) return `${name} must be a number`;
     if (type === "integer" && !Number.isInteger(value)) return `${name} must be an integer`;
     if (typeof prop.minimum === "number" && value < prop.minimum) {
@@ -56,6 +57,7 @@ function checkValue(name: string, prop: Obj, value: unknown): string | undefined
   if (type === "array") {
     if (!Array.isArray(value)) return `${name} must be a list`;
     const items = isObj(prop.items) ? enumValues(prop.items) : undefined;
+    // Stryker disable next-line ConditionalExpression: the allowed items are strings, so a value that is not one is never included
     if (items && value.some((v) => typeof v !== "string" || !items.includes(v))) {
       return `${name} may only hold ${items.join(", ")}`;
     }

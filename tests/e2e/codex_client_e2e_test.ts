@@ -11,7 +11,9 @@
  */
 import { entryArgs } from "../../testing/relay.ts";
 import assert from "node:assert/strict";
-import { AppServer, codexForTests, denoDir } from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import { denoDir } from "../../testing/codex_home.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 

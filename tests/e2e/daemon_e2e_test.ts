@@ -12,12 +12,10 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  AppServer,
-  codexForTests,
-  type CodexHome,
-  processesTagged,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import type { CodexHome } from "../../testing/codex_home.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";

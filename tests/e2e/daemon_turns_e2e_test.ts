@@ -12,12 +12,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type ApprovalSetting,
-  AppServer,
-  codexForTests,
-  type CodexHome,
-} from "../../testing/codex_home.ts";
+import { AppServer } from "../../testing/app_server_client.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import type { ApprovalSetting, CodexHome } from "../../testing/codex_home.ts";
 import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";

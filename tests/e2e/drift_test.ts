@@ -20,7 +20,7 @@
  * Without a codex binary the check is reported as ignored and a SKIPPED line is printed.
  */
 import assert from "node:assert/strict";
-import { codexForTests } from "../../testing/codex_home.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
 import { ELICITATION_MODES, REFUSED_METHODS, ROUTED_METHODS } from "../../src/elicit/mappings.ts";
 import { DISPLAY_MODES } from "../../src/reply/moderation.ts";
 import { ERROR_KIND_CLASSES } from "../../src/turn/classify_failure.ts";

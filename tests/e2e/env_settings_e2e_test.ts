@@ -11,7 +11,8 @@
  * or `CODEX_BIN`; without a codex binary the tests are ignored.
  */
 import assert from "node:assert/strict";
-import { codexForTests, type CodexHome } from "../../testing/codex_home.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import type { CodexHome } from "../../testing/codex_home.ts";
 import type { MockRequest } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";

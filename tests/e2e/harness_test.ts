@@ -11,14 +11,13 @@
 import assert from "node:assert/strict";
 import {
   AppServer,
-  codexForTests,
-  type CodexHome,
-  type CodexHomeOptions,
   listAllItems,
-  processesTagged,
   RpcError,
   type ServerRequestHandler,
-} from "../../testing/codex_home.ts";
+} from "../../testing/app_server_client.ts";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import type { CodexHome, CodexHomeOptions } from "../../testing/codex_home.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import { longAnswerText, type MockResponses } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 

@@ -2,7 +2,7 @@
  * End-to-end tests of the relay (`mod.ts serve`, the project's default permission set) against
  * the real `codex app-server`, offline: a temp CODEX_HOME whose model provider is the Responses
  * mock (`mock_responses.ts`), threads created and turns run through the raw driver
- * (`codex_home.ts`), and the relay driven with the MCP SDK v2 `Client` (`tests/_relay.ts`).
+ * (`testing/codex_home.ts`), and the relay driven with the MCP SDK v2 `Client` (`tests/_relay.ts`).
  *
  * The relay resolves `codex` on PATH when it starts (`--allow-run=codex`), so each test puts a
  * temp `bin/codex` symlink to the real binary first on the relay's PATH.

@@ -7,7 +7,7 @@
  * Run: `deno test -P tests/e2e/relay_e2e_turn_test.ts` with codex in `.codex-npm/` or `CODEX_BIN`.
  */
 import assert from "node:assert/strict";
-import { listAllItems } from "../../testing/codex_home.ts";
+import { listAllItems } from "../../testing/app_server_client.ts";
 import { noEchoAnswer, SHELL_JUSTIFICATION } from "../../testing/mock_responses.ts";
 import { PROTOCOLS } from "../../testing/relay.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";

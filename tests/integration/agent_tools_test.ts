@@ -7,10 +7,17 @@
 
 import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
+import {
+  agentItem,
+  FixtureHome,
+  jsonAt,
+  thread,
+  turn,
+  userItem,
+} from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
-import { callTool, type ToolName } from "../../testing/call_tool.ts";
+import { callTool, replyTexts, type ToolName } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
@@ -73,7 +80,7 @@ Deno.test("every tool that takes a thread takes its exact name; results carry th
       });
       assert.equal(read.out.status, "observed");
       assert.equal(read.out.threadId, done.id, "the read carries the resolved UUID");
-      assert.deepEqual((read.out.replies as Structured[]).map((r) => r.text), ["Answer one."]);
+      assert.deepEqual(replyTexts(read.out.replies), ["Answer one."]);
 
       const wait = await call(client, "codex_wait_reply", {
         threadId: "parser work",
@@ -91,7 +98,7 @@ Deno.test("every tool that takes a thread takes its exact name; results carry th
       }
       const run = await call(client, "codex_run", { threadId: "twin", text: "go" });
       assert.equal(run.out.reason, "ambiguous_name");
-      assert.equal((run.out.receipt as Structured).status, "not_sent");
+      assert.equal(run.out.receipt.status, "not_sent");
       assert.match(run.text, /Give the thread's id .*\. Nothing was stored/);
       const interrupt = await call(client, "codex_interrupt", { threadId: "twin" });
       assert.equal(interrupt.out.status, "unavailable");
@@ -113,10 +120,10 @@ Deno.test("codex_run runs in a thread given by name, and a cursor stays scoped t
   await withRelay({ threads: [t] }, FULL, async (client, f) => {
     const run = await call(client, "codex_run", { threadId: "named", text: "go" });
     assert.equal(run.out.threadId, t.id);
-    assert.equal((run.out.receipt as Structured).threadId, t.id);
-    assert.equal((run.out.turn as Structured).status, "completed");
+    assert.equal(run.out.receipt.threadId, t.id);
+    assert.equal(run.out.turn?.status, "completed");
     const resume = (await f.requests()).find((r) => r.method === "thread/resume");
-    assert.equal((resume?.params as Structured).threadId, t.id);
+    assert.equal(resume?.params.threadId, t.id);
   });
 });
 
@@ -136,17 +143,17 @@ Deno.test("codex_run names the thread it creates; the turn-start list shows cwd 
       text: "go",
       waitSeconds: 1,
     });
-    assert.equal((run.out.turn as Structured).status, "running");
+    assert.equal(run.out.turn?.status, "running");
     const threadId = run.out.threadId as string;
     const named = (await f.requests()).find((r) => r.method === "thread/name/set");
     assert.deepEqual(named?.params, { threadId, name: "Refactor parser" });
 
     const list = await call(client, "codex_list_threads", {});
-    const mine = (list.out.threads as Structured[]).find((x) => x.id === threadId)!;
+    const mine = list.out.threads.find((x) => x.id === threadId)!;
     assert.equal(mine.name, "Refactor parser");
     assert.equal(mine.cwd, "/home/me/project");
     assert.equal(mine.status, "active", "a thread the relay runs is not notLoaded");
-    const old = (list.out.threads as Structured[]).find((x) => x.id === other.id)!;
+    const old = list.out.threads.find((x) => x.id === other.id)!;
     assert.equal(old.cwd, "/home/me/old");
     assert.equal(old.status, "notLoaded");
     assert.match(list.text, /in \/home\/me\/project/);
@@ -154,7 +161,7 @@ Deno.test("codex_run names the thread it creates; the turn-start list shows cwd 
     await hold.release();
     const wait = await call(client, "codex_wait_reply", {
       threadId: "Refactor parser",
-      clientMessageId: (run.out.receipt as Structured).clientMessageId as string,
+      clientMessageId: run.out.receipt.clientMessageId as string,
     });
     assert.equal(wait.out.threadId, threadId);
   });
@@ -165,7 +172,7 @@ Deno.test("below the turn-start level the list returns no cwd", async () => {
   for (const flags of [[], ["--allow-reply-read"]]) {
     await withRelay({ threads: [t] }, flags, async (client) => {
       const list = await call(client, "codex_list_threads", {});
-      const [listed] = list.out.threads as Structured[];
+      const [listed] = list.out.threads;
       assert.deepEqual(Object.keys(listed).sort(), ["id", "name", "status", "updatedAt"]);
       assert.ok(!JSON.stringify(list).includes("/secret/place"));
     });
@@ -200,20 +207,20 @@ Deno.test("codex_run passes model, effort and tighter sandbox/approvals to Codex
       approvalPolicy: "untrusted",
     };
     const inThread = await call(client, "codex_run", { threadId: t.id, text: "go", ...options });
-    assert.equal((inThread.out.turn as Structured).status, "completed");
+    assert.equal(inThread.out.turn?.status, "completed");
     const inCwd = await call(client, "codex_run", {
       cwd: "/workspace",
       text: "go",
       sandbox: "workspace-write",
     });
-    assert.equal((inCwd.out.turn as Structured).status, "completed");
+    assert.equal(inCwd.out.turn?.status, "completed");
     const reqs = await f.requests();
-    const resume = reqs.find((r) => r.method === "thread/resume")!.params as Structured;
+    const resume = reqs.find((r) => r.method === "thread/resume")!.params;
     assert.equal(resume.model, "gpt-5.5");
     assert.equal(resume.sandbox, "read-only");
     assert.equal(resume.approvalPolicy, "untrusted");
-    assert.equal((resume.config as Structured).model_reasoning_effort, "high");
-    const start = reqs.find((r) => r.method === "thread/start")!.params as Structured;
+    assert.equal(jsonAt(resume, "config", "model_reasoning_effort"), "high");
+    const start = reqs.find((r) => r.method === "thread/start")!.params;
     assert.equal(start.sandbox, "workspace-write", "the same level is not looser");
     assert.equal(start.model, undefined);
     assert.equal(reqs.filter((r) => r.method === "config/read").length, 2, "one read per start");
@@ -242,7 +249,7 @@ Deno.test("codex_run refuses a looser sandbox or approval policy; nothing is que
       const r = await call(client, "codex_run", { ...args, text: "go" });
       assert.equal(r.out.reason, "not_allowed");
       assert.equal(r.out.turn, null);
-      assert.equal((r.out.receipt as Structured).status, "not_sent");
+      assert.equal(r.out.receipt.status, "not_sent");
       assert.match(r.text, what);
       assert.match(r.text, /Nothing was stored/);
     }
@@ -268,7 +275,7 @@ Deno.test("an unset sandbox counts as read-only: only read-only may be asked for
       sandbox: "read-only",
       approvalPolicy: "untrusted",
     });
-    assert.equal((tight.out.turn as Structured).status, "completed");
+    assert.equal(tight.out.turn?.status, "completed");
   });
 });
 
@@ -304,16 +311,16 @@ Deno.test("codex_run says which earlier queued messages its start also started, 
     const earlier = await call(client, "codex_queue_message", { threadId: t.id, text: "first" });
     const earlierId = earlier.out.clientMessageId as string;
     const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
-    assert.equal((run.out.turn as Structured).status, "completed");
-    const listed = run.out.earlierMessages as Structured[];
+    assert.equal(run.out.turn?.status, "completed");
+    const listed = run.out.earlierMessages;
     assert.ok(listed, `earlierMessages in ${JSON.stringify(run.out)}`);
     assert.equal(listed.length, 1);
     assert.equal(listed[0].clientMessageId, earlierId);
     const turns = (await stateEvents(f)).filter((e) => e.e === "turn.upsert").map((e) =>
-      (e.turn as Structured).id
+      jsonAt(e, "turn", "id")
     );
     assert.equal(listed[0].turnId, turns[0], "the earlier message's own turn");
-    assert.notEqual(listed[0].turnId, (run.out.turn as Structured).id);
+    assert.notEqual(listed[0].turnId, run.out.turn?.id);
     assert.match(
       run.text,
       new RegExp(`also started 1 earlier queued message\\(s\\) first: ${earlierId}`),
@@ -334,9 +341,9 @@ Deno.test("codex_run never starts its own message ahead of earlier queued ones, 
   await withRelay({ threads: [t] }, FULL, async (client) => {
     const earlier = await call(client, "codex_queue_message", { threadId: t.id, text: "first" });
     const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
-    assert.equal((run.out.turn as Structured).status, "completed");
+    assert.equal(run.out.turn?.status, "completed");
     assert.deepEqual(run.out.replies, [{ itemId: "f1", text: "Mine done.", truncated: false }]);
-    const listed = run.out.earlierMessages as Structured[];
+    const listed = run.out.earlierMessages;
     assert.deepEqual(listed?.map((e) => e.clientMessageId), [earlier.out.clientMessageId]);
   });
 });
@@ -491,12 +498,12 @@ Deno.test("an interrupted turn does not say it has no final answer yet", async (
   await withRelay({ threads: [t] }, FULL, async (client, f) => {
     await f.barrier("never");
     const run = await call(client, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 });
-    const id = (run.out.receipt as Structured).clientMessageId as string;
+    const id = run.out.receipt.clientMessageId as string;
     const stop = await call(client, "codex_interrupt", { threadId: t.id });
     assert.equal(stop.out.status, "interrupted");
     assert.match(stop.text, /^Interrupted the turn/);
     const read = await call(client, "codex_read_reply", { threadId: t.id, clientMessageId: id });
-    assert.equal((read.out.turn as Structured).status, "interrupted");
+    assert.equal(read.out.turn?.status, "interrupted");
     assert.doesNotMatch(read.text, /yet/);
     assert.match(read.text, /interrupted without a final answer\./);
   });
@@ -512,7 +519,7 @@ Deno.test("a running-turn wait result is short and says what to do next", async 
     });
     assert.equal(wait.out.timedOut, true);
     const cursor = String(wait.out.nextCursor);
-    const turnId = (wait.out.turn as Structured).id as string;
+    const turnId = wait.out.turn?.id as string;
     const explanation = wait.text.replaceAll(t.id, "").replaceAll("run-1", "").replaceAll(
       turnId,
       "",
@@ -542,7 +549,7 @@ Deno.test("an accepted approval whose answer lacked a field says why it counted 
   });
   await withRelay({ threads: [t] }, FULL, async (client, f) => {
     const run = await call(client, "codex_run", { threadId: t.id, text: "go" });
-    assert.equal((run.out.turn as Structured).status, "completed");
+    assert.equal(run.out.turn?.status, "completed");
     const notes = run.out.notes as string[];
     assert.equal(notes.length, 1);
     assert.match(notes[0], /counted as a decline: decision is required/);

@@ -35,14 +35,14 @@ for (const mode of MODES) {
     try {
       const hold = await f.barrier("hold");
       const first = await call("codex_run", { threadId: upper, text: "go", waitSeconds: 1 });
-      assert.equal((first.turn as Structured).status, "running");
+      assert.equal(first.turn?.status, "running");
       assert.equal(first.threadId, t.id, "results carry the canonical (lowercase) id");
       await hold.reached();
 
       for (const ref of [upper, t.id]) {
         const second = await call("codex_run", { threadId: ref, text: "again", waitSeconds: 1 });
         assert.equal(second.reason, "turn_running", `${ref}: ${JSON.stringify(second)}`);
-        assert.equal((second.receipt as Structured).status, "not_sent");
+        assert.equal(second.receipt.status, "not_sent");
       }
       const resumes = (await f.requests()).filter((r) => r.method === "thread/resume");
       assert.equal(resumes.length, 1, "one resume: no second runtime on the thread");
@@ -50,7 +50,7 @@ for (const mode of MODES) {
       const began = performance.now();
       const waiting = call("codex_wait_reply", {
         threadId: upper,
-        clientMessageId: (first.receipt as Structured).clientMessageId,
+        clientMessageId: first.receipt.clientMessageId,
         timeoutSeconds: 30,
       });
       await hold.release();

@@ -1,8 +1,11 @@
 /**
+ * Protects: `deno task test` and its parts pass on a fresh machine (an empty module cache).
+ *
  * A fresh machine's first `deno task test`: every entry point a test starts as a subprocess (or
  * through Codex) must have its modules in the cache before it is needed, because a process that
  * downloads them at start can lose a race (Codex does not wait for an MCP server that is still
- * starting). `deno task test` runs `deno cache` of these entry points first; each is started here
+ * starting). Every test task runs `deno task test:cache` (a `deno cache` of these entry points)
+ * first; each is started here
  * with `--cached-only` and its own flags, so an entry point that would download fails here.
  * `.ci/run` runs the whole suite with an empty `DENO_DIR`.
  */
@@ -46,7 +49,7 @@ const ENTRY_POINTS: readonly EntryPoint[] = [
     flags: ["--frozen"],
     args: [],
     code: 0,
-    startedBy: "Codex, in tests/e2e (see tests/e2e/codex_home.ts)",
+    startedBy: "Codex, in tests/e2e (see testing/codex_home.ts)",
   },
   {
     file: "tests/fixtures_mcp/echo_server.ts",
@@ -66,15 +69,17 @@ const ENTRY_POINTS: readonly EntryPoint[] = [
   },
 ];
 
-/** The files the test task's `deno cache` names. */
+/** The files `deno task test:cache` names. */
 function warmed(): string[] {
-  const task = denoJson.tasks.test;
-  const cache = task.split("&&").map((s) => s.trim()).find((s) => s.startsWith("deno cache "));
-  assert.ok(cache, `deno task test starts with a deno cache of the entry points: ${task}`);
+  const cache = denoJson.tasks["test:cache"];
+  assert.ok(cache.startsWith("deno cache "), `test:cache is a deno cache: ${cache}`);
   return cache.split(/\s+/).slice(2).filter((a) => !a.startsWith("-"));
 }
 
-Deno.test("deno task test caches every subprocess entry point before the tests start", () => {
+/** The test tasks a contributor runs (CONTRIBUTING.md "The suites"). */
+const TEST_TASKS = ["test", "test:unit", "test:integration", "test:e2e", "test:portable"] as const;
+
+Deno.test("every test task caches every subprocess entry point before its tests start", () => {
   const files = warmed();
   for (const entry of ENTRY_POINTS) {
     assert.ok(
@@ -82,7 +87,23 @@ Deno.test("deno task test caches every subprocess entry point before the tests s
       `${entry.file} (started by ${entry.startedBy}) is cached`,
     );
   }
-  assert.ok(denoJson.tasks.test.endsWith("deno test -P --quiet"), "then runs the tests");
+  for (const name of TEST_TASKS) {
+    assert.ok(denoJson.tasks[name].startsWith("deno task test:cache && "), name);
+  }
+  assert.ok(denoJson.tasks.test.endsWith("deno test -P --quiet"), "deno task test runs every test");
+});
+
+Deno.test("test:unit, test:integration and test:e2e together run every test folder", () => {
+  const run = ["test:unit", "test:integration", "test:e2e"].flatMap((name) =>
+    denoJson.tasks[name as keyof typeof denoJson.tasks].split(" ").filter((w) =>
+      w.startsWith("tests/")
+    )
+  );
+  const folders = [...Deno.readDirSync(`${ROOT}/tests`)].filter((e) =>
+    e.isDirectory &&
+    [...Deno.readDirSync(`${ROOT}/tests/${e.name}`)].some((f) => f.name.endsWith("_test.ts"))
+  ).map((e) => `tests/${e.name}/`);
+  assert.deepEqual(run.sort(), folders.sort());
 });
 
 for (const entry of ENTRY_POINTS) {

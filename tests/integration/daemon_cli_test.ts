@@ -9,8 +9,6 @@ import { entryArgs, ROOT, startRelay } from "../../testing/relay.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
-type Structured = Record<string, unknown>;
-
 async function run(
   env: Record<string, string>,
   ...args: string[]

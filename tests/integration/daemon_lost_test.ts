@@ -93,8 +93,8 @@ for (const tool of ["codex_run", "codex_wait_reply"] as const) {
         let following: Promise<{ structuredContent: Structured }> = started;
         if (tool === "codex_wait_reply") {
           const run = (await started).structuredContent;
-          assert.equal((run.turn as Structured).status, "running");
-          const clientMessageId = (run.receipt as Structured).clientMessageId;
+          assert.equal(run.turn?.status, "running");
+          const clientMessageId = run.receipt.clientMessageId;
           const followingNow = Promise.withResolvers<void>();
           following = callTool(relay.client, "codex_wait_reply", {
             threadId: t.id,

@@ -1,3 +1,4 @@
+/** Protects: the install lines and client configs the README and docs/install.md print work as pasted. */
 import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { connectClient } from "../../testing/mcp_client.ts";
@@ -76,9 +77,9 @@ Deno.test("the by-hand Claude Code command of docs/install.md starts the server 
   await startsAsWritten(command, args);
 });
 
-/** The README's first code block: one registration line per client. */
+/** The README's second code block (after start and test): one registration line per client. */
 function quickStart(): string[] {
-  return readme.split("```sh\n")[1].split("```")[0].trim().split("\n");
+  return readme.split("```sh\n")[2].split("```")[0].trim().split("\n");
 }
 
 /** The relay's entry in a client's config file, as the client reads it. */

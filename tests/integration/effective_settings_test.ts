@@ -10,7 +10,7 @@ import assert from "assert";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, type ToolOutput } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -40,7 +40,7 @@ async function withRelay(
   s: Scenario,
   flags: string[],
   fn: (
-    run: (args: Structured) => Promise<{ out: Structured; text: string }>,
+    run: (args: Structured) => Promise<{ out: ToolOutput<"codex_run">; text: string }>,
     f: FixtureHome,
   ) => Promise<void>,
 ): Promise<void> {
@@ -89,7 +89,7 @@ for (const mode of MODES) {
       });
       assert.equal(loose.out.reason, "not_allowed", loose.text);
       assert.equal(loose.out.turn, null);
-      assert.equal((loose.out.receipt as Structured).status, "not_sent");
+      assert.equal(loose.out.receipt.status, "not_sent");
       assert.match(loose.text, /sandbox danger-full-access is looser than the thread's read-only/);
       assert.match(loose.text, /approvalPolicy never is looser than the thread's on-request/);
       assert.deepEqual(await sentWork(f), [], "nothing queued, resumed or started");
@@ -105,9 +105,9 @@ for (const mode of MODES) {
         sandbox: "read-only",
         approvalPolicy: "untrusted",
       });
-      assert.equal((tight.out.turn as Structured).status, "completed", tight.text);
+      assert.equal(tight.out.turn?.status, "completed", tight.text);
       const resume = (await f.requests()).find((r) => r.method === "thread/resume")!;
-      const params = resume.params as Structured;
+      const params = resume.params;
       assert.equal(params.sandbox, "read-only");
       assert.equal(params.approvalPolicy, "untrusted");
     });
@@ -121,7 +121,7 @@ for (const mode of MODES) {
         sandbox: "danger-full-access",
         approvalPolicy: "never",
       });
-      assert.equal((outside.out.turn as Structured).status, "completed", outside.text);
+      assert.equal(outside.out.turn?.status, "completed", outside.text);
 
       const before = (await sentWork(f)).length;
       const fresh = await run({ cwd: PROJECT, sandbox: "danger-full-access" });
@@ -130,10 +130,10 @@ for (const mode of MODES) {
       assert.equal((await sentWork(f)).length, before, "no thread was started");
 
       const freshTight = await run({ cwd: PROJECT, approvalPolicy: "on-request" });
-      assert.equal((freshTight.out.turn as Structured).status, "completed", freshTight.text);
+      assert.equal(freshTight.out.turn?.status, "completed", freshTight.text);
       const start = (await f.requests()).find((r) => r.method === "thread/start")!;
-      assert.equal((start.params as Structured).approvalPolicy, "on-request");
-      assert.equal((start.params as Structured).cwd, PROJECT);
+      assert.equal(start.params.approvalPolicy, "on-request");
+      assert.equal(start.params.cwd, PROJECT);
     });
   });
 
@@ -145,7 +145,7 @@ for (const mode of MODES) {
     };
     await withRelay(s, mode.flags, async (run, f) => {
       const tight = await run({ threadId: t.id, sandbox: "read-only" });
-      assert.equal((tight.out.turn as Structured).status, "completed", tight.text);
+      assert.equal(tight.out.turn?.status, "completed", tight.text);
       const resumes = () => f.requests().then((r) => r.filter((x) => x.method === "thread/resume"));
       const before = (await resumes()).length;
       const back = await run({ threadId: t.id, sandbox: "workspace-write" });
@@ -153,7 +153,7 @@ for (const mode of MODES) {
       assert.match(back.text, /read-only \(left by an earlier codex_run of this relay\)/);
       assert.equal((await resumes()).length, before, "nothing was sent");
       const plain = await run({ threadId: t.id, approvalPolicy: "on-request" });
-      assert.equal((plain.out.turn as Structured).status, "completed", "other options still pass");
+      assert.equal(plain.out.turn?.status, "completed", "other options still pass");
     });
   });
 }
@@ -171,13 +171,13 @@ Deno.test("daemon: a thread the daemon has loaded keeps its settings; codex_run'
   await withRelay(s, ["--app-server", "daemon"], async (run, f) => {
     const tight = await run({ threadId: t.id, sandbox: "read-only", approvalPolicy: "on-request" });
     assert.equal(tight.out.reason, "not_allowed", tight.text);
-    assert.equal((tight.out.receipt as Structured).status, "not_sent");
+    assert.equal(tight.out.receipt.status, "not_sent");
     assert.match(tight.text, /already has this thread loaded/);
     assert.match(tight.text, /sandbox workspace-write \(not read-only\)/);
     const methods = (await f.requests()).map((r) => r.method);
     assert.ok(!methods.includes("thread/queue/add"), "nothing was queued");
 
     const asItIs = await run({ threadId: t.id, sandbox: "workspace-write" });
-    assert.equal((asItIs.out.turn as Structured).status, "completed", asItIs.text);
+    assert.equal(asItIs.out.turn?.status, "completed", asItIs.text);
   });
 });

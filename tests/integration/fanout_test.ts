@@ -14,8 +14,6 @@ import { closeAfter, startRelay } from "../../testing/relay.ts";
 import { within } from "../../testing/deadline.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
 
-type Structured = Record<string, unknown>;
-
 const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 
 /** A call made while the turns run answers within this (it waited for nothing). */
@@ -83,7 +81,7 @@ async function fanOut(mode: "spawn" | "daemon", n: number): Promise<void> {
 
     const busy = await within(run(relay.client, extra.id), "the extra codex_run", AT_ONCE_MS);
     assert.equal(busy.reason, "busy", JSON.stringify(busy));
-    assert.equal((busy.receipt as Structured).status, "not_sent");
+    assert.equal(busy.receipt.status, "not_sent");
     const text = JSON.stringify(busy);
     assert.ok(
       text.includes(`${n} turns are running, the most this relay runs at once in ${mode} mode`),
@@ -93,7 +91,7 @@ async function fanOut(mode: "spawn" | "daemon", n: number): Promise<void> {
 
     for (const b of barriers) await b.release();
     for (const out of await Promise.all(runs)) {
-      assert.equal((out.turn as Structured).status, "completed", JSON.stringify(out));
+      assert.equal(out.turn?.status, "completed", JSON.stringify(out));
     }
     if (mode === "spawn") await reaped(f, hostPid);
   });
@@ -123,12 +121,12 @@ Deno.test("spawn mode: losing the turn host mid-turn fails every run on it hones
     const [host] = await turnPids(f);
     Deno.kill(host, "SIGKILL");
     for (const out of await within(Promise.all(runs), "both runs answering after the loss")) {
-      const turn = out.turn as Structured;
-      assert.equal(turn.status, "failed", JSON.stringify(out));
+      const turn = out.turn;
+      assert.equal(turn?.status, "failed", JSON.stringify(out));
       assert.match(JSON.stringify(out), /The connection to the app-server ended during the turn/);
     }
     const next = await run(relay.client, c.id);
-    assert.equal((next.turn as Structured).status, "completed", JSON.stringify(next));
+    assert.equal(next.turn?.status, "completed", JSON.stringify(next));
     const pids = await turnPids(f);
     assert.equal(pids.size, 2, "the next run started a new turn host");
   });

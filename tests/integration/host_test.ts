@@ -4,8 +4,6 @@ import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
-type Structured = Record<string, unknown>;
-
 const SECRET = "TOP-SECRET-USER-TEXT";
 
 function seeded(): Scenario {
@@ -58,7 +56,7 @@ for (const protocol of PROTOCOLS) {
       const result = await callTool(client, "codex_list_threads", { limit: 2 });
       const out = result.structuredContent;
       assert.equal(out.status, "ok");
-      const threads = out.threads as Structured[];
+      const threads = out.threads;
       assert.deepEqual(threads.map((t) => t.id), [s.threads[0].id, s.threads[1].id]);
       assert.deepEqual(Object.keys(threads[0]).sort(), ["id", "name", "status", "updatedAt"]);
       assert.equal(threads[0].updatedAt, new Date(1796006990 * 1000).toISOString());
@@ -73,7 +71,7 @@ for (const protocol of PROTOCOLS) {
         cursor: out.nextCursor as string,
       });
       assert.deepEqual(
-        (next.structuredContent.threads as Structured[]).map((t) => t.id),
+        next.structuredContent.threads.map((t) => t.id),
         [s.threads[2].id],
       );
       const methods = new Set((await f.requests()).map((r) => r.method));
@@ -324,7 +322,7 @@ Deno.test("codex_list_threads reports a thread in systemError instead of failing
     const out = (await callTool(client, "codex_list_threads", {}))
       .structuredContent;
     assert.equal(out.status, "ok");
-    assert.deepEqual((out.threads as Structured[]).map((t) => t.status), [
+    assert.deepEqual(out.threads.map((t) => t.status), [
       "notLoaded",
       "systemError",
       "notLoaded",

@@ -9,7 +9,7 @@
  */
 
 import assert from "assert";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, type ToolName } from "../../testing/call_tool.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 
@@ -18,7 +18,7 @@ type Relay = Awaited<ReturnType<typeof startRelay>>;
 
 const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 
-async function call(relay: Relay, name: string, args: Structured) {
+async function call<N extends ToolName>(relay: Relay, name: N, args: Structured) {
   const r = await callTool(relay.client, name, args, { timeout: 60_000 });
   assert.ok(r.structuredContent, `${name} answered with structuredContent`);
   return {
@@ -50,12 +50,12 @@ async function runHeldAt(relay: Relay, f: FixtureHome, threadId: string, name: s
     call(relay, "codex_run", { threadId, text: "go", waitSeconds: 1 }),
     hold.reached(),
   ]);
-  assert.equal((run.out.turn as Structured).status, "running", run.text);
+  assert.equal(run.out.turn?.status, "running", run.text);
   return { run, hold };
 }
 
-async function listedRuns(relay: Relay): Promise<Structured[]> {
-  return (await call(relay, "codex_list_threads", {})).out.runs as Structured[];
+async function listedRuns(relay: Relay) {
+  return (await call(relay, "codex_list_threads", {})).out.runs ?? [];
 }
 
 async function withRelay(
@@ -114,7 +114,7 @@ for (const mode of ["spawn", "daemon"] as const) {
     const t = thread({ scripts: [[{ barrier: "never-released" }, { end: "completed" }]] });
     await withRelay(mode, t, async (relay, f) => {
       const { run } = await runHeldAt(relay, f, t.id, "never-released");
-      const clientMessageId = (run.out.receipt as Structured).clientMessageId;
+      const clientMessageId = run.out.receipt.clientMessageId;
       const stopped = await call(relay, "codex_interrupt", { threadId: t.id });
       assert.equal(stopped.out.status, "interrupted", stopped.text);
       assert.equal(await sent(f, "turn/interrupt"), 1);
@@ -123,7 +123,7 @@ for (const mode of ["spawn", "daemon"] as const) {
         clientMessageId,
         timeoutSeconds: 5,
       });
-      assert.equal((wait.out.turn as Structured).status, "interrupted", wait.text);
+      assert.equal(wait.out.turn?.status, "interrupted", wait.text);
       const runs = await listedRuns(relay);
       assert.deepEqual(runs.map((r) => [r.clientMessageId, r.state]), [
         [clientMessageId, "interrupted"],
@@ -146,8 +146,8 @@ Deno.test("[daemon] codex_interrupt on the relay's run still queued behind anoth
     ]);
     assert.equal(first.out.status, "queued", first.text);
     const run = await call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 });
-    assert.equal((run.out.turn as Structured).status, "running", run.text);
-    const clientMessageId = String((run.out.receipt as Structured).clientMessageId);
+    assert.equal(run.out.turn?.status, "running", run.text);
+    const clientMessageId = String(run.out.receipt.clientMessageId);
     assert.deepEqual(await queued(f, t.id), [clientMessageId], "it waits in the queue");
     assert.deepEqual((await listedRuns(relay)).map((r) => [r.clientMessageId, r.state]), [
       [clientMessageId, "queued"],
@@ -173,7 +173,7 @@ Deno.test("[spawn] codex_interrupt on the relay's run queued behind an earlier q
     await f.queueAsUser(t.id, "users-earlier");
     // The resume starts the user's earlier message first; the run's own waits behind it.
     const { run } = await runHeldAt(relay, f, t.id, "earlier");
-    const clientMessageId = String((run.out.receipt as Structured).clientMessageId);
+    const clientMessageId = String(run.out.receipt.clientMessageId);
     assert.deepEqual(await queued(f, t.id), [clientMessageId]);
     assert.deepEqual((await listedRuns(relay)).map((r) => r.state), ["queued"]);
     const out = await call(relay, "codex_interrupt", { threadId: t.id });

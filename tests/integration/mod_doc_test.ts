@@ -1,4 +1,6 @@
 /**
+ * Protects: a library user reading the JSR page sees an example for every export of `mod.ts`.
+ *
  * The JSR page of `mod.ts` is what `deno doc mod.ts` reads: every export must show an example
  * there (an `@example` on a re-export's own JSDoc is not read; it belongs on the declaration).
  */

@@ -10,8 +10,6 @@ import { thread, withFixture } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
-type Structured = Record<string, unknown>;
-
 interface Texts {
   instructions: string;
   queue: string;

@@ -9,7 +9,6 @@ import { agentItem, FixtureHome, thread, turn, userItem } from "../../testing/fi
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import { callTool, type ToolName, type ToolOutput } from "../../testing/call_tool.ts";
 
-type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
 type Protocol = (typeof PROTOCOLS)[number];
 

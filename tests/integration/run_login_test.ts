@@ -41,7 +41,7 @@ Deno.test("codex_run without a login or key answers not_logged_in at once with t
   const { out, text, ms, methods } = await runOnce((f) => f.env, NO_ACCOUNT);
   assert.equal(out.reason, "not_logged_in", JSON.stringify(out));
   assert.equal(out.turn, null);
-  const receipt = out.receipt as Structured;
+  const receipt = out.receipt;
   assert.equal(receipt.status, "not_sent");
   assert.equal(receipt.reason, "not_logged_in");
   assert.match(text, /^The turn did not start \(not_logged_in\): Codex is not logged in/);
@@ -58,7 +58,7 @@ Deno.test("codex_run without a login or key answers not_logged_in at once with t
 
 Deno.test("codex_run with a key variable set (no login) or a provider that needs none runs the turn", async () => {
   const keyed = await runOnce((f) => ({ ...f.env, OPENAI_API_KEY: "sk-test" }), NO_ACCOUNT);
-  assert.equal((keyed.out.turn as Structured | null)?.status, "completed", keyed.text);
+  assert.equal(keyed.out.turn?.status, "completed", keyed.text);
   const provider = await runOnce((f) => f.env, { ...NO_ACCOUNT, requiresOpenaiAuth: false });
-  assert.equal((provider.out.turn as Structured | null)?.status, "completed", provider.text);
+  assert.equal(provider.out.turn?.status, "completed", provider.text);
 });

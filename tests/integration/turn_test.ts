@@ -1,10 +1,16 @@
 import assert from "assert";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ElicitParams } from "../../testing/mcp_client.ts";
-import { agentItem, commandApproval, FixtureHome, thread } from "../../testing/fixture_home.ts";
+import {
+  agentItem,
+  commandApproval,
+  FixtureHome,
+  jsonAt,
+  thread,
+} from "../../testing/fixture_home.ts";
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, replyTexts } from "../../testing/call_tool.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -83,9 +89,9 @@ for (const protocol of PROTOCOLS) {
           waitSeconds: 30,
         }, { timeout: 60_000 });
         const out = result.structuredContent;
-        assert.equal((out.receipt as Structured).status, "queued");
-        assert.deepEqual(out.turn && (out.turn as Structured).status, "completed");
-        assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
+        assert.equal(out.receipt.status, "queued");
+        assert.deepEqual(out.turn && out.turn.status, "completed");
+        assert.deepEqual(replyTexts(out.replies), [FINAL]);
         assert.equal(asked.length, 1);
         assert.match(String(asked[0].message), /touch x/);
         const answers = await f.answers();
@@ -109,7 +115,7 @@ for (const protocol of PROTOCOLS) {
       const out =
         (await callTool(client, "codex_run", { threadId, text: "go" }, { timeout: 60_000 }))
           .structuredContent;
-      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal(out.turn?.status, "completed");
       assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
     });
   });
@@ -126,7 +132,7 @@ for (const protocol of PROTOCOLS) {
       const out =
         (await callTool(client, "codex_run", { threadId, text: "go" }, { timeout: 60_000 }))
           .structuredContent;
-      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal(out.turn?.status, "completed");
       assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "decline" }]);
     });
   });
@@ -138,7 +144,7 @@ Deno.test("codex_run: a thread held by another process is held_elsewhere and the
     const out =
       (await callTool(client, "codex_run", { threadId: t.id, text: "go" })).structuredContent;
     assert.equal(out.reason, "held_elsewhere");
-    assert.equal((out.receipt as Structured).status, "queued");
+    assert.equal(out.receipt.status, "queued");
     assert.equal(out.turn, null);
     const text = (await Deno.readTextFile(`${f.home}/fixture-state.jsonl`)).split("\n").filter(
       Boolean,
@@ -158,10 +164,10 @@ Deno.test("codex_run in a cwd starts a new thread and returns its final answer",
     const out =
       (await callTool(client, "codex_run", { cwd: "/tmp/scratch", text: "write a haiku" }))
         .structuredContent;
-    assert.equal((out.turn as Structured).status, "completed");
-    assert.deepEqual((out.replies as Structured[]).map((r) => r.text), [FINAL]);
+    assert.equal(out.turn?.status, "completed");
+    assert.deepEqual(replyTexts(out.replies), [FINAL]);
     const start = (await f.requests()).find((r) => r.method === "thread/start");
-    assert.equal((start?.params as Structured).cwd, "/tmp/scratch");
+    assert.equal(start?.params.cwd, "/tmp/scratch");
   });
 });
 
@@ -172,7 +178,7 @@ Deno.test("codex_run without reply read returns no replies", async () => {
     { protocol: "2026-07-28", flags: ["--allow-turn-start"] },
     async (client, f) => {
       const out = (await callTool(client, "codex_run", { threadId, text: "go" })).structuredContent;
-      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal(out.turn?.status, "completed");
       assert.equal(out.replies, undefined);
       assert.ok(!JSON.stringify(out).includes(FINAL));
       const methods = new Set((await f.requests()).map((r) => r.method));
@@ -191,7 +197,7 @@ Deno.test("codex_run reports a failed turn's class from codexErrorInfo", async (
   }]);
   await withTurnRelay(s, { protocol: "2026-07-28" }, async (client) => {
     const out = (await callTool(client, "codex_run", { threadId, text: "go" })).structuredContent;
-    assert.equal((out.turn as Structured).status, "failed");
+    assert.equal(out.turn?.status, "failed");
     assert.equal(out.failureClass, "capacity");
     assert.equal(out.retryable, true);
     assert.ok((out.retryAfterMs as number) >= 60_000);
@@ -204,7 +210,7 @@ Deno.test("codex_interrupt stops a running turn and releases the thread", async 
     await f.barrier("never-released");
     const run = (await callTool(client, "codex_run", { threadId, text: "go", waitSeconds: 1 }))
       .structuredContent;
-    assert.equal((run.turn as Structured).status, "running");
+    assert.equal(run.turn?.status, "running");
     const out = (await callTool(client, "codex_interrupt", { threadId })).structuredContent;
     assert.equal(out.status, "interrupted");
     assert.ok(await released(f, threadId));
@@ -276,8 +282,7 @@ Deno.test("codex_run refuses a replayed or tampered requestState and writes noth
       assert.equal(replay.isError, true);
       assert.match((replay.content as { text: string }[])[0].text, /already answered/);
       await hold.release();
-      const out = (await retry).structuredContent as Structured;
-      assert.equal((out.turn as Structured).status, "completed");
+      assert.equal(jsonAt((await retry).structuredContent, "turn", "status"), "completed");
       assert.equal((await f.answers()).length, 1, "Codex got exactly one answer");
     },
   );
@@ -304,7 +309,7 @@ Deno.test("codex_run: two concurrent runtimes on the one turn host get the answe
       ),
     );
     for (const r of [ra, rb]) {
-      assert.equal((r.structuredContent.turn as Structured).status, "completed");
+      assert.equal(r.structuredContent.turn?.status, "completed");
     }
     const answers = await f.answers();
     assert.equal(answers.length, 2);
@@ -388,14 +393,14 @@ for (const protocol of PROTOCOLS) {
       const run = (await callTool(client, "codex_run", { threadId, text: "go", waitSeconds: 30 }, {
         timeout: 60_000,
       })).structuredContent;
-      assert.equal((run.turn as Structured).status, "running");
+      assert.equal(run.turn?.status, "running");
       assert.equal(
         (run.pendingApprovals as unknown[]).length,
         1,
         "the 10th request waits for the next call",
       );
       assert.equal(asked.length, 9, "nine rounds in the first call, under the client's cap of 10");
-      const receipt = run.receipt as Structured;
+      const receipt = run.receipt;
       const wait = (await callTool(client, "codex_wait_reply", {
         threadId,
         clientMessageId: receipt.clientMessageId,
@@ -403,11 +408,11 @@ for (const protocol of PROTOCOLS) {
       }, { timeout: 60_000 })).structuredContent;
       assert.equal(wait.status, "observed");
       assert.equal(wait.timedOut, false);
-      assert.deepEqual((wait.replies as Structured[]).map((r) => r.text), [FINAL]);
+      assert.deepEqual(replyTexts(wait.replies), [FINAL]);
       assert.deepEqual(asked, Array.from({ length: 12 }, (_, i) => `step ${i + 1}`));
       const answers = await f.answers();
       assert.deepEqual(answers.map((a) => a.id), Array.from({ length: 12 }, (_, i) => i));
-      assert.ok(answers.every((a) => (a.result as Structured).decision === "accept"));
+      assert.ok(answers.every((a) => jsonAt(a.result, "decision") === "accept"));
     });
   });
 }

@@ -9,7 +9,13 @@
  */
 
 import assert from "assert";
-import { callTool } from "../../testing/call_tool.ts";
+import {
+  callTool,
+  type Replies,
+  replyTexts,
+  type ToolName,
+  type ToolOutput,
+} from "../../testing/call_tool.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import {
@@ -71,12 +77,12 @@ async function withRelay(
   assert.deepEqual(left, [], "no helper is left in the process table");
 }
 
-async function call(
+async function call<N extends ToolName>(
   client: Client,
-  name: string,
+  name: N,
   args: Structured,
   progress?: string[],
-): Promise<Structured> {
+): Promise<ToolOutput<N>> {
   const result = await callTool(client, name, args, {
     timeout: 90_000,
     ...(progress ? { onprogress: (p) => void progress.push(String(p.message)) } : {}),
@@ -98,14 +104,14 @@ async function runAll(
   const refs: Structured[] = [];
   for (const [i, t] of threads.entries()) {
     const run = await call(client, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 });
-    assert.equal((run.turn as Structured).status, "running", JSON.stringify(run));
+    assert.equal(run.turn?.status, "running", JSON.stringify(run));
     await barriers.get(keys[i])!.reached();
-    refs.push({ threadId: t.id, clientMessageId: (run.receipt as Structured).clientMessageId });
+    refs.push({ threadId: t.id, clientMessageId: run.receipt.clientMessageId });
   }
   return { refs, barriers };
 }
 
-const texts = (m: Structured) => (m.replies as Structured[]).map((r) => r.text);
+const texts = (m?: { replies?: Replies }) => replyTexts(m?.replies);
 
 for (const mode of MODES) {
   Deno.test(`${mode.name}: a wait on three runs returns at the first completion (any), then at the last (all)`, async () => {
@@ -126,14 +132,14 @@ for (const mode of MODES) {
       assert.ok(performance.now() - began < 25_000, "woken by b's end, not the 50 s timeout");
       assert.equal(first.until, "any");
       assert.equal(first.done, 1, JSON.stringify(first));
-      const [ma, mb, mc] = first.messages as Structured[];
+      const [ma, mb, mc] = first.messages ?? [];
       assert.deepEqual([ma, mb, mc].map((m) => m.threadId), threads.map((t) => t.id), "in order");
       assert.equal(mb.timedOut, false);
       assert.deepEqual(texts(mb), ["Answer b."]);
-      assert.equal((mb.turn as Structured).status, "completed");
+      assert.equal(mb.turn?.status, "completed");
       for (const m of [ma, mc]) {
         assert.equal(m.timedOut, true, "not final when the wait returned");
-        assert.equal((m.turn as Structured).status, "inProgress", JSON.stringify(m));
+        assert.equal(m.turn?.status, "inProgress", JSON.stringify(m));
         assert.deepEqual(m.replies, []);
       }
       assert.equal(progress.at(0), "0 of 3 done");
@@ -149,12 +155,12 @@ for (const mode of MODES) {
       const last = await all;
       assert.equal(last.until, "all");
       assert.equal(last.done, 3, JSON.stringify(last));
-      assert.deepEqual((last.messages as Structured[]).map(texts), [
+      assert.deepEqual(last.messages?.map(texts), [
         ["Answer a."],
         ["Answer b."],
         ["Answer c."],
       ]);
-      assert.ok((last.messages as Structured[]).every((m) => m.timedOut === false));
+      assert.ok(last.messages?.every((m) => m.timedOut === false));
     });
   });
 
@@ -172,9 +178,9 @@ for (const mode of MODES) {
         timeoutSeconds: 1,
       });
       assert.equal(out.done, 1, JSON.stringify(out));
-      const [ma, mb] = out.messages as Structured[];
+      const [ma, mb] = out.messages ?? [];
       assert.equal(ma.timedOut, true);
-      assert.equal((ma.turn as Structured).status, "inProgress");
+      assert.equal(ma.turn?.status, "inProgress");
       assert.equal(mb.timedOut, false);
       assert.deepEqual(texts(mb), ["Answer b."]);
       await barriers.get("a")!.release();
@@ -204,7 +210,7 @@ for (const mode of APPROVAL_RUNS) {
       await barriers.get("b")!.release();
       const out = await all;
       assert.equal(out.done, 3, JSON.stringify(out));
-      assert.deepEqual((out.messages as Structured[]).map(texts), [
+      assert.deepEqual(out.messages?.map(texts), [
         ["Answer a."],
         ["Answer b."],
         ["Answer c."],
@@ -215,9 +221,7 @@ for (const mode of APPROVAL_RUNS) {
       assert.equal(answers.length, 2);
       const requests = await f.requests();
       const resumePid = (t: { id: string }) =>
-        requests.find((q) =>
-          q.method === "thread/resume" && (q.params as Structured).threadId === t.id
-        )!.pid;
+        requests.find((q) => q.method === "thread/resume" && q.params.threadId === t.id)!.pid;
       if (resumePid(threads[1]) !== resumePid(threads[2])) {
         // One app-server per turn: each answer went to its own turn's process.
         const byPid = new Map(answers.map((x) => [x.pid, x.result]));
@@ -258,7 +262,7 @@ for (const mode of MODES) {
       ];
       const any = await call(client, "codex_wait_reply", { messages, timeoutSeconds: 50 });
       assert.equal(any.done, 2, "the stored answer and the unknown thread are final at once");
-      const [ma, ms, mu] = any.messages as Structured[];
+      const [ma, ms, mu] = any.messages ?? [];
       assert.equal(ma.timedOut, true);
       assert.deepEqual(texts(ms), ["Stored answer."]);
       assert.equal(mu.status, "unavailable");
@@ -267,7 +271,7 @@ for (const mode of MODES) {
       await barriers.get("a")!.release();
       const out = await all;
       assert.equal(out.done, 3, JSON.stringify(out));
-      assert.deepEqual(texts((out.messages as Structured[])[0]), ["Answer a."]);
+      assert.deepEqual(texts(out.messages?.[0]), ["Answer a."]);
     });
   });
 }

@@ -415,6 +415,7 @@ Deno.test("fault matrix: a helper that never answers times every tool out (in pr
   }
 });
 
+// Protects: the fault table a user reads in docs/reliability.md is what the matrix above checks.
 Deno.test("the fault table of docs/reliability.md is the matrix's expectation table", async () => {
   const readme = await Deno.readTextFile(`${ROOT}/${FAULT_DOC}`);
   const start = readme.indexOf(README_MARKERS.start);

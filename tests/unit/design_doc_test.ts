@@ -1,4 +1,7 @@
 /**
+ * Protects: a client author who reads docs/design.md gets the levels, tools, reasons and bounds
+ * the relay has.
+ *
  * docs/design.md is the contract: its tables (capability levels and their methods, tools,
  * what each backend can do, reasons, bounds) must say what the code does. Each test parses one
  * table of the markdown and compares it with the code's own constants.
@@ -181,12 +184,13 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
 });
 
-Deno.test("docs/design.md: the layout names every folder of src/", async () => {
+Deno.test("CONTRIBUTING.md: the layout names every folder of src/", async () => {
   const folders: string[] = [];
   for await (const entry of Deno.readDir(new URL("../../src/", import.meta.url))) {
     if (entry.isDirectory) folders.push(entry.name);
   }
-  const layout = DESIGN.slice(DESIGN.indexOf("## Layout"));
+  const contributing = await Deno.readTextFile(new URL("../../CONTRIBUTING.md", import.meta.url));
+  const layout = contributing.slice(contributing.indexOf("## Layout"));
   const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
   assert.deepEqual(named.sort(), folders.sort());
 });

@@ -1,3 +1,4 @@
+/** Protects: the layer rule of CONTRIBUTING (imports go downwards; no backend is asked for above connect/). */
 import assert from "assert";
 
 /**

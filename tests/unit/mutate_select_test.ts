@@ -1,7 +1,6 @@
 import assert from "assert";
 import {
   changedGroups,
-  type Equivalent,
   functionRange,
   globRegExp,
   type Group,
@@ -124,57 +123,26 @@ const mutant = (status: string, line: number, replacement: string, mutatorName =
   location: { start: { line, column: 3 } },
 });
 
-Deno.test("scoreOf: listed equivalents are out of the score; unlisted survivors and stale entries are named", () => {
+Deno.test("scoreOf: ignored mutants (disabled in the source) are out of the score; survivors are named", () => {
   const report = {
     files: {
       "src/a.ts": {
-        source: "let x = 1;\n  if (a < b) f();\ng(); if (a < b) f();",
         mutants: [
           mutant("Killed", 1, "0"),
           mutant("Timeout", 1, "2"),
           mutant("Survived", 2, "a <= b"),
-          mutant("Survived", 3, "a <= b"),
           mutant("NoCoverage", 1, "x"),
           mutant("CompileError", 1, "y"),
-          mutant("Ignored", 1, "z"),
+          mutant("Ignored", 3, "z"),
         ],
       },
     },
   };
-  const bare = scoreOf(report);
-  assert.deepEqual([bare.score, bare.killed, bare.survived, bare.equivalent, bare.total], [
-    40,
-    2,
-    3,
-    0,
-    5,
-  ]);
-  assert.equal(bare.timedOut, 1, "the timeout is detected, and counted apart");
-  const listed: Equivalent[] = [
-    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "if (a < b) f();", reason: "r" },
-    { file: "src/a.ts", mutator: "M", replacement: "a <= b", line: "h();", reason: "moved" },
-  ];
-  const s = scoreOf(report, listed);
-  assert.equal(
-    s.score,
-    50,
-    "2 of 4: line 2 starts as listed (indentation aside), line 3 only contains it",
-  );
-  assert.deepEqual(s.unexplained, ["src/a.ts:3:3 M -> a <= b", "src/a.ts:1:3 M -> x"]);
-  assert.equal(s.equivalent, 1);
-  assert.deepEqual(s.stale, [listed[1]]);
+  const s = scoreOf(report);
+  assert.deepEqual([s.score, s.killed, s.survived, s.ignored, s.total], [50, 2, 2, 1, 5]);
+  assert.equal(s.timedOut, 1, "the timeout is detected, and counted apart");
+  assert.deepEqual(s.unexplained, ["src/a.ts:2:3 M -> a <= b", "src/a.ts:1:3 M -> x"]);
   assert.equal(scoreOf({ files: {} }).score, 100);
-  const second = scoreOf(report, [{ ...listed[0], line: "if (a < b)", occurrence: 2 }]);
-  assert.equal(second.equivalent, 0, "one line begins so: there is no second");
-  assert.equal(second.stale.length, 1);
-  const twice = {
-    files: {
-      "src/a.ts": { source: "if (x) {\n}\nif (x) {", mutants: [mutant("Survived", 3, "true")] },
-    },
-  };
-  const eq = { file: "src/a.ts", mutator: "M", replacement: "true", line: "if (x) {", reason: "r" };
-  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 2 }]).equivalent, 1);
-  assert.equal(scoreOf(twice, [{ ...eq, occurrence: 1 }]).equivalent, 0);
 });
 
 Deno.test("every group's named functions exist, and its tests are unit tests", async () => {
@@ -186,10 +154,5 @@ Deno.test("every group's named functions exist, and its tests are unit tests", a
       if (!file.includes("*")) assert.ok((await Deno.stat(file)).isFile, `${name}: ${file} moved?`);
     }
     for (const test of group.tests) assert.match(test, /^tests\/unit\//, name);
-    for (const e of group.equivalent ?? []) {
-      const text = await Deno.readTextFile(e.file);
-      assert.ok(text.includes(e.line), `${name}: ${e.file} still has "${e.line}"`);
-      assert.ok(e.reason.length > 10, `${name}: a reason`);
-    }
   }
 });

@@ -1,3 +1,4 @@
+/** Protects: macOS and Windows skip only the test files named with a reason (testing/platform.ts). */
 import assert from "assert";
 import { PORTABLE_DIRS, portablePlan, WINDOWS_GAPS } from "../../testing/platform.ts";
 import { ROOT } from "../../testing/paths.ts";

@@ -1,3 +1,4 @@
+/** Protects: the README's tools table, what a new user reads first, lists the tools the relay serves. */
 import assert from "assert";
 import { ROOT } from "../../testing/paths.ts";
 import { between, tablesOf } from "../../testing/markdown.ts";

@@ -1,3 +1,4 @@
+/** Protects: the size rule of CONTRIBUTING (src/ files of 400 lines at most, functions of 80). */
 import assert from "assert";
 import {
   functionSpans,
@@ -145,5 +146,15 @@ Deno.test("sizes: a file of 400 lines passes, one of 401 is reported", () => {
   assert.deepEqual(sizeViolations("b.ts", file(MAX_FILE_LINES)), []);
   assert.deepEqual(sizeViolations("b.ts", file(MAX_FILE_LINES + 1)), [
     "b.ts (401 lines, most 400)",
+  ]);
+});
+
+Deno.test("sizes: a Stryker directive line is not counted", () => {
+  const fn = ["function f() {", "  // Stryker disable next-line all: why", body(78), "}", ""].join(
+    "\n",
+  );
+  assert.deepEqual(sizeViolations("a.ts", fn), []);
+  assert.deepEqual(sizeViolations("a.ts", fn.replace("// Stryker", "// stryker")), [
+    "a.ts:1 f (81 lines, most 80)",
   ]);
 });

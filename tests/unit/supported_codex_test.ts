@@ -1,3 +1,4 @@
+/** Protects: the Codex versions the README says are supported are the ones CI tests. */
 import assert from "assert";
 import { SUPPORTED_CODEX, supportOf } from "../../src/codex/supported.ts";
 

@@ -1,4 +1,6 @@
 /**
+ * Protects: a fresh clone works (no tracked symlink dangles).
+ *
  * A clone works on any machine: no tracked symlink points at an absolute path
  * or out of the repository (it would dangle anywhere else, as
  * `.codex-npm-0.171` once did and broke `.ci/run` on a fresh clone).

