@@ -5,14 +5,15 @@
  * after two warm-up pairs) and uses medians; printed as a markdown table and
  * written to `bench/results.json`.
  *
- * - spawn connection: `SpawnConnection.operation` (spawn, initialize,
- *   `thread/list`, reap) vs the minimal raw client (`scripts/raw_client.ts`)
- *   doing the same;
+ * - spawn-mode calls (`scripts/bench/warm.ts`): a new relay's first
+ *   `codex_list_threads` vs the minimal raw client (`scripts/raw_client.ts`)
+ *   spawning, initializing and listing; a warm relay's call vs the raw client
+ *   on an open connection, with the relay's share;
  * - relay: one `tools/call` through `mod.ts serve --allow-reply-read` (one
- *   SDK client connection, reused) vs the raw client replaying exactly the
- *   app-server requests the relay sent for that call (recorded once through a
- *   `tee` wrapper) with its own fresh app-server; for list, queue, read and
- *   one wait cycle;
+ *   SDK client connection, reused; its warm helper up) vs the raw client
+ *   replaying exactly the app-server requests the relay sent for that call
+ *   (recorded once through a `tee` wrapper) on its own open connection; for
+ *   list, queue, read and one wait cycle;
  * - start: relay start to the `initialize` response vs a bare Deno script's
  *   start to its first answer, and the relay's idle RSS;
  * - projector: `matchUserItem` + `projectReplies` on a 1 MiB items page vs
@@ -28,12 +29,8 @@
  * within the bench permission set.
  *
  * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
- *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
- *   wait lag in daemon and in spawn mode.
- *
- * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
- *   WebSocket client of the daemon, same RPCs, for list, queue, read; the
- *   wait lag in daemon and in spawn mode.
+ *   WebSocket client of the daemon, same RPCs, for list, queue, read, with
+ *   the relay's share; the wait lag in daemon and in spawn mode.
  *
  * - wait-any lag (`scripts/bench/wait_any.ts`, fixture): five turns of the
  *   relay, one `codex_wait_reply {messages}`; the first turn completes → the
@@ -45,8 +42,9 @@
  *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
- * figures and the daemon figures), `--only sustained|wait-any|fanout` (just
- * that section).
+ * figures and the daemon figures), `--only spawn|daemon|sustained|wait-any|fanout`
+ * (just that section: `spawn` the spawn-mode call figures of each target,
+ * `daemon` the daemon figures).
  * @module
  */
 
@@ -59,6 +57,7 @@ import { daemonKit } from "./bench/daemon_kit.ts";
 import { BENCH_DIR, run, TMP } from "./bench/_relay.ts";
 import { figures, fmt } from "./bench/_stats.ts";
 import { benchConcurrentQueue, benchTarget } from "./bench/calls.ts";
+import { benchSpawnCalls } from "./bench/warm.ts";
 import { benchProjector } from "./bench/projector.ts";
 import { benchStart } from "./bench/start.ts";
 import { benchSustained } from "./bench/sustained.ts";
@@ -139,7 +138,12 @@ async function main(): Promise<void> {
     }
     if (options.only === "wait-any") await benchWaitAny();
     else if (options.only === "fanout") await benchFanout(options);
-    else await benchAll(options, targets);
+    else if (options.only === "spawn") {
+      for (const t of targets) await benchSpawnCalls(t, options.samples);
+    } else if (options.only === "daemon") {
+      const found = options.codex ? await findCodex() : undefined;
+      if (found && "path" in found) await benchDaemon(daemonKit(options), found.path);
+    } else await benchAll(options, targets);
   } finally {
     for (const t of targets) await t.cleanup().catch(() => {});
   }

@@ -133,7 +133,7 @@ try {
     "codex_list_threads",
     listArgs,
     list.structuredContent,
-    "Ids, names, statuses and update times only: no previews, paths or message text.",
+    "Ids, names, statuses, folders (the last segment of each thread's directory) and update times; at this level (turn start) the full cwd too. No previews or message text.",
   );
 
   const queueArgs = { threadId: "docs", text: "Please proofread the README." };

@@ -2,7 +2,8 @@
  * The benchmark's baseline: a minimal JSON-RPC client of `codex app-server`
  * on `Deno.Command` doing exactly spawn, `initialize`, `initialized`, the
  * given requests in order (each awaited), and close (stdin EOF, then wait for
- * the exit), with no validation, bounds, timeouts or logging.
+ * the exit), with no validation, bounds, timeouts or logging. {@linkcode openRaw}
+ * keeps the connection open for many requests (a warm client).
  * @module
  */
 
@@ -12,14 +13,18 @@ export interface RawRequest {
   params: unknown;
 }
 
+/** An initialized raw connection to one app-server. */
+export interface RawClient {
+  /** Sends one request and resolves with its result. */
+  call(method: string, params: unknown): Promise<unknown>;
+  /** Closes stdin and resolves once the app-server has exited. */
+  close(): Promise<void>;
+}
+
 const encoder = new TextEncoder();
 
-/** Runs one session with a fresh app-server; resolves when it has exited. */
-export async function rawSession(
-  command: string,
-  env: Record<string, string>,
-  requests: readonly RawRequest[],
-): Promise<void> {
+/** Spawns an app-server and initializes it. */
+export async function openRaw(command: string, env: Record<string, string>): Promise<RawClient> {
   const child = new Deno.Command(command, {
     args: ["app-server"],
     env,
@@ -54,8 +59,23 @@ export async function rawSession(
     capabilities: { experimentalApi: true },
   });
   await writer.write(encoder.encode(JSON.stringify({ method: "initialized" }) + "\n"));
-  for (const r of requests) await call(r.method, r.params);
-  await writer.close();
-  await lines.cancel();
-  await child.status;
+  return {
+    call,
+    async close() {
+      await writer.close();
+      await lines.cancel();
+      await child.status;
+    },
+  };
+}
+
+/** Runs one session with a fresh app-server; resolves when it has exited. */
+export async function rawSession(
+  command: string,
+  env: Record<string, string>,
+  requests: readonly RawRequest[],
+): Promise<void> {
+  const raw = await openRaw(command, env);
+  for (const r of requests) await raw.call(r.method, r.params);
+  await raw.close();
 }

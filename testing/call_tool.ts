@@ -33,8 +33,10 @@ export const OUTPUT_SCHEMAS = {
 /** A tool's name. */
 export type ToolName = keyof typeof OUTPUT_SCHEMAS;
 
-/** What a tool returns in `structuredContent`. */
-export type ToolOutput<N extends ToolName> = z.output<(typeof OUTPUT_SCHEMAS)[N]>;
+/** What a tool returns in `structuredContent`: its output and `next`, what to do next (every result). */
+export type ToolOutput<N extends ToolName> = z.output<(typeof OUTPUT_SCHEMAS)[N]> & {
+  next: string;
+};
 
 /** A `tools/call` result of tool `N` (a type, not an interface: it is a `CallToolResult` too). */
 export type ToolResult<N extends ToolName> = {
@@ -101,4 +103,18 @@ export async function callTool(
   options?: RequestOptions,
 ): Promise<CallResult> {
   return await client.callTool({ name, arguments: args }, options) as CallResult;
+}
+
+/**
+ * A tool's output without its `next` (what to do next, on every result), for
+ * a test that compares the rest of the output whole.
+ *
+ * @example
+ * ```ts
+ * assert.deepEqual(withoutNext(out), { status: "withdrawn", threadId, clientMessageId });
+ * ```
+ */
+export function withoutNext<T extends { next?: string }>(out: T): Omit<T, "next"> {
+  const { next: _next, ...rest } = out;
+  return rest;
 }

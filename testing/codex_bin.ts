@@ -6,6 +6,8 @@
  * @module
  */
 
+import { resolveCodexBinary } from "../src/connect/process/codex_binary.ts";
+import { denoFsView } from "../src/connect/process/codex_binary_fs.ts";
 import { ROOT } from "./paths.ts";
 
 /** Where the codex binary was found. */
@@ -20,26 +22,12 @@ export interface CodexBinInfo {
   native: boolean;
 }
 
-const TRIPLES: Record<string, { pkg: string; triple: string }> = {
-  "linux-x86_64": { pkg: "codex-linux-x64", triple: "x86_64-unknown-linux-musl" },
-  "linux-aarch64": { pkg: "codex-linux-arm64", triple: "aarch64-unknown-linux-musl" },
-  "darwin-x86_64": { pkg: "codex-darwin-x64", triple: "x86_64-apple-darwin" },
-  "darwin-aarch64": { pkg: "codex-darwin-arm64", triple: "aarch64-apple-darwin" },
-  "windows-x86_64": { pkg: "codex-win32-x64", triple: "x86_64-pc-windows-msvc" },
-  "windows-aarch64": { pkg: "codex-win32-arm64", triple: "aarch64-pc-windows-msvc" },
-};
-
 function isFile(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
   } catch {
     return false;
   }
-}
-
-function dirname(p: string): string {
-  const i = p.replace(/\/+$/, "").lastIndexOf("/");
-  return i <= 0 ? "/" : p.slice(0, i);
 }
 
 function onPath(name: string): string | null {
@@ -55,23 +43,12 @@ function onPath(name: string): string | null {
  * binary inside the npm package when it can be found, else null.
  */
 export function nativeCodexFor(path: string): string | null {
-  let real: string;
-  try {
-    real = Deno.realPathSync(path);
-  } catch {
-    return null;
-  }
-  if (!real.endsWith(".js")) return null; // already native (or something we do not know)
-  const t = TRIPLES[`${Deno.build.os}-${Deno.build.arch}`];
-  if (!t) return null;
-  const exe = Deno.build.os === "windows" ? "codex.exe" : "codex";
-  const pkgRoot = dirname(dirname(real)); // .../node_modules/@openai/codex
-  const candidates = [
-    `${dirname(pkgRoot)}/${t.pkg}/vendor/${t.triple}/bin/${exe}`, // hoisted (npm)
-    `${pkgRoot}/node_modules/@openai/${t.pkg}/vendor/${t.triple}/bin/${exe}`, // nested
-    `${pkgRoot}/vendor/${t.triple}/bin/${exe}`, // fallback used by codex.js
-  ];
-  return candidates.find(isFile) ?? null;
+  // The relay's own resolution (what `codex-relay install` registers), not a copy of it.
+  const r = resolveCodexBinary(
+    { os: Deno.build.os, arch: Deno.build.arch, chosen: path },
+    denoFsView(),
+  );
+  return r.kind === "native" ? r.path : null;
 }
 
 /**

@@ -22,6 +22,8 @@ export interface FakeLink {
   push(message: unknown): void;
   /** What a ping answers: true (pong), false (the channel is gone), or never. */
   ping: boolean | "never";
+  /** Pings the relay sent on it. */
+  pings: number;
   /** Whether the relay closed or killed it. */
   closed: boolean;
 }
@@ -65,7 +67,7 @@ export class FakeDaemon {
       }
       end();
     };
-    const link: FakeLink = { written: [], lose, push, ping: true, closed: false };
+    const link: FakeLink = { written: [], lose, push, ping: true, pings: 0, closed: false };
     this.links.push(link);
     const transport: FrameTransport = {
       write: (frame) => {
@@ -100,8 +102,12 @@ export class FakeDaemon {
       closed: () => Promise.resolve(new RelayError("connection_lost", "fake closed")),
       ...(this.pings
         ? {
-          ping: () =>
-            link.ping === "never" ? new Promise<boolean>(() => {}) : Promise.resolve(link.ping),
+          ping: () => {
+            link.pings++;
+            return link.ping === "never"
+              ? new Promise<boolean>(() => {})
+              : Promise.resolve(link.ping);
+          },
         }
         : {}),
     };

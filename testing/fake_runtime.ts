@@ -5,6 +5,7 @@
  */
 
 import type { RuntimeHandle } from "../src/elicit/router.ts";
+import type { Cancelled } from "../src/elicit/refusals.ts";
 
 /** A runtime that records answers, changes and whether a human is being asked. */
 export class FakeRuntime implements RuntimeHandle {
@@ -17,6 +18,11 @@ export class FakeRuntime implements RuntimeHandle {
   }[] = [];
   changes = 0;
   human = false;
+  /** The requests answered `cancel`, as the router reported them. */
+  cancelled: Cancelled[] = [];
+  requestCancelled(cancelled: Cancelled): void {
+    this.cancelled.push(cancelled);
+  }
   respond(rpcId: number | string, result: unknown): void {
     this.answers.push({ rpcId, result });
   }

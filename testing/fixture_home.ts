@@ -80,9 +80,11 @@ export class FixtureHome {
     return f;
   }
 
-  /** Replaces the scenario (each new fixture process reads it at start). */
+  /** Replaces the scenario (threads and faults: at the next request; the rest: at the next start). */
   async write(scenario: Scenario): Promise<void> {
-    await Deno.writeTextFile(`${this.home}/fixture.json`, JSON.stringify(scenario));
+    // Whole or not at all: a helper that reads its faults live never sees half a file.
+    await Deno.writeTextFile(`${this.home}/fixture.json.tmp`, JSON.stringify(scenario));
+    await Deno.rename(`${this.home}/fixture.json.tmp`, `${this.home}/fixture.json`);
   }
 
   /** PATH with the fixture first. */

@@ -20,11 +20,15 @@ import { CACHED_ONLY, denoChildEnv } from "./child_env.ts";
 /** The repository root. */
 export { ROOT };
 
-/** The exact command line the relay is started with (besides the serve flags). */
-export function relayArgs(flags: string[] = []): string[] {
+/**
+ * The exact command line the relay is started with (besides the serve flags);
+ * `permissions`: flags after `-P` (a later `--allow-run` replaces its run grant).
+ */
+export function relayArgs(flags: string[] = [], permissions: string[] = []): string[] {
   return [
     "run",
     "-P",
+    ...permissions,
     CACHED_ONLY,
     "--quiet",
     "--no-prompt",
@@ -87,6 +91,8 @@ export interface StartRelay {
   protocol: McpTestProtocol;
   /** Environment (default: the fixture's). */
   env?: Record<string, string>;
+  /** Permission flags after `-P` (as an install entry that names its Codex binary has). */
+  permissions?: string[];
   /** Answers elicitations (declares the capability). */
   onElicit?: (params: ElicitParams) => ElicitResult | Promise<ElicitResult>;
   /**
@@ -103,7 +109,7 @@ export async function startRelay(options: StartRelay): Promise<ConnectedClient> 
   if (!env) throw new Error("startRelay needs a fixture or an env");
   return await connectClient({
     command: options.command ?? Deno.execPath(),
-    args: relayArgs(options.flags),
+    args: relayArgs(options.flags, options.permissions),
     env: denoChildEnv(env),
     clearEnv: true,
     cwd: ROOT,

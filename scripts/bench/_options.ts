@@ -1,14 +1,19 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only sustained|wait-any|fanout`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only spawn|daemon|sustained|wait-any|fanout`).
  * @module
  */
+
+/** The sections `--only` can name. */
+export const SECTIONS = ["spawn", "daemon", "sustained", "wait-any", "fanout"] as const;
+/** One of {@linkcode SECTIONS}. */
+export type Section = (typeof SECTIONS)[number];
 
 export interface Options {
   samples: number;
   codex: boolean;
   /** Run only this section. */
-  only?: "sustained" | "wait-any" | "fanout";
+  only?: Section;
   /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
   daemonOnly: boolean;
 }
@@ -19,13 +24,13 @@ export function parseOptions(args: string[]): Options {
     if (args[i] === "--samples") options.samples = Number(args[++i]);
     else if (args[i] === "--no-codex") options.codex = false;
     else if (args[i] === "--daemon") options.daemonOnly = true;
-    else if (args[i] === "--only" && ["sustained", "wait-any", "fanout"].includes(args[i + 1])) {
-      options.only = args[++i] as "sustained" | "wait-any" | "fanout";
+    else if (args[i] === "--only" && SECTIONS.some((x) => x === args[i + 1])) {
+      options.only = args[++i] as Section;
     } else {
       throw new Error(
-        `Unknown option '${
-          args[i]
-        }' (give --samples N, --no-codex, --daemon or --only sustained|wait-any|fanout)`,
+        `Unknown option '${args[i]}' (give --samples N, --no-codex, --daemon or --only ${
+          SECTIONS.join("|")
+        })`,
       );
     }
   }

@@ -4,11 +4,8 @@
  * @module
  */
 
-import denoJson from "../../deno.json" with { type: "json" };
-
-import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
-import { allowedMethods } from "../../src/codex/methods.ts";
-import { type RawRequest, rawSession } from "../raw_client.ts";
+import { openRaw } from "../raw_client.ts";
+import { benchSpawnCalls } from "./warm.ts";
 import type { Options } from "./_options.ts";
 import { callTool, countProcesses, rssKiB, startRelay, SUCCESS, TOOLS } from "./_relay.ts";
 import { figures, GOAL_RATIO, interleave, pairFigure } from "./_stats.ts";
@@ -16,27 +13,9 @@ import { PATH, recordSequences, type Target, toolArgs } from "./targets.ts";
 
 export async function benchTarget(t: Target, options: Options): Promise<void> {
   const n = options.samples;
-  const connection = new SpawnConnection({
-    allowlist: allowedMethods({ replyRead: false, turnStart: false }),
-    version: denoJson.version,
-    command: t.command,
-    env: t.env,
-  });
-  const list: RawRequest[] = [{ method: "thread/list", params: { limit: 20 } }];
-  pairFigure(
-    "connection_vs_raw",
-    t.name,
-    "spawn connection vs raw client: spawn, initialize, thread/list, close",
-    ["SpawnConnection.operation", "raw client"],
-    await interleave(
-      n,
-      () => connection.operation((s) => s.call("thread/list", { limit: 20 })),
-      () => rawSession(t.command, t.env, list),
-    ),
-    GOAL_RATIO,
-  );
-  await connection.shutdown();
-
+  await benchSpawnCalls(t, n);
+  // Both sides warm: the relay's helper and the raw client's app-server stay open.
+  const raw = await openRaw(t.command, t.env);
   const relay = await startRelay({ ...t.env, PATH: `${t.binDir}:${PATH}` }, ["--allow-reply-read"]);
   try {
     const registered = (await relay.client.listTools()).tools.map((x) => x.name);
@@ -59,20 +38,23 @@ export async function benchTarget(t: Target, options: Options): Promise<void> {
         `relay_${tool}`,
         t.name,
         `relay vs raw client: \`${tool}\` (${seq.map((r) => r.method).join(", ")})`,
-        ["one tools/call", "raw client, same RPCs"],
+        ["one tools/call", "raw client, same RPCs, open connection"],
         await interleave(
           n,
           async () => {
             const out = await callTool(relay.client, tool, args);
             if (out.status !== SUCCESS[tool]) throw new Error(`${tool}: ${out.status}`);
           },
-          () => rawSession(t.command, t.env, seq),
+          async () => {
+            for (const r of seq) await raw.call(r.method, r.params);
+          },
         ),
         GOAL_RATIO,
       );
     }
   } finally {
     await relay.close();
+    await raw.close();
   }
 }
 

@@ -21,6 +21,7 @@ export function daemonKit(options: Options): DaemonBenchKit {
   });
   return {
     samples: options.samples,
+    lags: options.only !== "daemon",
     tmp: TMP,
     path: PATH,
     interleave,

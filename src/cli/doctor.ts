@@ -12,6 +12,7 @@ import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
 import type { ModelPage } from "../codex/models.ts";
+import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
@@ -23,7 +24,8 @@ import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
-import { checkCodex } from "./doctor_codex.ts";
+import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
+import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration } from "./doctor_client.ts";
 import { realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
@@ -33,13 +35,9 @@ import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
 
 /** What the doctor touches outside itself. */
-export interface DoctorIo {
+export interface DoctorIo extends CodexCheckIo {
   /** Writes the report (stdout). */
   out(text: string): void;
-  /** An environment variable the relay may read, or `undefined`. */
-  env(name: string): string | undefined;
-  /** Whether a permission is granted (never prompts). */
-  granted(descriptor: Deno.PermissionDescriptor): boolean;
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
   /** The command line that runs this relay's CLI (hints name it: a checkout has no `codex-relay`). */
@@ -60,21 +58,25 @@ export async function doctor(
   registration?: Registration,
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
-  const codex = await checkCodex(io);
+  const command = flags.codex ?? "codex";
+  const codex = await checkCodex(io, flags.codex);
   sections.push(["codex", codex.findings]);
   const client = registration
     ? await readRegistration(registration, io, io.cwd())
     : { findings: [], entries: [] };
   const appServer = codex.runs
-    ? await checkAppServer(io, version, flags.appServer, client.entries)
+    ? await checkAppServer(io, version, flags.appServer, client.entries, command)
     : { findings: [], config: undefined, registered: [] };
   sections.push(["app-server", appServer.findings]);
   sections.push(["registration", [...client.findings, ...appServer.registered]]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
-    sections.push(["environment", await environmentFindings(appServer.config, io.relay)]);
+    sections.push([
+      "environment",
+      await environmentFindings(appServer.config, io.relay, command),
+    ]);
   }
-  sections.push(["permissions", checkPermissions(io, codex.missing)]);
+  sections.push(["permissions", checkPermissions(io, codex.missing, command)]);
   sections.push(["capabilities", capabilities(flags, io.relay)]);
 
   const lines = [`codex-relay ${version} doctor`];
@@ -140,6 +142,7 @@ async function checkAppServer(
   version: string,
   mode: AppServerMode,
   clientEntries: readonly EntryPaths[],
+  command: string,
 ): Promise<{ findings: Finding[]; config: unknown; registered: Finding[] }> {
   const findings: Finding[] = [];
   let config: unknown;
@@ -156,6 +159,7 @@ async function checkAppServer(
     ]),
     version,
     log: silentLogger,
+    command,
   };
   const connection = openConnection(mode, options);
   const home = io.env("CODEX_HOME") ??
@@ -165,7 +169,7 @@ async function checkAppServer(
     const [page, account] = await connection.operation(
       async (s) => {
         const read = [
-          await s.call("thread/list", { limit: 1 }),
+          await s.call("thread/list", { limit: 1, sourceKinds: LISTED_SOURCE_KINDS }),
           await s.call("account/read", {}),
         ] as const;
         // The providers' key variables (environment section); a failed read checks none.
@@ -246,19 +250,19 @@ const FIXES: Partial<Record<ReasonCode, string>> = {
   rpc_error: "run `codex app-server` in a terminal to see why it fails",
 };
 
-function checkPermissions(io: DoctorIo, codexMissing: boolean): Finding[] {
+function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string): Finding[] {
   const findings: Finding[] = [];
   const exact = "start the relay with exactly its permission set: deno run -P from a checkout, " +
     "or a start line of docs/install.md (never -A)";
   if (io.granted({ name: "run" })) {
     findings.push({ level: "problem", text: "run: any program may be started", fix: exact });
-  } else if (io.granted({ name: "run", command: "codex" })) {
+  } else if (io.granted({ name: "run", command })) {
     const kill = io.granted({ name: "run", command: GROUP_KILL });
     findings.push({
       level: "ok",
       text: kill
-        ? `run: codex only (and ${GROUP_KILL}, to end a helper's process group)`
-        : "run: codex only",
+        ? `run: ${command} only (and ${GROUP_KILL}, to end a helper's process group)`
+        : `run: ${command} only`,
     });
   } else if (codexMissing) {
     findings.push({ level: "ok", text: "run: nothing (codex was not found on PATH at start-up)" });
@@ -341,6 +345,8 @@ export function realDoctorIo(): DoctorIo {
     env: grantedEnv,
     granted,
     os: Deno.build.os,
+    arch: Deno.build.arch,
+    fs: denoFsView(),
     relay: commandLine(relayWords),
     relayWords,
     read: (path) => realFs.read(path),

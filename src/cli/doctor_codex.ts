@@ -8,32 +8,28 @@
 import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import type { Finding } from "./doctor_env.ts";
+import { type CodexLookIo, whichCodexFindings } from "./doctor_which.ts";
 
 /** What the `codex` checks read: the relay's environment and permissions. */
-export interface CodexCheckIo {
-  /** An environment variable the relay may read, or `undefined`. */
-  env(name: string): string | undefined;
-  /** Whether a permission is granted (never prompts). */
-  granted(descriptor: Deno.PermissionDescriptor): boolean;
+export interface CodexCheckIo extends CodexLookIo {
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
+  /** The command line that runs this relay's CLI (hints name it). */
+  relay: string;
 }
 
-/** Checks `codex`: where it resolves, whether `--version` runs, whether the version is supported. */
+/**
+ * Checks Codex (`chosen`, the `--codex` binary, else `codex` on PATH): which
+ * runs and why, whether `--version` runs, whether the version is supported.
+ */
 export async function checkCodex(
   io: CodexCheckIo,
+  chosen?: string,
 ): Promise<{ findings: Finding[]; runs: boolean; missing: boolean }> {
-  const findings: Finding[] = [];
-  const resolved = resolveCodex(io);
-  if (resolved) {
-    findings.push({
-      level: "ok",
-      text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
-    });
-  }
+  const findings = whichCodexFindings(io, chosen, io.relay);
   let output: Deno.CommandOutput;
   try {
-    output = await spawnChild("codex", {
+    output = await spawnChild(chosen ?? "codex", {
       args: ["--version"],
       stdin: "null",
       stdout: "piped",
@@ -46,11 +42,15 @@ export async function checkCodex(
     findings.push({
       level: "problem",
       text: missing
-        ? `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
+        ? chosen
+          ? `${chosen} (--codex) does not exist`
+          : `codex is not on the PATH the relay sees (PATH=${io.env("PATH") ?? ""})`
         : refused
-        ? "the relay may not run codex (no --allow-run=codex)"
+        ? `the relay may not run ${chosen ?? "codex"} (no --allow-run=${chosen ?? "codex"})`
         : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
-      fix: missing
+      fix: chosen && (missing || refused)
+        ? `register the relay again (${io.relay} install): it resolves Codex anew and writes --codex with an --allow-run naming it`
+        : missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused
         ? "start the relay with its permission set: deno run -P (from a checkout), or a start line of docs/install.md"
@@ -102,23 +102,4 @@ export function versionFailed(output: { code: number; stderr: Uint8Array }): Fin
       ? 'npm\'s codex runs on Node: put the folder of node (and codex) in the PATH the MCP client starts codex-relay with ("env": {"PATH": "..."}; install writes the PATH of your shell for GUI clients), then restart the client'
       : "run codex --version in a terminal to see why",
   };
-}
-
-/** The codex executable Deno's `--allow-run=codex` resolved, found by querying each PATH entry. */
-function resolveCodex(io: CodexCheckIo): string | null {
-  if (io.granted({ name: "run" })) return null; // Any program may run: the query tells nothing.
-  const path = io.env("PATH") ?? "";
-  const windows = io.os === "windows";
-  const sep = windows ? "\\" : "/";
-  const exts = windows
-    ? ["", ...(io.env("PATHEXT") ?? ".EXE;.CMD;.BAT;.COM").toLowerCase().split(";")]
-    : [""];
-  for (const dir of path.split(windows ? ";" : ":")) {
-    if (!dir) continue;
-    for (const ext of exts) {
-      const candidate = `${dir.replace(/[\\/]$/, "")}${sep}codex${ext}`;
-      if (io.granted({ name: "run", command: candidate })) return candidate;
-    }
-  }
-  return null;
 }

@@ -80,9 +80,9 @@ export function keyPresence(report: string, envKey: string): "present" | "missin
 }
 
 /** Runs `codex doctor --json` with `provider` active; its stdout, or undefined. */
-async function codexDoctor(provider: string): Promise<string | undefined> {
+async function codexDoctor(provider: string, command = "codex"): Promise<string | undefined> {
   try {
-    const { child } = spawnChild("codex", {
+    const { child } = spawnChild(command, {
       args: ["doctor", "--json", "-c", `model_provider="${provider}"`],
       stdin: "null",
       stdout: "piped",
@@ -181,13 +181,17 @@ export function codexEntryFindings(
  * The environment section: loader variables, providers' key variables (of
  * `config/read`), and whether Codex's own entry for the relay passes them on.
  */
-export async function environmentFindings(read: unknown, relay: string): Promise<Finding[]> {
+export async function environmentFindings(
+  read: unknown,
+  relay: string,
+  command = "codex",
+): Promise<Finding[]> {
   const config = (read as { config?: unknown } | null)?.config;
   const loader = loaderFinding();
   const keys = providerKeys(config);
   return [
     ...(loader ? [loader] : []),
-    ...await providerKeyFindings(keys),
+    ...await providerKeyFindings(keys, (p) => codexDoctor(p, command)),
     ...codexEntryFindings(config, keys, relay),
   ];
 }

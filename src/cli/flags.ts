@@ -10,6 +10,7 @@ import { parseStrict } from "../core/parse_strict.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { parseAppServerMode } from "./app_server_flag.ts";
+import { codexPathProblem } from "../connect/process/codex_binary.ts";
 import { type ClientId, CLIENTS } from "../install/clients.ts";
 import type { Registration } from "./doctor_client.ts";
 
@@ -36,6 +37,7 @@ const OPTIONS = {
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
   "app-server": { type: "string" },
+  codex: { type: "string" },
   client: { type: "string" },
   scope: { type: "string" },
 } as const;
@@ -92,6 +94,7 @@ export function parseCommand(args: readonly string[]): Command {
     disableCodexMcpServers: disabled,
     logLevel: logLevel as LogLevel,
     appServer: parseAppServerMode(values["app-server"]),
+    ...(values.codex === undefined ? {} : { codex: parseCodexPath(values.codex) }),
   };
   if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
     throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");
@@ -119,4 +122,11 @@ function registrationOf(
     throw new UsageError(`--scope must be user or project (got '${scope}')`);
   }
   return { registration: { client: values.client as ClientId, scope } };
+}
+
+/** `--codex PATH`: {@linkcode codexPathProblem} says what a usable one is. */
+export function parseCodexPath(value: string): string {
+  const problem = codexPathProblem(value);
+  if (problem !== undefined) throw new UsageError(`--codex: ${problem}`);
+  return value;
 }

@@ -35,6 +35,12 @@ const APP_SERVER_OPTION: Option = [
   "or unix:///absolute/path.sock (a daemon socket, e.g. over SSH)",
 ];
 
+const CODEX_OPTION: Option = [
+  "--codex PATH",
+  "The Codex executable to run (absolute path; default: codex on",
+  "PATH). codex-relay install writes npm's native binary here",
+];
+
 /** The options of `serve`. */
 const SERVE_OPTIONS: Option[] = [
   ...LEVEL_OPTIONS,
@@ -46,6 +52,7 @@ const SERVE_OPTIONS: Option[] = [
   ],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
   APP_SERVER_OPTION,
+  CODEX_OPTION,
 ];
 
 /** The options of `doctor`: the level it reports on, and how it reaches Codex. */
@@ -53,6 +60,7 @@ const DOCTOR_OPTIONS: Option[] = [
   ["--allow-reply-read", "Report the tools and entry arguments of the reply-read level"],
   ["--allow-turn-start", "Report those of the turn-start level"],
   APP_SERVER_OPTION,
+  CODEX_OPTION,
   [
     "--client CLIENT",
     "Also check that client's entry for codex-relay: that the files",

@@ -119,5 +119,6 @@ function libraryOptions(flags: ServeFlags): Omit<ServeOptions, "readable" | "wri
     autoApproveMcpTools: flags.autoApproveMcpTools,
     disableCodexMcpServers: flags.disableCodexMcpServers,
     logLevel: flags.logLevel,
+    ...(flags.codex === undefined ? {} : { codex: flags.codex }),
   };
 }

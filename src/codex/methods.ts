@@ -11,6 +11,7 @@ import { RelayError } from "../core/errors.ts";
 import { parseAccountRead } from "./account.ts";
 import { parseModelList } from "./models.ts";
 import type { Capabilities } from "../core/capabilities.ts";
+import type { ThreadSourceKind } from "./types.ts";
 import {
   parseConfigRead,
   parseFsMetadata,
@@ -121,7 +122,12 @@ export interface TextInput {
  * the app-server has a default).
  */
 export interface MethodParams {
-  "thread/list": { limit?: number; cursor?: string };
+  "thread/list": {
+    limit?: number;
+    cursor?: string;
+    sourceKinds?: readonly ThreadSourceKind[];
+    searchTerm?: string;
+  };
   "thread/queue/add": { threadId: string; clientUserMessageId: string; input: TextInput[] };
   "thread/queue/list": { threadId: string; cursor?: string };
   "thread/items/list": {

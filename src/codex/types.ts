@@ -14,6 +14,36 @@ export const THREAD_STATUSES = ["idle", "active", "notLoaded", "systemError"] as
 /** `thread.status.type` as reported by `thread/list`. */
 export type ThreadStatus = typeof THREAD_STATUSES[number];
 
+/**
+ * `thread/list`'s `sourceKinds` (0.169 and 0.171). Without it Codex lists
+ * only interactive threads (`cli`, `vscode`).
+ */
+export type ThreadSourceKind =
+  | "cli"
+  | "vscode"
+  | "exec"
+  | "appServer"
+  | "subAgent"
+  | "subAgentReview"
+  | "subAgentCompact"
+  | "subAgentThreadSpawn"
+  | "subAgentOther"
+  | "unknown";
+
+/**
+ * The sources of the threads the relay lists, finds by name and counts: the
+ * user's interactive and scripted threads (`codex exec`, app-server clients
+ * such as the relay's own `codex_run`, and `unknown`: old rollouts without a
+ * source), never sub-agent threads (Codex's own reviews, compactions, spawns).
+ */
+export const LISTED_SOURCE_KINDS: readonly ThreadSourceKind[] = Object.freeze([
+  "cli",
+  "vscode",
+  "exec",
+  "appServer",
+  "unknown",
+]);
+
 /** One thread of `thread/list` (subset). */
 export interface Thread {
   id: string;

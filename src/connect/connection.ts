@@ -16,32 +16,25 @@ import type { RpcId } from "../codex/types.ts";
 import { type Method, type ParamsOf, parseResult, type ResultOf } from "../codex/methods.ts";
 
 /**
- * What a backend can do. The layers above `src/connect/` ask these, never
- * which backend it is, so another backend (a direct socket, a remote
- * app-server) plugs in by declaring its own.
+ * What a backend can do, where backends differ. The layers above
+ * `src/connect/` ask this, never which backend it is, so another backend (a
+ * direct socket, a remote app-server) plugs in by declaring its own. What
+ * every backend does is no flag: a thread an app-server loaded stays loaded
+ * while it runs (Codex unloads none on `thread/unsubscribe`), so `codex_run`
+ * always subscribes before it queues.
  */
 export interface BackendCapabilities {
   /**
-   * The app-server is shared with other clients (Codex's TUI, other relays):
-   * it carries every thread's notifications and server requests, a thread may
-   * already be loaded (a queued message then starts at once), and a thread's
-   * current turn may be someone else's. A private app-server sees only what
-   * the relay itself started.
+   * The app-server is shared with other clients (Codex's TUI, other relays)
+   * and outlives the relay (the daemon): it carries every thread's
+   * notifications and server requests, so a runtime follows only its own
+   * turn and its own requests; turns that other processes start are visible;
+   * a turn keeps running when the relay exits, so at shutdown runtimes
+   * detach, `codex_list_threads` lists the running turns of earlier relay
+   * processes, and `codex_wait_reply` attaches to a running turn. A private
+   * app-server (spawn) sees only what the relay itself started.
    */
   readonly shared: boolean;
-  /** Turns that other processes start are visible (their status, their events). */
-  readonly seesOtherProcessesTurns: boolean;
-  /** A turn keeps running when the relay exits (a later relay can read or attach to it). */
-  readonly turnsOutliveRelay: boolean;
-  /** A turn already running in the app-server can be followed (resume its loaded thread). */
-  readonly attachesToRunningTurns: boolean;
-  /**
-   * A thread stays loaded in the app-server after a turn ends, for as long as
-   * that app-server runs (Codex unloads none on `thread/unsubscribe`): a
-   * message queued to it starts at once, and a later resume keeps the settings
-   * it was loaded with. True of the daemon and of the spawn backend's turn host.
-   */
-  readonly keepsThreadsLoaded: boolean;
 }
 
 /** A connection to an app-server: the seam every backend implements. */

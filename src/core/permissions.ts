@@ -58,6 +58,21 @@ const sets = denoJson.permissions as unknown as Record<string, PermissionSet>;
 /** The relay's own set (`permissions.default`): what `serve` and `doctor` run with. */
 export const RELAY_PERMISSIONS: PermissionSet = sets.default;
 
+/**
+ * `set` with its run grant of `codex` (the name Deno looks up on PATH at
+ * start-up) replaced by `codex`, an absolute path: what a start line that
+ * runs a resolved Codex binary grants.
+ *
+ * @example
+ * ```ts
+ * withCodex({ run: ["codex", "/bin/kill"] }, "/opt/codex").run; // ["/opt/codex", "/bin/kill"]
+ * ```
+ */
+export function withCodex(set: PermissionSet, codex: string): PermissionSet {
+  const run = Array.isArray(set.run) ? set.run.map((c) => c === "codex" ? codex : c) : set.run;
+  return { ...set, run };
+}
+
 /** The install entry's set (`permissions.install`); file access comes from flags. */
 export const INSTALL_PERMISSIONS: PermissionSet = sets.install;
 

@@ -19,6 +19,7 @@ import {
   ROUTED_METHODS,
   urlAnswer,
 } from "./mappings.ts";
+import type { Cancelled } from "./refusals.ts";
 
 /** What the router needs of a runtime. */
 export interface RuntimeHandle {
@@ -38,6 +39,8 @@ export interface RuntimeHandle {
   declinedUnforwardable?(declined: DeclinedRequest): void;
   /** An accepted answer broke the requested schema and was sent as `decline`: why. */
   answerRefused?(summary: string, problem: string): void;
+  /** A request was answered `cancel` (Codex stops the turn): which, and who cancelled it. */
+  requestCancelled?(cancelled: Cancelled): void;
 }
 
 /** A request the router declined at once because it cannot be forwarded to the client. */
@@ -179,6 +182,9 @@ export class ElicitationRouter {
         // Stryker disable next-line ConditionalExpression,StringLiteral: only mcpServer/elicitation/request is url-kind, and its refusal is urlAnswer's shape
         forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(method, answer.action),
       );
+      if (answer.action === "cancel") {
+        entry.runtime.requestCancelled?.({ method, summary: asked(entry), by: "client" });
+      }
       return "answered";
     }
     if (forward.kind === "url") {
@@ -245,6 +251,11 @@ export class ElicitationRouter {
     this.#retire(entry);
     if (entry.runtime.alive) {
       entry.runtime.respond(entry.rpcId, refusalAnswer(entry.method, "cancel"));
+      entry.runtime.requestCancelled?.({
+        method: entry.method,
+        summary: asked(entry),
+        by: "deadline",
+      });
     }
     this.#log.info("cancelled at deadline", { method: entry.method });
   }
@@ -259,6 +270,12 @@ export class ElicitationRouter {
     runtime.waitingOnHuman([...this.#entries.values()].some((e) => e.runtime.id === runtime.id));
     runtime.changed();
   }
+}
+
+/** What a request asked, on one line (a command approval's command and folder included). */
+function asked(entry: Pending): string {
+  const message = "message" in entry.forward ? entry.forward.message : entry.summary;
+  return message.replaceAll("\n", " ").slice(0, 300);
 }
 
 function newToken(): string {

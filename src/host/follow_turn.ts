@@ -11,7 +11,9 @@ import { heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import { type PendingSummary, runDeclined, type RunEnd } from "../turn/run_result.ts";
+import { unavailableRead } from "../reply/read_result.ts";
+import { endedRead, type PendingSummary, runDeclined, type RunEnd } from "../turn/run_result.ts";
+import type { FinishedRun } from "../turn/turn_registry.ts";
 import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
 import { attachTurn } from "../turn/turn_attach.ts";
 import {
@@ -19,6 +21,7 @@ import {
   askable,
   inputRound,
   MAX_ROUNDS_PER_CALL,
+  roundBelongs,
   type RoundState,
 } from "./input_rounds.ts";
 import { type CallContext, ToolRefusal } from "./tool.ts";
@@ -75,7 +78,7 @@ function running(runtime: TurnRuntime, router: ElicitationRouter, lost = false):
   return {
     kind: "running",
     snapshot: runtime.snapshot(),
-    pending: pendingSummaries(router, runtime),
+    pendingApprovals: pendingSummaries(router, runtime),
     ...(lost ? { lost: true as const } : {}),
   };
 }
@@ -119,6 +122,7 @@ export type WaitMessageResult = ReadReplyResult & {
   pendingApprovals?: PendingSummary[];
   declinedRequests?: PendingSummary[];
   notes?: string[];
+  error?: string;
 };
 
 /** The result fields of a followed wait (only those that say something). */
@@ -126,9 +130,40 @@ export function waitOutput(f: Extract<WaitFollowed, { kind: "read" }>): WaitMess
   return {
     ...f.read,
     timedOut: f.timedOut,
-    ...(f.pending?.length ? { pendingApprovals: f.pending } : {}),
-    ...(f.declined ? { declinedRequests: f.declined } : {}),
+    ...(f.pendingApprovals?.length ? { pendingApprovals: f.pendingApprovals } : {}),
+    ...(f.declinedRequests ? { declinedRequests: f.declinedRequests } : {}),
     ...(f.notes?.length ? { notes: f.notes } : {}),
+    ...(f.error ? { error: f.error } : {}),
+  };
+}
+
+/**
+ * What a wait reports of a run whose connection was lost while it followed it
+ * (the daemon): `unavailable` (`connection_lost`), final; a later wait attaches again.
+ */
+export function lostWait(
+  of: { threadId: string; clientMessageId: string },
+  snapshot: RunSnapshot,
+): Extract<WaitFollowed, { kind: "read" }> {
+  return {
+    kind: "read",
+    read: unavailableRead(of, "connection_lost"),
+    timedOut: false,
+    ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
+    ...declinedOf(snapshot),
+  };
+}
+
+/** What a wait reports of a run that ended: final, with its replies (or known end) and story. */
+export function settledWait(run: FinishedRun): Extract<WaitFollowed, { kind: "read" }> {
+  const { snapshot } = run;
+  return {
+    kind: "read",
+    read: endedRead(run),
+    timedOut: false,
+    ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
+    ...declinedOf(snapshot),
+    ...(snapshot.error && snapshot.phase === "failed" ? { error: snapshot.error } : {}),
   };
 }
 
@@ -138,10 +173,12 @@ export type WaitFollowed =
     kind: "read";
     read: ReadReplyResult;
     timedOut: boolean;
-    pending?: PendingSummary[];
-    declined?: PendingSummary[];
+    pendingApprovals?: PendingSummary[];
+    declinedRequests?: PendingSummary[];
     /** The run's notes (an answer that counted as a decline). */
     notes?: string[];
+    /** How the run failed, when it did. */
+    error?: string;
   }
   | { kind: "input"; result: InputRequiredResult };
 
@@ -164,8 +201,7 @@ export async function followForWait(
       router,
       state,
       ctx.mcp.mcpReq.inputResponses,
-      state.tool === "codex_wait_reply" && state.messages === undefined &&
-        state.threadId === args.threadId && state.clientMessageId === args.clientMessageId,
+      roundBelongs(state, { tool: "codex_wait_reply", ...scopeOf(args) }),
     );
     round = state.round;
     runtime = turns.byId(state.runtimeId);
@@ -175,10 +211,8 @@ export async function followForWait(
   }
   if (!runtime) {
     const run = turns.finished(args.threadId, args.clientMessageId);
-    if (run?.replies) {
-      return { kind: "read", read: run.replies, timedOut: false, ...declinedOf(run.snapshot) };
-    }
-    if (!run) runtime = await attachForWait(args, ctx);
+    if (run) return settledWait(run);
+    runtime = await attachForWait(args, ctx);
     if (!runtime) return undefined;
   }
   const base: RoundBase = {
@@ -190,25 +224,17 @@ export async function followForWait(
   };
   const followed = await followTurn(runtime, ctx, base, round);
   if (followed.kind === "input") return followed;
-  if (followed.kind === "settled") {
-    const { replies, snapshot } = followed.run;
-    return replies
-      ? {
-        kind: "read",
-        read: replies,
-        timedOut: false,
-        notes: snapshot.notes,
-        ...declinedOf(snapshot),
-      }
-      : undefined;
-  }
+  if (followed.kind === "settled") return settledWait(followed.run);
+  if (followed.lost) return lostWait(args, followed.snapshot);
   const budgetMs = ctx.connection.limits.rpcTimeoutMs;
   const session = heldSession(runtime.connection, ctx.signal, budgetMs, ctx.clock);
   return {
     kind: "read",
     read: await readReply(session, args),
     timedOut: true,
-    ...(followed.pending.length > 0 ? { pending: followed.pending } : {}),
+    ...(followed.pendingApprovals.length > 0
+      ? { pendingApprovals: followed.pendingApprovals }
+      : {}),
     ...declinedOf(followed.snapshot),
     notes: followed.snapshot.notes,
   };
@@ -224,7 +250,7 @@ export async function attachForWait(
   args: { threadId: string; clientMessageId: string },
   ctx: CallContext,
 ): Promise<TurnRuntime | undefined> {
-  if (!ctx.connection.capabilities.attachesToRunningTurns || !ctx.caps.turnStart) return undefined;
+  if (!ctx.connection.capabilities.shared || !ctx.caps.turnStart) return undefined;
   const scope = { threadId: args.threadId, clientMessageId: args.clientMessageId };
   const read = await ctx.connection
     .operation((s) => readReply(s, scope), { signal: ctx.signal, label: "attach" })
@@ -235,7 +261,10 @@ export async function attachForWait(
 }
 
 /** The run's declined requests, as a followed wait carries them. */
-export function declinedOf(snapshot: RunSnapshot): { declined?: PendingSummary[] } {
-  const { declinedRequests } = runDeclined(snapshot);
-  return declinedRequests ? { declined: declinedRequests } : {};
+export function declinedOf(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+  return runDeclined(snapshot);
+}
+
+function scopeOf(args: { threadId: string; clientMessageId: string }) {
+  return { threadId: args.threadId, clientMessageId: args.clientMessageId };
 }

@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { AnswerOutcome, ElicitationRouter, Pending } from "../elicit/router.ts";
 import type { Receipt } from "../ops/queue_message.ts";
+import { canonicalRef, isUuid } from "../ops/inputs.ts";
 
 /** Rounds one tool call may return before it hands over (clients stop after 10). */
 export const MAX_ROUNDS_PER_CALL = 9;
@@ -126,4 +127,42 @@ export function applyAnswers(
     }
   }
   return outcomes;
+}
+
+/** The call a retried round's state must belong to. */
+export type RoundCall =
+  /** A run (`codex_run`, `codex_review`), with the `threadId` it was given (a name cannot be compared without a lookup). */
+  | { tool: "codex_run" | "codex_review"; threadRef?: string }
+  /** `codex_wait_reply` on one message (resolved id). */
+  | { tool: "codex_wait_reply"; threadId: string; clientMessageId: string }
+  /** `codex_wait_reply` on several messages (resolved ids, in the order given). */
+  | { tool: "codex_wait_reply"; messages: { threadId: string; clientMessageId: string }[] };
+
+/**
+ * Whether a sealed round state was minted for this call: the same tool and
+ * the same arguments (its thread, its message, or its list of messages in
+ * order). The one check every tool that offers input rounds makes.
+ *
+ * @example
+ * ```ts
+ * roundBelongs(state, { tool: "codex_wait_reply", threadId: "t", clientMessageId: "m" });
+ * ```
+ */
+export function roundBelongs(state: RoundState, call: RoundCall): boolean {
+  if (state.tool !== call.tool) return false;
+  if (call.tool !== "codex_wait_reply") {
+    const ref = call.threadRef;
+    return state.receipt !== undefined &&
+      (ref === undefined || !isUuid(ref) || canonicalRef(ref) === state.threadId);
+  }
+  if ("messages" in call) {
+    const listed = state.messages;
+    return listed !== undefined && listed.length === call.messages.length &&
+      listed.every((m, i) =>
+        m.threadId === call.messages[i].threadId &&
+        m.clientMessageId === call.messages[i].clientMessageId
+      );
+  }
+  return state.messages === undefined && state.threadId === call.threadId &&
+    state.clientMessageId === call.clientMessageId;
 }

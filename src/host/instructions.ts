@@ -24,7 +24,7 @@ export function instructionsFor(surface: Surface): string {
     `A \`queued\` receipt means ${
       queuedMeans(surface)
     }; \`unknown\` means it may have been stored: never resend without checking.`,
-    "Results that could not do their job carry a `reason` code (thread_not_found, ambiguous_name, timeout, busy, codex_missing, not_allowed, ...) and a `message`; the text content says what happened and what to do next.",
+    "Every result's structured content has `next`: what to do next (the text content ends with the same). Results that could not do their job carry a `reason` code (thread_not_found, ambiguous_name, timeout, busy, codex_missing, not_allowed, ...).",
   ];
   if (caps.replyRead) {
     lines.push(

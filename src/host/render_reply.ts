@@ -7,6 +7,7 @@
 
 import type { PendingSummary } from "../turn/run_result.ts";
 import type { ReadReplyResult, Reply } from "../reply/schemas.ts";
+import { type Explained, reasonNext, textOf } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
 export function replyText(r: Reply): string {
@@ -46,20 +47,18 @@ const NO_ANSWER: Record<string, string> = {
 
 const REASON_TEXT: Record<string, string> = {
   thread_not_found: "No Codex thread has this id or exact name.",
-  ambiguous_name: "Several threads have this name; give the thread's id.",
+  ambiguous_name: "Several threads have this name.",
   legacy_history:
     "The thread is stored in Codex's legacy history mode, whose items cannot be read by id.",
   invalid_cursor:
-    "The cursor does not continue this thread and message, or its user message changed; read again without a cursor.",
+    "The cursor does not continue this thread and message, or its user message changed.",
   timeout: "Codex did not answer within the time allowed.",
   output_limit: "Codex wrote a frame longer than 1 MiB.",
-  busy: "Every Codex helper was busy; try again shortly.",
+  busy: "Every Codex helper was busy.",
   cancelled: "The call was cancelled.",
-  codex_missing:
-    "The codex executable was not found on the PATH codex-relay was started with: put the folder of codex in the PATH of its entry in the MCP client (codex-relay install writes it), and see codex-relay doctor.",
-  connection_lost: "The connection to the app-server daemon was lost; the next call reconnects.",
-  daemon_unavailable:
-    "No app-server daemon answers: start one with `codex app-server daemon start`.",
+  codex_missing: "The codex executable was not found on the PATH codex-relay was started with.",
+  connection_lost: "The connection to the app-server daemon was lost.",
+  daemon_unavailable: "No app-server daemon answers.",
   spawn_failed: "The codex app-server could not be started.",
   experimental_unavailable: "This Codex does not offer the read methods the relay needs.",
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",
@@ -69,37 +68,82 @@ const REASON_TEXT: Record<string, string> = {
 export interface RenderOptions {
   /** The next step for a turn still running (default: wait for it). */
   keepWaiting?: string;
+  /** Whether codex_run is there (it starts a thread's queue). */
+  turnStart?: boolean;
 }
 
 /** One paragraph telling what a read found and what to do next. */
 export function renderReadReply(out: ReadReplyResult, options: RenderOptions = {}): string {
+  return textOf(explainReadReply(out, options));
+}
+
+/** What a read found, and what to do next. */
+export function explainReadReply(out: ReadReplyResult, options: RenderOptions = {}): Explained {
   const about = `message ${out.clientMessageId} in thread ${out.threadId}`;
   switch (out.status) {
     case "observed": {
       const turn = out.turn ? `turn ${out.turn.id} (${STATUS_TEXT[out.turn.status]})` : "a turn";
       const head = `Observed: ${turn} took the ${about}.`;
+      const ended = out.turn ? NO_ANSWER[out.turn.status] : undefined;
+      const keepWaiting = options.keepWaiting ??
+        "Call codex_wait_reply (with nextCursor as cursor) to wait for it.";
       if (out.replies.length > 0) {
         const replies = `${out.replies.length} final answer(s): ${
           out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
-        const more = out.nextCursor ? " More may follow: pass nextCursor as cursor." : "";
-        return `${head} ${replies}${more}`;
+        return {
+          said: `${head} ${replies}`,
+          next: out.nextCursor
+            ? "More may follow: pass nextCursor as cursor."
+            : ended !== undefined || out.turn?.status === "interrupted"
+            ? "The turn has ended: these are all its final answers."
+            : "The replies field holds its final answer(s).",
+        };
       }
-      const ended = out.turn ? NO_ANSWER[out.turn.status] : undefined;
-      if (ended) return `${head} ${ended}`;
-      return `${head} No final answer yet. ${
-        options.keepWaiting ?? "Call codex_wait_reply (with nextCursor as cursor) to wait for it."
-      }`;
+      if (ended) {
+        return { said: `${head} ${ended}`, next: "The turn has ended: nothing to wait for." };
+      }
+      return { said: `${head} No final answer yet.`, next: keepWaiting };
     }
     case "no_match":
-      return `Not found yet: no user message with clientMessageId ${out.clientMessageId} among the items searched in thread ${out.threadId}; it may still be queued.${
-        out.searchCursor ? " To search older items, pass searchCursor as cursor." : ""
-      }`;
+      return {
+        said:
+          `Not found among the items searched: no user message with clientMessageId ${out.clientMessageId} in thread ${out.threadId}.`,
+        next: out.searchCursor
+          ? "Older items remain: pass searchCursor as cursor to search them."
+          : "Read again without a cursor: that also looks in the thread's queue.",
+      };
+    case "queued":
+      return {
+        said:
+          `Queued: message ${out.clientMessageId} is still in the queue of thread ${out.threadId}; no turn has taken it yet.`,
+        next: out.turnRunning
+          ? `A Codex turn runs on the thread now: the message runs after it. ${
+            options.keepWaiting ?? "Call codex_wait_reply to wait for it."
+          }`
+          : `No Codex turn runs on the thread: the message starts only when a Codex process next resumes the thread${
+            options.turnStart ? " (or codex_run on the thread, which runs it first)" : ""
+          }; waiting does not start it.`,
+      };
+    case "not_found":
+      return {
+        said:
+          `Not found: no message with clientMessageId ${out.clientMessageId} is in the queue of thread ${out.threadId} or among its items.`,
+        next:
+          "Check the threadId and clientMessageId (the receipt gives both); a withdrawn message is gone.",
+      };
     case "ambiguous":
-      return `Ambiguous: several user messages in thread ${out.threadId} carry clientMessageId ${out.clientMessageId}, so no reply text is returned.`;
+      return {
+        said:
+          `Ambiguous: several user messages in thread ${out.threadId} carry clientMessageId ${out.clientMessageId}, so no reply text is returned.`,
+        next: "Queue a new message (a new clientMessageId) to ask again.",
+      };
     case "unavailable":
-      return `Unavailable (${out.reason}): ${
-        REASON_TEXT[out.reason ?? ""] ?? "Codex could not be read."
-      } No reply text is returned for the ${about}.`;
+      return {
+        said: `Unavailable (${out.reason}): ${
+          REASON_TEXT[out.reason ?? ""] ?? "Codex could not be read."
+        } No reply text is returned for the ${about}.`,
+        next: reasonNext(out.reason),
+      };
   }
 }

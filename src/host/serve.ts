@@ -65,7 +65,8 @@ async function serveFlagsOn(
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
-  const connection = openConnection(mode, { allowlist: allowedMethods(caps), version, log });
+  const open = { allowlist: allowedMethods(caps), version, log, command: flags.codex };
+  const connection = openConnection(mode, open);
   const clock = systemClock;
   const codec = createRequestStateCodec<RoundState>({
     key: crypto.getRandomValues(new Uint8Array(32)),

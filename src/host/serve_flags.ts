@@ -5,6 +5,7 @@
  * @module
  */
 
+import { codexPathProblem } from "../connect/process/codex_binary.ts";
 import type { LogLevel } from "../core/log.ts";
 import type { AppServerMode } from "../connect/app_server_mode.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
@@ -23,6 +24,11 @@ export interface ServeFlags {
   logLevel: LogLevel;
   /** How Codex is reached (`--app-server`, default `spawn`). */
   appServer: AppServerMode;
+  /**
+   * `--codex PATH`: the Codex executable to run, by absolute path (what
+   * `install` resolved, or the user's choice); unset: `codex` on PATH.
+   */
+  codex?: string;
 }
 
 /**
@@ -69,6 +75,11 @@ export interface ServeOptions {
   disableCodexMcpServers?: string[];
   /** What is logged to stderr (default `warn`). */
   logLevel?: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * The Codex executable to run, by absolute path (as `serve --codex`);
+   * default: `codex` on PATH. The process needs run permission on it.
+   */
+  codex?: string;
 }
 
 /**
@@ -101,7 +112,14 @@ export function serveFlags(options: ServeOptions): ServeFlags {
     disableCodexMcpServers: [...disabled],
     logLevel: options.logLevel ?? "warn",
     appServer: appServerMode(options.appServer),
+    ...(options.codex === undefined ? {} : { codex: codexPath(options.codex) }),
   };
+}
+
+function codexPath(value: unknown): string {
+  const problem = typeof value === "string" ? codexPathProblem(value) : "must be a string";
+  if (problem !== undefined) throw new TypeError(`codex ${problem}`);
+  return value as string;
 }
 
 function appServerMode(target: ServeOptions["appServer"]): AppServerMode {

@@ -1,8 +1,8 @@
 /**
  * Builds the MCP server: tools registered per capability level, each call
  * re-checking its capability, results as structured content plus one
- * paragraph of text. Building a server has no side effects (the SDK may build
- * one per protocol probe).
+ * paragraph of text, both carrying what to do next (`next`). Building a
+ * server has no side effects (the SDK may build one per protocol probe).
  * @module
  */
 
@@ -25,6 +25,7 @@ import { type CallContext, outputSchemaAt, type Tool, ToolRefusal } from "./tool
 import { advertised, advertisedAnnotations } from "./tool_schema.ts";
 import { backendTraits, type Surface } from "./surface.ts";
 import { PROMPTS } from "./prompts.ts";
+import { textOf, withNext } from "./next_steps.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -73,7 +74,7 @@ export function buildServer(deps: ServerDeps): McpServer {
           ? tool.description
           : tool.description(surface),
         inputSchema: advertised(tool.inputSchema),
-        outputSchema: advertised(outputSchemaAt(tool, deps.caps)),
+        outputSchema: advertised(withNext(outputSchemaAt(tool, deps.caps))),
         annotations: advertisedAnnotations(tool.annotations),
       },
       // deno-lint-ignore no-explicit-any
@@ -143,9 +144,10 @@ async function call(
       ms: Math.round(performance.now() - started),
       status: (out as { status?: string }).status,
     });
+    const explained = tool.explain(out, surfaceOf(deps));
     return {
-      content: [{ type: "text", text: tool.render(out, surfaceOf(deps)) }],
-      structuredContent: out,
+      content: [{ type: "text", text: textOf(explained) }],
+      structuredContent: { ...(out as object), next: explained.next },
     };
   } catch (error) {
     if (error instanceof ToolRefusal) return errorResult(error.message);

@@ -47,8 +47,8 @@ export const DAEMON_TRAITS: BackendTraits = Object.freeze({
  * message queued to one of them that is idle starts at once.
  */
 export function backendTraits(connection: Pick<Connection, "capabilities">): BackendTraits {
-  const { shared, turnsOutliveRelay } = connection.capabilities;
-  return { queueStartsIdleThreads: shared, turnsOutliveRelay };
+  const { shared } = connection.capabilities;
+  return { queueStartsIdleThreads: shared, turnsOutliveRelay: shared };
 }
 
 /** The surface of `caps` on a spawn backend (texts rendered without a relay, e.g. docs). */

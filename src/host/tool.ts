@@ -14,6 +14,7 @@ import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { TurnStarts } from "../turn/turn_start.ts";
 import type { Surface } from "./surface.ts";
+import { type Explained, textOf } from "./next_steps.ts";
 
 /** MCP tool annotations. */
 export interface Annotations {
@@ -81,11 +82,29 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   /** Runs the call; expected failures are results with a status and reason, not exceptions. */
   run(input: z.output<I>, ctx: CallContext): Promise<z.output<O> | ToolInputRequired>;
   /**
-   * One paragraph of text for clients that show text only: what happened,
-   * then what to do next, true at the surface's level and backend (default:
-   * the queue level on spawn).
+   * The result explained, true at the surface's level and backend (default:
+   * the queue level on spawn): what happened (for clients that show text),
+   * then what to do next (also the result's `next` field, for clients that
+   * give their model only the structured content).
    */
-  render(output: z.output<O>, surface?: Surface): string;
+  explain(output: z.output<O>, surface?: Surface): Explained;
+}
+
+/**
+ * The text content of `tool`'s result `output`: one paragraph, what happened
+ * then what to do next.
+ *
+ * @example
+ * ```ts
+ * const text = toolText(withdrawMessageTool, out); // "Withdrawn (...) ... "
+ * ```
+ */
+export function toolText<O extends z.ZodType>(
+  tool: Pick<Tool<z.ZodType, O>, "explain">,
+  output: z.output<O>,
+  surface?: Surface,
+): string {
+  return textOf(tool.explain(output, surface));
 }
 
 /** A tool result that asks the client for input (an `inputRequired` round); passed through as is. */

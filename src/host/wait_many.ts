@@ -15,18 +15,11 @@ import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Pending } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { resolveRef } from "../ops/resolve_thread.ts";
-import {
-  isSettled,
-  pause,
-  WAIT_BACKOFF,
-  WAIT_MARGIN_MS,
-  Wake,
-  WAKING,
-  WATCHED_BACKOFF,
-} from "../ops/wait_reply.ts";
+import { isSettled, Pacing, pause, WAIT_MARGIN_MS, Wake, WAKING } from "../ops/wait_reply.ts";
 import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import {
+  duplicateAt,
   mergeResults,
   summaryText,
   untilReached,
@@ -38,13 +31,21 @@ import type { TurnRuntime } from "../turn/turn_runtime.ts";
 import {
   attachForWait,
   declinedOf,
+  lostWait,
   pendingSummaries,
+  settledWait,
   takeAnswers,
   type WaitMessageResult,
   waitOutput,
 } from "./follow_turn.ts";
-import { askable, inputRound, MAX_ROUNDS_PER_CALL, type RoundState } from "./input_rounds.ts";
-import type { CallContext } from "./tool.ts";
+import {
+  askable,
+  inputRound,
+  MAX_ROUNDS_PER_CALL,
+  roundBelongs,
+  type RoundState,
+} from "./input_rounds.ts";
+import { type CallContext, ToolRefusal } from "./tool.ts";
 
 /** What a wait on several messages is asked. */
 export interface WaitManyInput {
@@ -80,21 +81,25 @@ interface Pass {
   sent: string;
   notices: number;
   nextReadAt: number;
-  step: number;
+  /** The reads' pacing (the single wait's). */
+  pacing: Pacing;
   wake: Wake;
   /** `wake.count` at the last read: a poke since makes the next read due at once. */
   wakesAtRead: number;
+  /** A notification of a read thread wakes the wait (a queued message may still start). */
   watched: boolean;
 }
 
 /** Runs the wait; an `inputRequired` round when a followed turn asks the user something. */
 export async function waitMany(input: WaitManyInput, ctx: CallContext): Promise<WaitManyOutcome> {
   const entries = await resolveAll(input.messages, ctx);
+  // The same message named twice (an id in another case, or by name): refused as a literal repeat.
+  const dup = duplicateAt(entries.map(refOf));
+  if (dup >= 0) throw new ToolRefusal(`messages[${dup}] repeats an earlier message`);
   const state = ctx.mcp.mcpReq.requestState<RoundState>();
   let round = 0;
   if (state !== undefined) {
-    const belongs = state.tool === "codex_wait_reply" &&
-      JSON.stringify(state.messages) === JSON.stringify(entries.map(refOf));
+    const belongs = roundBelongs(state, { tool: "codex_wait_reply", messages: entries.map(refOf) });
     takeAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses, belongs);
     round = state.round;
   }
@@ -151,16 +156,11 @@ async function locate(e: Entry, ctx: CallContext): Promise<void> {
     return;
   }
   const run = ctx.turns.finished(e.threadId, e.clientMessageId);
-  if (run?.replies) {
-    e.result = waitOutput({
-      kind: "read",
-      read: run.replies,
-      timedOut: false,
-      ...declinedOf(run.snapshot),
-    });
+  if (run) {
+    e.result = waitOutput(settledWait(run));
     return;
   }
-  if (!run) e.runtime = await attachForWait(refOf(e), ctx);
+  e.runtime = await attachForWait(refOf(e), ctx);
 }
 
 async function follow(
@@ -184,10 +184,10 @@ async function follow(
     sent: "",
     notices: 0,
     nextReadAt: clock.now(),
-    step: 0,
+    pacing: new Pacing(unwatch.some((u) => u !== undefined)),
+    watched: unwatch.some((u) => u !== undefined),
     wake,
     wakesAtRead: 0,
-    watched: unwatch.some((u) => u !== undefined),
   };
   try {
     while (true) {
@@ -220,20 +220,13 @@ async function settleFollowed(entries: Entry[], ctx: CallContext): Promise<void>
     const runtime = e.runtime;
     if (!runtime || e.result) continue;
     if (runtime.lost) {
+      e.result = waitOutput(lostWait(e, runtime.snapshot()));
       e.runtime = undefined;
       continue;
     }
     if (!runtime.ended) continue;
-    const run = await ctx.turns.settled(runtime);
+    e.result = waitOutput(settledWait(await ctx.turns.settled(runtime)));
     e.runtime = undefined;
-    if (!run.replies) continue;
-    e.result = waitOutput({
-      kind: "read",
-      read: run.replies,
-      timedOut: false,
-      notes: run.snapshot.notes,
-      ...declinedOf(run.snapshot),
-    });
   }
 }
 
@@ -263,22 +256,16 @@ async function readDue(
   const woke = pass.wake.count !== pass.wakesAtRead;
   if (!woke && now < pass.nextReadAt && now < pass.deadline) return;
   pass.wakesAtRead = pass.wake.count;
-  if (woke) pass.step = 0;
+  if (woke) pass.pacing.restart();
   const readAll = async (s: Session) => {
     for (const e of due) {
       e.last = await readReply(s, { threadId: e.threadId, clientMessageId: e.clientMessageId });
-      if (isSettled(e.last)) e.result = { ...e.last, timedOut: false };
+      if (isSettled(e.last, pass.watched)) e.result = { ...e.last, timedOut: false };
     }
   };
   if (session) await readAll(session);
   else await ctx.connection.operation(readAll, { signal: ctx.signal, label: "wait" });
-  // A turn that reads as unverified runs outside the watched connection: no wake will come.
-  const elsewhere = due.some((e) =>
-    e.last?.status === "observed" && e.last.turn?.status === "unverified"
-  );
-  const pace = pass.watched && !elsewhere ? WATCHED_BACKOFF : WAIT_BACKOFF;
-  pass.nextReadAt = ctx.clock.now() + Math.min(pace.initialMs * 2 ** pass.step, pace.maxMs);
-  pass.step = Math.min(pass.step + 1, 16);
+  pass.nextReadAt = ctx.clock.now() + pass.pacing.after(due.map((e) => e.last));
 }
 
 /** Sends the summary ("2 of 5 done; 1 waiting for approval") when it changed. */
@@ -377,7 +364,7 @@ async function standing(
     kind: "read",
     read,
     timedOut: true,
-    ...(pending.length > 0 ? { pending } : {}),
+    ...(pending.length > 0 ? { pendingApprovals: pending } : {}),
     ...declinedOf(snapshot),
     notes: snapshot.notes,
   });

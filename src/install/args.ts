@@ -35,6 +35,8 @@ export interface InstallArgs {
   binary?: string;
   /** Register this bundle file instead of the running source. */
   bundle?: string;
+  /** The Codex the entry runs (`--codex PATH`; npm's wrapper is followed to its native binary). */
+  codex?: string;
   /** `--help`. */
   help: boolean;
 }
@@ -51,6 +53,7 @@ const OPTIONS = {
   "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
+  codex: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -76,6 +79,9 @@ Options:
   --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
+  --codex PATH           The Codex the entry runs (default: codex as found on PATH). npm's
+                         wrapper (codex, codex.cmd) is followed to the native binary it starts;
+                         the entry then runs that binary (serve --codex) and may run only it
 `;
 
 /** The usage text of `uninstall`. */
@@ -142,11 +148,11 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     throw new UsageError("Give --binary or --bundle, not both");
   }
   if (action === "uninstall") {
-    for (const flag of ["allow-reply-read", "allow-turn-start", "binary", "bundle"]) {
+    for (const flag of ["allow-reply-read", "allow-turn-start", "binary", "bundle", "codex"]) {
       if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
     }
   }
-  for (const flag of ["binary", "bundle"] as const) {
+  for (const flag of ["binary", "bundle", "codex"] as const) {
     const path = values[flag];
     if (path !== undefined && !/^([A-Za-z]:[\\/]|\/|\\\\)/.test(path)) {
       throw new UsageError(`--${flag} needs an absolute path (got '${path}')`);
@@ -165,6 +171,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     printCommand: values["print-command"] ?? false,
     binary: values.binary,
     bundle: values.bundle,
+    codex: values.codex,
     help,
   };
 }
@@ -179,6 +186,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     a.client,
     ...(a.scope === "project" ? ["--scope", "project"] : []),
     ...capabilityArgs(a),
+    ...(a.codex ? ["--codex", a.codex] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),

@@ -7,6 +7,8 @@
 
 import { grantedEnv } from "../core/granted_env.ts";
 import { EXIT, InstallError } from "./install_error.ts";
+import type { FsView } from "../connect/process/codex_binary.ts";
+import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 
 /** File operations of the installer (real ones by default; tests may wrap them). */
 export interface ConfigFs {
@@ -45,6 +47,10 @@ export interface InstallIo {
   env(name: string): string | undefined;
   /** `Deno.build.os`. */
   os: typeof Deno.build.os;
+  /** `Deno.build.arch` (which of npm's platform packages Codex runs from). */
+  arch: string;
+  /** What the installer may see of the file system (the Codex lookup; never the client's files). */
+  look: FsView;
   /** The current folder. */
   cwd: string;
   /** Absolute path of the Deno executable (written into the entry). */
@@ -140,6 +146,8 @@ export function realInstallIo(): InstallIo {
     err: write(Deno.stderr),
     env: grantedEnv,
     os: Deno.build.os,
+    arch: Deno.build.arch,
+    look: denoFsView(),
     cwd: Deno.cwd(),
     deno: Deno.execPath(),
     stdinIsTerminal: Deno.stdin.isTerminal(),

@@ -7,7 +7,12 @@
  */
 
 import { VERSION } from "../core/version.ts";
-import { INSTALL_PERMISSIONS, permissionFlags, RELAY_PERMISSIONS } from "../core/permissions.ts";
+import {
+  INSTALL_PERMISSIONS,
+  permissionFlags,
+  RELAY_PERMISSIONS,
+  withCodex,
+} from "../core/permissions.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import type { Launcher } from "./clients.ts";
 import { EXIT, InstallError } from "./install_error.ts";
@@ -41,9 +46,21 @@ export const RELAY_SEMI_SPACE_MIB = 2;
 export const RELAY_V8_FLAGS =
   `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB}`;
 
-/** The flags that grant the relay's permission set (`permissions.default`) without `-P`. */
-export function relayFlags(): string[] {
-  return permissionFlags(RELAY_PERMISSIONS);
+/**
+ * The flags that grant the relay's permission set (`permissions.default`)
+ * without `-P`; with `codex`, the run grant names that binary instead of
+ * `codex` on PATH.
+ */
+export function relayFlags(codex?: string): string[] {
+  return permissionFlags(
+    codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex),
+  );
+}
+
+/** The one run flag that replaces `-P`'s run grant when the relay runs the binary `codex`. */
+function codexRunFlags(codex: string | undefined): string[] {
+  if (codex === undefined) return [];
+  return permissionFlags({ run: withCodex(RELAY_PERMISSIONS, codex).run });
 }
 
 /** The flags that grant the install entry's set (`permissions.install`) without `-P`. */
@@ -62,15 +79,26 @@ export function jsrSpecifier(version: string = VERSION, sub = ""): string {
  * start`) is this one, so all carry `--quiet` (no "experimental permissions"
  * warning in client logs), the V8 flags and exactly the permission set.
  * `deno` is the Deno executable (an entry names the installer's absolute one).
+ * `codex` is the Codex binary to run (`serve --codex`, and the run
+ * permission names it; a later `--allow-run` replaces `-P`'s), else `codex`
+ * on PATH. A compiled binary's permissions are fixed when it is compiled: it
+ * always runs `codex` on PATH.
  */
-export function startCommand(source: Source, caps: Capabilities, deno = "deno"): string[] {
-  const serve = ["serve", ...capabilityArgs(caps)];
+export function startCommand(
+  source: Source,
+  caps: Capabilities,
+  deno = "deno",
+  codex?: string,
+): string[] {
+  const runs = source.kind === "binary" ? undefined : codex;
+  const serve = ["serve", ...capabilityArgs(caps), ...(runs ? ["--codex", runs] : [])];
   switch (source.kind) {
     case "checkout":
       return [
         deno,
         "run",
         "-P",
+        ...codexRunFlags(runs),
         "--quiet",
         RELAY_V8_FLAGS,
         "--config",
@@ -84,7 +112,7 @@ export function startCommand(source: Source, caps: Capabilities, deno = "deno"):
         "run",
         "--quiet",
         RELAY_V8_FLAGS,
-        ...relayFlags(),
+        ...relayFlags(runs),
         jsrSpecifier(source.version),
         ...serve,
       ];
@@ -96,7 +124,7 @@ export function startCommand(source: Source, caps: Capabilities, deno = "deno"):
         "--no-remote",
         "--cached-only",
         RELAY_V8_FLAGS,
-        ...relayFlags(),
+        ...relayFlags(runs),
         source.path,
         ...serve,
       ];
@@ -136,10 +164,15 @@ export function bundleServeCommand(bundle: string): string[] {
 /**
  * The launcher written into a client's config: {@linkcode startCommand}.
  * `deno` is the absolute path of the Deno that runs the installer (GUI
- * clients often lack the shell's PATH).
+ * clients often lack the shell's PATH). `codex`: the Codex binary it runs.
  */
-export function serveLauncher(source: Source, deno: string, caps: Capabilities): Launcher {
-  const [command, ...args] = startCommand(source, caps, deno);
+export function serveLauncher(
+  source: Source,
+  deno: string,
+  caps: Capabilities,
+  codex?: string,
+): Launcher {
+  const [command, ...args] = startCommand(source, caps, deno, codex);
   return { command, args };
 }
 

@@ -24,6 +24,7 @@ import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
+import { entryCodex } from "./entry_codex.ts";
 import { providerKeyVars } from "./provider_keys.ts";
 
 export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
@@ -60,6 +61,8 @@ interface Resolved {
   io: InstallIo;
   target: Target;
   launcher: Launcher;
+  /** What the entry runs and why (one line). */
+  codexNote: string;
   backup: string;
   tmp: string;
   /** What the install needs write permission on. */
@@ -117,8 +120,9 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   });
   const backup = `${target.path}.codex-relay.bak`;
   const tmp = `${target.path}.codex-relay.tmp`;
+  const codex = entryCodex(args, source, io);
   const launcher = {
-    ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args),
+    ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args, codex.path),
     env: entryEnv(target, source, io.env, io.os),
   };
   // Write permission on the client's own folder covers creating it (Deno checks the folder's
@@ -131,13 +135,14 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
         source,
         action: args.action,
         args: passOnArgs(args),
-        // Renaming the temp file over the config needs read and write on both.
-        read: [target.path, tmp, backup],
+        // Renaming the temp file over the config needs read and write on both; the Codex lookup
+        // reads PATH's folders (an uninstall writes no entry and looks for nothing).
+        read: [target.path, tmp, backup, ...(args.action === "install" ? codex.reads : [])],
         write: writes,
       }),
       io.os,
     );
-  return { args, io, target, launcher, backup, tmp, writes, applyLine };
+  return { args, io, target, launcher, codexNote: codex.note, backup, tmp, writes, applyLine };
 }
 
 function printOnlyRun(r: Resolved): number {
@@ -152,7 +157,7 @@ function printOnlyRun(r: Resolved): number {
     if (!(error instanceof InstallError)) throw error;
     apply = `(none: ${error.message})`;
   }
-  printSnippet(r.args, r.target, r.launcher, apply, r.io);
+  printSnippet(r.args, r.target, r.launcher, apply, r.io, r.codexNote);
   return 0;
 }
 
@@ -230,8 +235,10 @@ function showChange(r: Resolved, { plan, createFolder }: Planned): void {
   const folderNote = createFolder
     ? `will create the folder ${createFolder} (as ${target.label} does on its first start) and `
     : "";
+  const codexNote = r.args.action === "install" ? `${r.codexNote}\n` : "";
   r.io.out(
-    `${target.label} (${target.scope}): ${folderNote}${describeChange(plan)} ${target.path}\n\n` +
+    `${target.label} (${target.scope}): ${folderNote}${describeChange(plan)} ${target.path}\n` +
+      codexNote + "\n" +
       unifiedDiff(plan.before, plan.after ?? "", target.path) + "\n",
   );
 }

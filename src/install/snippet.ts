@@ -17,6 +17,7 @@ export function printSnippet(
   launcher: Launcher,
   apply: string,
   io: InstallIo,
+  codexNote = "",
 ): void {
   const lines: string[] = [];
   const dry = args.dryRun
@@ -44,6 +45,7 @@ export function printSnippet(
       ? JSON.stringify({ [target.container[0]]: { [ENTRY_NAME]: entry } }, null, 2)
       : setTomlEntry("", ENTRY_NAME, entry as unknown as TomlEntry, target.path).trimEnd(),
     "",
+    ...(codexNote ? [codexNote, ""] : []),
     args.dryRun
       ? "See the change with this command:"
       : args.yes

@@ -1,12 +1,13 @@
 /**
- * Listing threads: ids, names, statuses and update times, never previews or
- * message text.
+ * Listing threads: ids, names, statuses, folders and update times, never
+ * previews or message text; the user's interactive and scripted threads
+ * (`LISTED_SOURCE_KINDS`), optionally those whose title holds a search term.
  * @module
  */
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { THREAD_STATUSES } from "../codex/types.ts";
+import { LISTED_SOURCE_KINDS, THREAD_STATUSES } from "../codex/types.ts";
 import type { Session } from "../connect/connection.ts";
 import { earlierRuns, type EarlierScan, listedRunSchema } from "./listed_runs.ts";
 
@@ -16,6 +17,8 @@ export const listedThreadSchema = z.object({
   name: z.string().nullable(),
   status: z.enum(THREAD_STATUSES),
   updatedAt: z.string(),
+  /** The last segment of the thread's working directory (every level): tells projects apart. */
+  folder: z.string().nullable(),
   /** Turn-start level only (there the client already chooses cwds). */
   cwd: z.string().nullable().optional(),
 });
@@ -27,6 +30,8 @@ export const threadListSchema = z.object({
   message: z.string().optional(),
   threads: z.array(listedThreadSchema),
   nextCursor: z.string().nullable(),
+  /** The thread sources listed (Codex's source kinds): interactive and scripted, no sub-agents. */
+  sources: z.array(z.string()),
 });
 
 /** The `codex_list_threads` result at the turn-start level: with this relay's runs. */
@@ -41,6 +46,8 @@ export type ThreadList = z.output<typeof threadListWithRunsSchema>;
 export interface ListOptions {
   limit: number;
   cursor?: string;
+  /** Only threads whose title contains this (Codex's `searchTerm`). */
+  search?: string;
   /** Include each thread's cwd (turn-start level only). */
   withCwd?: boolean;
   /** Threads this relay runs a turn on: listed as `active` (a fresh helper sees `notLoaded`). */
@@ -51,8 +58,13 @@ export interface ListOptions {
 
 /** One page of threads, most recently updated first, at most `limit`. */
 export async function listThreads(s: Session, options: ListOptions): Promise<ThreadList> {
-  const { limit, cursor } = options;
-  const page = await s.call("thread/list", cursor ? { limit, cursor } : { limit });
+  const { limit, cursor, search } = options;
+  const page = await s.call("thread/list", {
+    limit,
+    ...(cursor ? { cursor } : {}),
+    sourceKinds: LISTED_SOURCE_KINDS,
+    ...(search ? { searchTerm: search } : {}),
+  });
   const shown = page.data.slice(0, limit);
   const runs = options.earlier ? await earlierRuns(s, shown, options.earlier) : undefined;
   return {
@@ -62,9 +74,29 @@ export async function listThreads(s: Session, options: ListOptions): Promise<Thr
       name: t.name,
       status: options.running?.has(t.id) ? "active" : t.status,
       updatedAt: new Date(t.updatedAt * 1000).toISOString(),
+      folder: folderOf(t.cwd),
       ...(options.withCwd ? { cwd: t.cwd } : {}),
     })),
     nextCursor: page.nextCursor,
+    sources: [...LISTED_SOURCE_KINDS],
     ...(runs ? { runs } : {}),
   };
+}
+
+/**
+ * The last segment of a working directory (POSIX or Windows separators,
+ * trailing ones ignored); the root itself for a root; null without a cwd.
+ *
+ * @example
+ * ```ts
+ * folderOf("/home/me/parser/"); // "parser"
+ * folderOf("C:\\work\\api"); // "api"
+ * ```
+ */
+export function folderOf(cwd: string | null): string | null {
+  if (cwd === null || cwd === "") return null;
+  const trimmed = cwd.replace(/[\\/]+$/, "");
+  if (trimmed === "" || /^[A-Za-z]:$/.test(trimmed)) return cwd;
+  const parts = trimmed.split(/[\\/]/);
+  return parts[parts.length - 1];
 }

@@ -23,6 +23,7 @@ export const RUN_STATES = [
   "completed",
   "failed",
   "interrupted",
+  "lost",
 ] as const;
 
 /** One run as `codex_list_threads` shows it. */
@@ -33,6 +34,8 @@ export const listedRunSchema = z.object({
   /** How many approvals or answers it waits for (this relay's runs). */
   approvals: z.number().int().min(1).optional(),
   startedAt: z.string().nullable(),
+  /** A `lost` run: when the connection that carried it was lost (its turn may run on). */
+  lostAt: z.string().optional(),
   /** Started by an earlier codex-relay process (the daemon still runs it). */
   earlier: z.literal(true).optional(),
 });

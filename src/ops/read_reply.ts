@@ -25,6 +25,7 @@ import {
 import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import type { ObservedTurnStatus, ReadReplyResult, Reply } from "../reply/schemas.ts";
 import { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
+import { lookInQueue } from "./queue_look.ts";
 
 /** Items per page of the matched turn (`thread/items/list {turnId}`; the app-server's maximum). */
 export const TURN_PAGE_LIMIT = 100;
@@ -57,6 +58,11 @@ type Start =
  * RPCs, in order:
  * - no cursor, or a search cursor: the search page `thread/items/list
  *   {threadId, sortDirection: "desc", limit: 100, cursor?}`;
+ * - no cursor and no match: the thread's queue (`thread/queue/list`, and the
+ *   newest turn's status when the queue holds it: `queued`); when the queue
+ *   does not, the search page once more (Codex may have taken the message
+ *   between the two reads), and `not_found` when that page is the whole
+ *   thread and still has no match;
  * - a reply cursor: `thread/items/read {threadId, turnId, itemIds: [userItemId]}`,
  *   verified (item id, turn, `clientId`) before anything else, then the search
  *   page: another message with the same `clientMessageId` makes it `ambiguous`;
@@ -98,10 +104,12 @@ function decodeStart(input: ReadReplyInput): Start {
   return { kind: "search", cursor: decodeCursor(input.cursor, { ...scope, kind: "search" }) };
 }
 
+/** One read; `notQueued`: the queue was looked at and does not hold the message. */
 async function read(
   session: Session,
   input: ReadReplyInput,
   start: Start,
+  notQueued = false,
 ): Promise<ReadReplyResult> {
   const { threadId, clientMessageId } = input;
   const scope = { threadId, clientMessageId };
@@ -127,6 +135,15 @@ async function read(
       const searchCursor = page.nextCursor === null
         ? null
         : encodeCursor({ v: 1, kind: "search", ...scope, appCursor: page.nextCursor });
+      if (start.kind === "fresh" && !notQueued) {
+        const look = await lookInQueue(session, threadId, clientMessageId);
+        if (look.kind === "queued") return buildReadResult({ ...scope, match: look });
+        // Taken from the queue between the two reads? Search the items once more.
+        return await read(session, input, start, true);
+      }
+      if (notQueued && searchCursor === null) {
+        return buildReadResult({ ...scope, match: { kind: "not_found" } });
+      }
       return buildReadResult({ ...scope, match: found, searchCursor });
     }
     if (found.kind === "ambiguous") return buildReadResult({ ...scope, match: found });

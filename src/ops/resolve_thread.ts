@@ -6,7 +6,7 @@
 
 import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Connection, Session } from "../connect/connection.ts";
-import type { ThreadListPage } from "../codex/types.ts";
+import { LISTED_SOURCE_KINDS, type ThreadListPage } from "../codex/types.ts";
 import { canonicalRef, isUuid } from "./inputs.ts";
 
 /** Name lookup bound: pages of `thread/list` searched for an exact name. */
@@ -17,7 +17,11 @@ async function resolveName(s: Session, name: string): Promise<string | RelayErro
   const matches: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < NAME_PAGES; page++) {
-    const params = cursor ? { limit: PAGE, cursor } : { limit: PAGE };
+    const params = {
+      limit: PAGE,
+      ...(cursor ? { cursor } : {}),
+      sourceKinds: LISTED_SOURCE_KINDS,
+    };
     const result: ThreadListPage = await s.call("thread/list", params);
     for (const t of result.data) if (t.name === name) matches.push(t.id);
     if (matches.length > 1) break;

@@ -97,11 +97,16 @@ export interface WaitOptions {
 /**
  * Whether a read ends the wait: a final answer observed, the matched turn in
  * a terminal status (`completed`, `failed`, `interrupted` with `completedAt`),
- * an ambiguous match, or nothing observable (`unavailable`). `no_match` (the
- * message may still be queued) and an observed turn still running do not.
+ * an ambiguous match, a message in neither the queue nor the thread
+ * (`not_found`), or nothing observable (`unavailable`). `no_match` (in older
+ * items) and an observed turn still running do not; nor does `queued`,
+ * unless no turn runs on the thread and nothing `watched` could start it
+ * (spawn mode: only a Codex process resuming the thread starts it, which
+ * waiting does not bring about; a daemon may start it at once).
  */
-export function isSettled(result: ReadReplyResult): boolean {
+export function isSettled(result: ReadReplyResult, watched = true): boolean {
   if (result.status === "no_match") return false;
+  if (result.status === "queued") return !watched && result.turnRunning === false;
   if (result.status !== "observed") return true;
   // Stryker disable next-line ConditionalExpression: an observed read always carries its turn (buildReadResult): the check only narrows the type
   return result.replies.length > 0 || (result.turn !== null && isTerminal(result.turn.status));
@@ -133,7 +138,7 @@ export async function waitForReply(
     if (WAKING.has(method)) wake.poke();
   });
   const watched = unwatch !== undefined;
-  const backoff = options.backoff ?? (watched ? WATCHED_BACKOFF : WAIT_BACKOFF);
+  const pacing = new Pacing(watched, options.backoff);
   const timeoutMs = input.timeoutSeconds * 1000;
   const request: ReadReplyInput = {
     threadId: input.threadId,
@@ -141,23 +146,20 @@ export async function waitForReply(
     ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
   };
   const started = clock.now();
-  // Pauses since the last wake: the pause is initialMs doubled that often, up to maxMs.
-  let step = 0;
   try {
     for (let reads = 1;; reads++) {
       const seen = wake.count;
       const last = await read(session, request);
-      if (isSettled(last)) return { ...last, timedOut: false };
+      if (isSettled(last, watched)) return { ...last, timedOut: false };
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
-      // Only an observed read carries a turn (buildReadResult in reply/read_result.ts).
-      const elsewhere = last.turn?.status === "unverified";
-      const pace = watched && elsewhere && options.backoff === undefined ? WAIT_BACKOFF : backoff;
-      // Arm the pause first, so a progress listener sees it pending.
+      // A wake during the read: read again at once, the pauses start over.
       const woken = wake.count !== seen;
+      if (woken) pacing.restart();
+      // Arm the pause first, so a progress listener sees it pending.
       const paused = woken ? Promise.resolve(true) : pause(
         clock,
-        Math.min(pace.initialMs * 2 ** step, pace.maxMs, left),
+        Math.min(pacing.after([last]), left),
         session.signal,
         wake,
       );
@@ -169,10 +171,52 @@ export async function waitForReply(
           timedOut: false,
         };
       }
-      step = wake.count !== seen ? 0 : Math.min(step + 1, 16);
+      if (wake.count !== seen) pacing.restart();
     }
   } finally {
     unwatch?.();
+  }
+}
+
+/**
+ * The pacing of a wait's reads, one record for every form of the wait: the
+ * pause after a read starts at `initialMs` and doubles after every read up
+ * to `maxMs`; a wake restarts it. On a watched session the pauses are
+ * {@linkcode WATCHED_BACKOFF} (a wake is the fast path), except after a read
+ * that saw a turn running elsewhere (`unverified`: no wake will come), which
+ * is paced with {@linkcode WAIT_BACKOFF}; a pacing given by the caller is used
+ * as is.
+ *
+ * @example
+ * ```ts
+ * const pacing = new Pacing(false);
+ * pacing.after([]); // 100, then 200, 250, 250, ...
+ * ```
+ */
+export class Pacing {
+  readonly #watched: boolean;
+  readonly #fixed: { initialMs: number; maxMs: number } | undefined;
+  #step = 0;
+
+  /** `watched`: a notification of the thread wakes the wait; `fixed`: the caller's pacing. */
+  constructor(watched: boolean, fixed?: { initialMs: number; maxMs: number }) {
+    this.#watched = watched;
+    this.#fixed = fixed;
+  }
+
+  /** A wake came: the next pause is the shortest again. */
+  restart(): void {
+    this.#step = 0;
+  }
+
+  /** The pause after a read of `reads` (each message's last read), in ms. */
+  after(reads: readonly (ReadReplyResult | undefined)[]): number {
+    // Only an observed read carries a turn (buildReadResult in reply/read_result.ts).
+    const elsewhere = reads.some((r) => r?.turn?.status === "unverified");
+    const pace = this.#fixed ?? (this.#watched && !elsewhere ? WATCHED_BACKOFF : WAIT_BACKOFF);
+    const ms = Math.min(pace.initialMs * 2 ** this.#step, pace.maxMs);
+    this.#step = Math.min(this.#step + 1, 16);
+    return ms;
   }
 }
 

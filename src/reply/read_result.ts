@@ -15,14 +15,28 @@ export interface Unavailable {
   reason: ReasonCode;
 }
 
+/** Not among the items searched, but in the thread's queue. */
+export interface InQueue {
+  /** Discriminant. */
+  kind: "queued";
+  /** Whether a Codex turn runs on the thread now (the message runs after it). */
+  turnRunning: boolean;
+}
+
+/** Neither in the thread's queue nor among any of its items (the whole thread was searched). */
+export interface NotFound {
+  /** Discriminant. */
+  kind: "not_found";
+}
+
 /** What the I/O layer hands to {@linkcode buildReadResult}. */
 export interface ReadResultInput {
   /** The thread, as requested. */
   threadId: string;
   /** The message id, as requested. */
   clientMessageId: string;
-  /** The match outcome, or why nothing could be observed. */
-  match: MatchOutcome | Unavailable;
+  /** The match outcome, where the queue says the message is, or why nothing could be observed. */
+  match: MatchOutcome | Unavailable | InQueue | NotFound;
   /** The matched turn's status; `unverified` when absent. Used only when observed. */
   turnStatus?: ObservedTurnStatus;
   /** The projected replies. Used only when observed. */
@@ -77,6 +91,10 @@ export function buildReadResult(input: ReadResultInput): ReadReplyResult {
       };
     case "no_match":
       return { status: "no_match", ...base, searchCursor: input.searchCursor ?? null };
+    case "queued":
+      return { status: "queued", ...base, turnRunning: match.turnRunning };
+    case "not_found":
+      return { status: "not_found", ...base };
     case "ambiguous":
       return { status: "ambiguous", ...base };
     case "unavailable":

@@ -51,7 +51,14 @@ export const observedTurnStatusSchema = z.enum([...TURN_STATUSES, "unverified"])
 export type ObservedTurnStatus = z.output<typeof observedTurnStatusSchema>;
 
 /** `codex_read_reply` statuses. */
-export const READ_REPLY_STATUSES = ["observed", "no_match", "ambiguous", "unavailable"] as const;
+export const READ_REPLY_STATUSES = [
+  "observed",
+  "no_match",
+  "queued",
+  "not_found",
+  "ambiguous",
+  "unavailable",
+] as const;
 
 /** `codex_read_reply` status. */
 export type ReadReplyStatus = typeof READ_REPLY_STATUSES[number];
@@ -105,6 +112,8 @@ export const readReplySchema = z.object({
   review: reviewSchema.optional(),
   /** The final answer against the run's outputSchema (a codex_run with one, of this relay only). */
   structured: structuredSchema.optional(),
+  /** Whether a Codex turn runs on the thread now, which starts the message after it (queued only). */
+  turnRunning: z.boolean().optional(),
 });
 
 /** The `codex_read_reply` result. */

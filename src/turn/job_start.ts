@@ -8,13 +8,28 @@
  * @module
  */
 
-import { asRelayError, type ReasonCode } from "../core/errors.ts";
+import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
+import type { Clock } from "../core/clock.ts";
+import { resolveThread } from "../ops/resolve_thread.ts";
+import type { McpServerMissing, StartingServer } from "../ops/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
+import {
+  type Attempt,
+  type Claim,
+  missingDirectory,
+  nameThread,
+  threadRead,
+} from "./start_checks.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import type { RunParams } from "../codex/methods.ts";
 import type { Receipt } from "../ops/queue_message.ts";
-import type { RunJob } from "./run_job.ts";
-import { type RunOptions, unapplied } from "./run_options.ts";
-import type { TurnRegistry } from "./turn_registry.ts";
+import { type Applied, type RunOptions, runParams, unapplied } from "./run_options.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** What a job's start reports to `TurnStarts` (its `Attempt`). */
@@ -28,11 +43,8 @@ export interface JobAttempt {
   ownMessage?: boolean;
 }
 
-/** A job to start on a thread. */
+/** How to start a run's job (the run itself, begun with its job, holds the thread and id). */
 export interface JobRun {
-  threadId: string;
-  clientMessageId: string;
-  job: Exclude<RunJob, { kind: "message" }>;
   /** The message text (a structured run). */
   text?: string;
   /** A new thread this start made (`thread/start`): loaded and idle, nothing to check. */
@@ -40,6 +52,8 @@ export interface JobRun {
   config: Record<string, unknown>;
   resumeParams?: RunParams;
   options?: RunOptions;
+  /** Runs after the thread is loaded, before the job starts (MCP servers). */
+  afterLoad?: (runtime: TurnRuntime) => Promise<void>;
 }
 
 const BUSY =
@@ -52,24 +66,23 @@ export async function startJob(
   registry: TurnRegistry,
   conn: HeldConnection,
   session: Session,
-  run: JobRun,
+  run: Run<TurnRuntime>,
+  spec: JobRun,
 ): Promise<JobAttempt> {
-  const runtime = registry.adopt(conn, run.threadId, run.clientMessageId, undefined, run.job);
+  const runtime = registry.adopt(conn, run);
   conn.follow(run.threadId);
-  if (!run.fresh) {
-    const refused = await resumeIdle(session, runtime, run);
+  if (!spec.fresh) {
+    const refused = await resumeIdle(session, runtime, run.threadId, spec);
     if (refused) return { ...refused, runtime, failed: true, ownMessage: true };
   }
+  await spec.afterLoad?.(runtime);
+  if (cancelledByInterrupt(run)) {
+    return { reason: "cancelled", message: CANCELLED_START, runtime, failed: true };
+  }
+  registry.writing(run);
   let turnId: string;
   try {
-    turnId = run.job.kind === "review"
-      ? await session.call("review/start", { threadId: run.threadId, target: run.job.target })
-      : await session.call("turn/start", {
-        threadId: run.threadId,
-        clientUserMessageId: run.clientMessageId,
-        input: [{ type: "text", text: run.text ?? "", text_elements: [] }],
-        outputSchema: run.job.schema,
-      });
+    turnId = await send(session, run, spec.text ?? "");
   } catch (error) {
     const e = asRelayError(error);
     // An answer that was lost after the request was written: the job may have started.
@@ -94,6 +107,21 @@ export async function startJob(
   return { receipt, runtime };
 }
 
+/** Sends the request that starts `run`'s job; the answer is its turn's id. */
+async function send(session: Session, run: Run<TurnRuntime>, text: string): Promise<string> {
+  const { threadId, job } = run;
+  if (job.kind === "review") {
+    return await session.call("review/start", { threadId, target: job.target });
+  }
+  if (job.kind !== "structured") throw new Error("a queued message is not a job");
+  return await session.call("turn/start", {
+    threadId,
+    clientUserMessageId: run.clientMessageId,
+    input: [{ type: "text", text, text_elements: [] }],
+    outputSchema: job.schema,
+  });
+}
+
 /**
  * Loads (or subscribes to) the thread and checks that it is idle: nothing
  * runs (as the resume reports it and as the runtime saw) and nothing waits in
@@ -102,15 +130,16 @@ export async function startJob(
 async function resumeIdle(
   session: Session,
   runtime: TurnRuntime,
+  threadId: string,
   run: JobRun,
 ): Promise<{ reason: ReasonCode; message: string } | undefined> {
   // Before the resume: resuming a thread starts its queued messages.
-  const queued = await session.call("thread/queue/list", { threadId: run.threadId });
+  const queued = await session.call("thread/queue/list", { threadId });
   if (queued.data.length > 0) return { reason: "turn_running", message: BUSY };
   let resumed;
   try {
     resumed = await session.call("thread/resume", {
-      threadId: run.threadId,
+      threadId,
       excludeTurns: true,
       ...run.resumeParams,
       config: run.config,
@@ -130,4 +159,101 @@ async function resumeIdle(
   }
   if (resumed.active || runtime.busy) return { reason: "turn_running", message: BUSY };
   return undefined;
+}
+
+/** What a job's start needs of `TurnStarts`. */
+export interface JobContext {
+  registry: TurnRegistry;
+  clock: Clock;
+  /** The config overrides at `cwd` and the MCP servers a load with them starts (checks the options). */
+  config(
+    session: Session,
+    cwd: string,
+    applied?: Applied,
+  ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }>;
+  /** What the thread was left with by this relay's earlier runs. */
+  applied(threadId: string): Applied | undefined;
+  /** Remembers what the options leave with the thread. */
+  remember(threadId: string): void;
+}
+
+/** A thread a job runs on: its id, the config overrides, the MCP servers its load starts. */
+interface Found {
+  threadId: string;
+  config: Record<string, unknown>;
+  servers: readonly StartingServer[];
+}
+
+/**
+ * The body of a job's start: finds the thread (or starts one in `cwd`),
+ * claims the run on it, and starts the job once the MCP servers its load
+ * started are ready (as a message's run waits for them).
+ */
+export function jobBody(
+  ctx: JobContext,
+  where: { threadId: string } | { cwd: string },
+  text: string,
+  options: RunOptions,
+): (conn: HeldConnection, session: Session, claim: Claim) => Promise<Attempt> {
+  return async (conn, session, claim) => {
+    const fresh = !("threadId" in where);
+    const watch = watchMcpStartup(conn, ctx.clock);
+    try {
+      const found = fresh
+        ? await newThread(ctx, session, where.cwd, options)
+        : await knownThread(ctx, session, where.threadId);
+      if ("reason" in found) return found;
+      const { threadId, config, servers } = found;
+      const run = claim(threadId);
+      if (!run) return { reason: "turn_running", threadId };
+      let mcpServers: McpServerMissing[] = [];
+      const attempt = await startJob(ctx.registry, conn, session, run, {
+        text,
+        fresh,
+        config,
+        resumeParams: runParams(options),
+        options,
+        afterLoad: async (runtime) => {
+          const note = runtime.addNote.bind(runtime);
+          mcpServers = await afterLoadWait(watch, threadId, servers, session, note);
+        },
+      });
+      if (!fresh && attempt.reason !== "not_allowed") ctx.remember(threadId);
+      if (fresh && attempt.runtime && options.name !== undefined) {
+        await nameThread(session, attempt.runtime, options.name);
+      }
+      return { ...attempt, threadId, mcpServers };
+    } finally {
+      watch.stop();
+    }
+  };
+}
+
+/** A new thread in `cwd` with the options (`thread/start`), or why there is none. */
+async function newThread(
+  ctx: JobContext,
+  session: Session,
+  cwd: string,
+  options: RunOptions,
+): Promise<Found | Attempt & { reason: ReasonCode }> {
+  const missing = await missingDirectory(session, cwd);
+  if (missing) return { reason: "cwd_not_found", message: missing };
+  const { config, servers } = await ctx.config(session, cwd);
+  const { threadId } = await session.call("thread/start", { cwd, ...runParams(options), config });
+  ctx.remember(threadId);
+  return { threadId, config, servers };
+}
+
+/** The thread `ref` names, with the config a resume applies there and the servers its load starts. */
+async function knownThread(
+  ctx: JobContext,
+  session: Session,
+  ref: string,
+): Promise<Found | Attempt & { reason: ReasonCode }> {
+  const threadId = await resolveThread(session, ref);
+  if (threadId instanceof RelayError) return { reason: threadId.reason, message: threadId.message };
+  const read = await threadRead(session, threadId);
+  const { config, servers } = await ctx.config(session, read.cwd, ctx.applied(threadId));
+  // A thread loaded already started its servers then: only a load here waits for them.
+  return { threadId, config, servers: read.loaded ? [] : servers };
 }

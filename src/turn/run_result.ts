@@ -7,12 +7,19 @@
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { replySchema, reviewSchema, structuredSchema } from "../reply/schemas.ts";
+import {
+  type ReadReplyResult,
+  replySchema,
+  reviewSchema,
+  structuredSchema,
+} from "../reply/schemas.ts";
+import { buildReadResult } from "../reply/read_result.ts";
+import { CANCELLED_START } from "./run_state.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
 import { mcpServerSchema } from "../ops/mcp_startup.ts";
 import { FAILURE_CLASSES } from "./classify_failure.ts";
-import type { FinishedRun } from "./finished_runs.ts";
+import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
 
 /** A run's turn status as tools report it. */
@@ -37,8 +44,13 @@ export const declinedRequestsSchema = z.array(pendingApprovalSchema).optional().
 
 /** The `declinedRequests` field of a snapshot: present only when something was declined. */
 export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
-  return snapshot.declined.length > 0
-    ? { declinedRequests: snapshot.declined.map((d) => ({ method: d.method, summary: d.summary })) }
+  return snapshot.declinedRequests.length > 0
+    ? {
+      declinedRequests: snapshot.declinedRequests.map((d) => ({
+        method: d.method,
+        summary: d.summary,
+      })),
+    }
     : {};
 }
 /** An earlier queued message whose turn the start also started. */
@@ -156,7 +168,7 @@ export type RunEnd =
   | {
     kind: "running";
     snapshot: RunSnapshot;
-    pending: PendingSummary[];
+    pendingApprovals: PendingSummary[];
     /** Following stopped because the shared connection was lost. */
     lost?: true;
   };
@@ -175,10 +187,10 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
   };
-  if (snapshot.earlier.length > 0) out.earlierMessages = snapshot.earlier;
+  if (snapshot.earlierMessages.length > 0) out.earlierMessages = snapshot.earlierMessages;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
-    if (end.pending.length > 0) out.pendingApprovals = end.pending;
+    if (end.pendingApprovals.length > 0) out.pendingApprovals = end.pendingApprovals;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;
@@ -189,8 +201,10 @@ export function interruptResult(threadId: string, run: FinishedRun | undefined):
   if (!run) return { status: "not_running", threadId, turn: null };
   const turn = runTurn(run.snapshot, false);
   const { failureClass, error } = runFailure(run.snapshot);
+  const cancelled = run.snapshot.notes.includes(CANCELLED_START);
   return {
     status: turn?.status === "interrupted" ? "interrupted" : "ended",
+    ...(cancelled ? { message: CANCELLED_START } : {}),
     threadId,
     turn,
     ...(failureClass ? { failureClass } : {}),
@@ -214,4 +228,27 @@ export function withdrawnResult(w: WithdrawResult): InterruptResult {
     threadId: w.threadId,
     turn: null,
   };
+}
+
+/**
+ * What a wait reports of a run that ended: the replies read at its end, with
+ * its known end. When they could not be read (its app-server was lost with
+ * it), the end the run saw: its turn with that status and no replies, or,
+ * when no turn had started, `unavailable` (`connection_lost`).
+ */
+export function endedRead(run: FinishedRun): ReadReplyResult {
+  if (run.replies) return run.replies;
+  const { snapshot } = run;
+  const scope = { threadId: snapshot.threadId, clientMessageId: snapshot.clientMessageId };
+  const status = snapshot.phase === "queued" || snapshot.phase === "running"
+    ? "unverified"
+    : snapshot.phase;
+  if (snapshot.turnId === null) {
+    return buildReadResult({ ...scope, match: { kind: "unavailable", reason: "connection_lost" } });
+  }
+  return buildReadResult({
+    ...scope,
+    match: { kind: "observed", turnId: snapshot.turnId, itemId: "" },
+    turnStatus: status,
+  });
 }

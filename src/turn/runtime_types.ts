@@ -30,8 +30,9 @@ export const DEFAULT_TURN_LIMITS: Readonly<TurnLimits> = Object.freeze({
   interruptGraceMs: 10_000,
 });
 
-/** Where the run is. */
-export type RunPhase = "queued" | "running" | "completed" | "failed" | "interrupted";
+export type { RunPhase } from "./run_state.ts";
+import type { RunPhase } from "./run_state.ts";
+import type { RunEvent, RunState } from "./run_state.ts";
 
 /** What the runtime reports about its turn. */
 export interface RunSnapshot {
@@ -43,9 +44,9 @@ export interface RunSnapshot {
   error?: string;
   itemsCompleted: number;
   /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
-  declined: DeclinedRequest[];
+  declinedRequests: DeclinedRequest[];
   /** Earlier queued messages whose turns this start also started (their ids, never text). */
-  earlier: EarlierMessage[];
+  earlierMessages: EarlierMessage[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
 }
@@ -55,6 +56,15 @@ export const MAX_DECLINED_KEPT = 20;
 
 /** What a runtime is built from. */
 export interface RuntimeDeps {
+  /** Its run's id (the runtime's id; default a new one). */
+  id?: string;
+  /**
+   * Its run's state, as the run book keeps it, and how to move it (both or
+   * neither; default: a state of its own, for a runtime outside a registry).
+   */
+  run?: { state: () => RunState; move: (event: RunEvent) => void };
+  /** Wall-clock ms (when a lost run was lost; default `Date.now`). */
+  wallNow?: () => number;
   router: ElicitationRouter;
   clock: Clock;
   log: Logger;

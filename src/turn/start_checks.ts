@@ -13,7 +13,11 @@ import type { Receipt } from "../ops/queue_message.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { checkOutputSchema } from "../reply/structured.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
+import type { Run } from "./run_book.ts";
 import type { McpServerMissing } from "../ops/mcp_startup.ts";
+
+/** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
+export type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
 
 /** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
 export interface StartResult {
@@ -74,7 +78,7 @@ export interface Attempt {
 export async function loginProblem(
   session: Session,
   env: (name: string) => string | undefined,
-): Promise<Attempt | undefined> {
+): Promise<{ reason: ReasonCode; message: string } | undefined> {
   let answer: AccountAnswer;
   try {
     answer = await session.call("account/read", {});

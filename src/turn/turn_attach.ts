@@ -20,7 +20,7 @@ import {
 } from "../connect/connection.ts";
 import type { ThreadListPage } from "../codex/types.ts";
 import { TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
-import type { TurnRegistry } from "./turn_registry.ts";
+import type { Run, TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** What attaching needs. */
@@ -49,7 +49,7 @@ export async function attachTurn(
 ): Promise<TurnRuntime | undefined> {
   const { connection, registry, clock, log } = deps;
   const { threadId, clientMessageId, turnId } = target;
-  if (!connection.capabilities.attachesToRunningTurns || registry.closing) return undefined;
+  if (!connection.capabilities.shared || registry.closing) return undefined;
   const mine = () => {
     const active = registry.active(threadId);
     return active?.clientMessageId === clientMessageId ? active : undefined;
@@ -64,12 +64,18 @@ export async function attachTurn(
   }
   const session = heldSession(conn, signal, ATTACH_BUDGET_MS, clock);
   let runtime: TurnRuntime | undefined;
+  let run: Run<TurnRuntime> | undefined;
   try {
-    if (!(await loadedInDaemon(session, threadId)) || registry.active(threadId)) {
+    if (!(await loadedInDaemon(session, threadId))) {
       await conn.close();
       return mine();
     }
-    runtime = registry.adopt(conn, threadId, clientMessageId, turnId);
+    run = registry.begin(threadId, clientMessageId, { kind: "running" });
+    if (!run) {
+      await conn.close();
+      return mine();
+    }
+    runtime = registry.adopt(conn, run, turnId);
     conn.follow(threadId);
     await session.call("thread/resume", { threadId, excludeTurns: true });
     registry.follow(runtime);
@@ -88,10 +94,9 @@ export async function attachTurn(
     return runtime;
   } catch (error) {
     log.info("attach failed", { reason: asRelayError(error).reason });
-    if (runtime) {
-      registry.drop(runtime);
-      await runtime.detach();
-    } else await conn.close();
+    if (run) registry.drop(run);
+    if (runtime) await runtime.detach();
+    else await conn.close();
     return undefined;
   }
 }

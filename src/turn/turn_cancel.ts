@@ -13,7 +13,7 @@ import type { Clock } from "../core/clock.ts";
 import { type Connection, heldSession, type Session } from "../connect/connection.ts";
 import type { QueuedHere } from "../ops/queued_here.ts";
 import { withdrawMessage, type WithdrawResult } from "../ops/withdraw_message.ts";
-import type { FinishedRun } from "./finished_runs.ts";
+import type { FinishedRun } from "./run_book.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
@@ -44,15 +44,25 @@ export async function cancelOnThread(
   clientMessageId: string | undefined,
   signal: AbortSignal,
 ): Promise<Cancelled> {
-  const runtime = deps.registry.active(threadId);
-  const named = clientMessageId !== undefined && runtime?.clientMessageId !== clientMessageId;
+  let run = deps.registry.run(threadId);
+  if (run?.state.kind === "starting" && run.state.writing) {
+    // Its message is on its way to the queue: act on it once the queue answered.
+    await run.started;
+    run = deps.registry.run(threadId);
+  }
+  const runtime = run?.handle;
+  const named = clientMessageId !== undefined && run?.clientMessageId !== clientMessageId;
   if (named) {
     return {
       kind: "withdraw",
       result: await withdraw(deps, runtime, threadId, clientMessageId!, signal),
     };
   }
-  if (runtime && runtime.snapshot().phase === "queued" && runtime.alive) {
+  if (run?.state.kind === "starting") {
+    // Still at its first steps (nothing queued): the start is cancelled.
+    return { kind: "run", run: await deps.registry.interrupt(threadId) };
+  }
+  if (runtime && run?.state.kind === "queued" && runtime.alive) {
     const result = await withdraw(deps, runtime, threadId, runtime.clientMessageId, signal);
     if (result.status === "withdrawn") {
       runtime.withdrawn();

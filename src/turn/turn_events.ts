@@ -11,7 +11,7 @@ import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
-import type { RunPhase } from "./runtime_types.ts";
+import type { RunEnd } from "./run_state.ts";
 
 /** What the runtime does with what the events say. */
 export interface EventSink {
@@ -20,7 +20,7 @@ export interface EventSink {
   /** The runtime's own turn started. */
   ownTurnStarted(): void;
   /** The runtime's own turn ended so. */
-  finish(phase: RunPhase, error?: string, failure?: Failure): void;
+  finish(phase: RunEnd, error?: string, failure?: Failure): void;
   /** An MCP tool call started or completed. */
   toolCall(id: string, completed: boolean): void;
   /** Codex resolved a server request (another client answered it). */

@@ -13,6 +13,7 @@
 import type { RpcId, TurnError } from "../codex/types.ts";
 import type { RelayError } from "../core/errors.ts";
 import type { DeclinedRequest, ElicitationRouter, RuntimeHandle } from "../elicit/router.ts";
+import { type Cancelled, cancelledNote } from "../elicit/refusals.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
@@ -20,11 +21,11 @@ import { type Failure, stalledFailure } from "./classify_failure.ts";
 import {
   type BeginOptions,
   MAX_DECLINED_KEPT,
-  type RunPhase,
   type RunSnapshot,
   type RuntimeDeps,
   type TurnLimits,
 } from "./runtime_types.ts";
+import { advance, phaseOf, type RunEnd, type RunState, STARTING } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
@@ -44,7 +45,7 @@ export {
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
-  readonly id: string = crypto.randomUUID();
+  readonly id: string;
   readonly threadId: string;
   readonly clientMessageId: string;
   /** What the run does. */
@@ -54,7 +55,9 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #limits: TurnLimits;
-  #phase: RunPhase = "queued";
+  readonly #state: () => RunState;
+  readonly #move: NonNullable<RuntimeDeps["run"]>["move"];
+  readonly #wallNow: () => number;
   #queuedSubmissionId: string | undefined;
   #failure: Failure | undefined;
   #error: string | undefined;
@@ -68,7 +71,6 @@ export class TurnRuntime implements RuntimeHandle {
   #onLost: (() => void) | undefined;
   #stalling = false;
   readonly #shared: boolean;
-  #lost = false;
   readonly #own = new OwnRequests();
 
   constructor(
@@ -78,6 +80,11 @@ export class TurnRuntime implements RuntimeHandle {
     deps: RuntimeDeps,
   ) {
     this.#conn = conn;
+    this.id = deps.id ?? crypto.randomUUID();
+    const run = deps.run ?? ownState(deps.turnId === undefined ? STARTING : { kind: "running" });
+    this.#state = run.state;
+    this.#move = run.move;
+    this.#wallNow = deps.wallNow ?? Date.now;
     this.threadId = threadId;
     this.clientMessageId = clientMessageId;
     this.job = deps.job ?? MESSAGE_JOB;
@@ -88,11 +95,10 @@ export class TurnRuntime implements RuntimeHandle {
     this.#changes = new RunChanges(deps.clock);
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#shared = deps.shared ?? false;
-    if (deps.turnId !== undefined) this.#phase = "running";
     this.#events = new TurnEvents(threadId, clientMessageId, deps.turnId ?? null, {
       note: (message) => this.#note(message),
       ownTurnStarted: () => {
-        this.#phase = "running";
+        this.#move({ kind: "turnStarted" });
         this.#note("Your message's turn started");
       },
       finish: (phase, error, failure) => this.#finish(phase, error, failure),
@@ -126,7 +132,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#onLost = options.onLost;
     // A fast turn may have ended while the runtime was still being set up.
     if (this.ended) return onEnd(this);
-    if (this.#lost) return this.#onLost?.();
+    if (this.lost) return this.#onLost?.();
     this.#watch.start(options.watchdog ?? true);
     this.#armStall();
   }
@@ -140,7 +146,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {
-    return this.#lost;
+    return this.#state().kind === "lost";
   }
 
   /** The turn's status as a read saw it after attaching (an earlier end sends no event). */
@@ -176,7 +182,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Whether the turn has ended. */
   get ended(): boolean {
-    return this.#phase === "completed" || this.#phase === "failed" || this.#phase === "interrupted";
+    return this.#state().kind === "ended";
   }
 
   /** The run as of now. */
@@ -185,12 +191,12 @@ export class TurnRuntime implements RuntimeHandle {
       threadId: this.threadId,
       clientMessageId: this.clientMessageId,
       turnId: this.#events.turnId,
-      phase: this.#phase,
+      phase: phaseOf(this.#state()),
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#events.itemsCompleted,
-      declined: this.#declined.map((d) => ({ ...d })),
-      earlier: this.#events.story.earlier,
+      declinedRequests: this.#declined.map((d) => ({ ...d })),
+      earlierMessages: this.#events.story.earlier,
       notes: this.#events.story.notes,
     };
   }
@@ -234,6 +240,11 @@ export class TurnRuntime implements RuntimeHandle {
     this.addNote(`Your answer to "${summary.slice(0, 120)}" counted as a decline: ${problem}`);
   }
 
+  /** RuntimeHandle: a request was answered `cancel`; the result names it. */
+  requestCancelled(cancelled: Cancelled): void {
+    this.addNote(cancelledNote(cancelled));
+  }
+
   /** Records something the client should know about the run (results carry it as `notes`). */
   addNote(note: string): void {
     if (this.#events.story.note(note)) this.#note(note);
@@ -268,7 +279,7 @@ export class TurnRuntime implements RuntimeHandle {
     let turnId = pick();
     // One grace for waiting for the turn (below) and for its end (requestInterrupt).
     const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    if (turnId === null && this.#phase === "queued") {
+    if (turnId === null && phaseOf(this.#state()) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
       while (pick() === null && !this.ended && this.#alive && this.#clock.now() < until) {
         await this.waitForChange(this.version, until, never);
@@ -295,7 +306,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Its message was withdrawn from the queue before its turn started: the run ends so. */
   withdrawn(): void {
-    if (this.#phase !== "queued") return;
+    if (phaseOf(this.#state()) !== "queued") return;
     this.#finish("interrupted", "Withdrawn from the queue before its turn started");
   }
 
@@ -342,9 +353,9 @@ export class TurnRuntime implements RuntimeHandle {
     }
   }
 
-  #finish(phase: RunPhase, error?: string, failure?: Failure): void {
+  #finish(phase: RunEnd, error?: string, failure?: Failure): void {
     if (this.ended) return;
-    this.#phase = phase;
+    this.#move({ kind: "ended", end: phase });
     this.#error = error;
     this.#failure = failure;
     this.#watch.stop();
@@ -357,7 +368,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#alive = false;
     if (this.#shared && !this.ended && this.#released === undefined) {
       // The daemon runs the turn on: this runtime only lost sight of it.
-      this.#lost = true;
+      this.#move({ kind: "lost", at: this.#wallNow() });
       this.#watch.stop();
       this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
       this.#router.forget(this);
@@ -397,4 +408,10 @@ export class TurnRuntime implements RuntimeHandle {
   #note(message: string): void {
     this.#changes.note(message);
   }
+}
+
+/** A run state of a runtime's own (one made outside a registry). */
+function ownState(initial: RunState): NonNullable<RuntimeDeps["run"]> {
+  let state = initial;
+  return { state: () => state, move: (event) => (state = advance(state, event)) };
 }

@@ -15,6 +15,18 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
+import {
+  type Attempt,
+  loginProblem,
+  missingDirectory,
+  ModelCatalogue,
+  nameThread,
+  REASON_MESSAGES,
+  REMEMBERED_THREADS,
+  schemaRefusal,
+  type StartResult,
+  threadRead,
+} from "./start_checks.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -29,25 +41,42 @@ import {
   runParams,
   tighterOf,
 } from "./run_options.ts";
-import { subscribeThenQueue } from "./daemon_start.ts";
-import { startJob } from "./job_start.ts";
+import { resumeThenQueue } from "./resume_then_queue.ts";
+import { jobBody, type JobContext } from "./job_start.ts";
 import type { RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
-import {
-  type Attempt,
-  loginProblem,
-  missingDirectory,
-  ModelCatalogue,
-  nameThread,
-  REASON_MESSAGES,
-  REMEMBERED_THREADS,
-  schemaRefusal,
-  type StartResult,
-  threadRead,
-} from "./start_checks.ts";
 import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
-import type { TurnRegistry } from "./turn_registry.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
+import type { TurnRuntime } from "./turn_runtime.ts";
+import { canonicalRef, isUuid } from "../ops/inputs.ts";
+
+import type { Claim } from "./start_checks.ts";
+
+/**
+ * The result of a start an interrupt cancelled before its message was
+ * queued: `not_sent`, `cancelled`, nothing started.
+ */
+function cancelledStart(run: Run<TurnRuntime> | undefined): StartResult | undefined {
+  if (!run || !cancelledByInterrupt(run)) return undefined;
+  const message = CANCELLED_START;
+  return {
+    receipt: {
+      status: "not_sent",
+      reason: "cancelled",
+      message,
+      clientMessageId: run.clientMessageId,
+      threadId: run.threadId,
+    },
+    reason: "cancelled",
+    message,
+  };
+}
 
 /** What starting turns needs. */
 export interface StartDeps {
@@ -99,12 +128,15 @@ export class TurnStarts {
       return schemaRefusal(schema, ref) ??
         this.#job({ threadId: ref }, { kind: "structured", schema }, text, signal, options);
     }
-    return this.#start(signal, ref, async (conn, session, clientMessageId) => {
+    // A UUID names the thread before any step: the run exists from the first one.
+    const known = isUuid(ref) ? canonicalRef(ref) : undefined;
+    return this.#start(signal, known, async (conn, session, claim) => {
       const threadId = await resolveThread(session, ref);
       if (threadId instanceof RelayError) {
         return { reason: threadId.reason, message: threadId.message };
       }
-      if (registry.active(threadId)) return { reason: "turn_running", threadId };
+      const run = claim(threadId);
+      if (!run) return { reason: "turn_running", threadId };
       const read = await threadRead(session, threadId);
       const { config, servers } = await this.#config(
         session,
@@ -112,59 +144,27 @@ export class TurnStarts {
         options,
         this.#applied.get(threadId),
       );
-      // The app-server may hold the thread loaded and start a queued message at once.
-      const { shared, keepsThreadsLoaded } = this.#deps.connection.capabilities;
-      if (shared || keepsThreadsLoaded) {
-        // A thread loaded already started its servers then: only a load here waits for them.
-        const watch = watchMcpStartup(conn, this.#deps.clock);
-        let mcpServers: McpServerMissing[] = [];
-        const attempt = await subscribeThenQueue(registry, conn, session, {
-          threadId,
-          text,
-          clientMessageId,
-          config,
-          resumeParams: runParams(options),
-          options,
-          afterLoad: async (runtime) => {
-            mcpServers = await afterLoadWait(
-              watch,
-              threadId,
-              read.loaded ? [] : servers,
-              session,
-              runtime.addNote.bind(runtime),
-            );
-          },
-        }).finally(watch.stop);
-        // Refused after the resume: a loaded thread kept its own settings.
-        if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
-        return { ...attempt, mcpServers };
-      }
-      this.#remember(threadId, options);
-      // Following before queueing: the held connection may run other turns of this relay and
-      // hold this thread loaded still, where Codex starts a queued message at once.
-      const runtime = registry.adopt(conn, threadId, clientMessageId);
-      conn.follow(threadId);
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
-      if (receipt.status !== "queued") return { receipt, runtime, failed: true };
-      try {
-        await session.call("thread/resume", {
-          threadId,
-          excludeTurns: true,
-          ...runParams(options),
-          config,
-        });
-      } catch (error) {
-        const e = asRelayError(error);
-        // Answered with an error: the thread was not loaded and the message stays queued.
-        // Otherwise Codex may have loaded the thread and started the message (it starts
-        // queued messages on resume) before the connection failed.
-        const message = e.written && e.rpcCode === undefined
-          ? `${e.message}. Codex may have loaded the thread and started the message anyway`
-          : e.message;
-        return { receipt, reason: e.reason, message, runtime, failed: true };
-      }
-      await registry.launch(conn, runtime, receipt);
-      return { receipt, runtime };
+      // A thread loaded already started its servers then: only a load here waits for them.
+      const watch = watchMcpStartup(conn, this.#deps.clock);
+      let mcpServers: McpServerMissing[] = [];
+      const attempt = await resumeThenQueue(registry, conn, session, run, {
+        text,
+        config,
+        resumeParams: runParams(options),
+        options,
+        afterLoad: async (runtime) => {
+          mcpServers = await afterLoadWait(
+            watch,
+            threadId,
+            read.loaded ? [] : servers,
+            session,
+            runtime.addNote.bind(runtime),
+          );
+        },
+      }).finally(watch.stop);
+      // Refused after the resume: a loaded thread kept its own settings.
+      if (attempt.reason !== "not_allowed") this.#remember(threadId, options);
+      return { ...attempt, mcpServers };
     });
   }
 
@@ -181,7 +181,7 @@ export class TurnStarts {
       return schemaRefusal(schema, "") ??
         this.#job({ cwd }, { kind: "structured", schema }, text, signal, options);
     }
-    return this.#start(signal, "", async (conn, session, clientMessageId) => {
+    return this.#start(signal, undefined, async (conn, session, claim) => {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
       const { config, servers } = await this.#config(session, cwd, options);
@@ -195,15 +195,11 @@ export class TurnStarts {
         throw error;
       });
       this.#remember(threadId, options);
+      const run = claim(threadId);
+      if (!run) return { reason: "turn_running", threadId };
       conn.follow(threadId);
-      const runtime = registry.adopt(conn, threadId, clientMessageId);
-      if (options.name !== undefined) {
-        try {
-          await session.call("thread/name/set", { threadId, name: options.name });
-        } catch (error) {
-          runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
-        }
-      }
+      const runtime = registry.adopt(conn, run);
+      if (options.name !== undefined) await nameThread(session, runtime, options.name);
       const mcpServers = await afterLoadWait(
         watch,
         threadId,
@@ -211,7 +207,8 @@ export class TurnStarts {
         session,
         runtime.addNote.bind(runtime),
       );
-      const receipt = await queueMessage(session, threadId, text, clientMessageId);
+      registry.writing(run);
+      const receipt = await queueMessage(session, threadId, text, run.clientMessageId);
       if (receipt.status !== "queued") return { receipt, runtime, failed: true };
       await registry.launch(conn, runtime, receipt);
       return { receipt, runtime, mcpServers };
@@ -237,7 +234,7 @@ export class TurnStarts {
 
   /**
    * Starts `job` (a structured run, a review) on the thread `where.threadId`
-   * when it is idle, or on a new thread in `where.cwd`.
+   * when it is idle, or on a new thread in `where.cwd` (`job_start.ts`).
    */
   #job(
     where: { threadId: string } | { cwd: string },
@@ -246,43 +243,16 @@ export class TurnStarts {
     signal: AbortSignal,
     options: RunOptions,
   ): Promise<StartResult> {
-    const { registry } = this.#deps;
-    const ref = "threadId" in where ? where.threadId : "";
-    return this.#start(signal, ref, async (conn, session, clientMessageId) => {
-      const fresh = !("threadId" in where);
-      const threadId = fresh
-        ? await this.#newThread(session, where.cwd, options)
-        : await resolveThread(session, where.threadId);
-      if (threadId instanceof RelayError) {
-        return { reason: threadId.reason, message: threadId.message };
-      }
-      if (typeof threadId !== "string") return threadId;
-      if (!fresh && registry.active(threadId)) return { reason: "turn_running", threadId };
-      const { config } = fresh ? { config: {} } : await this.#config(
-        session,
-        (await threadRead(session, threadId)).cwd,
-        options,
-        this.#applied.get(threadId),
-      );
-      const resumeParams = runParams(options);
-      const run = { threadId, clientMessageId, job, text, fresh, config, resumeParams, options };
-      const attempt = await startJob(registry, conn, session, run);
-      if (!fresh && attempt.reason !== "not_allowed") this.#remember(threadId, options);
-      if (fresh && attempt.runtime && options.name !== undefined) {
-        await nameThread(session, attempt.runtime, options.name);
-      }
-      return { ...attempt, threadId };
-    });
-  }
-
-  /** A new thread in `cwd` with the options (`thread/start`), or why there is none. */
-  async #newThread(session: Session, cwd: string, options: RunOptions): Promise<string | Attempt> {
-    const missing = await missingDirectory(session, cwd);
-    if (missing) return { reason: "cwd_not_found", message: missing };
-    const { config } = await this.#config(session, cwd, options);
-    const { threadId } = await session.call("thread/start", { cwd, ...runParams(options), config });
-    this.#remember(threadId, options);
-    return threadId;
+    const ref = "threadId" in where ? where.threadId : undefined;
+    const known = ref !== undefined && isUuid(ref) ? canonicalRef(ref) : undefined;
+    const ctx: JobContext = {
+      registry: this.#deps.registry,
+      clock: this.#deps.clock,
+      config: (session, cwd, applied) => this.#config(session, cwd, options, applied),
+      applied: (threadId) => this.#applied.get(threadId),
+      remember: (threadId) => this.#remember(threadId, options),
+    };
+    return this.#start(signal, known, jobBody(ctx, where, text, options), job);
   }
 
   /**
@@ -324,38 +294,67 @@ export class TurnStarts {
   /**
    * Runs `body` on a held connection under the start budget. The message's
    * `clientMessageId` is minted here, so a start that fails before queueing
-   * still reports a receipt: `not_sent`, with an id that was never sent.
+   * still reports a receipt: `not_sent`, with an id that was never sent. The
+   * run is registered on its thread (`claim`) as soon as the thread is known:
+   * here when `threadId` is given, so from the first step an interrupt
+   * cancels it and a second run on the thread is refused.
    */
   async #start(
     signal: AbortSignal,
-    threadId: string,
-    body: (conn: HeldConnection, session: Session, clientMessageId: string) => Promise<Attempt>,
+    threadId: string | undefined,
+    body: (conn: HeldConnection, session: Session, claim: Claim) => Promise<Attempt>,
+    job?: RunJob,
   ): Promise<StartResult> {
     const { connection, registry, clock } = this.#deps;
     const clientMessageId = mintRunId();
-    const notSent = (reason: ReasonCode, message: string, id = threadId): StartResult => ({
+    const notSent = (reason: ReasonCode, message: string, id = threadId ?? ""): StartResult => ({
       receipt: { status: "not_sent", reason, message, clientMessageId, threadId: id },
       reason,
       message,
     });
     if (registry.closing) return notSent("cancelled", "codex-relay is shutting down");
+    const stop = new AbortController();
+    let run: Run<TurnRuntime> | undefined;
+    const claim: Claim = (id) => {
+      if (run) return run.threadId === id ? run : undefined;
+      run = registry.begin(id, clientMessageId, undefined, job);
+      run?.cancel.signal.addEventListener("abort", () => stop.abort(), { once: true });
+      return run;
+    };
+    if (threadId !== undefined && !claim(threadId)) {
+      return notSent("turn_running", REASON_MESSAGES.turn_running!);
+    }
+    const both = AbortSignal.any([signal, stop.signal]);
     const begun = clock.now();
     let conn: HeldConnection;
     try {
-      conn = await connection.hold({ signal, budgetMs: START_BUDGET_MS });
+      conn = await connection.hold({ signal: both, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      return notSent(e.reason, e.message);
+      if (run) registry.drop(run);
+      return cancelledStart(run) ?? notSent(e.reason, e.message);
     }
-    const session = heldSession(conn, signal, START_BUDGET_MS - (clock.now() - begun), clock);
+    const session = heldSession(conn, both, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;
     try {
       attempt = await loginProblem(session, this.#deps.env ?? grantedEnv) ??
-        await body(conn, session, clientMessageId);
+        await body(conn, session, claim);
     } catch (error) {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message, failed: true };
     }
+    return await this.#outcome(attempt, conn, run, signal, session, notSent);
+  }
+
+  /** What a start's attempt comes to: its runtime, or why none runs (the run dropped). */
+  async #outcome(
+    attempt: Attempt,
+    conn: HeldConnection,
+    run: Run<TurnRuntime> | undefined,
+    signal: AbortSignal,
+    session: Session,
+    notSent: (reason: ReasonCode, message: string, id?: string) => StartResult,
+  ): Promise<StartResult> {
     if (attempt.receipt && attempt.receipt.status !== "not_sent") {
       this.queuedHere.record(attempt.receipt.threadId, attempt.receipt.clientMessageId);
     }
@@ -367,10 +366,12 @@ export class TurnStarts {
         ...(mcpServers?.length ? { mcpServers } : {}),
       };
     }
-    if (attempt.runtime) registry.drop(attempt.runtime);
+    if (run) this.#deps.registry.drop(run);
     const broken = conn.failure !== undefined;
     await conn.close();
     let receipt = attempt.receipt;
+    const cancelled = receipt ? undefined : cancelledStart(run);
+    if (cancelled) return cancelled;
     let reason = attempt.reason;
     let message = attempt.message;
     if (receipt?.status === "unknown" && broken) {

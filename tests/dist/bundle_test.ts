@@ -178,7 +178,7 @@ Deno.test({
         JSON.parse(l)
       );
       assert.deepEqual(answers.map((a) => a.id), [1, 2, 3]);
-      assert.equal(answers[2].result?.structuredContent?.status, "ok");
+      assert.equal(answers[2].result?.structuredContent?.status, "ok", JSON.stringify(answers[2]));
       assert.deepEqual(f.alive(), []);
     } finally {
       await f.dispose();

@@ -11,7 +11,8 @@ import { type ApprovalSetting, type CodexHome, relayEnv } from "../../testing/co
 import { processesTagged } from "../../testing/process_table.ts";
 import type { MockResponses } from "../../testing/mock_responses.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
-import { startRelay } from "../../testing/relay.ts";
+import { ROOT, startRelay } from "../../testing/relay.ts";
+import { startCommand } from "../../src/install/launch.ts";
 import type { ConnectedClient, ElicitParams, McpTestProtocol } from "../../testing/mcp_client.ts";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/client";
 import {
@@ -47,6 +48,11 @@ export interface World {
     opts?: {
       protocol?: McpTestProtocol;
       onElicit?: (p: ElicitParams) => ElicitResult | Promise<ElicitResult>;
+      /**
+       * Start it as an entry install wrote for a resolved Codex: `serve --codex <real binary>`
+       * and a run grant naming only it, with no `codex` on its PATH.
+       */
+      namedCodex?: boolean;
     },
   ): Promise<ConnectedClient>;
 }
@@ -107,9 +113,11 @@ export async function inWorld(
       return d;
     },
     async relay(flags, o = {}) {
+      const named = o.namedCodex ? namedCodexStart(env, BIN!.path) : undefined;
       const r = await startRelay({
-        env,
-        flags,
+        env: named?.env ?? env,
+        flags: [...flags, ...named?.flags ?? []],
+        permissions: named?.permissions,
         protocol: o.protocol ?? "2026-07-28",
         onElicit: o.onElicit,
       });
@@ -266,4 +274,32 @@ export async function approvalExchange(
   );
   assert.equal(answers.length, 1, "the relay answered the request exactly once");
   return { request: ask.msg, answer: answers[0].msg };
+}
+
+/**
+ * What an entry install wrote for the resolved `codex` adds to a start (`startCommand()`'s
+ * words): the run grant after `-P` and `--codex` after `serve`; and `env` without the folder of
+ * the world's `codex` on PATH, so nothing else could answer.
+ */
+function namedCodexStart(
+  env: Record<string, string>,
+  codex: string,
+): { env: Record<string, string>; flags: string[]; permissions: string[] } {
+  const line = startCommand({ kind: "checkout", root: ROOT }, NO_CAPS, "deno", codex);
+  const path = env.PATH.split(":").filter((d) => !d.endsWith("/bin") || !isFile(`${d}/codex`));
+  return {
+    env: { ...env, PATH: path.join(":") },
+    flags: line.slice(line.indexOf("serve") + 1),
+    permissions: line.slice(line.indexOf("-P") + 1, line.indexOf("--quiet")),
+  };
+}
+
+const NO_CAPS = { replyRead: false, turnStart: false };
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }

@@ -41,7 +41,7 @@ import {
   utf8,
   withWorld,
 } from "./_relay_e2e.ts";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, withoutNext } from "../../testing/call_tool.ts";
 
 const BIN = e2eCodex("tests/e2e/relay_e2e_test.ts");
 const ignore = BIN === null;
@@ -49,6 +49,22 @@ const ignore = BIN === null;
 // ---------------------------------------------------------------------------------------------
 // Queue level
 // ---------------------------------------------------------------------------------------------
+
+Deno.test({
+  name:
+    "e2e relay: the start line install writes for the native Codex (serve --codex, its run grant only) lists real threads",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const d = await w.driver();
+      const a = await seedThread(d, w.home, "named codex question");
+      await d.close();
+      const relay = await w.relay([], { namedCodex: true });
+      const listed = structured(await callTool(relay.client, "codex_list_threads", {}));
+      const threads = listed.threads as Rec[];
+      assert.deepEqual(threads.map((t) => t.id), [a.threadId]);
+    }),
+});
 
 for (const protocol of PROTOCOLS) {
   Deno.test({
@@ -295,7 +311,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "e2e relay: codex_read_reply reports no_match, thread_not_found and legacy_history",
+  name: "e2e relay: codex_read_reply reports not_found, thread_not_found and legacy_history",
   ignore,
   fn: () =>
     withWorld({}, async (w) => {
@@ -312,8 +328,10 @@ Deno.test({
       const relay = await w.relay(READ);
       const unknownId = crypto.randomUUID();
       const none = await readReply(relay, { threadId: seed.threadId, clientMessageId: unknownId });
-      assert.deepEqual(none.out, {
-        status: "no_match",
+      // In neither the queue nor the thread (issue 32): not_found, with what to do next.
+      assert.match(String(none.out.next), /Check the threadId and clientMessageId/);
+      assert.deepEqual(withoutNext(none.out), {
+        status: "not_found",
         threadId: seed.threadId,
         clientMessageId: unknownId,
         turn: null,

@@ -94,7 +94,8 @@ Deno.test("every tool that takes a thread takes its exact name; results carry th
         const twin = await call(client, name, { threadId: "twin", clientMessageId: "m-1" });
         assert.equal(twin.out.status, "unavailable", name);
         assert.equal(twin.out.reason, "ambiguous_name", name);
-        assert.match(twin.text, /give the thread's id\./, name);
+        assert.match(twin.text, /Give the thread's id/, name);
+        assert.match(twin.out.next ?? "", /Give the thread's id/, name);
       }
       const run = await call(client, "codex_run", { threadId: "twin", text: "go" });
       assert.equal(run.out.reason, "ambiguous_name");
@@ -173,7 +174,8 @@ Deno.test("below the turn-start level the list returns no cwd", async () => {
     await withRelay({ threads: [t] }, flags, async (client) => {
       const list = await call(client, "codex_list_threads", {});
       const [listed] = list.out.threads;
-      assert.deepEqual(Object.keys(listed).sort(), ["id", "name", "status", "updatedAt"]);
+      assert.deepEqual(Object.keys(listed).sort(), ["folder", "id", "name", "status", "updatedAt"]);
+      assert.equal(listed.folder, "place", "the last segment tells projects apart (issue 32)");
       assert.ok(!JSON.stringify(list).includes("/secret/place"));
     });
   }
@@ -361,8 +363,10 @@ Deno.test("codex_withdraw_message takes back a queued message (turn-start level)
       threadId: "later",
       clientMessageId: id,
     });
-    assert.deepEqual(w.out, { status: "withdrawn", threadId: t.id, clientMessageId: id });
-    assert.match(w.text, /^Withdrawn .*will not run\.$/);
+    const { next, ...withdrawn } = w.out;
+    assert.deepEqual(withdrawn, { status: "withdrawn", threadId: t.id, clientMessageId: id });
+    assert.match(w.text, /^Withdrawn .*will not run\. /);
+    assert.ok(w.text.endsWith(next));
     const del = (await f.requests()).find((r) => r.method === "thread/queue/delete");
     assert.deepEqual(del?.params, { threadId: t.id, queuedSubmissionId: q.out.queuedSubmissionId });
     const queued = (await stateEvents(f)).filter((e) => e.e === "queue.remove");
@@ -432,7 +436,7 @@ Deno.test("withdrawing from an ambiguous name does nothing", async () => {
       });
       assert.equal(w.out.status, "unavailable");
       assert.equal(w.out.reason, "ambiguous_name");
-      assert.match(w.text, /Nothing was deleted\.$/);
+      assert.match(w.text, /Nothing was deleted\. Give the thread's id/);
       assert.ok(!(await f.requests()).some((r) => r.method.startsWith("thread/queue/")));
     },
   );
@@ -604,4 +608,123 @@ Deno.test("progress names what Codex is doing, never its text or output", async 
     assert.match(all, /Codex is calling tool search of server docs/);
     assert.doesNotMatch(all, /SECRET/);
   });
+});
+
+Deno.test("every tool's structured content says what to do next, as its text does (issue 32)", async () => {
+  const t = thread({
+    name: "done",
+    turns: [turn([userItem("m-1", "hi"), agentItem("a1", "Answer one.")])],
+    scripts: [[{ item: agentItem("f1", "Done.") }, { end: "completed" }]],
+  });
+  await withRelay({ threads: [t] }, FULL, async (client) => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const props = tool.outputSchema?.properties as Record<string, unknown> | undefined;
+      assert.deepEqual(props?.next, { type: "string" }, `${tool.name} advertises next`);
+      assert.ok((tool.outputSchema?.required as string[]).includes("next"), tool.name);
+    }
+    const calls: [ToolName, Structured][] = [
+      ["codex_list_threads", {}],
+      ["codex_queue_message", { threadId: t.id, text: "later" }],
+      ["codex_read_reply", { threadId: t.id, clientMessageId: "m-1" }],
+      ["codex_wait_reply", { threadId: t.id, clientMessageId: "m-1", timeoutSeconds: 1 }],
+      ["codex_run", { threadId: t.id, text: "go" }],
+      ["codex_interrupt", { threadId: t.id }],
+      ["codex_withdraw_message", { threadId: t.id, clientMessageId: "never-queued" }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await call(client, name, args);
+      const next = r.out.next;
+      assert.equal(typeof next, "string", `${name}: next in ${JSON.stringify(r.out)}`);
+      assert.ok(next.length > 0, name);
+      assert.ok(r.text.endsWith(next), `${name}: the text ends with next: ${r.text}`);
+    }
+  });
+});
+
+Deno.test("a wait on a message still queued says so and returns; a made-up id is not_found (issue 32)", async () => {
+  const t = thread({ turns: [turn([userItem("m-1", "hi"), agentItem("a1", "Answer one.")])] });
+  await withRelay({ threads: [t] }, ["--allow-reply-read"], async (client) => {
+    const q = await call(client, "codex_queue_message", { threadId: t.id, text: "later" });
+    const id = q.out.clientMessageId;
+    const started = performance.now();
+    const wait = await call(client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: id,
+      timeoutSeconds: 30,
+    });
+    assert.ok(performance.now() - started < 20_000, "no turn runs: nothing to wait for");
+    assert.equal(wait.out.status, "queued");
+    assert.equal(wait.out.turnRunning, false);
+    assert.equal(wait.out.timedOut, false);
+    assert.match(wait.out.next ?? "", /next resumes the thread; waiting does not start it\./);
+    assert.doesNotMatch(wait.text, /may still be queued/);
+    const read = await call(client, "codex_read_reply", { threadId: t.id, clientMessageId: id });
+    assert.equal(read.out.status, "queued");
+
+    const made = await call(client, "codex_wait_reply", {
+      threadId: t.id,
+      clientMessageId: "made-up-id",
+      timeoutSeconds: 30,
+    });
+    assert.equal(made.out.status, "not_found");
+    assert.equal(made.out.timedOut, false);
+    assert.match(made.out.next ?? "", /Check the threadId and clientMessageId/);
+  });
+});
+
+Deno.test("codex_list_threads lists codex exec threads, not sub-agent ones, says which sources, and searches titles (issue 32)", async () => {
+  const exec = thread({ name: "nightly lint", source: "exec", cwd: "/home/me/api" });
+  const tui = thread({ name: "parser work", source: "cli", cwd: "/home/me/parser" });
+  const review = thread({ name: "review of parser", source: "subAgentReview" });
+  for (const flags of [[], ["--allow-reply-read"], FULL]) {
+    await withRelay({ threads: [exec, tui, review] }, flags, async (client, f) => {
+      const list = await call(client, "codex_list_threads", {});
+      const ids = (list.out.threads as Structured[]).map((x) => x.id).sort();
+      assert.deepEqual(ids, [exec.id, tui.id].sort(), flags.join(" "));
+      assert.deepEqual(list.out.sources, ["cli", "vscode", "exec", "appServer", "unknown"]);
+      const folders = (list.out.threads as Structured[]).map((x) => x.folder).sort();
+      assert.deepEqual(folders, ["api", "parser"]);
+      const found = await call(client, "codex_list_threads", { search: "PARSER" });
+      assert.deepEqual((found.out.threads as Structured[]).map((x) => x.id), [tui.id]);
+      const sent = (await f.requests()).filter((r) => r.method === "thread/list").at(-1);
+      assert.equal((sent?.params as Structured).searchTerm, "PARSER");
+      // A name resolves among the same threads: the exec thread takes a message by its name.
+      const q = await call(client, "codex_queue_message", { threadId: "nightly lint", text: "hi" });
+      assert.equal(q.out.status, "queued");
+      assert.equal(q.out.threadId, exec.id);
+    });
+  }
+});
+
+Deno.test("an approval the client cancels names itself in the run's result: which request, which command, who (issue 32)", async () => {
+  const t = thread({
+    scripts: [[
+      {
+        request: {
+          method: "item/commandExecution/requestApproval",
+          params: {
+            kind: "command",
+            itemId: "call_1",
+            reason: "mock wants to run it",
+            command: "/bin/bash -lc 'touch x'",
+            cwd: "/workspace",
+            commandActions: [],
+            availableDecisions: ["accept", "decline", "cancel"],
+          },
+        },
+      },
+      { item: agentItem("f1", "Ran it.") },
+      { end: "completed" },
+    ]],
+  });
+  await withRelay({ threads: [t] }, FULL, async (client, f) => {
+    const run = await call(client, "codex_run", { threadId: t.id, text: "go" });
+    assert.equal((run.out.turn as Structured).status, "interrupted");
+    assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
+    const notes = (run.out.notes ?? []).join("\n");
+    assert.match(notes, /Codex's command approval ".*touch x.*" was cancelled: the MCP client/);
+    assert.match(run.text, /The turn was interrupted \(/);
+    assert.match(run.out.next ?? "", /cancelled request/);
+  }, () => ({ action: "cancel" }));
 });

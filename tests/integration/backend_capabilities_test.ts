@@ -2,9 +2,9 @@
  * The turn machinery picks its path from what the backend says it can do
  * (`Connection.capabilities`), never from which backend it is: a third
  * backend (here one that runs the fixture app-server in a private helper
- * and declares whatever the test says) gets the subscribe-first path when it
- * says `shared` or `keepsThreadsLoaded`, and attaching when it says
- * `attachesToRunningTurns`.
+ * and declares whatever the test says) subscribes before it queues whatever
+ * it declares (every app-server keeps a thread it loaded loaded), and
+ * attaches to running turns when it says `shared`.
  */
 import assert from "assert";
 import { allowedMethods } from "../../src/codex/methods.ts";
@@ -16,13 +16,7 @@ import { attachTurn } from "../../src/turn/turn_attach.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
 
-const PRIVATE: BackendCapabilities = {
-  shared: false,
-  seesOtherProcessesTurns: false,
-  turnsOutliveRelay: false,
-  attachesToRunningTurns: false,
-  keepsThreadsLoaded: false,
-};
+const PRIVATE: BackendCapabilities = { shared: false };
 
 /** A backend that is neither `spawn` nor `daemon`: the fixture's helpers, with `capabilities`. */
 function thirdBackend(f: FixtureHome, capabilities: BackendCapabilities): Connection {
@@ -52,21 +46,13 @@ async function methodsFor(f: FixtureHome, threadId: string): Promise<string[]> {
     .map((r) => r.method);
 }
 
-const PATHS: [string, Partial<BackendCapabilities>, boolean][] = [
-  ["shared: true", { shared: true }, true],
-  ["keepsThreadsLoaded: true", { keepsThreadsLoaded: true }, true],
-  ["neither", {}, false],
-];
-
-for (const [says, declared, subscribesFirst] of PATHS) {
+for (const shared of [true, false]) {
   Deno.test(
-    `codex_run on a thread through a backend that says ${says} ${
-      subscribesFirst ? "subscribes (thread/resume) before it queues" : "queues, then resumes"
-    }`,
+    `codex_run on a thread through a backend that says shared: ${shared} subscribes (thread/resume) before it queues`,
     async () => {
       const t = thread();
       await withFixture({ threads: [t] }, async (f) => {
-        const connection = thirdBackend(f, { ...PRIVATE, ...declared });
+        const connection = thirdBackend(f, { shared });
         const { turns, starts } = turnMachinery({
           connection,
           clock: new ManualClock(),
@@ -80,12 +66,7 @@ for (const [says, declared, subscribesFirst] of PATHS) {
           const methods = (await methodsFor(f, t.id)).filter((m) =>
             m === "thread/resume" || m === "thread/queue/add"
           );
-          assert.deepEqual(
-            methods,
-            subscribesFirst
-              ? ["thread/resume", "thread/queue/add"]
-              : ["thread/queue/add", "thread/resume"],
-          );
+          assert.deepEqual(methods, ["thread/resume", "thread/queue/add"]);
         } finally {
           await turns.shutdown();
           await connection.shutdown();
@@ -97,13 +78,13 @@ for (const [says, declared, subscribesFirst] of PATHS) {
 
 for (const attaches of [true, false]) {
   Deno.test(
-    `a wait's attach through a backend that says attachesToRunningTurns: ${attaches} ${
+    `a wait's attach through a backend that says shared: ${attaches} ${
       attaches ? "asks Codex whether the thread is loaded" : "sends nothing"
     }`,
     async () => {
       const t = thread();
       await withFixture({ threads: [t] }, async (f) => {
-        const connection = thirdBackend(f, { ...PRIVATE, attachesToRunningTurns: attaches });
+        const connection = thirdBackend(f, { ...PRIVATE, shared: attaches });
         const clock = new ManualClock();
         const { turns } = turnMachinery({
           connection,

@@ -13,6 +13,8 @@ import { within } from "../../testing/deadline.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
+import { FRESH_MS } from "../../src/connect/daemon/liveness.ts";
+
 type Structured = Record<string, unknown>;
 
 /**
@@ -57,6 +59,9 @@ Deno.test("daemon stopped while the relay is idle: the next codex_queue_message 
         .structuredContent;
       assert.equal(listed.status, "ok");
       await stopDaemon(f, s);
+      // Idle: nothing heard for longer than the fresh window, so the next write is probed first.
+      // (A daemon that dies within it is written to once: tests/unit/daemon_loss_test.ts.)
+      await new Promise((r) => setTimeout(r, FRESH_MS));
       const q =
         (await callTool(relay.client, "codex_queue_message", { threadId: t.id, text: "hi" }))
           .structuredContent;
@@ -111,9 +116,63 @@ for (const tool of ["codex_run", "codex_wait_reply"] as const) {
         console.error(`${tool}: connection_lost ${ms} ms after the daemon was gone`);
         assert.equal(out.reason, "connection_lost", JSON.stringify(out));
         assert.ok(ms < 1_000, `answered ${ms} ms after the loss`);
+        if (tool === "codex_wait_reply") {
+          // unavailable is final: timedOut is true exactly when a result is not final.
+          assert.equal(out.status, "unavailable", JSON.stringify(out));
+          assert.equal(out.timedOut, false, JSON.stringify(out));
+        }
+        // The run stays listed with what is known: lost, and since when.
+        const listed = (await callTool(relay.client, "codex_list_threads", {})).structuredContent;
+        const runs = listed.runs as Structured[];
+        assert.equal(runs.length, 1, JSON.stringify(listed));
+        assert.equal(runs[0].state, "lost", JSON.stringify(runs));
+        assert.equal(runs[0].threadId, t.id);
+        const lostAt = Date.parse(String(runs[0].lostAt));
+        assert.ok(lostAt >= Date.parse(String(runs[0].startedAt)), JSON.stringify(runs));
+        assert.ok(Math.abs(Date.now() - lostAt) < 60_000, JSON.stringify(runs));
       } finally {
         await relay.close();
       }
     });
   });
 }
+
+Deno.test("daemon stopped while codex_wait_reply {messages} follows a run: the message answers unavailable connection_lost at once, final (timedOut false)", async () => {
+  const t = thread({ scripts: [[{ barrier: "turn" }, { end: "completed" }]] });
+  const s: Scenario = { threads: [t] };
+  await withFixture(s, async (f) => {
+    const relay = await startRelay({
+      fixture: f,
+      flags: ["--app-server", "daemon", "--allow-turn-start", "--allow-reply-read"],
+      protocol: "2026-07-28",
+    });
+    try {
+      const turn = await f.barrier("turn");
+      const started = callTool(relay.client, "codex_run", {
+        threadId: t.id,
+        text: "go",
+        waitSeconds: 1,
+      }, {
+        timeout: 60_000,
+      });
+      await turn.reached();
+      const run = (await started).structuredContent;
+      const clientMessageId = (run.receipt as Structured).clientMessageId;
+      const followingNow = Promise.withResolvers<void>();
+      const following = callTool(relay.client, "codex_wait_reply", {
+        messages: [{ threadId: t.id, clientMessageId }],
+        timeoutSeconds: 30,
+      }, { timeout: 60_000, onprogress: () => followingNow.resolve() });
+      await within(followingNow.promise, "codex_wait_reply following the turn");
+      await stopDaemon(f, s);
+      const out = (await within(following, "the wait answering", 5_000)).structuredContent;
+      const [one] = out.messages as Structured[];
+      assert.equal(one.status, "unavailable", JSON.stringify(out));
+      assert.equal(one.reason, "connection_lost", JSON.stringify(out));
+      assert.equal(one.timedOut, false, JSON.stringify(out));
+      assert.equal(out.done, 1);
+    } finally {
+      await relay.close();
+    }
+  });
+});

@@ -200,6 +200,42 @@ Deno.test("doctor: Codex not logged in is a problem with its fix (exit 1), as ac
   );
 });
 
+Deno.test("doctor --codex: names the binary and why, and the run permission that names it; a missing one is a problem with its fix", async () => {
+  await withFixture({ threads: [thread()] }, async (f) => {
+    const codex = `${FIXTURE_BIN}/codex`;
+    const named = await doctor(f.env, {
+      flags: ["--codex", codex],
+      permissions: ["-P", `--allow-run=${codex},/bin/kill`],
+    });
+    assert.equal(named.code, 0, named.out);
+    assert.match(named.out, new RegExp(`info +codex: runs ${codex} \\(named by --codex\\)`));
+    assert.match(named.out, /ok +codex --version: codex-cli 0\.169\.0/);
+    assert.match(named.out, new RegExp(`ok +run: ${codex} only \\(and /bin/kill`));
+    assert.doesNotMatch(named.out, /codex resolves to/, "PATH is not what runs");
+
+    const gone = await doctor(f.env, { flags: ["--codex", "/nonexistent/codex"] });
+    assert.equal(gone.code, 1, gone.out);
+    // The start line's run permission names the binary: one it does not name may not run.
+    assert.match(
+      gone.out,
+      /problem +the relay may not run \/nonexistent\/codex \(no --allow-run=\/nonexistent\/codex\)/,
+    );
+    assert.match(gone.out, /fix: register the relay again \(deno run .*mod\.ts install\)/);
+  });
+});
+
+Deno.test("doctor counts the threads codex_list_threads lists: a codex exec thread, not a sub-agent's (issue 32)", async () => {
+  await withFixture({ threads: [thread({ source: "exec" })] }, async (f) => {
+    const { code, out } = await doctor(f.env);
+    assert.equal(code, 0, out);
+    assert.match(out, /ok +CODEX_HOME \(.*\) has threads/);
+  });
+  await withFixture({ threads: [thread({ source: "subAgentReview" })] }, async (f) => {
+    const { out } = await doctor(f.env);
+    assert.match(out, /info +CODEX_HOME \(.*\) has no threads yet/);
+  });
+});
+
 Deno.test("doctor: a codex that cannot start (npm's codex, no node on PATH) shows Codex's own error and the fix", async () => {
   const bin = await Deno.makeTempDir({ prefix: "codex-relay-nonode-" });
   try {

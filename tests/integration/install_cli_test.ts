@@ -54,11 +54,16 @@ Deno.test("the relay prints the install command; run as printed it registers a r
     assert.match(printed.stdout, /^\[mcp_servers\.codex-relay\]$/m);
     const args = appliedArgs(printed.stdout);
     assert.ok(args.includes("-P=install"));
-    assert.ok(
-      args.includes(
-        `--allow-read=${home}/.codex/config.toml,${home}/.codex/config.toml.codex-relay.tmp,${home}/.codex/config.toml.codex-relay.bak`,
-      ),
-    );
+    // Read on the config file, its temp file and backup, then (to look for npm's Codex) the PATH
+    // folders and npm's folders beside them: nothing else of the home.
+    const read = args.find((a) => a.startsWith("--allow-read="))!.slice("--allow-read=".length);
+    const [files, looks] = [read.split(",").slice(0, 3), read.split(",").slice(3)];
+    assert.deepEqual(files, [
+      `${home}/.codex/config.toml`,
+      `${home}/.codex/config.toml.codex-relay.tmp`,
+      `${home}/.codex/config.toml.codex-relay.bak`,
+    ]);
+    assert.ok(looks.every((p) => !p.startsWith(home)), looks.join(","));
 
     const refused = await run(args, env);
     assert.equal(refused.code, 1, "no terminal and no --yes: refused");

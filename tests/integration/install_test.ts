@@ -11,6 +11,8 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { type InstallIo, realFs, runInstall } from "../../src/install/run.ts";
 import { RELAY_V8_FLAGS, type Source } from "../../src/install/launch.ts";
 import { type ClientId, MARKER } from "../../src/install/clients.ts";
+import type { FsView } from "../../src/connect/process/codex_binary.ts";
+import { simFs } from "../../testing/sim_fs.ts";
 
 const SOURCE: Source = { kind: "checkout", root: "/opt/codex-relay" };
 const DENO = "/usr/bin/deno";
@@ -32,6 +34,8 @@ async function sandbox(
     answer?: boolean;
     granted?: boolean;
     vars?: Record<string, string>;
+    /** What the Codex lookup sees (default: nothing at all). */
+    look?: FsView;
   } = {},
 ): Promise<Sandbox> {
   const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
@@ -53,6 +57,8 @@ async function sandbox(
       err: (t) => void (err += t),
       env: (name) => vars[name],
       os: "linux",
+      arch: "x86_64",
+      look: options.look ?? simFs({}),
       cwd: project,
       deno: DENO,
       stdinIsTerminal: options.tty ?? false,
@@ -672,6 +678,118 @@ Deno.test("uninstall's errors name uninstall, install's name install", async () 
     assert.match(t.err(), /^codex-relay install: Unknown client 'nope'/);
   } finally {
     await t.dispose();
+  }
+});
+
+/** npm's global install of Codex under /usr (the symlink /usr/bin/codex, the x64 platform package). */
+const NATIVE =
+  "/usr/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
+const NPM_USR = simFs({
+  "/usr/bin/codex": { link: "../lib/node_modules/@openai/codex/bin/codex.js" },
+  "/usr/lib/node_modules/@openai/codex/bin/codex.js": "#!/usr/bin/env node\n",
+  "/usr/lib/node_modules/@openai/codex-linux-x64/package.json": "{}",
+  [NATIVE]: "",
+});
+
+Deno.test("install registers npm's native Codex: serve --codex and a run permission naming only it", async () => {
+  const s = await sandbox({ vars: { PATH: "/usr/local/bin:/usr/bin" }, look: NPM_USR });
+  try {
+    await Deno.mkdir(`${s.home}/.cursor`);
+    assert.equal(await runInstall(["--client", "cursor", "-y"], SOURCE, s.io), 0, s.err());
+    const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+    const { args } = entry as { args: string[] };
+    // -P's run grant (codex on PATH) is replaced by the one binary, beside the group kill.
+    assert.deepEqual(args.slice(0, 3), ["run", "-P", `--allow-run=${NATIVE},/bin/kill`]);
+    assert.deepEqual(args.slice(-3), ["serve", "--codex", NATIVE]);
+    assert.match(s.out(), /Codex: the entry runs .*npm's wrapper \/usr\/bin\/codex \(on PATH\)/);
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("the relay's own install (may read nothing) prints codex on PATH, and an apply command that may look", async () => {
+  const vars = { PATH: "/usr/local/bin:/usr/bin" };
+  const s = await sandbox({
+    granted: false,
+    vars,
+    look: simFs({}, { unreadable: ["/"] }),
+  });
+  try {
+    assert.equal(
+      await runInstall(["--client", "cursor"], SOURCE, s.io, { printOnly: true }),
+      0,
+    );
+    const out = s.out();
+    assert.ok(!out.includes("--codex"), out);
+    assert.match(out, /not looked for here, .*the apply command .* looks for npm's native binary/);
+    assert.ok(
+      out.includes(
+        `/mcp.json.codex-relay.bak,/usr/local/bin,/usr/local/lib/node_modules,/usr/bin,/usr/lib/node_modules --allow-write=`,
+      ),
+      out,
+    );
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("install --codex: a native binary as named, npm's wrapper followed, a missing file refused", async () => {
+  const look = simFs({
+    "/home/u/codex/target/release/codex": "",
+    "/usr/bin/codex": { link: "../lib/node_modules/@openai/codex/bin/codex.js" },
+    "/usr/lib/node_modules/@openai/codex/bin/codex.js": "#!/usr/bin/env node\n",
+    "/usr/lib/node_modules/@openai/codex-linux-x64/package.json": "{}",
+    [NATIVE]: "",
+  });
+  for (
+    const [chosen, runs] of [
+      ["/home/u/codex/target/release/codex", "/home/u/codex/target/release/codex"],
+      ["/usr/bin/codex", NATIVE],
+    ]
+  ) {
+    const s = await sandbox({ vars: { PATH: "/usr/bin" }, look });
+    try {
+      await Deno.mkdir(`${s.home}/.cursor`);
+      const argv = ["--client", "cursor", "--codex", chosen, "-y"];
+      assert.equal(await runInstall(argv, SOURCE, s.io), 0, s.err());
+      const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+      const { args } = entry as { args: string[] };
+      assert.deepEqual(args.slice(-3), ["serve", "--codex", runs]);
+      assert.equal(args[2], `--allow-run=${runs},/bin/kill`);
+    } finally {
+      await s.dispose();
+    }
+  }
+  const s = await sandbox({ look });
+  try {
+    const argv = ["--client", "cursor", "--codex", "/nowhere/codex", "-y"];
+    assert.equal(await runInstall(argv, SOURCE, s.io), 64);
+    assert.match(s.err(), /--codex \/nowhere\/codex: \/nowhere\/codex does not exist/);
+    const compiled = ["--client", "cursor", "--binary", "/usr/local/bin/codex-relay"];
+    assert.equal(await runInstall([...compiled, "--codex", "/usr/bin/codex"], SOURCE, s.io), 64);
+    assert.match(s.err(), /--codex cannot be used with a compiled codex-relay/);
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("a codex on PATH that is not npm's wrapper stays codex on PATH (Deno's lookup at start-up)", async () => {
+  const look = simFs({
+    "/opt/homebrew/bin/codex": { link: "../Caskroom/codex/x/codex-bin" },
+    "/opt/homebrew/Caskroom/codex/x/codex-bin": "\x7fELF",
+  });
+  const s = await sandbox({ vars: { PATH: "/opt/homebrew/bin" }, look });
+  try {
+    await Deno.mkdir(`${s.home}/.cursor`);
+    assert.equal(await runInstall(["--client", "cursor", "-y"], SOURCE, s.io), 0, s.err());
+    const entry = plain(CASES[2].entry(await Deno.readTextFile(`${s.home}/.cursor/mcp.json`)));
+    assert.deepEqual((entry as { args: string[] }).args, ARGS);
+    assert.match(
+      s.out(),
+      /runs codex as found on PATH when it starts \(now \/opt\/homebrew\/bin\/codex, not npm's wrapper\)/,
+    );
+  } finally {
+    await s.dispose();
   }
 });
 

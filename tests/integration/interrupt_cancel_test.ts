@@ -101,7 +101,7 @@ for (const mode of ["spawn", "daemon"] as const) {
       });
       assert.equal(withdrawn.out.status, "withdrawn", withdrawn.text);
       assert.ok(String(withdrawn.out.message).includes(mine), withdrawn.text);
-      assert.match(withdrawn.text, /deleted from the thread's queue and will not run\.$/);
+      assert.match(withdrawn.text, /deleted from the thread's queue and will not run\. /);
       assert.deepEqual(await queued(f, t.id), ["users-own-message"], "only its own was deleted");
       assert.equal(await sent(f, "turn/interrupt"), 0, "the run was not interrupted");
       const runs = await listedRuns(relay);

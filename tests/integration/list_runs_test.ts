@@ -94,8 +94,10 @@ for (const flags of [[], ["--allow-reply-read"]]) {
       const props = (list.outputSchema as { properties: Structured }).properties;
       assert.deepEqual(Object.keys(props).sort(), [
         "message",
+        "next",
         "nextCursor",
         "reason",
+        "sources",
         "status",
         "threads",
       ]);

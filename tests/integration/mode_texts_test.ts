@@ -48,7 +48,7 @@ async function texts(mode: "spawn" | "daemon"): Promise<Texts> {
 
 Deno.test("daemon mode: the receipt, the queue tool and the instructions say an idle thread the daemon holds starts the message at once", async () => {
   const d = await texts("daemon");
-  assert.match(d.receipt, /^Queued \(.*\): stored in the Codex daemon's queue/);
+  assert.match(d.receipt, /^Queued \(.*\)\. Stored in the Codex daemon's queue/);
   assert.match(d.receipt, /a thread the daemon holds idle starts it at once/);
   assert.doesNotMatch(d.receipt, /not processed yet/);
   assert.match(d.queue, /holds idle starts it at once/);
@@ -62,7 +62,7 @@ Deno.test("daemon mode: the receipt, the queue tool and the instructions say an 
 
 Deno.test("spawn mode: the same texts say the message waits for the thread's next resume, and turns end with the relay", async () => {
   const s = await texts("spawn");
-  assert.match(s.receipt, /stored, not processed yet: it runs when a Codex process next resumes/);
+  assert.match(s.receipt, /Stored, not processed yet: it runs when a Codex process next resumes/);
   for (const text of [s.receipt, s.queue, s.withdraw, s.instructions]) {
     assert.doesNotMatch(text, /at once/);
   }

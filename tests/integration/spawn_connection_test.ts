@@ -3,25 +3,48 @@ import type { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { SpawnConnection, type SpawnOptions } from "../../src/connect/spawn/spawn_connection.ts";
 import type { Method } from "../../src/codex/methods.ts";
-import { type FixtureHome, rejection, thread, withFixture } from "../../testing/fixture_home.ts";
+import {
+  FIXTURE_BIN,
+  type FixtureHome,
+  rejection,
+  thread,
+  withFixture as withFixtureHome,
+} from "../../testing/fixture_home.ts";
+import type { Scenario } from "../../fixtures/scenario.ts";
 import { within } from "../../testing/deadline.ts";
 
 const QUEUE_METHODS = new Set<Method>(["thread/list", "thread/queue/add", "thread/queue/list"]);
 
+const opened: SpawnConnection[] = [];
+
+/** A spawn backend on `f`'s fixture, shut down (its warm helper reaped) when the test ends. */
 function connectionFor(f: FixtureHome, over: Partial<SpawnOptions> = {}): SpawnConnection {
-  return new SpawnConnection({
+  const connection = new SpawnConnection({
     allowlist: QUEUE_METHODS,
     version: "0.0.0-test",
     env: f.env,
     reap: { eofGraceMs: 300, termGraceMs: 300 },
     ...over,
   });
+  opened.push(connection);
+  return connection;
+}
+
+/** The fixture home, every connection of the test shut down before the process table is checked. */
+function withFixture(scenario: Scenario, fn: (f: FixtureHome) => Promise<void>): Promise<void> {
+  return withFixtureHome(scenario, async (f) => {
+    try {
+      await fn(f);
+    } finally {
+      await Promise.all(opened.splice(0).map((c) => c.shutdown()));
+    }
+  });
 }
 
 const listThreads = (connection: SpawnConnection, signal?: AbortSignal) =>
   connection.operation((s) => s.call("thread/list", { limit: 5 }), { signal });
 
-Deno.test("SpawnConnection.operation() initializes with experimentalApi, runs the RPC and reaps the helper", async () => {
+Deno.test("SpawnConnection.operation() initializes with experimentalApi, runs the RPC; shutdown reaps the warm helper", async () => {
   const t = thread();
   await withFixture({ threads: [t] }, async (f) => {
     const connection = connectionFor(f);
@@ -32,6 +55,8 @@ Deno.test("SpawnConnection.operation() initializes with experimentalApi, runs th
     assert.deepEqual((reqs[0].params as { capabilities: unknown }).capabilities, {
       experimentalApi: true,
     });
+    assert.equal(connection.stats.alive, 1, "the helper stays warm");
+    await connection.shutdown();
     assert.equal(connection.stats.alive, 0);
     assert.equal((await f.log()).some((e) => e.event === "eof"), true, "stdin was closed first");
   });
@@ -148,13 +173,13 @@ Deno.test("SpawnConnection shares one operation deadline across RPCs", async () 
     assert.equal(error.reason, "timeout");
     assert.match(error.message, /20 s/);
     await second.release().catch(() => {});
-    assert.equal(connection.stats.alive, 0);
+    assert.equal(connection.stats.alive, 1, "a spent budget is not a hung helper: it stays warm");
   });
 });
 
-Deno.test("SpawnConnection cancellation reaps the helper mid-RPC", async () => {
+Deno.test("SpawnConnection cancellation mid-RPC answers at once; the warm helper serves the next operation", async () => {
   await withFixture(
-    { threads: [], faults: [{ method: "thread/list", barrier: "hold" }] },
+    { threads: [], faults: [{ method: "thread/list", once: "hold", barrier: "hold" }] },
     async (f) => {
       const connection = connectionFor(f);
       const hold = await f.barrier("hold");
@@ -162,16 +187,13 @@ Deno.test("SpawnConnection cancellation reaps the helper mid-RPC", async () => {
       const pending = listThreads(connection, controller.signal);
       await hold.reached();
       const [pid] = await f.spawned();
-      const helper = f.helperOf(pid);
-      assert.ok(
-        helper !== undefined && f.alive().includes(helper),
-        "the helper is alive while the RPC waits",
-      );
       controller.abort();
       const error = await rejection(pending);
       assert.equal(error.reason, "cancelled");
       assert.equal(error.written, true);
-      assert.equal(f.alive().includes(helper), false, "the helper is gone from the process table");
+      await hold.release();
+      await listThreads(connection);
+      assert.deepEqual(await f.spawned(), [pid], "the next operation ran on the same helper");
     },
   );
 });
@@ -247,6 +269,7 @@ Deno.test("SpawnConnection kills a helper that ignores stdin EOF and SIGTERM", a
     const connection = connectionFor(f);
     const result = await listThreads(connection) as { data: unknown[] };
     assert.equal(result.data.length, 1);
+    await connection.shutdown();
     assert.equal(connection.stats.alive, 0);
     const events = (await f.log()).map((e) => e.event).filter(Boolean);
     assert.ok(events.includes("sigterm-ignored"), "SIGTERM was sent and ignored before SIGKILL");
@@ -280,6 +303,29 @@ Deno.test("SpawnConnection reports codex_missing when codex is not on PATH", asy
   });
 });
 
+Deno.test("SpawnConnection runs the binary --codex names (not codex on PATH); one gone since install is codex_missing with the fix", async () => {
+  const t = thread({ name: "named" });
+  await withFixture({ threads: [t] }, async (f) => {
+    const empty = await Deno.makeTempDir();
+    try {
+      // Nothing named codex on PATH: only the named binary can answer.
+      const env = { ...f.env, PATH: f.env.PATH.replace(FIXTURE_BIN, empty) };
+      const named = connectionFor(f, { env, command: `${FIXTURE_BIN}/codex` });
+      const page = await listThreads(named);
+      assert.deepEqual(page.data.map((x) => x.id), [t.id]);
+      const gone = connectionFor(f, { env, command: `${empty}/codex` });
+      const error = await rejection(listThreads(gone));
+      assert.equal(error.reason, "codex_missing");
+      assert.equal(error.written, false);
+      assert.match(error.message, /\(--codex\) does not exist: .*run codex-relay install again/);
+      await named.shutdown();
+      await gone.shutdown();
+    } finally {
+      await Deno.remove(empty, { recursive: true });
+    }
+  });
+});
+
 Deno.test("SpawnConnection reports spawn_failed when codex is not a working program", async () => {
   await withFixture({ threads: [] }, async (f) => {
     const dir = await Deno.makeTempDir();
@@ -297,7 +343,7 @@ Deno.test("SpawnConnection reports spawn_failed when codex is not a working prog
   });
 });
 
-Deno.test("SpawnConnection keeps at most the helper cap alive; the rest wait and then run", async () => {
+Deno.test("SpawnConnection runs at most inFlight operations on its one helper; the rest wait and then run", async () => {
   await withFixture({
     threads: [thread()],
     faults: [
@@ -305,7 +351,7 @@ Deno.test("SpawnConnection keeps at most the helper cap alive; the rest wait and
       { method: "thread/list", once: "b", barrier: "b" },
     ],
   }, async (f) => {
-    const connection = connectionFor(f, { limits: { helpers: 2 } });
+    const connection = connectionFor(f, { limits: { inFlight: 2 } });
     const a = await f.barrier("a");
     const b = await f.barrier("b");
     const first = listThreads(connection);
@@ -313,12 +359,13 @@ Deno.test("SpawnConnection keeps at most the helper cap alive; the rest wait and
     await a.reached();
     await b.reached();
     const third = listThreads(connection);
-    assert.equal(connection.stats.alive, 2);
+    assert.equal(connection.stats.waiting, 1);
+    assert.equal(connection.stats.alive, 1, "both run on one helper");
     await a.release();
     await b.release();
     await Promise.all([first, second, third]);
     assert.equal(connection.stats.peak, 2);
-    assert.equal((await f.spawned()).length, 3);
+    assert.equal((await f.spawned()).length, 1);
   });
 });
 
@@ -328,20 +375,20 @@ Deno.test("SpawnConnection.shutdown() cancels operations and reaps every helper"
     async (f) => {
       const connection = connectionFor(f);
       const hold = await f.barrier("hold");
-      const pending = listThreads(connection);
+      const pending = rejection(listThreads(connection));
       await hold.reached();
       await connection.shutdown();
-      const error = await rejection(pending);
+      const error = await pending;
       assert.equal(error.reason, "cancelled");
       assert.equal(connection.stats.alive, 0);
     },
   );
 });
 
-Deno.test("SpawnConnection: with 4 helpers busy, 64 operations wait; the 65th waiter is busy at once, spawning nothing", async () => {
+Deno.test("SpawnConnection: with 4 operations in flight, 64 wait; the 65th waiter is busy at once", async () => {
   await withFixture({ threads: [thread()] }, async (f) => {
     const connection = connectionFor(f);
-    assert.equal(connection.limits.helpers, 4);
+    assert.equal(connection.limits.inFlight, 4);
     assert.equal(connection.limits.queue, 64);
     const gate = Promise.withResolvers<void>();
     const answered = Array.from({ length: 4 }, () => Promise.withResolvers<void>());
@@ -349,11 +396,11 @@ Deno.test("SpawnConnection: with 4 helpers busy, 64 operations wait; the 65th wa
       connection.operation(async (s) => {
         await s.call("thread/list", {});
         a.resolve();
-        await gate.promise; // Keeps the helper (and its slot) until the test lets go.
+        await gate.promise; // Keeps its slot until the test lets go.
       })
     );
-    await within(Promise.all(answered.map((a) => a.promise)), "Four helpers answering");
-    assert.equal(connection.stats.alive, 4);
+    await within(Promise.all(answered.map((a) => a.promise)), "Four operations answered");
+    assert.equal(connection.stats.alive, 1, "all four on one helper");
     const cancel = new AbortController();
     const waiting = Array.from(
       { length: 64 },
@@ -367,13 +414,13 @@ Deno.test("SpawnConnection: with 4 helpers busy, 64 operations wait; the 65th wa
     assert.equal(connection.stats.waiting, 64, "the queue holds 64 waiters");
     const busy = await rejection(listThreads(connection));
     assert.equal(busy.reason, "busy");
-    assert.equal(busy.message, "All 4 helpers are busy and 64 calls are waiting");
-    assert.equal(connection.stats.spawned, 4, "the refused operation spawned nothing");
+    assert.equal(busy.message, "All 4 operation slots are busy and 64 calls are waiting");
+    assert.equal(busy.written, false);
+    assert.equal(connection.stats.spawned, 1);
     cancel.abort();
     assert.deepEqual(new Set(await Promise.all(waiting)), new Set(["cancelled"]));
     gate.resolve();
     await Promise.all(holding);
-    assert.equal(connection.stats.alive, 0);
     assert.equal(connection.stats.peak, 4);
   });
 });
@@ -385,20 +432,28 @@ Deno.test("SpawnConnection: one operation may use 3 sequential helpers; a 4th is
   }, async (f) => {
     const connection = connectionFor(f);
     assert.equal(connection.limits.connectionsPerOperation, 3);
-    const seen: { message: string; spawned: number }[] = [];
+    const seen: { reason: string; message: string; written: boolean; spawned: number }[] = [];
     await connection.operation(async (s) => {
       for (let i = 0; i < 4; i++) {
-        const error = await rejection(s.call("thread/list", {}));
-        assert.equal(error.reason, "protocol_error");
-        seen.push({ message: error.message, spawned: connection.stats.spawned });
+        const { reason, message, written } = await rejection(s.call("thread/list", {}));
+        seen.push({ reason, message, written, spawned: connection.stats.spawned });
       }
     });
-    const died = { message: "The app-server exited (code 1)" };
+    const died = {
+      reason: "protocol_error",
+      message: "The app-server exited (code 1)",
+      written: true,
+    };
     assert.deepEqual(seen, [
       { ...died, spawned: 1 },
       { ...died, spawned: 2 },
       { ...died, spawned: 3 },
-      { message: "The operation used all its helpers", spawned: 3 },
+      {
+        reason: "connection_lost",
+        message: "The operation lost its connection to codex app-server 3 times",
+        written: false,
+        spawned: 3,
+      },
     ]);
     assert.equal((await f.spawned()).length, 3, "the 4th helper was never spawned");
   });

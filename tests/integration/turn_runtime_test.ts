@@ -138,7 +138,7 @@ Deno.test("TurnRuntime does not count time waiting on a human toward the stall b
   }
 });
 
-Deno.test("TurnRuntime: the deadline answers cancel to Codex and the turn goes on", async () => {
+Deno.test("TurnRuntime: the deadline answers cancel to Codex, and the run's notes say so", async () => {
   const r = await rig([
     {
       request: {
@@ -159,6 +159,10 @@ Deno.test("TurnRuntime: the deadline answers cancel to Codex and the turn goes o
     r.clock.advance(10 * 60_000);
     await r.turns.settled(runtime);
     assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
+    assert.match(
+      runtime.snapshot().notes.join("\n"),
+      /command approval ".*Command: ls.*" was cancelled: nobody answered it within 10 minutes/,
+    );
   } finally {
     await done(r);
   }

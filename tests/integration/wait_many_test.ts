@@ -295,3 +295,24 @@ Deno.test("codex_wait_reply refuses both forms at once and a repeated message, c
     }
   });
 });
+
+Deno.test("codex_wait_reply {messages} refuses the same message named twice once resolved: the id in another case, or the thread by name", async () => {
+  const t = thread({ name: "alpha" });
+  await withRelay([t], [], async (client) => {
+    const one = { threadId: t.id, clientMessageId: "m1" };
+    for (
+      const other of [
+        { threadId: t.id.toUpperCase(), clientMessageId: "m1" },
+        { threadId: "alpha", clientMessageId: "m1" },
+      ]
+    ) {
+      const r = await client.callTool({
+        name: "codex_wait_reply",
+        arguments: { messages: [one, other], timeoutSeconds: 1 },
+      });
+      assert.equal(r.isError, true, JSON.stringify(r));
+      const text = (r.content as { text: string }[])[0].text;
+      assert.match(text, /messages\[1\] repeats an earlier message/);
+    }
+  });
+});

@@ -2,9 +2,9 @@
  * A `codex` whose own child outlives it and keeps its stdout and stderr open
  * (the fixture's `orphan` startup fault: the child ignores SIGTERM, never
  * reads or writes; only a SIGKILL of the process group ends it). Through
- * `mod.ts serve` under the relay's own permission set: calls still answer,
- * helper slots are freed, and a shutdown on stdin EOF or SIGTERM while four
- * such helpers are blocked ends within 2 s, with exit 0 and no descendant left.
+ * `mod.ts serve` under the relay's own permission set: calls still answer (on
+ * the one warm helper), and a shutdown on stdin EOF or SIGTERM while four
+ * calls are blocked on it ends within 2 s, with exit 0 and no descendant left.
  */
 
 import assert from "assert";
@@ -21,7 +21,7 @@ async function orphans(f: FixtureHome): Promise<number> {
   return (await f.log()).filter((e) => e.event === "orphan").length;
 }
 
-Deno.test("orphaning grandchild: eight calls at once all answer, and no process is left", async () => {
+Deno.test("orphaning grandchild: eight calls at once all answer on one warm helper; after shutdown no process is left", async () => {
   const s = seeded();
   const f = await FixtureHome.create({ ...s.scenario, startup: { stubborn: true, orphan: true } });
   const relay = await startRelayProcess({ env: f.env, flags: FLAGS });
@@ -32,8 +32,8 @@ Deno.test("orphaning grandchild: eight calls at once all answer, and no process 
     for (const r of results) {
       assert.equal(r.structuredContent?.status, "ok", JSON.stringify(r.structuredContent));
     }
-    assert.equal(await orphans(f), 8, "every helper left an orphan behind");
-    assert.deepEqual(f.alive(), [], "helpers and their orphans are gone");
+    assert.equal((await f.spawned()).length, 1, "one warm helper served all eight");
+    assert.equal(await orphans(f), 1, "it left its orphan behind");
   } finally {
     const { code } = await relay.close();
     assert.equal(code, 0);
@@ -42,7 +42,7 @@ Deno.test("orphaning grandchild: eight calls at once all answer, and no process 
   }
 });
 
-/** Four list calls whose helpers each leave an orphan and never answer; resolves once all four wait. */
+/** Four list calls that never answer, on a warm helper that left an orphan; resolves once all four wait. */
 async function blockedRelay(): Promise<
   { f: FixtureHome; relay: RelayProcess; calls: Promise<unknown>[] }
 > {
@@ -62,12 +62,12 @@ async function blockedRelay(): Promise<
   );
   for (const b of barriers) await b.reached();
   for (const b of barriers) await b.release();
-  assert.equal(await orphans(f), 4);
+  assert.equal(await orphans(f), 1);
   return { f, relay, calls };
 }
 
 for (const how of ["stdin EOF", "SIGTERM"] as const) {
-  Deno.test(`orphaning grandchild: ${how} with four helpers blocked ends the relay within 2 s, exit 0, no descendant left`, async () => {
+  Deno.test(`orphaning grandchild: ${how} with four calls blocked ends the relay within 2 s, exit 0, no descendant left`, async () => {
     const { f, relay, calls } = await blockedRelay();
     try {
       const start = performance.now();

@@ -8,6 +8,7 @@
 import assert from "assert";
 import { parse } from "yaml";
 import { ROOT } from "../../testing/paths.ts";
+import { PORTABLE_DIRS, portablePlan } from "../../testing/platform.ts";
 
 interface Job {
   "runs-on": string;
@@ -31,6 +32,23 @@ Deno.test("CI runs .ci/run on Linux, and the checks and test:portable on macOS a
   assert.deepEqual(runs(portable).slice(-2), ["deno task check", "deno task test:portable"]);
   const setup = portable.steps.find((s) => s.uses?.startsWith("denoland/setup-deno@"));
   assert.equal(setup?.with?.["deno-version"], "v2.9.6");
+});
+
+Deno.test("Windows runs the Codex resolution's tests (simulated PATH, PATHEXT and npm layouts)", async () => {
+  const files: string[] = [];
+  for (const dir of PORTABLE_DIRS) {
+    for await (const e of Deno.readDir(`${ROOT}/${dir}`)) files.push(`${dir}/${e.name}`);
+  }
+  const { run } = portablePlan(files, "windows");
+  for (
+    const file of [
+      "tests/unit/codex_binary_test.ts",
+      "tests/unit/doctor_which_test.ts",
+      "tests/unit/codex_flag_test.ts",
+    ]
+  ) {
+    assert.ok(run.includes(file), `${file} runs on Windows`);
+  }
 });
 
 Deno.test(".ci/run runs the whole suite once more with an npm-style deno shim (testing/npm_deno_shim.cjs) first on PATH", async () => {

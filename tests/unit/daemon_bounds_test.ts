@@ -85,7 +85,7 @@ Deno.test("daemon bounds: a queued operation whose budget runs out fails busy an
   assert.equal(e.reason, "busy");
   assert.equal(
     e.message,
-    "No operation slot on the app-server daemon connection became free within the operation budget",
+    "No operation slot on the app-server daemon became free within the operation budget",
   );
   assert.equal(e.written, false);
   assert.equal(fake.held.length, 1);

@@ -19,6 +19,7 @@ import {
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
 import { DEFAULT_LIMITS } from "../../src/connect/connection.ts";
+import { WARM_IDLE_MS } from "../../src/connect/spawn/warm_helper.ts";
 import { DEFAULT_SPAWN_LIMITS } from "../../src/connect/spawn/spawn_limits.ts";
 import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts";
 import { openConnection } from "../../src/connect/open.ts";
@@ -28,7 +29,7 @@ import { WAIT_MESSAGES } from "../../src/reply/wait_set.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
-import { UNSEEN_MAX } from "../../src/turn/run_board.ts";
+import { UNSEEN_MAX } from "../../src/turn/run_book.ts";
 import { EARLIER_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
@@ -163,11 +164,12 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   );
   says("`codex_wait_reply`", `${WAIT_MESSAGES.min}..${WAIT_MESSAGES.max} messages per call`);
   says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
-  const concurrency = "concurrent helpers (`spawn`) / operations in flight (`daemon`)";
+  const concurrency = "operations in flight (`spawn`: on the warm helper / `daemon`)";
   says(
     concurrency,
-    `${DEFAULT_SPAWN_LIMITS.helpers} helpers / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
+    `${DEFAULT_SPAWN_LIMITS.inFlight} / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
   );
+  says("warm helper idle (`spawn`)", `${WARM_IDLE_MS / 1000} s with no operation`);
   says(concurrency, `bounded queue (${l.queue})`);
   const turns = "turns running at once";
   says(turns, `${DEFAULT_SPAWN_LIMITS.turns} (\`spawn\``);

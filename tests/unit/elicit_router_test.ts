@@ -5,6 +5,7 @@ import { ManualClock } from "../../testing/manual_clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { answerProblem } from "../../src/elicit/validate_answer.ts";
 import { forwardOf } from "../../src/elicit/mappings.ts";
+import { cancelledNote } from "../../src/elicit/refusals.ts";
 
 const APPROVAL = {
   threadId: "t",
@@ -338,4 +339,48 @@ Deno.test("ElicitationRouter: answering the newest of three leaves the two older
   );
   assert.deepEqual(a.answers.at(-1), { rpcId: 1, result: { decision: "accept" } });
   assert.equal(a.human, false);
+});
+
+Deno.test("ElicitationRouter reports a cancelled request with what it asked and who cancelled it (issue 32)", () => {
+  const clock = new ManualClock();
+  const r = router(clock);
+  const a = new FakeRuntime();
+  r.receive(a, 1, "item/commandExecution/requestApproval", APPROVAL);
+  r.receive(a, 2, "item/fileChange/requestApproval", { threadId: "t", turnId: "u", itemId: "i" });
+  const [cmd] = r.pendingFor(a);
+  assert.equal(r.answer(cmd.token, a.id, { action: "cancel" }), "answered");
+  assert.deepEqual(a.cancelled.map((c) => [c.method, c.by]), [
+    ["item/commandExecution/requestApproval", "client"],
+  ]);
+  assert.match(a.cancelled[0].summary, /Command: ls In: \/w/, "the command, on one line");
+  clock.advance(10 * 60 * 1000);
+  assert.deepEqual(a.cancelled.map((c) => [c.method, c.by]).at(-1), [
+    "item/fileChange/requestApproval",
+    "deadline",
+  ]);
+  const b = new FakeRuntime();
+  r.receive(b, 3, "item/commandExecution/requestApproval", APPROVAL);
+  assert.equal(r.answer(r.pendingFor(b)[0].token, b.id, { action: "decline" }), "answered");
+  assert.deepEqual(b.cancelled, [], "a decline lets the turn go on: nothing to report");
+});
+
+Deno.test("cancelledNote names the kind of request, what it asked and who cancelled it", () => {
+  const note = cancelledNote({
+    method: "item/commandExecution/requestApproval",
+    summary: "Codex asks to run a command. Command: rm -rf build",
+    by: "client",
+  });
+  assert.match(
+    note,
+    /^Codex's command approval "Codex asks to run a command\. Command: rm -rf build"/,
+  );
+  assert.match(note, /the MCP client answered cancel/);
+  assert.match(
+    cancelledNote({
+      method: "mcpServer/elicitation/request",
+      summary: "[docs] ok?",
+      by: "deadline",
+    }),
+    /MCP server request .* nobody answered it within 10 minutes/,
+  );
 });

@@ -13,6 +13,12 @@ import {
   shellQuote,
 } from "../../src/install/launch.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
+import {
+  normalizePermissionSet,
+  permissionSetOfFlags,
+  RELAY_PERMISSIONS,
+  withCodex,
+} from "../../src/core/permissions.ts";
 import { providerKeyVars } from "../../src/install/provider_keys.ts";
 
 const flags = { replyRead: true, turnStart: false };
@@ -64,6 +70,44 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
       command: "/usr/local/bin/codex-relay",
       args: ["serve", "--allow-reply-read"],
     },
+  );
+});
+
+Deno.test("a resolved Codex: every Deno source runs it by --codex, and its run grant names only it", () => {
+  const codex =
+    "/usr/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
+  const checkout = serveLauncher(
+    { kind: "checkout", root: "/opt/relay" },
+    "/bin/deno",
+    flags,
+    codex,
+  );
+  // A later --allow-run replaces -P's run grant (codex on PATH); every other kind stays -P's.
+  assert.deepEqual(checkout.args.slice(0, 3), ["run", "-P", `--allow-run=${codex},/bin/kill`]);
+  assert.deepEqual(checkout.args.slice(-4), ["serve", "--allow-reply-read", "--codex", codex]);
+  for (
+    const source of [{ kind: "jsr", version: "1.2.3" }, {
+      kind: "bundle",
+      path: "/d/r.js",
+    }] as const
+  ) {
+    const args = serveLauncher(source, "/bin/deno", flags, codex).args;
+    const granted = permissionSetOfFlags(
+      args.filter((a) => /^--(allow|deny|ignore)-(run|env|read|write|net|sys|ffi|import)/.test(a)),
+    );
+    assert.deepEqual(granted, normalizePermissionSet(withCodex(RELAY_PERMISSIONS, codex)));
+    assert.deepEqual((granted.run as { allow: string[] }).allow, [codex, "/bin/kill"]);
+    assert.deepEqual(args.slice(-2), ["--codex", codex]);
+  }
+  // A compiled binary's permissions are fixed: it runs codex on PATH whatever was resolved.
+  assert.deepEqual(
+    serveLauncher(
+      { kind: "binary", path: "/usr/local/bin/codex-relay" },
+      "/bin/deno",
+      flags,
+      codex,
+    ),
+    { command: "/usr/local/bin/codex-relay", args: ["serve", "--allow-reply-read"] },
   );
 });
 

@@ -1,5 +1,10 @@
 import assert from "assert";
-import { HEARTBEAT_MS, Liveness, PONG_TIMEOUT_MS } from "../../src/connect/daemon/liveness.ts";
+import {
+  FRESH_MS,
+  HEARTBEAT_MS,
+  Liveness,
+  PONG_TIMEOUT_MS,
+} from "../../src/connect/daemon/liveness.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 /** A ping the test answers by hand. */
@@ -23,11 +28,13 @@ Deno.test("Liveness: a probe pings; a pong means alive, a channel that ended mea
   const p = pings();
   const dead: string[] = [];
   const l = new Liveness(p.ping, clock, (why) => dead.push(why));
+  clock.advance(FRESH_MS); // Past the fresh window: a probe pings.
   const first = l.probe();
   const shared = l.probe();
   assert.equal(p.sent.length, 1, "probes starting together share one ping");
   p.sent[0].resolve(true);
   assert.deepEqual(await Promise.all([first, shared]), [true, true]);
+  clock.advance(FRESH_MS);
   const second = l.probe();
   p.sent[1].resolve(false);
   assert.equal(await second, false);

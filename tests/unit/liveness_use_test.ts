@@ -1,9 +1,17 @@
 import assert from "assert";
-import { HEARTBEAT_MS, Liveness, PONG_TIMEOUT_MS } from "../../src/connect/daemon/liveness.ts";
+import {
+  FRESH_MS,
+  HEARTBEAT_MS,
+  Liveness,
+  PONG_TIMEOUT_MS,
+} from "../../src/connect/daemon/liveness.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
-/** A Liveness whose pings the test answers; counts pings and deaths. */
-function rig() {
+/**
+ * A Liveness whose pings the test answers; counts pings and deaths. `stale`
+ * (default) starts it past the fresh window, where a probe pings.
+ */
+function rig(stale = true) {
   const clock = new ManualClock();
   const sent: PromiseWithResolvers<boolean>[] = [];
   const dead: string[] = [];
@@ -16,6 +24,7 @@ function rig() {
     clock,
     (why) => dead.push(why),
   );
+  if (stale) clock.advance(FRESH_MS);
   return { clock, sent, dead, l };
 }
 
@@ -108,4 +117,22 @@ Deno.test("Liveness: a channel found gone is dead even when frames came while it
   assert.equal(await probe, false);
   assert.equal(dead.length, 1);
   assert.match(dead[0], /gone/);
+});
+
+Deno.test("Liveness: a connection heard from within the fresh window is not probed; past it, it is", async () => {
+  const { clock, sent, l } = rig(false);
+  assert.equal(await l.probe(), true, "just opened (initialize answered): fresh");
+  clock.advance(FRESH_MS - 1);
+  assert.equal(await l.probe(), true);
+  assert.equal(sent.length, 0, "no ping within the window");
+  l.heard(); // An answer: fresh again.
+  clock.advance(FRESH_MS - 1);
+  assert.equal(await l.probe(), true);
+  assert.equal(sent.length, 0);
+  clock.advance(1);
+  const probe = l.probe();
+  assert.equal(sent.length, 1, "stale: pinged");
+  sent[0].resolve(false);
+  assert.equal(await probe, false, "and found dead");
+  assert.equal(FRESH_MS, HEARTBEAT_MS, "the window is one heartbeat period");
 });

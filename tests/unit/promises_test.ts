@@ -107,10 +107,6 @@ Deno.test("following a turn in daemon mode never resumes a thread the daemon has
   const connection = {
     capabilities: {
       shared: true,
-      seesOtherProcessesTurns: true,
-      turnsOutliveRelay: true,
-      attachesToRunningTurns: true,
-      keepsThreadsLoaded: true,
     },
     limits: {},
     clock,

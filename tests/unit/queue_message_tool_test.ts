@@ -1,4 +1,5 @@
 import assert from "assert";
+import { LISTED_SOURCE_KINDS } from "../../src/codex/types.ts";
 import { scriptedSession } from "../../testing/scripted_session.ts";
 import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
@@ -217,10 +218,10 @@ Deno.test("queueMessage: a unique exact thread name resolves to its id, across t
   const r = await queueMessage(s.session, "my thread", "x", CID);
   assert.equal(r.status, "queued");
   assert.equal(r.threadId, THREAD);
-  assert.deepEqual(s.calls.map(([, p]) => p).slice(0, 2), [{ limit: 100 }, {
-    limit: 100,
-    cursor: "c2",
-  }]);
+  assert.deepEqual(s.calls.map(([, p]) => p).slice(0, 2), [
+    { limit: 100, sourceKinds: LISTED_SOURCE_KINDS },
+    { limit: 100, cursor: "c2", sourceKinds: LISTED_SOURCE_KINDS },
+  ]);
   assert.equal(s.calls[2][1].threadId, THREAD);
 });
 
@@ -280,37 +281,37 @@ Deno.test("renderReceipt: each status says what it means, with the ids, and the 
   const base = { clientMessageId: CID, threadId: THREAD };
   const ids = `clientMessageId ${CID}, thread ${THREAD}`;
   const runs =
-    "stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn).";
+    "Stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn).";
   // The default level offers no next tool: nothing reads or takes back the message.
   assert.equal(
     renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
-    `Queued (${ids}): ${runs}`,
+    `Queued (${ids}). ${runs}`,
   );
   assert.equal(
     renderReceipt(
       { ...base, status: "queued", confirmedBy: "acknowledgement" },
       spawnSurface({ replyRead: true, turnStart: false }),
     ),
-    `Queued (${ids}): ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
+    `Queued (${ids}). ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
   );
   assert.equal(
     renderReceipt(
       { ...base, status: "queued", confirmedBy: "acknowledgement" },
       spawnSurface({ replyRead: false, turnStart: true }),
     ),
-    `Queued (${ids}): ${runs} codex_withdraw_message takes it back while it is still queued.`,
+    `Queued (${ids}). ${runs} codex_withdraw_message takes it back while it is still queued.`,
   );
   assert.match(
     renderReceipt({ ...base, status: "queued", confirmedBy: "queue_list" }),
-    /^Queued \(.*\): stored, not processed yet: .* The acknowledgement was lost, but the thread's queue lists it\.$/,
+    /^Queued \(.*\)\. The acknowledgement was lost, but the thread's queue lists it\. Stored, not processed yet: /,
   );
   assert.equal(
     renderReceipt({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
-    `Not sent (busy): All busy. Nothing was stored (${ids}).`,
+    `Not sent (busy): All busy. Nothing was stored (${ids}). Try again in a few seconds. Sending it again is safe: nothing was stored.`,
   );
   assert.equal(
     renderReceipt({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
-    `Unknown (timeout): No answer. The message may have been stored (${ids}) and was not sent again. Check the thread before sending it once more.`,
+    `Unknown (timeout): No answer. The message may have been stored (${ids}) and was not sent again. It may have been stored: check the thread before sending it once more.`,
   );
 });
 

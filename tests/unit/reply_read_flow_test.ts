@@ -3,6 +3,7 @@ import { scriptedSession } from "../../testing/scripted_session.ts";
 import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
+import { isSettled } from "../../src/ops/wait_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -78,15 +79,22 @@ Deno.test("readReply: a running turn hands a reply cursor that continues after t
   });
 });
 
-Deno.test("readReply: no match on the last page has no searchCursor; with more pages it has one", async () => {
+Deno.test("readReply: no match and not in the queue: not_found on the last page, no_match with a searchCursor before it", async () => {
   const last = scriptedSession({
     "thread/items/list": () => ({ data: [entry(user("other"))], nextCursor: null }),
+    "thread/queue/list": () => ({ data: [], nextCursor: null }),
   });
   const a = await readReply(last.session, SCOPE);
-  assert.deepEqual([a.status, a.searchCursor, a.turn, a.replies], ["no_match", null, null, []]);
-  assert.equal(last.calls.length, 1);
+  assert.deepEqual([a.status, a.searchCursor, a.turn, a.replies], ["not_found", null, null, []]);
+  // The items are searched again after the queue: Codex may have taken the message meanwhile.
+  assert.deepEqual(last.calls.map(([m]) => m), [
+    "thread/items/list",
+    "thread/queue/list",
+    "thread/items/list",
+  ]);
   const more = scriptedSession({
     "thread/items/list": () => ({ data: [], nextCursor: "app-cursor-2" }),
+    "thread/queue/list": () => ({ data: [], nextCursor: null }),
   });
   const b = await readReply(more.session, SCOPE);
   assert.equal(b.status, "no_match");
@@ -96,6 +104,51 @@ Deno.test("readReply: no match on the last page has no searchCursor; with more p
     ...SCOPE,
     appCursor: "app-cursor-2",
   });
+});
+
+Deno.test("readReply: a message still in the queue is queued, with whether a turn runs on the thread", async () => {
+  const queue = { data: [{ id: "q1", clientUserMessageId: "c1" }], nextCursor: null };
+  for (
+    const [newest, running] of [
+      [{ id: TURN, status: "completed", completedAt: 1 }, false],
+      [{ id: TURN, status: "inProgress", completedAt: null }, true],
+      // How a turn running in another process reads to a fresh helper.
+      [{ id: TURN, status: "interrupted", completedAt: null }, true],
+      [undefined, false],
+    ] as const
+  ) {
+    const { session, calls } = scriptedSession({
+      "thread/items/list": () => ({ data: [entry(user("other"))], nextCursor: null }),
+      "thread/queue/list": () => queue,
+      "thread/turns/list": () => ({ data: newest ? [newest] : [], nextCursor: null }),
+    });
+    const out = await readReply(session, SCOPE);
+    assert.equal(out.status, "queued");
+    assert.equal(out.turnRunning, running, JSON.stringify(newest));
+    assert.deepEqual(out.replies, []);
+    assert.deepEqual(calls.at(-1), ["thread/turns/list", {
+      threadId: THREAD,
+      limit: 1,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    }]);
+  }
+});
+
+Deno.test("readReply: a message taken from the queue between the reads is found on the second search", async () => {
+  const { session } = scriptedSession({
+    "thread/items/list": (p, n) =>
+      p.turnId
+        ? { data: [entry(user()), entry(final("m1", "Hi."))], nextCursor: null }
+        : n === 1
+        ? { data: [], nextCursor: null }
+        : { data: [entry(user())], nextCursor: null },
+    "thread/queue/list": () => ({ data: [], nextCursor: null }),
+    "thread/turns/list": () => turns("completed"),
+  });
+  const out = await readReply(session, SCOPE);
+  assert.equal(out.status, "observed");
+  assert.deepEqual(out.replies, [{ itemId: "m1", text: "Hi.", truncated: false }]);
 });
 
 Deno.test("readReply: a search cursor continues the search at its app-server cursor", async () => {
@@ -326,4 +379,21 @@ Deno.test("readReply: a page that is not the turn's last but consumed nothing fa
   // Page 1 consumes up to m1; page 2 (the same items again, anchored at m1) advances nothing.
   const out = await readReply(session, SCOPE);
   assert.deepEqual([out.status, out.reason], ["unavailable", "protocol_error"]);
+});
+
+Deno.test("isSettled: a queued message ends a wait only where nothing could start it (unwatched, no turn running)", () => {
+  const base = {
+    ...SCOPE,
+    turn: null,
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+  };
+  const idle = { ...base, status: "queued" as const, turnRunning: false };
+  const busy = { ...base, status: "queued" as const, turnRunning: true };
+  assert.equal(isSettled(idle, false), true);
+  assert.equal(isSettled(idle, true), false, "a daemon may start it at once");
+  assert.equal(isSettled(busy, false), false, "it runs after the running turn");
+  assert.equal(isSettled({ ...base, status: "not_found" }), true);
+  assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
 });

@@ -1,4 +1,5 @@
 import assert from "assert";
+import { LISTED_SOURCE_KINDS } from "../../src/codex/types.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { type Connection, type Session, typedCall } from "../../src/connect/connection.ts";
 import { resolveRef, resolveThread } from "../../src/ops/resolve_thread.ts";
@@ -37,10 +38,16 @@ const reasonOf = (r: string | RelayError) => r instanceof RelayError ? r.reason 
 Deno.test("resolveThread: an exact unique name on a later page is found, pages asked for by cursor", async () => {
   const l = listing([["a", null], ["b", "x"], ["c"]]);
   assert.equal(await resolveThread(l.session, "x"), ID(3));
-  assert.deepEqual(l.calls, [{ limit: 100 }, { limit: 100, cursor: "c1" }, {
+  const sourceKinds = LISTED_SOURCE_KINDS;
+  assert.deepEqual(l.calls, [{ limit: 100, sourceKinds }, {
+    limit: 100,
+    cursor: "c1",
+    sourceKinds,
+  }, {
     limit: 100,
     cursor: "c2",
-  }], "all pages were searched: another match could come later");
+    sourceKinds,
+  }], "all pages were searched (threads of every listed source): another match could come later");
 });
 
 Deno.test("resolveThread: two threads of the name are ambiguous, found without reading further", async () => {

@@ -45,6 +45,7 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const counts = new Map<string, number>();
   const holds: unknown[] = [];
   let active: { clientMessageId: string } | undefined;
+  let run: { threadId: string; clientMessageId: string } | undefined;
   const runtime = {
     clientMessageId: "m",
     observed: (status: string, error: unknown) =>
@@ -76,7 +77,7 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   } as unknown as HeldConnection;
   let holdFails: RelayError | undefined;
   const connection = {
-    capabilities: { attachesToRunningTurns: options.attaches ?? true },
+    capabilities: { shared: options.attaches ?? true },
     hold: (o: unknown) => {
       holds.push(o);
       return holdFails ? Promise.reject(holdFails) : Promise.resolve(conn);
@@ -85,13 +86,19 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const registry = {
     closing: options.closing ?? false,
     active: (threadId: string) => threadId === THREAD ? active : undefined,
-    adopt: (c: unknown, threadId: string, cid: string, turnId: string) => {
+    begin: (threadId: string, clientMessageId: string, state: { kind: string }) => {
+      assert.equal(state.kind, "running", "an attached run begins running");
+      if (threadId === THREAD && active) return undefined;
+      run = { threadId, clientMessageId };
+      return run;
+    },
+    adopt: (c: unknown, r: { threadId: string; clientMessageId: string }, turnId: string) => {
       assert.equal(c, conn);
-      events.push(`adopt ${threadId} ${cid} ${turnId}`);
+      events.push(`adopt ${r.threadId} ${r.clientMessageId} ${turnId}`);
       return runtime;
     },
     follow: (r: unknown) => events.push(r === runtime ? "registry.follow" : "follow ?"),
-    drop: (r: unknown) => events.push(r === runtime ? "drop" : "drop ?"),
+    drop: (r: unknown) => events.push(r === run ? "drop" : "drop ?"),
   } as unknown as TurnRegistry;
   const signal = new AbortController().signal;
   return {

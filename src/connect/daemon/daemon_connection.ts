@@ -27,9 +27,11 @@ import { type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
 import { Slots } from "../slots.ts";
 import {
   checkAllowed,
+  type FrameBackend,
   holdBudgetMs,
-  operationBudgetMs,
   OperationFrame,
+  type OperationLink,
+  runOperation,
 } from "../operation_frame.ts";
 import { RpcConnection } from "../rpc_connection.ts";
 import type { Method } from "../../codex/methods.ts";
@@ -42,7 +44,6 @@ import {
   lowerOnly,
   type OperationOptions,
   type Session,
-  typedCall,
 } from "../connection.ts";
 import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
 import { ThreadRouting, type View } from "../thread_routing.ts";
@@ -74,7 +75,7 @@ export interface DaemonOptions {
   dial?: (timeoutMs: number) => Promise<Dialed>;
 }
 
-interface Live {
+interface Live extends OperationLink {
   dialed: Dialed;
   rpc: RpcConnection;
   views: Set<View>;
@@ -88,10 +89,6 @@ export class DaemonConnection implements Connection {
   /** The user's shared daemon: every thread's turns, which outlive the relay and can be attached to. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
     shared: true,
-    seesOtherProcessesTurns: true,
-    turnsOutliveRelay: true,
-    attachesToRunningTurns: true,
-    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
   readonly #version: string;
@@ -108,6 +105,7 @@ export class DaemonConnection implements Connection {
   readonly #closings = new Set<Promise<void>>();
   #opening: Promise<Live> | undefined;
   #dialed = 0;
+  readonly #frame: FrameBackend<Live>;
 
   constructor(options: DaemonOptions) {
     this.#allow = options.allowlist;
@@ -131,6 +129,18 @@ export class DaemonConnection implements Connection {
         timeoutMs,
       }));
     this.#slots = new Slots(this.#limits.inFlight, this.#limits.queue, "operation slots");
+    this.#frame = {
+      allow: this.#allow,
+      limits: this.#limits,
+      clock: this.#clock,
+      log: this.#log,
+      shutdown: this.#shutdown.signal,
+      slots: this.#slots,
+      name: "the app-server daemon",
+      usable: (signal) => this.#usable(signal),
+      use: (live) => live.liveness.use(),
+      watch: (threadId, onNotification) => this.#routing.watch(threadId, onNotification),
+    };
   }
 
   /** The bounds in force. */
@@ -163,78 +173,8 @@ export class DaemonConnection implements Connection {
    * Runs `fn` as one operation on the shared connection. It takes one of the
    * `inFlight` slots at its first RPC and gives it back when `fn` settles.
    */
-  async operation<T>(
-    fn: (session: Session) => Promise<T>,
-    options: OperationOptions = {},
-  ): Promise<T> {
-    const frame = new OperationFrame(
-      operationBudgetMs(this.#limits, options.budgetMs),
-      this.#clock,
-      { caller: options.signal, shutdown: this.#shutdown.signal },
-    );
-    const signal = frame.signal;
-    const remainingMs = () => frame.remainingMs();
-    let release: (() => void) | undefined;
-    let live: Live | undefined;
-    let unuse: (() => void) | undefined;
-    let used = 0;
-    const unwatch = new Set<() => void>();
-    const session: Session = {
-      signal,
-      remainingMs,
-      call: typedCall(async (method, params) => {
-        checkAllowed(this.#allow, method, this.#log);
-        if (signal.aborted) throw abortReason(signal, false);
-        if (!release) {
-          try {
-            release = await this.#slots.acquire(signal);
-          } catch (error) {
-            throw notWritten(
-              error instanceof RelayError && error.reason === "timeout" ? busy() : error,
-            );
-          }
-        }
-        if (!live || live.rpc.failure) {
-          const next = await this.#usable(signal);
-          if (next !== live) {
-            if (used >= this.#limits.connectionsPerOperation) {
-              throw new RelayError(
-                "connection_lost",
-                "The operation lost the app-server daemon connection too often",
-                // Stryker disable next-line ObjectLiteral,BooleanLiteral: hold's timeout reaches the caller through abortReason(signal, false), which sets written
-                { written: false },
-              );
-            }
-            used++;
-            live = next;
-            unuse?.();
-            unuse = live.liveness.use();
-          }
-        }
-        const timeoutMs = Math.min(this.#limits.rpcTimeoutMs, remainingMs());
-        this.#log.debug("rpc", { method, op: options.label, pid: live.dialed.pid });
-        return await live.rpc.request(method, params, { timeoutMs, signal });
-      }),
-      watch: (threadId, onNotification) => {
-        const unroute = this.#routing.watch(threadId, onNotification);
-        const stop = () => {
-          unroute();
-          unwatch.delete(stop);
-        };
-        unwatch.add(stop);
-        return stop;
-      },
-    };
-    try {
-      // Stryker disable BlockStatement: the finally block below: a listener left on the signal rejects a race that has settled: nothing happens
-      return await fn(session);
-    } finally {
-      // Stryker restore BlockStatement
-      frame.end();
-      for (const stop of [...unwatch]) stop();
-      unuse?.();
-      release?.();
-    }
+  operation<T>(fn: (session: Session) => Promise<T>, options: OperationOptions = {}): Promise<T> {
+    return runOperation(this.#frame, fn, options);
   }
 
   /**
@@ -352,7 +292,14 @@ export class DaemonConnection implements Connection {
       this.#clock,
       (why) => void this.#close(live, new RelayError("connection_lost", why, { written: true })),
     );
-    const live: Live = { dialed, rpc, views: new Set(), info: undefined, liveness };
+    const live: Live = {
+      dialed,
+      rpc,
+      pid: dialed.pid,
+      views: new Set(),
+      info: undefined,
+      liveness,
+    };
     rpc.listen({
       onNotification: (method, params) => this.#routing.notification(live.views, method, params),
       onServerRequest: (request) => this.#routing.serverRequest(live.views, request),
@@ -406,13 +353,6 @@ export class DaemonConnection implements Connection {
     void closing.finally(() => this.#closings.delete(closing));
     return closing;
   }
-}
-
-function busy(): RelayError {
-  return new RelayError(
-    "busy",
-    "No operation slot on the app-server daemon connection became free within the operation budget",
-  );
 }
 
 function asError(error: unknown): RelayError {

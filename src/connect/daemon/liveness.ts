@@ -9,7 +9,10 @@
  *   noticed within about that long.
  * - Before an operation (or a turn) starts writing on it, it is probed (one
  *   ping round trip, shared by the operations starting meanwhile): found
- *   dead, it is never written to.
+ *   dead, it is never written to. A connection heard from within
+ *   {@linkcode FRESH_MS} (an answer, a notification, a pong) is not probed:
+ *   it is as fresh as the heartbeat keeps a connection in use, and the probe
+ *   was most of a call's cost (docs/reliability.md, "Call cost").
  *
  * A ping unanswered for {@linkcode PONG_TIMEOUT_MS} (no pong and no other
  * frame) counts as dead too.
@@ -20,6 +23,11 @@ import type { Clock, Timer } from "../../core/clock.ts";
 
 /** The heartbeat's period while the connection is in use (one ping each, a few bytes). */
 export const HEARTBEAT_MS = 300;
+/**
+ * How recently the connection must have been heard from for a write to skip
+ * the probe: one heartbeat period.
+ */
+export const FRESH_MS = HEARTBEAT_MS;
 /** How long a ping may go unanswered (with nothing else heard either) before the connection counts as dead. */
 export const PONG_TIMEOUT_MS = 3_000;
 
@@ -60,11 +68,13 @@ export class Liveness {
   }
 
   /**
-   * Resolves true when the connection may be written to (it answers a
-   * ping); false (and `onDead`) when it is found dead.
+   * Resolves true when the connection may be written to (heard from within
+   * {@linkcode FRESH_MS}, or it answers a ping); false (and `onDead`) when it
+   * is found dead.
    */
   probe(): Promise<boolean> {
     if (this.#dead) return Promise.resolve(false);
+    if (this.#clock.now() - this.#lastHeard < FRESH_MS) return Promise.resolve(true);
     return this.#check();
   }
 

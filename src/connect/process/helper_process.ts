@@ -107,6 +107,14 @@ export class HelperProcess {
       const seen = `PATH=${(spec.inherit ? ownPath() : undefined) ?? spec.env.PATH ?? "(unset)"}`;
       const fix =
         `install Codex (npm install -g @openai/codex), or put the folder of codex (and node) in the PATH of codex-relay's entry in the MCP client ("env": {"PATH": "..."}; codex-relay install writes it), then restart the client`;
+      if (error instanceof Deno.errors.NotFound && /[\\/]/.test(spec.command)) {
+        // A binary named by --codex (install resolved it): moved or removed since.
+        throw new RelayError(
+          "codex_missing",
+          `${spec.command} (--codex) does not exist: Codex was moved, updated or removed since codex-relay was installed; run codex-relay install again (it finds Codex anew), then restart the client`,
+          { cause: error },
+        );
+      }
       if (error instanceof Deno.errors.NotFound) {
         throw new RelayError(
           "codex_missing",
@@ -204,18 +212,20 @@ export class HelperProcess {
    * did not end on its own (a signal was needed, or its pipes stay open) is
    * SIGKILLed whole, and pipes still open after {@linkcode PIPE_GRACE_MS} are
    * no longer read. Resolves within about eofGrace + termGrace + 1 s,
-   * whatever the helper and its descendants do. Idempotent.
+   * whatever the helper and its descendants do. `idle` (nothing was left
+   * in flight on it) skips the stdin grace: SIGTERM follows the close at
+   * once. Idempotent.
    */
-  reap(): Promise<void> {
-    this.#reaping ??= this.#reap();
+  reap(idle = false): Promise<void> {
+    this.#reaping ??= this.#reap(idle);
     return this.#reaping;
   }
 
-  async #reap(): Promise<void> {
+  async #reap(idle: boolean): Promise<void> {
     // Not awaited: a write pending on a full pipe would hold close() forever.
     const stdinClosed = this.#writer.close().catch(() => {});
     let signalled = false;
-    if (!(await this.#exitWithin(this.#reapTimings.eofGraceMs))) {
+    if (!(await this.#exitWithin(idle ? 0 : this.#reapTimings.eofGraceMs))) {
       signalled = true;
       await this.#signal("SIGTERM");
       if (!(await this.#exitWithin(this.#reapTimings.termGraceMs))) {

@@ -1,14 +1,14 @@
 /**
- * The spawn backend: a private `codex app-server` (a helper) per operation.
- * One operation (one tool call) runs its RPCs sequentially on its own helper
- * under the method allowlist, per-RPC and per-operation budgets, a frame
- * bound, and cancellation; then reaps it. Turn runtimes hold views of one
- * turn host (`turn_host.ts`), which takes none of the helpers' slots.
+ * The spawn backend: private `codex app-server`s. Operations (one tool call
+ * each) share a warm helper (`warm_helper.ts`), spawned by the first and
+ * reaped once idle, each under the method allowlist, per-RPC and
+ * per-operation budgets, a frame bound, and cancellation
+ * (`../operation_frame.ts`). Turn runtimes hold views of one turn host
+ * (`turn_host.ts`), apart from it: it takes none of the operations' slots.
  * @module
  */
 
-import { notWritten } from "../_shared.ts";
-import { abortReason, RelayError } from "../../core/errors.ts";
+import { RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
@@ -16,13 +16,14 @@ import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
 import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
 import { Slots } from "../slots.ts";
 import type { Method } from "../../codex/methods.ts";
-import { type HelperRecipe, type OpenedHelper, openHelper } from "./open_helper.ts";
+import type { HelperRecipe } from "./open_helper.ts";
 import { TurnHost } from "./turn_host.ts";
+import { LOADING_METHODS, type Warm, WARM_IDLE_MS, WarmHelper } from "./warm_helper.ts";
 import {
-  checkAllowed,
+  type FrameBackend,
   holdBudgetMs,
-  operationBudgetMs,
   OperationFrame,
+  runOperation,
 } from "../operation_frame.ts";
 import {
   type BackendCapabilities,
@@ -33,7 +34,6 @@ import {
   lowerOnly,
   type OperationOptions,
   type Session,
-  typedCall,
 } from "../connection.ts";
 
 /** Options of a {@linkcode SpawnConnection}. */
@@ -59,20 +59,11 @@ export interface SpawnOptions {
   log?: Logger;
 }
 
-interface Live extends OpenedHelper {
-  release: () => void;
-  closing?: Promise<void>;
-}
-
-/** The spawn backend: a private helper per operation, and one turn host for every turn. */
+/** The spawn backend: one warm helper for operations, and one turn host for every turn. */
 export class SpawnConnection implements Connection {
   /** Private app-servers: they see only the relay's own turns, which end with the relay. */
   readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
     shared: false,
-    seesOtherProcessesTurns: false,
-    turnsOutliveRelay: false,
-    attachesToRunningTurns: false,
-    keepsThreadsLoaded: true,
   });
   readonly #allow: ReadonlySet<Method>;
   readonly #limits: SpawnLimits;
@@ -81,9 +72,9 @@ export class SpawnConnection implements Connection {
   readonly #recipe: HelperRecipe;
   readonly #slots: Slots;
   readonly #turnHost: TurnHost;
-  readonly #live = new Set<Live>();
+  readonly #warm: WarmHelper;
+  readonly #frame: FrameBackend<Warm>;
   readonly #shutdown = new AbortController();
-  #spawned = 0;
 
   constructor(options: SpawnOptions) {
     this.#allow = options.allowlist;
@@ -99,8 +90,23 @@ export class SpawnConnection implements Connection {
       reap: options.reap ?? DEFAULT_REAP,
       log: this.#log,
     };
-    this.#slots = new Slots(this.#limits.helpers, this.#limits.queue, "helpers");
+    this.#slots = new Slots(this.#limits.inFlight, this.#limits.queue, "operation slots");
     this.#turnHost = new TurnHost(this.#recipe, this.#allow, this.#shutdown.signal);
+    const warm = new WarmHelper(this.#recipe, WARM_IDLE_MS, this.#shutdown.signal);
+    this.#warm = warm;
+    this.#frame = {
+      // A warm helper never loads a thread: a message queued to a stored thread stays stored.
+      allow: new Set([...this.#allow].filter((method) => !LOADING_METHODS.has(method))),
+      limits: this.#limits,
+      clock: this.#clock,
+      log: this.#log,
+      shutdown: this.#shutdown.signal,
+      slots: this.#slots,
+      name: "codex app-server",
+      usable: (signal) => warm.usable(signal),
+      use: (link) => warm.use(link),
+      stalled: (link, error) => warm.stalled(link, error),
+    };
   }
 
   /** The bounds in force. */
@@ -113,78 +119,24 @@ export class SpawnConnection implements Connection {
     return this.#clock;
   }
 
-  /** Live counters: `alive` counts operations' helpers and the turn host. */
+  /** Live counters: `alive` counts the warm helper(s) and the turn host; `peak` operations in flight. */
   get stats(): ConnectionStats {
     return {
-      alive: this.#live.size + this.#turnHost.alive,
+      alive: this.#warm.alive + this.#turnHost.alive,
       peak: this.#slots.peak,
-      spawned: this.#spawned + this.#turnHost.spawned,
+      spawned: this.#warm.spawned + this.#turnHost.spawned,
       waiting: this.#slots.waiting,
       held: this.#turnHost.held,
     };
   }
 
   /**
-   * Runs `fn` as one operation: its RPCs share one budget and one helper
-   * (spawned on the first call), and the helper is reaped before this
-   * resolves, whatever happened.
+   * Runs `fn` as one operation on the warm helper (spawned at the first RPC
+   * when none is up; `warm_helper.ts`): its RPCs share one budget, and it
+   * takes one of `inFlight` slots until `fn` settles.
    */
-  async operation<T>(
-    fn: (session: Session) => Promise<T>,
-    options: OperationOptions = {},
-  ): Promise<T> {
-    const frame = new OperationFrame(
-      operationBudgetMs(this.#limits, options.budgetMs),
-      this.#clock,
-      { caller: options.signal, shutdown: this.#shutdown.signal },
-    );
-    const signal = frame.signal;
-    let live: Live | undefined;
-    let used = 0;
-    const onAbort = () => {
-      if (live) void this.#close(live, abortReason(signal, true));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    const remainingMs = () => frame.remainingMs();
-    const session: Session = {
-      signal,
-      remainingMs,
-      call: typedCall(async (method, params) => {
-        checkAllowed(this.#allow, method, this.#log);
-        if (signal.aborted) throw abortReason(signal, false);
-        if (!live || live.connection.failure) {
-          if (live) await this.#close(live);
-          if (used >= this.#limits.connectionsPerOperation) {
-            throw new RelayError("protocol_error", "The operation used all its helpers", {
-              written: false,
-            });
-          }
-          used++;
-          live = await this.#open(signal, remainingMs);
-        }
-        const timeoutMs = Math.min(this.#limits.rpcTimeoutMs, remainingMs());
-        this.#log.debug("rpc", { method, pid: live.helper.pid, op: options.label });
-        try {
-          return await live.connection.request(method, params, { timeoutMs, signal });
-        } catch (error) {
-          if (
-            error instanceof RelayError &&
-            (error.reason === "timeout" || error.reason === "cancelled")
-          ) {
-            // A late answer is useless and a stuck helper is dangerous: reap now.
-            void this.#close(live);
-          }
-          throw error;
-        }
-      }),
-    };
-    try {
-      return await fn(session);
-    } finally {
-      frame.end();
-      signal.removeEventListener("abort", onAbort);
-      if (live) await this.#close(live);
-    }
+  operation<T>(fn: (session: Session) => Promise<T>, options: OperationOptions = {}): Promise<T> {
+    return runOperation(this.#frame, fn, options);
   }
 
   /**
@@ -215,10 +167,7 @@ export class SpawnConnection implements Connection {
   async shutdown(): Promise<void> {
     const why = new RelayError("cancelled", "codex-relay is shutting down");
     this.#shutdown.abort(why);
-    await Promise.all([
-      ...[...this.#live].map((live) => this.#close(live)),
-      this.#turnHost.shutdown(why),
-    ]);
+    await Promise.all([this.#warm.shutdown(why), this.#turnHost.shutdown(why)]);
   }
 
   /**
@@ -228,57 +177,7 @@ export class SpawnConnection implements Connection {
    */
   async kill(): Promise<number> {
     this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
-    const live = [...this.#live];
-    const [, hosts] = await Promise.all([
-      Promise.all(live.map((l) => l.helper.kill())),
-      this.#turnHost.kill(),
-    ]);
-    return live.length + hosts;
+    const [helpers, hosts] = await Promise.all([this.#warm.kill(), this.#turnHost.kill()]);
+    return helpers + hosts;
   }
-
-  async #open(signal: AbortSignal, remainingMs: () => number): Promise<Live> {
-    let release: () => void;
-    try {
-      release = await this.#slots.acquire(signal);
-    } catch (error) {
-      throw notWritten(error instanceof RelayError && error.reason === "timeout" ? busy() : error);
-    }
-    if (signal.aborted) {
-      release();
-      throw abortReason(signal, false);
-    }
-    let live: Live | undefined;
-    try {
-      await openHelper(this.#recipe, signal, remainingMs, (opened) => {
-        this.#spawned++;
-        live = { ...opened, release };
-        this.#live.add(live);
-        this.#log.debug("spawn", { pid: opened.helper.pid });
-        return () => this.#close(live!);
-      });
-    } catch (error) {
-      release(); // Idempotent: a helper that started was closed, which released it.
-      throw error;
-    }
-    return live!;
-  }
-
-  #close(
-    live: Live,
-    why = new RelayError("cancelled", "The helper was reaped", { written: true }),
-  ): Promise<void> {
-    live.closing ??= (async () => {
-      live.connection.close(why);
-      await live.helper.reap();
-      await live.connection.drained;
-      this.#live.delete(live);
-      live.release();
-      this.#log.debug("reaped", { pid: live.helper.pid });
-    })();
-    return live.closing;
-  }
-}
-
-function busy(): RelayError {
-  return new RelayError("busy", "No helper became free within the operation budget");
 }

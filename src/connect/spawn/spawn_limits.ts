@@ -1,16 +1,16 @@
 /**
- * The spawn backend's bounds: the ones every backend has, how many helpers
- * (private app-servers of operations) run at once, and how many turns the
- * turn host runs at once.
+ * The spawn backend's bounds: the ones every backend has, how many
+ * operations the warm helper (the operations' private app-server) runs at
+ * once, and how many turns the turn host runs at once.
  * @module
  */
 
 import { type ConnectionLimits, DEFAULT_LIMITS } from "../connection.ts";
 
-/** The spawn backend's bounds: the shared ones, helpers and turns at once. */
+/** The spawn backend's bounds: the shared ones, operations and turns at once. */
 export interface SpawnLimits extends ConnectionLimits {
-  /** Operations' helpers alive at once (the turn host takes none of them). */
-  helpers: number;
+  /** Operations in flight at once on the warm helper (turns take none); more wait in `queue`. */
+  inFlight: number;
   /** Turns (held connections) at once on the one turn host; past it `busy` at once. */
   turns: number;
 }
@@ -18,6 +18,6 @@ export interface SpawnLimits extends ConnectionLimits {
 /** The spawn backend's default bounds. */
 export const DEFAULT_SPAWN_LIMITS: Readonly<SpawnLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
-  helpers: 4,
+  inFlight: 4,
   turns: 8,
 });

@@ -14,6 +14,7 @@ import type { Tool } from "../tool.ts";
 import { interruptOutput, interruptResult, withdrawnResult } from "../../turn/run_result.ts";
 import { cancelOnThread } from "../../turn/turn_cancel.ts";
 import { sentence, sentences } from "../text.ts";
+import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef.describe("Thread UUID or unique exact name"),
@@ -61,31 +62,49 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
       return failed(asRelayError(error));
     }
   },
-  render(out) {
+  explain(out) {
     switch (out.status) {
       case "unavailable":
-        return sentences(`Nothing was interrupted (${out.reason}): ${out.message}`);
+        return {
+          said: sentences(`Nothing was interrupted (${out.reason}): ${out.message}`),
+          next: reasonNext(out.reason),
+        };
       case "unknown":
-        return sentences(
-          `Unknown (${out.reason}): ${out.message}`,
-          "Call codex_withdraw_message to check",
-        );
+        return {
+          said: sentences(`Unknown (${out.reason}): ${out.message}`),
+          next: "Call codex_withdraw_message to check whether it is still queued.",
+        };
       case "withdrawn":
-        return sentences(`Withdrawn: ${out.message}`);
+        return {
+          said: sentences(`Withdrawn: ${out.message}`),
+          next: "Nothing more to do for this message.",
+        };
       case "not_running":
-        return out.message
-          ? sentences(`Nothing was interrupted or withdrawn: ${out.message}`)
-          : `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`;
+        return {
+          said: out.message
+            ? sentences(`Nothing was interrupted or withdrawn: ${out.message}`)
+            : `Nothing was interrupted: codex-relay runs no turn on thread ${out.threadId}.`,
+          next:
+            "Nothing to stop: codex-relay interrupts only its own turns and withdraws only its own messages.",
+        };
       case "interrupted":
-        return sentences(
-          `Interrupted the turn on thread ${out.threadId}; the thread is released`,
-          out.error,
-        );
+        return {
+          said: out.message
+            ? sentences(`Interrupted on thread ${out.threadId}: ${out.message}`)
+            : sentences(
+              `Interrupted the turn on thread ${out.threadId}; the thread is released`,
+              out.error,
+            ),
+          next: "The turn has ended and the thread is free: nothing more to stop.",
+        };
     }
     const failure = out.failureClass ? ` (failure class ${out.failureClass})` : "";
-    return sentences(
-      `The turn on thread ${out.threadId} had already ended as ${out.turn?.status}${failure}; the thread is released`,
-      out.error ? sentence(out.error) : undefined,
-    );
+    return {
+      said: sentences(
+        `The turn on thread ${out.threadId} had already ended as ${out.turn?.status}${failure}; the thread is released`,
+        out.error ? sentence(out.error) : undefined,
+      ),
+      next: "The turn has ended: nothing to stop.",
+    };
   },
 };

@@ -14,13 +14,18 @@ import {
   threadListWithRunsSchema,
 } from "../../ops/list_threads.ts";
 import type { ListedRun } from "../../ops/listed_runs.ts";
+import { LISTED_SOURCE_KINDS } from "../../codex/types.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
+import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
   cursor: z.string().min(1).max(4096).optional().describe(
     "Last page's nextCursor",
+  ),
+  search: z.string().min(1).max(200).optional().describe(
+    "Title filter",
   ),
 });
 
@@ -29,25 +34,26 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
-    caps.turnStart
-      ? "Codex threads, newest first (id, name, status, cwd, updatedAt), and codex-relay's runs. No content."
-      : "Local Codex threads, newest first: id, name, status, update time. No conversation content.",
+    `Codex threads (interactive, codex exec), newest first: id, name, status, folder${
+      caps.turnStart ? ", cwd" : ""
+    }, updatedAt${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
   inputSchema: input,
   outputSchema: threadListWithRunsSchema,
   // The runs field exists at the turn-start level only.
   outputSchemaAt: (caps) => caps.turnStart ? threadListWithRunsSchema : threadListSchema,
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
-  async run({ limit, cursor }, ctx): Promise<ThreadList> {
+  async run({ limit, cursor, search }, ctx): Promise<ThreadList> {
     const { caps, turns, connection } = ctx;
     const running = caps.turnStart ? turns.runningThreads() : undefined;
     const options = {
       limit,
       cursor,
+      search,
       withCwd: caps.turnStart,
       running,
       // Where the daemon keeps turns of earlier relay processes and their turns can be read.
-      earlier: running && caps.replyRead && connection.capabilities.turnsOutliveRelay
+      earlier: running && caps.replyRead && connection.capabilities.shared
         ? { running, queuedHere: (t: string, m: string) => ctx.starts.queuedHere.has(t, m) }
         : undefined,
     };
@@ -65,26 +71,66 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
         message: e.message,
         threads: [],
         nextCursor: null,
+        sources: [...LISTED_SOURCE_KINDS],
       };
     }
     // The look is taken after the list, so a run that ended meanwhile is shown ended.
-    return caps.turnStart ? { ...out, runs: [...turns.look(), ...(out.runs ?? [])] } : out;
+    if (!caps.turnStart) return out;
+    const scanned = out.runs ?? [];
+    // A lost run the scan found running again is listed as the scan saw it.
+    const mine = turns.look().filter((r) =>
+      r.state !== "lost" ||
+      !scanned.some((x) => x.threadId === r.threadId && x.clientMessageId === r.clientMessageId)
+    );
+    return { ...out, runs: [...mine, ...scanned] };
   },
-  render(out) {
-    const runs = out.runs === undefined ? "" : ` ${renderRuns(out.runs)}`;
+  explain(out, surface) {
+    const turnStart = surface?.caps.turnStart ?? out.runs !== undefined;
+    const runs = out.runs === undefined ? "" : renderRuns(out.runs);
+    const live = ["queued", "running", "waiting_for_approval"];
+    const runsNext = !out.runs?.some((r) => live.includes(r.state))
+      ? ""
+      : surface?.caps.replyRead
+      ? "Follow a run with codex_wait_reply"
+      : "Stop a run with codex_interrupt";
     if (out.status !== "ok") {
-      return `${sentences(`Could not list Codex threads (${out.reason}): ${out.message}`)}${runs}`;
+      return {
+        said: sentences(`Could not list Codex threads (${out.reason}): ${out.message}`, runs),
+        next: sentences(reasonNext(out.reason), runsNext),
+      };
     }
-    if (out.threads.length === 0) return `There are no Codex threads.${runs}`;
+    if (out.threads.length === 0) {
+      return {
+        said: sentences(
+          `There are no Codex threads to list (sources listed: ${out.sources.join(", ")})`,
+          runs,
+        ),
+        next: sentences(
+          turnStart
+            ? "Start one with codex_run and a cwd"
+            : "Start one in Codex (codex or codex exec), then list again",
+          runsNext,
+        ),
+      };
+    }
     const lines = out.threads.map((t) =>
       `${t.id}${t.name ? ` "${t.name}"` : ""}: ${t.status}, updated ${t.updatedAt}${
-        t.cwd ? `, in ${t.cwd}` : ""
+        t.cwd ? `, in ${t.cwd}` : t.folder ? `, in folder ${t.folder}` : ""
       }`
     );
-    const more = out.nextCursor ? " More threads follow: pass nextCursor as cursor." : "";
-    return `${out.threads.length} Codex thread(s), newest first: ${
-      lines.join("; ")
-    }.${more}${runs}`;
+    return {
+      said: sentences(
+        `${out.threads.length} Codex thread(s), newest first: ${lines.join("; ")}`,
+        runs,
+      ),
+      next: sentences(
+        `Pass a thread's id (or its exact name) as threadId to ${
+          turnStart ? "codex_run or codex_queue_message" : "codex_queue_message"
+        }`,
+        out.nextCursor ? "More threads follow: pass nextCursor as cursor" : "",
+        runsNext,
+      ),
+    };
   },
 };
 
@@ -93,7 +139,9 @@ function renderRuns(runs: readonly ListedRun[]): string {
   const lines = runs.map((r) =>
     `${r.clientMessageId} on ${r.threadId}: ${r.state}${
       r.approvals ? ` (${r.approvals} to answer)` : ""
-    }${r.earlier ? " (an earlier codex-relay's)" : ""}`
+    }${r.lostAt ? ` since ${r.lostAt} (the connection was lost; the turn may run on)` : ""}${
+      r.earlier ? " (an earlier codex-relay's)" : ""
+    }`
   );
-  return `Runs (follow with codex_wait_reply; ended ones are shown once): ${lines.join("; ")}.`;
+  return `Runs (ended ones are shown once): ${lines.join("; ")}.`;
 }

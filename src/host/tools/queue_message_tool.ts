@@ -11,6 +11,7 @@ import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { spawnSurface, type Surface } from "../surface.ts";
 import { queuedMeans } from "../instructions.ts";
+import { type Explained, reasonNext, textOf } from "../next_steps.ts";
 
 const input = z.strictObject({ threadId: threadRef, text: messageText });
 
@@ -24,7 +25,7 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
         ? "A thread the Codex daemon holds idle starts it at once, a busy one after its turn, others at their next resume."
         : "It runs when a Codex process next resumes the thread (one that has it open: after its next turn)."
     } Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).${
-      surface.caps.replyRead ? " Read the reply with codex_read_reply." : ""
+      surface.caps.replyRead ? " Reply: codex_read_reply." : ""
     }`,
   inputSchema: input,
   outputSchema: receiptSchema,
@@ -45,38 +46,46 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
     }
     return receipt;
   },
-  render: renderReceipt,
+  explain: explainReceipt,
 };
 
 /** One paragraph telling what a receipt means on this backend and what to do next. */
-export function renderReceipt(
+export function renderReceipt(r: Receipt, surface?: Surface): string {
+  return textOf(explainReceipt(r, surface));
+}
+
+/** What a receipt means on this backend, and what to do next. */
+export function explainReceipt(
   r: Receipt,
   surface: Surface = spawnSurface({ replyRead: false, turnStart: false }),
-): string {
+): Explained {
   const { caps } = surface;
   const ids = `clientMessageId ${r.clientMessageId}, thread ${r.threadId}`;
   if (r.status === "queued") {
     const how = r.confirmedBy === "queue_list"
       ? "The acknowledgement was lost, but the thread's queue lists it."
       : "";
-    const next = caps.replyRead ? "Read the reply with codex_read_reply or codex_wait_reply" : "";
+    const read = caps.replyRead ? "Read the reply with codex_read_reply or codex_wait_reply" : "";
     const withdraw = caps.turnStart
       ? "codex_withdraw_message takes it back while it is still queued"
       : "";
     const means = queuedMeans(surface);
-    return sentences(
-      `Queued (${ids}): ${means.charAt(0).toLowerCase()}${means.slice(1)}`,
-      how,
-      next,
-      withdraw,
-    );
+    return {
+      said: sentences(`Queued (${ids})`, how),
+      next: sentences(`${means.charAt(0).toUpperCase()}${means.slice(1)}`, read, withdraw),
+    };
   }
   if (r.status === "not_sent") {
-    return sentences(`Not sent (${r.reason}): ${r.message}`, `Nothing was stored (${ids})`);
+    return {
+      said: sentences(`Not sent (${r.reason}): ${r.message}`, `Nothing was stored (${ids})`),
+      next: sentences(reasonNext(r.reason), "Sending it again is safe: nothing was stored"),
+    };
   }
-  return sentences(
-    `Unknown (${r.reason}): ${r.message}`,
-    `The message may have been stored (${ids}) and was not sent again`,
-    "Check the thread before sending it once more",
-  );
+  return {
+    said: sentences(
+      `Unknown (${r.reason}): ${r.message}`,
+      `The message may have been stored (${ids}) and was not sent again`,
+    ),
+    next: "It may have been stored: check the thread before sending it once more.",
+  };
 }

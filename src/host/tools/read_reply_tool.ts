@@ -12,7 +12,7 @@ import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
 import { resolveThread } from "../../ops/resolve_thread.ts";
 import { asRelayError, RelayError } from "../../core/errors.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
-import { renderReadReply } from "../render_reply.ts";
+import { explainReadReply } from "../render_reply.ts";
 
 const input = z.strictObject({
   threadId: threadRef,
@@ -28,7 +28,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read a reply",
   description:
-    "Final answers of the turn that took your message: all of that turn's (same_turn_not_exclusive: not certified as answering it alone), maybe none yet. no_match: not in the newest 100 items (searchCursor goes older). 16 KiB a call; nextCursor continues. A moderated answer is {itemId, moderated} without text.",
+    "Every final answer of that turn which took your message, maybe none yet. no_match: older than the newest 100 items (searchCursor). 16 KiB a call; nextCursor continues.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -46,5 +46,5 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return unavailableRead(args, reason);
     }
   },
-  render: (out) => renderReadReply(out),
+  explain: (out, surface) => explainReadReply(out, { turnStart: surface?.caps.turnStart }),
 };

@@ -13,7 +13,7 @@ import { runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { ReviewTarget } from "../../codex/methods.ts";
 import { runOutput, type RunResult } from "../../turn/run_result.ts";
 import type { Tool, ToolInputRequired } from "../tool.ts";
-import { followStart, refuseLostState, renderRun, retryRun } from "./run_tool.ts";
+import { explainRun, followStart, refuseLostState, retryRun } from "./run_tool.ts";
 
 const cwd = z.string().min(1).max(4096).regex(
   /^(\/|[A-Za-z]:[\\/])/,
@@ -92,5 +92,5 @@ export const reviewTool: Tool<typeof input, typeof runOutput> = {
     const start = await ctx.starts.review(where, reviewTarget(args), ctx.signal, options);
     return await followStart("codex_review", start, args, ctx);
   },
-  render: renderRun,
+  explain: explainRun,
 };

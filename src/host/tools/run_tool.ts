@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { RoundState } from "../input_rounds.ts";
+import { roundBelongs, type RoundState } from "../input_rounds.ts";
 import type { Receipt } from "../../ops/queue_message.ts";
 import {
   type PendingSummary,
@@ -16,27 +16,28 @@ import {
   runResult,
 } from "../../turn/run_result.ts";
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
-import { canonicalRef, isUuid, messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
+import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
+import { type Explained, reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef.optional().describe(
-    "The thread to run in (or give cwd): its id (a UUID) or its exact name if unique",
+    "Thread UUID or unique exact name (or give cwd)",
   ),
   cwd: z.string().min(1).max(4096).regex(/^(\/|[A-Za-z]:[\\/])/, "cwd must be an absolute path")
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
     .optional().describe(
-      "Or start a new thread in this directory: an absolute path on Codex's machine",
+      "Or a new thread in this absolute directory (on Codex's machine)",
     ),
   text: messageText,
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
-    "Longest wait of this call for the turn's end, in seconds (1..55); codex_wait_reply follows on",
+    "Seconds to wait for the turn's end (1..55)",
   ),
   ...runOptionShapes,
   outputSchema: z.record(z.string(), z.unknown()).optional().describe(
@@ -53,7 +54,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
-    "Runs a message as a Codex turn now, in a thread or a new one in cwd; Codex's approvals come to you. Returns at the turn's end or after waitSeconds (then codex_wait_reply). sandbox and approvalPolicy only tighten. held_elsewhere: another process has the thread; the message stays queued. not_logged_in: Codex has no login or key.",
+    "Runs a message as a Codex turn now (in a thread, or a new one in cwd), bringing you Codex's approvals. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy only tighten.",
   inputSchema: input,
   outputSchema: runOutput,
   annotations: {
@@ -80,7 +81,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
     return await followStart("codex_run", start, args, ctx);
   },
-  render: renderRun,
+  explain: explainRun,
 };
 
 /** A retry carrying input responses without its state: nothing is started a second time. */
@@ -133,10 +134,7 @@ export async function retryRun(
     ctx.router,
     state,
     ctx.mcp.mcpReq.inputResponses,
-    state.tool === tool && state.receipt !== undefined &&
-      // A name cannot be compared without a lookup; a UUID must be the state's.
-      (args.threadId === undefined || canonicalRef(args.threadId) === state.threadId ||
-        !isUuid(args.threadId)),
+    roundBelongs(state, { tool, threadRef: args.threadId }),
   );
   const receipt = state.receipt!;
   const runtime = ctx.turns.byId(state.runtimeId);
@@ -162,7 +160,7 @@ function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequi
 
 function pendingText(pending: PendingSummary[] | undefined): string {
   if (!pending?.length) return "";
-  return `${pending.length} request(s) from Codex wait for your answer (call codex_wait_reply to answer them): ${
+  return `${pending.length} request(s) from Codex wait for your answer: ${
     pending.map((p) => p.summary).join("; ")
   }.`;
 }
@@ -207,7 +205,7 @@ function structuredText(out: RunResult): string {
 }
 
 /** The text of a run's result (codex_run, codex_review). */
-export function renderRun(out: RunResult, surface?: Surface): string {
+export function explainRun(out: RunResult, surface?: Surface): Explained {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -215,22 +213,14 @@ export function renderRun(out: RunResult, surface?: Surface): string {
       : r.status === "unknown"
       ? "The message may have been stored (receipt unknown): check the thread before sending it again."
       : "Nothing was stored (receipt not_sent).";
-    return sentences(`The turn did not start (${out.reason}): ${out.message ?? ""}`, stored);
+    return {
+      said: sentences(`The turn did not start (${out.reason}): ${out.message ?? ""}`),
+      next: sentences(out.reason ? reasonNext(out.reason) : "", stored),
+    };
   }
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   const notes = (out.notes ?? []).map(sentence);
-  if (out.turn.status === "running") {
-    if (out.reason === "connection_lost") return sentences(`${out.message} (${ids})`, ...notes);
-    return sentences(
-      `The turn is running (${ids})`,
-      whereItRuns(surface),
-      earlierText(out),
-      ...notes,
-      pendingText(out.pendingApprovals),
-      declinedText(out.declinedRequests),
-      "Follow it with codex_wait_reply or stop it with codex_interrupt",
-    );
-  }
+  if (out.turn.status === "running") return explainRunning(out, ids, notes, surface);
   const failure = out.failureClass
     ? sentences(
       `Failure class ${out.failureClass}${
@@ -239,7 +229,6 @@ export function renderRun(out: RunResult, surface?: Surface): string {
           : ", not retryable"
       }`,
       out.error,
-      out.fix ? `Fix: ${out.fix}` : undefined,
     )
     : sentence(out.error);
   const none = out.turn.status === "completed"
@@ -257,12 +246,73 @@ export function renderRun(out: RunResult, surface?: Surface): string {
       : none
     : "";
   const extra = [structuredText(out), reviewText(out)].filter((x) => x).join("\n\n");
-  return sentences(
-    `The turn ${out.turn.status} (${ids})`,
+  const said = sentences(
+    `The turn ${TURN_ENDED[out.turn.status]} (${ids})`,
     earlierText(out),
     ...notes,
     failure,
     declinedText(out.declinedRequests),
   ) +
     (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
+  return { said, next: endedNext(out) };
+}
+
+/** How a turn's end reads: "The turn completed", "The turn was interrupted". */
+const TURN_ENDED: Record<string, string> = {
+  completed: "completed",
+  failed: "failed",
+  interrupted: "was interrupted",
+};
+
+/** What to do after a turn that ended. */
+function endedNext(out: RunResult): string {
+  if (out.fix) return sentence(`Fix: ${out.fix}`);
+  if (out.retryable) {
+    return `The turn ended; it may be retried${
+      out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""
+    } with a new codex_run.`;
+  }
+  if (out.turn?.status === "interrupted") {
+    return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
+  }
+  if (out.review) return "The review ended: its findings are in review (its text in review.text).";
+  if (out.structured) {
+    return out.structured.valid
+      ? "The turn ended: its answer is in structured.value."
+      : "The answer did not match outputSchema: run again with a clearer message, or read replies.";
+  }
+  if (out.replies?.length) return "The turn ended: its final answer is in replies.";
+  return "The turn ended: nothing to follow.";
+}
+
+function explainRunning(
+  out: RunResult,
+  ids: string,
+  notes: string[],
+  surface: Surface | undefined,
+): Explained {
+  const reads = surface?.caps.replyRead !== false;
+  if (out.reason === "connection_lost") {
+    return {
+      said: sentences(`${out.message} (${ids})`, ...notes),
+      next: reads
+        ? "Call codex_wait_reply to follow it again once the daemon answers."
+        : "codex_list_threads shows whether it still runs once the daemon answers.",
+    };
+  }
+  return {
+    said: sentences(
+      `The turn is running (${ids})`,
+      whereItRuns(surface),
+      earlierText(out),
+      ...notes,
+      pendingText(out.pendingApprovals),
+      declinedText(out.declinedRequests),
+    ),
+    next: !reads
+      ? "codex_list_threads shows whether it still runs; codex_interrupt stops it."
+      : out.pendingApprovals?.length
+      ? "Call codex_wait_reply to answer Codex's requests, or stop the turn with codex_interrupt."
+      : "Follow it with codex_wait_reply or stop it with codex_interrupt.",
+  };
 }

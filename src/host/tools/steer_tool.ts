@@ -8,9 +8,10 @@ import { z } from "zod";
 import { RelayError } from "../../core/errors.ts";
 import { clientMessageId, messageText, threadRef } from "../../ops/inputs.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
-import { steerOutput, steerRun } from "../../turn/turn_steer.ts";
+import { steerOutput, type SteerResult, steerRun } from "../../turn/turn_steer.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
+import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef,
@@ -19,6 +20,15 @@ const input = z.strictObject({
   ),
   text: messageText,
 });
+
+/** The next step after a steer that did not happen (unavailable: its reason's). */
+const STEER_NEXT: Partial<Record<SteerResult["status"], string>> = {
+  not_running:
+    "Wait for the run's turn to start (codex_wait_reply), or start a turn with codex_run.",
+  not_steerable: "A review cannot be steered: wait for it or stop it with codex_interrupt.",
+  turn_changed: "The turn ended or changed: read it with codex_wait_reply, then run a new turn.",
+  unknown: "The input may have reached the turn: codex_wait_reply with that clientMessageId tells.",
+};
 
 /** The `codex_steer` tool. */
 export const steerTool: Tool<typeof input, typeof steerOutput> = {
@@ -47,14 +57,19 @@ export const steerTool: Tool<typeof input, typeof steerOutput> = {
     }
     return await steerRun(ctx.turns, ctx.clock, { ...args, threadId }, ctx.signal);
   },
-  render(out) {
+  explain(out) {
     if (out.status === "steered") {
-      return sentences(
-        `Steered the turn ${out.turnId} on thread ${out.threadId} with the message ${out.clientMessageId}`,
-        "codex_wait_reply with that clientMessageId reads the turn's final answer",
-      );
+      return {
+        said: sentences(
+          `Steered the turn ${out.turnId} on thread ${out.threadId} with the message ${out.clientMessageId}`,
+        ),
+        next: "Call codex_wait_reply with that clientMessageId to read the turn's final answer.",
+      };
     }
     const why = out.reason ? ` (${out.reason})` : "";
-    return sentences(`Not steered: ${out.status}${why}`, out.message);
+    return {
+      said: sentences(`Not steered: ${out.status}${why}`, out.message),
+      next: STEER_NEXT[out.status] ?? reasonNext(out.reason),
+    };
   },
 };

@@ -27,7 +27,8 @@ import { resolveRef } from "../../ops/resolve_thread.ts";
 import { RelayError } from "../../core/errors.ts";
 import { type CallContext, READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
 import { followForWait, waitOutput } from "../follow_turn.ts";
-import { declinedText, renderReadReply } from "../render_reply.ts";
+import { declinedText, explainReadReply } from "../render_reply.ts";
+import { type Explained, textOf } from "../next_steps.ts";
 import { sentence, sentences } from "../text.ts";
 
 const messageRef = z.strictObject({
@@ -75,6 +76,8 @@ const messageResultSchema = readReplySchema.extend({
   pendingApprovals: z.array(pendingApprovalSchema).optional(),
   notes: z.array(z.string()).optional(),
   declinedRequests: declinedRequestsSchema,
+  /** How the followed run failed (its known end), when it did. */
+  error: z.string().optional(),
 });
 
 /**
@@ -95,7 +98,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
-    "codex_read_reply (same_turn_not_exclusive) until a final answer, the turn's end or timeoutSeconds (then timedOut); follows codex_run turns. messages: {until, done, messages}.",
+    "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several at once.",
   inputSchema: input,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -111,9 +114,10 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
       clientMessageId: args.clientMessageId!,
     }, ctx);
   },
-  render(out) {
-    if (out.messages) return renderMany(out);
-    return renderOne(out as SingleOutput);
+  explain(out, surface) {
+    const turnStart = surface?.caps.turnStart ?? false;
+    if (out.messages) return explainMany(out, turnStart);
+    return explainOne(out as SingleOutput, turnStart);
   },
 };
 
@@ -150,32 +154,56 @@ async function waitOne(
   }
 }
 
-function renderOne(out: SingleOutput): string {
+function explainOne(out: SingleOutput, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
   const pending = out.pendingApprovals?.length
     ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
       out.pendingApprovals.map((p) => p.summary).join("; ")
-    }. Call codex_wait_reply again to answer them.`
+    }.`
     : "";
-  const read = renderReadReply(out, {
-    keepWaiting: pending
-      ? ""
-      : `${
-        out.timedOut ? "The wait timed out; call" : "Call"
-      } codex_wait_reply again to keep waiting.`,
+  const again = "Call codex_wait_reply again to keep waiting.";
+  const read = explainReadReply(out, {
+    keepWaiting: out.timedOut
+      ? `The wait timed out; call codex_wait_reply again to keep waiting.`
+      : again,
+    turnStart,
   });
-  const waited = out.timedOut && out.status === "no_match"
-    ? " The wait timed out; call codex_wait_reply again to keep waiting."
-    : "";
-  return sentences(read.trim(), ...notes, pending, declinedText(out.declinedRequests)) + waited;
+  const next = pending
+    ? "Call codex_wait_reply again to answer them."
+    : out.timedOut && out.status === "no_match"
+    ? "The wait timed out; call codex_wait_reply again to keep waiting."
+    : read.next;
+  const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
+  return {
+    said: sentences(
+      read.said.trim(),
+      failed,
+      ...notes,
+      pending,
+      declinedText(out.declinedRequests),
+    ),
+    next,
+  };
 }
 
 /** Several messages: the count, then each message's text in order. */
-function renderMany(out: WaitOutput): string {
+function explainMany(out: WaitOutput, turnStart: boolean): Explained {
   const all = out.messages ?? [];
   const head = `${out.done} of ${all.length} final (until ${out.until}).`;
-  const each = all.map((m, i) => `[${i + 1}] ${renderOne(m)}`);
-  return [head, ...each].join("\n");
+  const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m, turnStart))}`);
+  const open = all.filter((m) => m.timedOut).length;
+  const asking = all.filter((m) => m.pendingApprovals?.length).length;
+  return {
+    said: [head, ...each].join("\n"),
+    next: sentences(
+      asking
+        ? `${asking} message(s) wait for your answer to Codex's requests: call codex_wait_reply again with the same messages to answer them`
+        : "",
+      open
+        ? `${open} not final: call codex_wait_reply again with the same messages to keep waiting`
+        : "All are final: each message's replies are in messages",
+    ),
+  };
 }
 
 /** What the last read saw, without any text. */

@@ -15,6 +15,7 @@ import {
 import { asRelayError } from "../../core/errors.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
+import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({ threadId: threadRef, clientMessageId });
 
@@ -27,7 +28,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
       backend.queueStartsIdleThreads
         ? " (a thread the Codex daemon holds idle takes it at once)"
         : ""
-    }: withdrawn, not_found (not_queued_here: not its own), already_taken or unknown (answer lost).`,
+    }: withdrawn, not_found (not queued, or not by this relay), already_taken or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
   annotations: {
@@ -58,28 +59,43 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
       };
     }
   },
-  render(out) {
+  explain(out) {
     const ids = `(clientMessageId ${out.clientMessageId}, thread ${out.threadId})`;
     switch (out.status) {
       case "withdrawn":
-        return `Withdrawn ${ids}: the message was deleted from the queue and will not run.`;
+        return {
+          said: `Withdrawn ${ids}: the message was deleted from the queue and will not run.`,
+          next: "Nothing more to do for this message.",
+        };
       case "already_taken":
-        return sentences(`Not withdrawn ${ids}: ${out.message}`);
+        return {
+          said: sentences(`Not withdrawn ${ids}: ${out.message}`),
+          next:
+            "A turn took it: to stop that turn use codex_interrupt (only codex-relay's own turns).",
+        };
       case "not_found":
-        return sentences(
-          `Not found${out.reason ? ` (${out.reason})` : ""} ${ids}: ${out.message}`,
-          "Nothing was deleted",
-        );
+        return {
+          said: sentences(
+            `Not found${out.reason ? ` (${out.reason})` : ""} ${ids}: ${out.message}`,
+            "Nothing was deleted",
+          ),
+          next: out.reason
+            ? reasonNext(out.reason)
+            : "Nothing to withdraw: check the clientMessageId.",
+        };
       case "unknown":
-        return sentences(
-          `Unknown (${out.reason}) ${ids}: ${out.message}`,
-          "Call codex_withdraw_message again to check",
-        );
+        return {
+          said: sentences(`Unknown (${out.reason}) ${ids}: ${out.message}`),
+          next: "Call codex_withdraw_message again to check.",
+        };
       case "unavailable":
-        return sentences(
-          `Not withdrawn (${out.reason}) ${ids}: ${out.message}`,
-          "Nothing was deleted",
-        );
+        return {
+          said: sentences(
+            `Not withdrawn (${out.reason}) ${ids}: ${out.message}`,
+            "Nothing was deleted",
+          ),
+          next: reasonNext(out.reason),
+        };
     }
   },
 };

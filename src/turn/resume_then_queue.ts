@@ -1,15 +1,15 @@
 /**
- * `codex_run` on an existing thread through an app-server that may hold it
- * loaded (the daemon; the spawn backend's turn host, where a thread an earlier
- * run loaded stays loaded): subscribe first (`thread/resume`: a thread the
- * process holds resumes without a writer lock; a stored one is loaded, as
- * codex_run may), then queue. In that order the runtime sees its own message's
- * `item/started` even when Codex starts it at once (a loaded, idle thread). A
- * thread another process holds (`held_elsewhere`) still gets the message
- * queued: that process runs it. A thread already loaded keeps its settings
- * (Codex ignores the resume's overrides): when it runs looser than codex_run's
- * options ask, nothing is queued (`not_allowed`), since the turn would not run
- * as asked.
+ * `codex_run` on an existing thread, in either backend (both keep a thread
+ * they loaded loaded: the daemon, and the spawn backend's turn host): subscribe
+ * first (`thread/resume`: a thread the process holds resumes without a writer
+ * lock; a stored one is loaded, as codex_run may), then queue. In that order
+ * the runtime sees its own message's `item/started` even when Codex starts it
+ * at once (a loaded, idle thread). A thread another process holds
+ * (`held_elsewhere`) still gets the message queued: that process runs it. A
+ * thread already loaded keeps its settings (Codex ignores the resume's
+ * overrides): when it runs looser than codex_run's options ask, nothing is
+ * queued (`not_allowed`), since the turn would not run as asked. A run an
+ * interrupt ended during the resume queues nothing.
  * @module
  */
 
@@ -20,11 +20,16 @@ import { type RunOptions, unapplied } from "./run_options.ts";
 import type { RunParams } from "../codex/methods.ts";
 import type { ReasonCode } from "../core/errors.ts";
 import type { Receipt } from "../ops/queue_message.ts";
-import type { TurnRegistry } from "./turn_registry.ts";
+import {
+  CANCELLED_START,
+  cancelledByInterrupt,
+  type Run,
+  type TurnRegistry,
+} from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 
 /** What the start reports to `TurnStarts` (its `Attempt`). */
-export interface DaemonAttempt {
+export interface StartAttempt {
   receipt?: Receipt;
   runtime?: TurnRuntime;
   reason?: ReasonCode;
@@ -33,10 +38,8 @@ export interface DaemonAttempt {
 }
 
 /** What to run where. */
-export interface DaemonRun {
-  threadId: string;
+export interface ResumeRun {
   text: string;
-  clientMessageId: string;
   /** The recursion guard's config overrides (they apply when the resume loads the thread). */
   config: Record<string, unknown>;
   /** codex_run's options for the resume (model, sandbox, approval policy). */
@@ -47,15 +50,17 @@ export interface DaemonRun {
   afterLoad?: (runtime: TurnRuntime) => Promise<void>;
 }
 
-/** Subscribes the runtime to the thread, queues the message and starts it. */
-export async function subscribeThenQueue(
+/** Subscribes a runtime of `run` to its thread, queues the message and starts it. */
+export async function resumeThenQueue(
   registry: TurnRegistry,
   conn: HeldConnection,
   session: Session,
-  run: DaemonRun,
-): Promise<DaemonAttempt> {
-  const { threadId, text, clientMessageId, config, resumeParams } = run;
-  const runtime = registry.adopt(conn, threadId, clientMessageId);
+  run: Run<TurnRuntime>,
+  spec: ResumeRun,
+): Promise<StartAttempt> {
+  const { threadId, clientMessageId } = run;
+  const { text, config, resumeParams } = spec;
+  const runtime = registry.adopt(conn, run);
   conn.follow(threadId);
   try {
     const resumed = await session.call("thread/resume", {
@@ -64,7 +69,7 @@ export async function subscribeThenQueue(
       ...resumeParams,
       config,
     });
-    const problems = unapplied(run.options ?? {}, resumed);
+    const problems = unapplied(spec.options ?? {}, resumed);
     if (problems.length > 0) {
       return {
         reason: "not_allowed",
@@ -79,12 +84,20 @@ export async function subscribeThenQueue(
   } catch (error) {
     const e = asRelayError(error);
     if (e.reason !== "held_elsewhere") return { reason: e.reason, message: e.message, runtime };
+    if (cancelledByInterrupt(run)) return cancelled(runtime);
+    registry.writing(run);
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     return { receipt, reason: receipt.status === "queued" ? e.reason : undefined, runtime };
   }
-  await run.afterLoad?.(runtime);
+  await spec.afterLoad?.(runtime);
+  if (cancelledByInterrupt(run)) return cancelled(runtime);
+  registry.writing(run);
   const receipt = await queueMessage(session, threadId, text, clientMessageId);
   if (receipt.status !== "queued") return { receipt, runtime, failed: true };
   await registry.launch(conn, runtime, receipt);
   return { receipt, runtime };
+}
+
+function cancelled(runtime: TurnRuntime): StartAttempt {
+  return { reason: "cancelled", message: CANCELLED_START, runtime, failed: true };
 }

@@ -1,0 +1,246 @@
+/**
+ * This relay's runs: one map of run records (state: `run_state.ts`), and
+ * every view the relay needs derived from it: the run on a thread (one at a
+ * time, decided atomically by {@linkcode RunBook.begin}), a run by id, the
+ * finished run of a message (for followers that come after its end), and
+ * one look for `codex_list_threads`.
+ *
+ * The listing rule: a live run is listed as it is; a run that ended is listed,
+ * with how it ended, by the first look taken after its end and by no later one
+ * (at most {@linkcode UNSEEN_MAX} ended runs wait for a look; past it the oldest
+ * is dropped); a run whose connection was lost is listed `lost`, with since
+ * when, by every look until it is followed again or {@linkcode FINISHED_TTL_MS}
+ * passed. A finished run is kept for followers {@linkcode FINISHED_TTL_MS}, at
+ * most {@linkcode FINISHED_MAX}. Bookkeeping only, no I/O.
+ * @module
+ */
+
+import type { Clock } from "../core/clock.ts";
+import type { ListedRun } from "../ops/listed_runs.ts";
+import type { ReadReplyResult } from "../reply/schemas.ts";
+import { advance, isFinal, phaseOf, type RunEvent, type RunState, STARTING } from "./run_state.ts";
+import type { RunSnapshot } from "./runtime_types.ts";
+import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
+
+/** How many ended runs wait for the next look. */
+export const UNSEEN_MAX = 64;
+/** How long a finished run is kept for followers. */
+export const FINISHED_TTL_MS = 10 * 60 * 1000;
+/** How many finished runs are kept for followers. */
+export const FINISHED_MAX = 200;
+
+/** A finished run, as results report it. */
+export interface FinishedRun {
+  /** The runtime's last report. */
+  snapshot: RunSnapshot;
+  /** Its replies, read when it ended (reply-read level only). */
+  replies?: ReadReplyResult;
+}
+
+/** One run of this relay. `H` is what follows its turn (the turn runtime). */
+export interface Run<H = unknown> {
+  readonly id: string;
+  readonly threadId: string;
+  readonly clientMessageId: string;
+  /** What it does: a queued message, a structured run, a review (`run_job.ts`). */
+  readonly job: RunJob;
+  /** Wall-clock ms when it began. */
+  readonly startedAt: number;
+  /** Where it is (change it only through {@linkcode RunBook.move}). */
+  readonly state: RunState;
+  /** What follows its turn, once the run holds a connection. */
+  handle?: H;
+  /** Aborted by an interrupt while the run starts (its reads stop at once). */
+  readonly cancel: AbortController;
+  /** Resolves with its end once it ended and its replies were read. */
+  readonly settled: Promise<FinishedRun>;
+  /** Resolves once it is no longer starting (its message queued, or its start given up). */
+  readonly started: Promise<void>;
+  /** Its end, once settled. */
+  readonly finished?: FinishedRun;
+}
+
+/** The mutable record behind a {@linkcode Run}. */
+interface Record<H> extends Run<H> {
+  state: RunState;
+  finished?: FinishedRun;
+  resolve: (run: FinishedRun) => void;
+  leftStart: () => void;
+  /** Clock ms when it ended or was lost. */
+  finalAt?: number;
+  /** The order runs became final in. */
+  finalSeq?: number;
+  /** A look listed it after its end. */
+  listed: boolean;
+}
+
+/** The book. */
+export class RunBook<H = unknown> {
+  readonly #clock: Clock;
+  readonly #wallNow: () => number;
+  readonly #runs = new Map<string, Record<H>>();
+  #finals = 0;
+
+  /** `wallNow`: wall-clock ms (the listed `startedAt`, `lostAt`). */
+  constructor(clock: Clock, wallNow: () => number = Date.now) {
+    this.#clock = clock;
+    this.#wallNow = wallNow;
+  }
+
+  /**
+   * A new run of `clientMessageId` on `threadId` in `state` (default
+   * starting), or undefined when the thread has a live run already: the one
+   * check and the insert happen together, so of concurrent starts one wins.
+   */
+  begin(
+    threadId: string,
+    clientMessageId: string,
+    state: RunState = STARTING,
+    job: RunJob = MESSAGE_JOB,
+  ): Run<H> | undefined {
+    if (this.live(threadId)) return undefined;
+    for (const [id, r] of this.#runs) {
+      // The same message followed again: its lost record is superseded.
+      if (
+        r.state.kind === "lost" && r.threadId === threadId && r.clientMessageId === clientMessageId
+      ) {
+        this.#runs.delete(id);
+      }
+    }
+    const settled = Promise.withResolvers<FinishedRun>();
+    const started = Promise.withResolvers<void>();
+    const record: Record<H> = {
+      id: crypto.randomUUID(),
+      threadId,
+      clientMessageId,
+      job,
+      startedAt: this.#wallNow(),
+      state,
+      cancel: new AbortController(),
+      settled: settled.promise,
+      resolve: settled.resolve,
+      started: started.promise,
+      leftStart: started.resolve,
+      listed: false,
+    };
+    if (state.kind !== "starting") started.resolve();
+    this.#runs.set(record.id, record);
+    return record;
+  }
+
+  /** Moves `run` by `event` (`run_state.ts`); returns its new state. */
+  move(run: Run<H>, event: RunEvent): RunState {
+    const record = this.#runs.get(run.id);
+    if (!record) return run.state;
+    const was = record.state;
+    record.state = advance(was, event);
+    if (record.state.kind !== "starting") record.leftStart();
+    if (!isFinal(was) && isFinal(record.state)) {
+      record.finalAt = this.#clock.now();
+      record.finalSeq = this.#finals++;
+      this.#evict();
+    }
+    return record.state;
+  }
+
+  /** Records how `run` ended (its replies read) and wakes everyone waiting on it. */
+  settle(run: Run<H>, finished: FinishedRun): void {
+    const record = this.#runs.get(run.id) ?? (run as Record<H>);
+    record.finished = finished;
+    record.resolve(finished);
+  }
+
+  /** Forgets a run that is no run (its start failed before anything was queued). */
+  forget(run: Run<H>, finished?: FinishedRun): void {
+    this.#runs.delete(run.id);
+    (run as Record<H>).leftStart();
+    if (finished) (run as Record<H>).resolve(finished);
+  }
+
+  /** The live run on `threadId` (starting, queued or running), if any. */
+  live(threadId: string): Run<H> | undefined {
+    for (const r of this.#runs.values()) if (r.threadId === threadId && !isFinal(r.state)) return r;
+    return undefined;
+  }
+
+  /** A run by id (gone once evicted). */
+  byId(id: string): Run<H> | undefined {
+    return this.#runs.get(id);
+  }
+
+  /** The live runs. */
+  lives(): Run<H>[] {
+    return [...this.#runs.values()].filter((r) => !isFinal(r.state));
+  }
+
+  /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
+  finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
+    let found: FinishedRun | undefined;
+    for (const r of this.#runs.values()) {
+      if (r.threadId !== threadId || r.clientMessageId !== clientMessageId) continue;
+      if (r.state.kind !== "ended" || !r.finished || this.#expired(r)) continue;
+      found = r.finished;
+    }
+    return found;
+  }
+
+  /**
+   * One look (`codex_list_threads`): the live runs as they are (`pending`:
+   * how many Codex requests of a run wait for the client), the lost ones, then
+   * the ended runs no look listed yet (listed now, and by no later look).
+   */
+  look(pending: (run: Run<H>) => number): ListedRun[] {
+    const out: ListedRun[] = [];
+    const ended: Record<H>[] = [];
+    for (const r of this.#runs.values()) {
+      if (r.state.kind === "ended") {
+        if (!r.listed) ended.push(r);
+      } else if (r.state.kind !== "lost" || !this.#expired(r)) out.push(this.#entry(r, pending(r)));
+    }
+    for (const r of ended.sort((a, b) => a.finalSeq! - b.finalSeq!)) {
+      out.push(this.#entry(r, 0));
+      r.listed = true;
+    }
+    this.#evict();
+    return out;
+  }
+
+  #entry(r: Record<H>, pending: number): ListedRun {
+    const startedAt = new Date(r.startedAt).toISOString();
+    const base = { threadId: r.threadId, clientMessageId: r.clientMessageId, startedAt };
+    if (r.state.kind === "lost") {
+      return { ...base, state: "lost", lostAt: new Date(r.state.since).toISOString() };
+    }
+    const phase = phaseOf(r.state);
+    const waiting = phase === "running" && pending > 0;
+    return {
+      threadId: r.threadId,
+      clientMessageId: r.clientMessageId,
+      state: waiting ? "waiting_for_approval" : phase,
+      ...(pending > 0 && r.state.kind !== "ended" ? { approvals: pending } : {}),
+      startedAt,
+    };
+  }
+
+  #expired(r: Record<H>): boolean {
+    return r.finalAt !== undefined && this.#clock.now() - r.finalAt > FINISHED_TTL_MS;
+  }
+
+  /**
+   * Drops final runs nobody needs: a lost run past the TTL; an ended run once
+   * it is neither kept for followers (within the TTL and the newest
+   * {@linkcode FINISHED_MAX}) nor waiting for a look (unlisted, among the newest
+   * {@linkcode UNSEEN_MAX}).
+   */
+  #evict(): void {
+    const ended = [...this.#runs.values()].filter((r) => r.state.kind === "ended")
+      .sort((a, b) => b.finalSeq! - a.finalSeq!);
+    const kept = new Set(ended.filter((r) => !this.#expired(r)).slice(0, FINISHED_MAX));
+    // Past the bound the oldest unseen run is dropped from the list (kept for followers).
+    for (const r of ended.filter((r) => !r.listed).slice(UNSEEN_MAX)) r.listed = true;
+    for (const r of ended) if (!kept.has(r) && r.listed) this.#runs.delete(r.id);
+    for (const r of this.#runs.values()) {
+      if (r.state.kind === "lost" && this.#expired(r)) this.#runs.delete(r.id);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Issue 32, point 3: some clients (Claude Code) give their model only a
+ * result's structured content, so every result of every tool, at every
+ * status, carries `next` (what to do next), short, and the text content ends
+ * with the same words.
+ */
+
+import assert from "assert";
+import type { z } from "zod";
+import { REASON_CODES } from "../../src/core/errors.ts";
+import { NEXT_MAX_CHARS, REASON_NEXT, textOf } from "../../src/host/next_steps.ts";
+import { spawnSurface, type Surface } from "../../src/host/surface.ts";
+import { TOOLS } from "../../src/host/tools/all_tools.ts";
+import type { Tool } from "../../src/host/tool.ts";
+import { READ_REPLY_STATUSES } from "../../src/reply/schemas.ts";
+import { INTERRUPT_STATUSES, RUN_STATUSES } from "../../src/turn/run_result.ts";
+import { WITHDRAW_STATUSES } from "../../src/ops/withdraw_message.ts";
+
+const THREAD = "019df1a2-0000-7000-8000-000000000001";
+const CID = "relay-1";
+const ids = { threadId: THREAD, clientMessageId: CID };
+const receipt = { ...ids, status: "queued" as const, confirmedBy: "acknowledgement" as const };
+const turn = (status: string) => ({ id: "t1", status });
+const read = (status: string, extra: Record<string, unknown> = {}) => ({
+  status,
+  ...ids,
+  turn: null,
+  replies: [],
+  nextCursor: null,
+  searchCursor: null,
+  ...extra,
+});
+
+/** Outputs of each tool covering every status it can return (checked against its schema below). */
+const SAMPLES: Record<string, Record<string, unknown>[]> = {
+  codex_list_threads: [
+    {
+      status: "ok",
+      threads: [{
+        id: THREAD,
+        name: null,
+        status: "idle",
+        updatedAt: "2026-01-01T00:00:00Z",
+        folder: "api",
+      }],
+      nextCursor: "c",
+      sources: ["cli"],
+    },
+    { status: "ok", threads: [], nextCursor: null, runs: [], sources: ["cli"] },
+    {
+      status: "unavailable",
+      reason: "busy",
+      message: "All busy",
+      threads: [],
+      nextCursor: null,
+      sources: ["cli"],
+    },
+  ],
+  codex_queue_message: [
+    receipt,
+    { ...receipt, confirmedBy: "queue_list" },
+    { ...ids, status: "not_sent", reason: "thread_not_found", message: "No thread" },
+    { ...ids, status: "unknown", reason: "timeout", message: "No answer" },
+  ],
+  codex_read_reply: [
+    read("observed", {
+      turn: turn("completed"),
+      replies: [{ itemId: "a", text: "x", truncated: false }],
+    }),
+    read("observed", { turn: turn("inProgress") }),
+    read("observed", { turn: turn("failed") }),
+    read("no_match", { searchCursor: "s" }),
+    read("no_match"),
+    read("queued", { turnRunning: false }),
+    read("queued", { turnRunning: true }),
+    read("not_found"),
+    read("ambiguous"),
+    read("unavailable", { reason: "legacy_history" }),
+  ],
+  codex_wait_reply: [
+    { ...read("observed", { turn: turn("inProgress") }), timedOut: true },
+    { ...read("no_match"), timedOut: true },
+    { ...read("queued", { turnRunning: true }), timedOut: true },
+    { ...read("queued", { turnRunning: false }), timedOut: false },
+    { ...read("not_found"), timedOut: false },
+    {
+      ...read("observed", { turn: turn("inProgress") }),
+      timedOut: false,
+      pendingApprovals: [{ method: "item/commandExecution/requestApproval", summary: "run ls" }],
+    },
+    { ...read("unavailable", { reason: "busy" }), timedOut: false },
+    { ...read("ambiguous"), timedOut: false },
+    {
+      until: "any",
+      done: 1,
+      messages: [
+        { ...read("observed", { turn: turn("completed") }), timedOut: false },
+        { ...read("no_match"), timedOut: true },
+      ],
+    },
+  ],
+  codex_run: [
+    {
+      receipt: { ...ids, status: "not_sent", reason: "cwd_not_found" },
+      threadId: THREAD,
+      turn: null,
+      reason: "cwd_not_found",
+      message: "/x does not exist",
+    },
+    { receipt, threadId: THREAD, turn: turn("running") },
+    { receipt, threadId: THREAD, turn: turn("completed"), replies: [] },
+    { receipt, threadId: THREAD, turn: turn("failed"), failureClass: "capacity", retryable: true },
+    { receipt, threadId: THREAD, turn: turn("interrupted") },
+  ],
+  codex_interrupt: INTERRUPT_STATUSES.map((status) => ({
+    status,
+    threadId: THREAD,
+    turn: status === "ended" ? turn("completed") : null,
+    ...(status === "unavailable" || status === "unknown"
+      ? { reason: "timeout", message: "No answer" }
+      : {}),
+  })),
+  codex_withdraw_message: WITHDRAW_STATUSES.map((status) => ({
+    status,
+    ...ids,
+    ...(status === "unavailable" || status === "unknown"
+      ? { reason: "timeout", message: "No answer" }
+      : { message: "Gone" }),
+  })),
+};
+
+/** Every status each tool's schema declares (a new status without a sample fails the test). */
+const STATUSES: Record<string, readonly string[]> = {
+  codex_list_threads: ["ok", "unavailable"],
+  codex_queue_message: ["queued", "not_sent", "unknown"],
+  codex_read_reply: READ_REPLY_STATUSES,
+  codex_wait_reply: READ_REPLY_STATUSES,
+  codex_run: RUN_STATUSES,
+  codex_interrupt: INTERRUPT_STATUSES,
+  codex_withdraw_message: WITHDRAW_STATUSES,
+};
+
+function statusOf(name: string, out: Record<string, unknown>): string | undefined {
+  if (name === "codex_run") {
+    return (out.turn as { status?: string } | null)?.status;
+  }
+  return out.status as string | undefined;
+}
+
+const SURFACES: Surface[] = [
+  spawnSurface({ replyRead: false, turnStart: false }),
+  spawnSurface({ replyRead: true, turnStart: true }),
+];
+
+Deno.test("every tool's result carries a short next step at every status, and the text ends with it", () => {
+  for (const tool of TOOLS as readonly Tool<z.ZodType, z.ZodType>[]) {
+    const samples = SAMPLES[tool.name];
+    assert.ok(samples, `${tool.name}: samples`);
+    const seen = new Set(samples.map((s) => statusOf(tool.name, s)).filter(Boolean));
+    for (const status of STATUSES[tool.name]) {
+      assert.ok(seen.has(status), `${tool.name}: a sample with status ${status}`);
+    }
+    for (const sample of samples) {
+      const out = tool.outputSchema.parse(sample);
+      for (const surface of SURFACES) {
+        const e = tool.explain(out, surface);
+        const label = `${tool.name} ${JSON.stringify(sample).slice(0, 80)}`;
+        assert.ok(e.next.trim().length > 0, `${label}: next is empty`);
+        assert.ok(e.next.length <= NEXT_MAX_CHARS, `${label}: next is ${e.next.length} chars`);
+        assert.match(e.next, /[.!?]$/, `${label}: next is sentences: ${e.next}`);
+        assert.ok(textOf(e).endsWith(e.next), `${label}: the text ends with next`);
+      }
+    }
+  }
+});
+
+Deno.test("every reason code has its next step", () => {
+  assert.deepEqual(Object.keys(REASON_NEXT).sort(), [...REASON_CODES].sort());
+  for (const [reason, next] of Object.entries(REASON_NEXT)) {
+    assert.match(next, /[.!?]$/, reason);
+  }
+});
