@@ -169,7 +169,6 @@ export const GROUPS: Record<string, Group> = {
           "#connected",
           "#open",
           "#close",
-          "busy",
           "asError",
         ],
       },

@@ -11,6 +11,28 @@ import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import type { HeldConnection } from "../connect/connection.ts";
 
+/**
+ * The turns an interrupt asks for, in order, as far as they are known. On a
+ * shared connection the current turn may be someone else's, and a review's
+ * own turn is R: only ever the run's own turn there (`ownOnly`), else the
+ * turn running now. A review's inner turn R' comes after R (Codex 0.171
+ * interrupts a review by R, 0.169 only by R').
+ *
+ * @example
+ * ```ts
+ * turnsToInterrupt({ turnId: "R", currentTurnId: "R2", innerTurnId: "R2" }, true); // ["R", "R2"]
+ * ```
+ */
+export function turnsToInterrupt(
+  seen: { turnId: string | null; currentTurnId: string | null; innerTurnId: string | null },
+  ownOnly: boolean,
+): string[] {
+  const first = ownOnly ? seen.turnId : seen.currentTurnId ?? seen.turnId;
+  if (first === null) return [];
+  const inner = ownOnly ? seen.innerTurnId : null;
+  return inner && inner !== first ? [first, inner] : [first];
+}
+
 /** What an interrupt needs of its runtime. */
 export interface InterruptTarget {
   conn: HeldConnection;

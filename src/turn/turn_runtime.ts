@@ -29,19 +29,12 @@ import { advance, phaseOf, type RunEnd, type RunState, STARTING } from "./run_st
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
-import { requestInterrupt } from "./turn_interrupt.ts";
+import { requestInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { TurnEvents } from "./turn_events.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 
-export {
-  type BeginOptions,
-  DEFAULT_TURN_LIMITS,
-  MAX_DECLINED_KEPT,
-  type RunPhase,
-  type RunSnapshot,
-  type RuntimeDeps,
-  type TurnLimits,
-} from "./runtime_types.ts";
+export { type BeginOptions, DEFAULT_TURN_LIMITS, MAX_DECLINED_KEPT } from "./runtime_types.ts";
+export type { RunPhase, RunSnapshot, RuntimeDeps, TurnLimits } from "./runtime_types.ts";
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
@@ -270,30 +263,23 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.ended || !this.#alive) return;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const never = new AbortController().signal;
-    // On a shared connection the current turn may be someone else's: only ever this run's.
-    // A review: its own turn R (the inner turn R' is the fallback below).
-    const pick = () =>
-      this.#shared || this.job.kind === "review"
-        ? this.#events.turnId
-        : this.#events.currentTurnId ?? this.#events.turnId;
-    let turnId = pick();
+    const pick = () => turnsToInterrupt(this.#events, this.#shared || this.job.kind === "review");
+    let turnIds = pick();
     // One grace for waiting for the turn (below) and for its end (requestInterrupt).
     const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    if (turnId === null && phaseOf(this.#state()) === "queued") {
+    if (turnIds.length === 0 && phaseOf(this.#state()) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      while (pick() === null && !this.ended && this.#alive && this.#clock.now() < until) {
+      while (pick().length === 0 && !this.ended && this.#alive && this.#clock.now() < until) {
         await this.waitForChange(this.version, until, never);
       }
       if (this.ended || !this.#alive) return;
-      turnId = pick();
+      turnIds = pick();
     }
-    // A review: Codex 0.171 interrupts it by R, 0.169 only by its inner turn R'.
-    const inner = this.job.kind === "review" ? this.#events.innerTurnId : null;
-    const unconfirmed = turnId
+    const unconfirmed = turnIds.length
       ? await requestInterrupt({
         conn: this.#conn,
         threadId: this.threadId,
-        turnIds: inner && inner !== turnId ? [turnId, inner] : [turnId],
+        turnIds,
         clock: this.#clock,
         log: this.#log,
         graceMs: Math.max(1, until - this.#clock.now()),
@@ -377,14 +363,11 @@ export class TurnRuntime implements RuntimeHandle {
       return;
     }
     if (!this.ended) {
-      this.#finish(
-        "failed",
-        `The connection to the app-server ended during the turn (${error.reason}): ${error.message}`,
-        {
-          failureClass: "internal",
-          retryable: false,
-        },
-      );
+      const why = `The connection to the app-server ended during the turn (${error.reason})`;
+      this.#finish("failed", `${why}: ${error.message}`, {
+        failureClass: "internal",
+        retryable: false,
+      });
     }
     this.#router.forget(this);
     this.changed();
