@@ -27,7 +27,7 @@ const name = z.string().min(1).max(256).refine((s) => s.trim() === s && !/\p{Cc}
 const input = z.strictObject({
   cwd: cwd.optional().describe("Review this directory's repository on a new read-only thread"),
   threadId: threadRef.optional().describe(
-    "Or inline on this idle thread: UUID or exact name if unique",
+    "Or inline on this idle thread (UUID or unique exact name)",
   ),
   target: z.enum(["uncommitted", "base", "commit", "custom"]).describe(
     "uncommitted changes, changes against base, one commit, or custom instructions",
@@ -38,7 +38,7 @@ const input = z.strictObject({
     "What to review (target custom)",
   ),
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
-    "Longest wait for the review, in seconds; codex_wait_reply follows on",
+    "Seconds to wait for the review's end (1..55)",
   ),
   model: runOptionShapes.model,
   effort: runOptionShapes.effort,
