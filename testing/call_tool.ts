@@ -12,6 +12,8 @@ import { listThreadsTool } from "../src/host/tools/list_threads_tool.ts";
 import { queueMessageTool } from "../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../src/host/tools/read_reply_tool.ts";
 import { runTool } from "../src/host/tools/run_tool.ts";
+import { reviewTool } from "../src/host/tools/review_tool.ts";
+import { steerTool } from "../src/host/tools/steer_tool.ts";
 import { waitReplyTool } from "../src/host/tools/wait_reply_tool.ts";
 import { withdrawMessageTool } from "../src/host/tools/withdraw_message_tool.ts";
 
@@ -22,6 +24,8 @@ export const OUTPUT_SCHEMAS = {
   codex_read_reply: readReplyTool.outputSchema,
   codex_wait_reply: waitReplyTool.outputSchema,
   codex_run: runTool.outputSchema,
+  codex_review: reviewTool.outputSchema,
+  codex_steer: steerTool.outputSchema,
   codex_interrupt: interruptTool.outputSchema,
   codex_withdraw_message: withdrawMessageTool.outputSchema,
 } as const;

@@ -33,6 +33,15 @@
  * |               | as in capture 09); on the follow-up request carrying the                  |
  * |               | `function_call_output`, `Tool call <call_id> returned: <output text>`     |
  *
+ * Codex's own jobs (transcripts 21 and 23, where the lab's mock answered the same way):
+ *
+ * | request                                        | reply                                      |
+ * |------------------------------------------------|--------------------------------------------|
+ * | a reviewer's (latest user text `Review the     | the review JSON: one P1 finding on         |
+ * | current code changes…`, or `REVIEW_JSON`)      | `<cwd>/calc.js:2-2` ({@link reviewJson})   |
+ * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
+ * |                                                | `BADJSON`, plain text                      |
+ *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
  * `SLOW:a LONG`). `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
@@ -70,6 +79,8 @@ export type MockReplyKind =
   | "mcp_answer"
   | "shell_call"
   | "shell_answer"
+  | "review"
+  | "json"
   | "not_found";
 
 /** Options for {@link startMockResponses}. */
@@ -127,6 +138,50 @@ export const SHELL_JUSTIFICATION = "mock wants to run it";
 /** The second final answer a `MORE` request with sequence number `seq` gets. */
 export function secondAnswer(seq: number): string {
   return `Second final answer ${seq}.`;
+}
+
+/**
+ * The reviewer's answer (the JSON Codex's review prompt asks for), with its one finding on
+ * `<cwd>/calc.js` lines 2-2, as the lab's mock of transcript 21 answered.
+ */
+export function reviewJson(cwd: string): string {
+  return JSON.stringify({
+    findings: [{
+      title: "[P1] Mock finding: division by zero",
+      body: "calc() divides by b without checking b != 0.",
+      confidence_score: 0.8,
+      priority: 1,
+      code_location: { absolute_file_path: `${cwd}/calc.js`, line_range: { start: 2, end: 2 } },
+    }],
+    overall_correctness: "patch is incorrect",
+    overall_explanation: "Mock review: one blocking issue.",
+    overall_confidence_score: 0.7,
+  });
+}
+
+/** A value the JSON Schema `schema` accepts (strings: the first enum value or `mock`). */
+export function valueOf(schema: unknown): unknown {
+  if (!isRecord(schema)) return null;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case "object": {
+      const props = isRecord(schema.properties) ? schema.properties : {};
+      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueOf(v)]));
+    }
+    case "array":
+      return [valueOf(schema.items)];
+    case "integer":
+      return 42;
+    case "number":
+      return 1.5;
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    default:
+      return "mock";
+  }
 }
 
 /** Splits a string in chunks of at most `n` code points (never splitting a surrogate pair). */
@@ -268,8 +323,13 @@ export async function startMockResponses(
       | Json
       | undefined;
 
+    const format = isRecord(body) && isRecord(body.text) && isRecord(body.text.format)
+      ? body.text.format
+      : undefined;
     let kind: MockReplyKind;
     if (/\bHTTP500\b/.test(markers)) kind = "http500";
+    else if (/^Review the current code changes|\bREVIEW_JSON\b/.test(markers)) kind = "review";
+    else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
     else if (/\bFAIL\b/.test(markers)) kind = "fail";
     else if (shell) kind = toolOutput ? "shell_answer" : "shell_call";
     else if (/\bMCP_ELICIT\b/.test(markers)) kind = toolOutput ? "mcp_answer" : "mcp_call";
@@ -377,6 +437,14 @@ export async function startMockResponses(
         );
         break;
       }
+      case "review": {
+        const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(input))?.[1] ?? "/workspace";
+        finalMessage(`msg_${n}_final`, reviewJson(cwd));
+        break;
+      }
+      case "json":
+        finalMessage(`msg_${n}_final`, JSON.stringify(valueOf(format!.schema)));
+        break;
       case "shell_answer":
       case "mcp_answer": {
         const out = toolOutput!;

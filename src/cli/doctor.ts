@@ -11,6 +11,7 @@ import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
+import type { ModelPage } from "../codex/models.ts";
 import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
 import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
@@ -145,10 +146,17 @@ async function checkAppServer(
 ): Promise<{ findings: Finding[]; config: unknown; registered: Finding[] }> {
   const findings: Finding[] = [];
   let config: unknown;
+  let models: ModelPage | null = null;
   let entries: EntryPaths[] = [];
   let exists = new Map<string, boolean>();
   const options = {
-    allowlist: new Set<Method>(["thread/list", "account/read", "config/read", "fs/getMetadata"]),
+    allowlist: new Set<Method>([
+      "thread/list",
+      "account/read",
+      "config/read",
+      "fs/getMetadata",
+      "model/list",
+    ]),
     version,
     log: silentLogger,
     command,
@@ -166,6 +174,8 @@ async function checkAppServer(
         ] as const;
         // The providers' key variables (environment section); a failed read checks none.
         config = await s.call("config/read", {}).catch(() => null);
+        // What codex_run's and codex_review's model and effort are checked against.
+        models = await s.call("model/list", {}).catch(() => null);
         // The paths Codex's own entries for the relay name, asked of Codex (no read permission).
         entries = [
           ...entryPaths((config as { config?: unknown } | null)?.config),
@@ -185,6 +195,7 @@ async function checkAppServer(
       },
     );
     findings.push(loginFinding(account, io));
+    if (models) findings.push(modelsFinding(models));
   } catch (error) {
     const e = asRelayError(error);
     const fix = (e.reason === "daemon_unavailable" ? unavailableFix(mode) : undefined) ??
@@ -198,6 +209,15 @@ async function checkAppServer(
     await connection.shutdown();
   }
   return { findings, config, registered: entryPathFindings(entries, exists, io.relay) };
+}
+
+/** The models Codex offers (`model/list`): each with its efforts, the default marked. */
+export function modelsFinding(page: ModelPage): Finding {
+  const each = page.data.map((m) =>
+    `\n          ${m.model}${m.isDefault ? " (default)" : ""}: ${m.efforts.join(", ") || "-"}`
+  );
+  const what = "model(s) for codex_run's and codex_review's model and effort";
+  return { level: "info", text: `Codex offers ${page.data.length} ${what}:${each.join("")}` };
 }
 
 /** What `account/read` says about the login (`src/codex/account.ts`). */
@@ -304,7 +324,7 @@ function capabilities(flags: ServeFlags, relay: string): Finding[] {
     findings.push({
       level: "info",
       text:
-        `to start turns, answer approvals and take back queued messages (codex_run, codex_interrupt, codex_withdraw_message) add --allow-turn-start (${relay} install --client <client> --allow-turn-start)`,
+        `to start turns and reviews, answer approvals and take back queued messages (codex_run, codex_review, codex_steer, codex_interrupt, codex_withdraw_message) add --allow-turn-start (${relay} install --client <client> --allow-turn-start)`,
     });
   }
   return findings;

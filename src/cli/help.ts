@@ -22,8 +22,9 @@ const LEVEL_OPTIONS: Option[] = [
   ["--allow-reply-read", "Add codex_read_reply and codex_wait_reply (final answers only)"],
   [
     "--allow-turn-start",
-    "Add codex_run, codex_interrupt, codex_withdraw_message",
-    "(runs turns, forwards approvals, takes back queued messages)",
+    "Add codex_run, codex_review, codex_steer, codex_interrupt,",
+    "codex_withdraw_message (runs turns and reviews, steers them,",
+    "forwards approvals, takes back queued messages)",
   ],
 ];
 

@@ -9,6 +9,7 @@
 
 import { RelayError } from "../core/errors.ts";
 import { parseAccountRead } from "./account.ts";
+import { parseModelList } from "./models.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import type { ThreadSourceKind } from "./types.ts";
 import {
@@ -30,6 +31,24 @@ export type MethodLevel = "queue" | keyof Capabilities;
 
 /** A result the relay does not read: whatever the app-server answered is dropped. */
 const ignored = (_value: unknown): void => {};
+
+/** The id of the turn a `turn/start` or `review/start` answer names (`{turn: {id}}`). */
+function parseTurnStarted(value: unknown): string {
+  const turn = (value as { turn?: { id?: unknown } } | null)?.turn;
+  if (typeof turn?.id !== "string") {
+    throw new RelayError("protocol_error", "Unexpected app-server result: turn.id is not a string");
+  }
+  return turn.id;
+}
+
+/** The id of the turn a `turn/steer` answer names (`{turnId}`). */
+function parseTurnSteered(value: unknown): string {
+  const turnId = (value as { turnId?: unknown } | null)?.turnId;
+  if (typeof turnId !== "string") {
+    throw new RelayError("protocol_error", "Unexpected app-server result: turnId is not a string");
+  }
+  return turnId;
+}
 
 /**
  * Each method: its level and the parser of its result. The order is the
@@ -58,6 +77,12 @@ const METHODS = {
   "thread/read": { level: "turnStart", result: parseThreadRead },
   "thread/name/set": { level: "turnStart", result: ignored },
   "fs/getMetadata": { level: "turnStart", result: parseFsMetadata },
+  // codex_run with outputSchema: only turn/start takes it (on an idle thread: on a busy one it
+  // steers); codex_steer; codex_review; the model and effort check (and doctor).
+  "turn/start": { level: "turnStart", result: parseTurnStarted },
+  "turn/steer": { level: "turnStart", result: parseTurnSteered },
+  "review/start": { level: "turnStart", result: parseTurnStarted },
+  "model/list": { level: "turnStart", result: parseModelList },
 } as const satisfies Record<string, { level: MethodLevel; result: (value: unknown) => unknown }>;
 
 /** An app-server method the relay sends (a key of the method map). */
@@ -135,7 +160,28 @@ export interface MethodParams {
   "thread/read": { threadId: string };
   "thread/name/set": { threadId: string; name: string };
   "fs/getMetadata": { path: string };
+  "turn/start": {
+    threadId: string;
+    clientUserMessageId: string;
+    input: TextInput[];
+    outputSchema?: Record<string, unknown>;
+  };
+  "turn/steer": {
+    threadId: string;
+    expectedTurnId: string;
+    clientUserMessageId: string;
+    input: TextInput[];
+  };
+  "review/start": { threadId: string; target: ReviewTarget };
+  "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };
 }
+
+/** What `review/start` reviews (docs/codex-protocol.md, "Code review"). */
+export type ReviewTarget =
+  | { type: "uncommittedChanges" }
+  | { type: "baseBranch"; branch: string }
+  | { type: "commit"; sha: string; title?: string }
+  | { type: "custom"; instructions: string };
 
 /** The params of `M`. */
 export type ParamsOf<M extends Method> = MethodParams[M];

@@ -18,7 +18,13 @@ export interface ItemRef {
 
 /** A notification the relay follows. */
 export type TurnEvent =
-  | { kind: "turnStarted"; threadId?: string; turnId: string | null }
+  | {
+    kind: "turnStarted";
+    threadId?: string;
+    turnId: string | null;
+    /** The turn it runs inside (a review's inner turn R' names R); its own id otherwise. */
+    rootTurnId: string | null;
+  }
   | {
     kind: "item";
     completed: boolean;
@@ -49,7 +55,12 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
   const scope = threadId === undefined ? {} : { threadId };
   switch (method) {
     case "turn/started":
-      return { kind: "turnStarted", ...scope, turnId: asStr(asObj(params.turn)?.id) ?? null };
+      return {
+        kind: "turnStarted",
+        ...scope,
+        turnId: asStr(asObj(params.turn)?.id) ?? null,
+        rootTurnId: asStr(asObj(params.turn)?.rootTurnId) ?? null,
+      };
     case "item/started":
     case "item/completed": {
       const item = asObj(params.item);

@@ -86,14 +86,18 @@ export function parseThreadRead(value: unknown): { cwd: string; loaded: boolean 
  */
 export function parseLoadedSettings(
   value: unknown,
-): { sandbox: string | null; approvalPolicy: string | null } {
+): { sandbox: string | null; approvalPolicy: string | null; active: boolean } {
   const r = typeof value === "object" && value !== null ? value as Obj : {};
+  const thread = typeof r.thread === "object" && r.thread !== null ? r.thread as Obj : {};
+  const status = (thread.status as Obj | null | undefined)?.type;
   const type = (r.sandbox as Obj | null | undefined)?.type;
   const sandbox = { readOnly: "read-only", workspaceWrite: "workspace-write" }[String(type)] ??
     (type === "dangerFullAccess" ? "danger-full-access" : null);
   return {
     sandbox,
     approvalPolicy: typeof r.approvalPolicy === "string" ? r.approvalPolicy : null,
+    // A turn runs on the thread now (a loaded thread: the daemon, the turn host).
+    active: status === "active",
   };
 }
 

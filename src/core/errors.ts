@@ -28,6 +28,8 @@ export const REASON_CODES = [
   "cwd_not_found",
   "not_logged_in",
   "not_queued_here",
+  "invalid_schema",
+  "unknown_model",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

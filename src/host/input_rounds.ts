@@ -22,7 +22,7 @@ export const MAX_ROUNDS_PER_CALL = 9;
 export interface RoundState {
   v: 1;
   /** The tool whose call this round belongs to. */
-  tool: "codex_run" | "codex_wait_reply";
+  tool: "codex_run" | "codex_review" | "codex_wait_reply";
   runtimeId: string;
   threadId: string;
   clientMessageId: string;
@@ -131,8 +131,8 @@ export function applyAnswers(
 
 /** The call a retried round's state must belong to. */
 export type RoundCall =
-  /** `codex_run`, with the `threadId` it was given (a name cannot be compared without a lookup). */
-  | { tool: "codex_run"; threadRef?: string }
+  /** A run (`codex_run`, `codex_review`), with the `threadId` it was given (a name cannot be compared without a lookup). */
+  | { tool: "codex_run" | "codex_review"; threadRef?: string }
   /** `codex_wait_reply` on one message (resolved id). */
   | { tool: "codex_wait_reply"; threadId: string; clientMessageId: string }
   /** `codex_wait_reply` on several messages (resolved ids, in the order given). */
@@ -150,7 +150,7 @@ export type RoundCall =
  */
 export function roundBelongs(state: RoundState, call: RoundCall): boolean {
   if (state.tool !== call.tool) return false;
-  if (call.tool === "codex_run") {
+  if (call.tool !== "codex_wait_reply") {
     const ref = call.threadRef;
     return state.receipt !== undefined &&
       (ref === undefined || !isUuid(ref) || canonicalRef(ref) === state.threadId);

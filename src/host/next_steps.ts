@@ -64,6 +64,9 @@ export const REASON_NEXT: Readonly<Record<ReasonCode, string>> = Object.freeze({
   not_logged_in:
     "Log Codex in (`codex login`) or give the relay the provider's key variable, then call again.",
   not_queued_here: "Only a message this codex-relay process queued can be withdrawn.",
+  invalid_schema:
+    "Make outputSchema strict (every object closed with additionalProperties false, every property required), then call again.",
+  unknown_model: "Pick a model and effort Codex offers (see message), then call again.",
 });
 
 /** The next step after a failure with `reason` (a generic one when there is none). */

@@ -17,13 +17,14 @@ import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { TurnStarts } from "../turn/turn_start.ts";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, outputSchemaAt, type Tool, ToolRefusal } from "./tool.ts";
 import { advertised, advertisedAnnotations } from "./tool_schema.ts";
 import { backendTraits, type Surface } from "./surface.ts";
+import { PROMPTS } from "./prompts.ts";
 import { textOf, withNext } from "./next_steps.ts";
 
 /** What the server is built from. */
@@ -78,6 +79,21 @@ export function buildServer(deps: ServerDeps): McpServer {
       },
       // deno-lint-ignore no-explicit-any
       ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps, server)) as any,
+    );
+  }
+  for (const prompt of PROMPTS) {
+    if (!prompt.enabled(deps.caps)) continue;
+    server.registerPrompt(
+      prompt.name,
+      { title: prompt.title, description: prompt.description, argsSchema: z.object(prompt.args) },
+      // The SDK validated `args` against argsSchema: strings, optional ones absent.
+      // deno-lint-ignore no-explicit-any
+      (args: any) => ({
+        messages: [{
+          role: "user" as const,
+          content: { type: "text" as const, text: prompt.text(args) },
+        }],
+      }),
     );
   }
   return server;

@@ -63,6 +63,29 @@ export const READ_REPLY_STATUSES = [
 /** `codex_read_reply` status. */
 export type ReadReplyStatus = typeof READ_REPLY_STATUSES[number];
 
+/** One finding of a review (`src/reply/review_text.ts`). */
+export const reviewFindingSchema = z.object({
+  priority: z.number().int().nullable(),
+  title: z.string(),
+  file: z.string(),
+  lineStart: z.number().int(),
+  lineEnd: z.number().int(),
+  body: z.string(),
+});
+
+/** A review: the rendered text (bounded) and the findings parsed from it. */
+export const reviewSchema = z.object({
+  text: z.string(),
+  findings: z.array(reviewFindingSchema),
+  truncated: z.boolean(),
+});
+
+/** A structured answer checked against its schema (`src/reply/structured.ts`). */
+export const structuredSchema = z.union([
+  z.object({ valid: z.literal(true), value: z.unknown() }),
+  z.object({ valid: z.literal(false), error: z.string() }),
+]);
+
 /**
  * The result of `codex_read_reply` (its `structuredContent`). Its fields are
  * explained in comments, not `describe()`: output schemas are advertised
@@ -85,6 +108,10 @@ export const readReplySchema = z.object({
   nextCursor: z.string().nullable(),
   /** Older items to search (no_match only). */
   searchCursor: z.string().nullable(),
+  /** A review's rendered text and its findings (a codex_review run of this relay only). */
+  review: reviewSchema.optional(),
+  /** The final answer against the run's outputSchema (a codex_run with one, of this relay only). */
+  structured: structuredSchema.optional(),
   /** Whether a Codex turn runs on the thread now, which starts the message after it (queued only). */
   turnRunning: z.boolean().optional(),
 });

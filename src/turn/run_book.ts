@@ -20,6 +20,7 @@ import type { ListedRun } from "../ops/listed_runs.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { advance, isFinal, phaseOf, type RunEvent, type RunState, STARTING } from "./run_state.ts";
 import type { RunSnapshot } from "./runtime_types.ts";
+import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 
 /** How many ended runs wait for the next look. */
 export const UNSEEN_MAX = 64;
@@ -41,6 +42,8 @@ export interface Run<H = unknown> {
   readonly id: string;
   readonly threadId: string;
   readonly clientMessageId: string;
+  /** What it does: a queued message, a structured run, a review (`run_job.ts`). */
+  readonly job: RunJob;
   /** Wall-clock ms when it began. */
   readonly startedAt: number;
   /** Where it is (change it only through {@linkcode RunBook.move}). */
@@ -89,7 +92,12 @@ export class RunBook<H = unknown> {
    * starting), or undefined when the thread has a live run already: the one
    * check and the insert happen together, so of concurrent starts one wins.
    */
-  begin(threadId: string, clientMessageId: string, state: RunState = STARTING): Run<H> | undefined {
+  begin(
+    threadId: string,
+    clientMessageId: string,
+    state: RunState = STARTING,
+    job: RunJob = MESSAGE_JOB,
+  ): Run<H> | undefined {
     if (this.live(threadId)) return undefined;
     for (const [id, r] of this.#runs) {
       // The same message followed again: its lost record is superseded.
@@ -105,6 +113,7 @@ export class RunBook<H = unknown> {
       id: crypto.randomUUID(),
       threadId,
       clientMessageId,
+      job,
       startedAt: this.#wallNow(),
       state,
       cancel: new AbortController(),

@@ -25,6 +25,8 @@ export interface RunOptions {
   effort?: string;
   sandbox?: SandboxMode;
   approvalPolicy?: ApprovalPolicy;
+  /** A JSON Schema for the final answer (`turn/start.outputSchema`; checked before the start). */
+  outputSchema?: Record<string, unknown>;
 }
 
 /**

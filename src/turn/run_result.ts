@@ -7,7 +7,12 @@
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { type ReadReplyResult, replySchema } from "../reply/schemas.ts";
+import {
+  type ReadReplyResult,
+  replySchema,
+  reviewSchema,
+  structuredSchema,
+} from "../reply/schemas.ts";
 import { buildReadResult } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
@@ -67,6 +72,8 @@ const failureFields = {
 const replyFields = {
   replies: z.array(replySchema).optional(),
   nextCursor: z.string().nullable().optional(),
+  review: reviewSchema.optional(),
+  structured: structuredSchema.optional(),
 };
 
 /** The `codex_run` result. */
@@ -146,7 +153,13 @@ export function runFailure(snapshot: RunSnapshot): Pick<RunResult, keyof typeof 
 /** The reply fields of a finished run (reply-read level only). */
 export function runReplies(run: FinishedRun): Pick<RunResult, keyof typeof replyFields> {
   if (!run.replies) return {};
-  return { replies: run.replies.replies, nextCursor: run.replies.nextCursor };
+  const { replies, nextCursor, review, structured } = run.replies;
+  return {
+    replies,
+    nextCursor,
+    ...(review ? { review } : {}),
+    ...(structured ? { structured } : {}),
+  };
 }
 
 /** How following a run ended, as far as its result is concerned. */

@@ -8,6 +8,7 @@ import type { DeclinedRequest, ElicitationRouter } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Failure } from "./classify_failure.ts";
+import type { RunJob } from "./run_job.ts";
 
 /** Watchdog bounds. */
 export interface TurnLimits {
@@ -72,6 +73,8 @@ export interface RuntimeDeps {
   shared?: boolean;
   /** The turn's id when the runtime attaches to a turn that already runs. */
   turnId?: string;
+  /** What the run does (default: a message queued and started). */
+  job?: RunJob;
 }
 
 /** How {@linkcode TurnRuntime.begin} watches the turn. */

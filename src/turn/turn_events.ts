@@ -44,12 +44,45 @@ export class TurnEvents {
   readonly #threadId: string;
   readonly #clientMessageId: string;
   readonly #sink: EventSink;
+  /** A review: its turn is claimed (`review/start`'s answer), never told by a user message. */
+  readonly #review: boolean;
+  /** Recent turns started on the thread and the turn each runs inside (a review's R' names R). */
+  readonly #roots = new Map<string, string>();
+  /** Recent turns that ended before they were claimed. */
+  readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
 
-  constructor(threadId: string, clientMessageId: string, turnId: string | null, sink: EventSink) {
+  constructor(
+    threadId: string,
+    clientMessageId: string,
+    turnId: string | null,
+    sink: EventSink,
+    review = false,
+  ) {
     this.#threadId = threadId;
     this.#clientMessageId = clientMessageId;
     this.turnId = turnId;
     this.#sink = sink;
+    this.#review = review;
+  }
+
+  /** A review's inner turn R' (started inside the own turn R), once seen. */
+  get innerTurnId(): string | null {
+    for (const [id, root] of this.#roots) {
+      if (root === this.turnId && id !== this.turnId) return id;
+    }
+    return null;
+  }
+
+  /**
+   * The own turn is `turnId` (a review's R, as `review/start` answered): from
+   * now on its events are the run's; when it already ended, the run ends so.
+   */
+  claim(turnId: string): void {
+    if (this.turnId !== null) return;
+    this.turnId = turnId;
+    this.#sink.ownTurnStarted();
+    const ended = this.#endedEarly.get(turnId);
+    if (ended) this.ended(ended.status, ended.error);
   }
 
   /** One notification of the connection (other threads' are ignored). */
@@ -59,6 +92,7 @@ export class TurnEvents {
     switch (event.kind) {
       case "turnStarted":
         this.currentTurnId = event.turnId;
+        if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
         if (this.turnId === null) this.#sink.note("A turn started");
         break;
       case "item":
@@ -89,6 +123,7 @@ export class TurnEvents {
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): void {
     if (item.type === "userMessage" && this.turnId === null) {
+      if (this.#review) return; // The reviewer's prompt: a review's turn is claimed, not told.
       if (item.clientId === this.#clientMessageId) {
         this.turnId = turnId;
         this.#sink.ownTurnStarted();
@@ -123,10 +158,19 @@ export class TurnEvents {
     if (id === null || id !== this.turnId) {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
       this.currentTurnId = null;
+      if (id !== null && this.turnId === null) remember(this.#endedEarly, id, { status, error });
       if (status === "interrupted" && this.turnId === null) this.#sink.queuePaused();
       return;
     }
     // The own turn ended: any status but completed and failed counts as interrupted.
     this.ended(status === "completed" || status === "failed" ? status : "interrupted", error);
   }
+}
+
+/** How many recent turns the maps above keep (a thread runs one turn at a time). */
+const REMEMBERED_TURNS = 8;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > REMEMBERED_TURNS) map.delete(map.keys().next().value!);
 }

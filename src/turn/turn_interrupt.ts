@@ -11,11 +11,34 @@ import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import type { HeldConnection } from "../connect/connection.ts";
 
+/**
+ * The turns an interrupt asks for, in order, as far as they are known. On a
+ * shared connection the current turn may be someone else's, and a review's
+ * own turn is R: only ever the run's own turn there (`ownOnly`), else the
+ * turn running now. A review's inner turn R' comes after R (Codex 0.171
+ * interrupts a review by R, 0.169 only by R').
+ *
+ * @example
+ * ```ts
+ * turnsToInterrupt({ turnId: "R", currentTurnId: "R2", innerTurnId: "R2" }, true); // ["R", "R2"]
+ * ```
+ */
+export function turnsToInterrupt(
+  seen: { turnId: string | null; currentTurnId: string | null; innerTurnId: string | null },
+  ownOnly: boolean,
+): string[] {
+  const first = ownOnly ? seen.turnId : seen.currentTurnId ?? seen.turnId;
+  if (first === null) return [];
+  const inner = ownOnly ? seen.innerTurnId : null;
+  return inner && inner !== first ? [first, inner] : [first];
+}
+
 /** What an interrupt needs of its runtime. */
 export interface InterruptTarget {
   conn: HeldConnection;
   threadId: string;
-  turnId: string;
+  /** The ids to try, in order, until Codex accepts one (a review: R, then its inner turn R'). */
+  turnIds: readonly string[];
   clock: Clock;
   log: Logger;
   graceMs: number;
@@ -31,15 +54,20 @@ export interface InterruptTarget {
  */
 export async function requestInterrupt(t: InterruptTarget): Promise<string | undefined> {
   const until = t.clock.now() + t.graceMs;
-  try {
-    await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId: t.turnId }, {
-      timeoutMs: t.graceMs,
-    });
-  } catch (error) {
-    // Refused, unanswered or the helper failed: no turn/completed is coming.
-    const reason = error instanceof RelayError ? error.reason : "unknown";
-    t.log.warn("interrupt failed", { reason });
-    return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
+  for (const [i, turnId] of t.turnIds.entries()) {
+    try {
+      await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId }, {
+        timeoutMs: Math.max(1, until - t.clock.now()),
+      });
+      break;
+    } catch (error) {
+      const refused = error instanceof RelayError && error.rpcCode !== undefined;
+      if (refused && i + 1 < t.turnIds.length) continue; // Refused by this id: the next one.
+      // Refused, unanswered or the helper failed: no turn/completed is coming.
+      const reason = error instanceof RelayError ? error.reason : "unknown";
+      t.log.warn("interrupt failed", { reason });
+      return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
+    }
   }
   // Accepted: Codex reports the end with turn/completed.
   while (!t.settled() && t.clock.now() < until) await t.nextChange(until);

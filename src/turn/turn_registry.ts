@@ -13,7 +13,7 @@ import type { Clock } from "../core/clock.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Receipt } from "../ops/queue_message.ts";
-import { readReply } from "../ops/read_reply.ts";
+import { type RunJob, settledRead } from "./run_job.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 import type { ListedRun } from "../ops/listed_runs.ts";
@@ -77,8 +77,13 @@ export class TurnRegistry {
    * A new run of `clientMessageId` on `threadId`, or undefined when this relay
    * has a run there already (`turn_running`): of concurrent calls one wins.
    */
-  begin(threadId: string, clientMessageId: string, state?: RunState): Run<TurnRuntime> | undefined {
-    return this.#closing ? undefined : this.#book.begin(threadId, clientMessageId, state);
+  begin(
+    threadId: string,
+    clientMessageId: string,
+    state?: RunState,
+    job?: RunJob,
+  ): Run<TurnRuntime> | undefined {
+    return this.#closing ? undefined : this.#book.begin(threadId, clientMessageId, state, job);
   }
 
   /** Its message is on its way to the queue (`thread/queue/add` is sent now). */
@@ -137,6 +142,7 @@ export class TurnRegistry {
       limits: this.#deps.limits,
       shared: this.#deps.shared,
       ...(turnId === undefined ? {} : { turnId }),
+      job: run.job,
     });
     run.handle = runtime;
     return runtime;
@@ -167,6 +173,13 @@ export class TurnRegistry {
     } catch {
       // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     }
+  }
+
+  /** Watches the turn of a run that started it itself (`turn/start`, `review/start`). */
+  watch(runtime: TurnRuntime): void {
+    const run = this.#book.byId(runtime.id);
+    if (run) this.#book.move(run, { kind: "queued" });
+    this.#track(runtime, undefined, true);
   }
 
   /** Follows an attached runtime's turn (no watchdog: the relay did not start it here). */
@@ -242,10 +255,9 @@ export class TurnRegistry {
   async #readReplies(runtime: TurnRuntime): Promise<ReadReplyResult | undefined> {
     if (!runtime.alive) return undefined;
     const never = new AbortController().signal;
-    const scope = { threadId: runtime.threadId, clientMessageId: runtime.clientMessageId };
     try {
       const session = heldSession(runtime.connection, never, SETTLE_READ_MS, this.#deps.clock);
-      return await readReply(session, scope);
+      return await settledRead(session, runtime.job, runtime.snapshot());
     } catch (error) {
       this.#deps.log.warn("reading replies failed", { reason: asRelayError(error).reason });
       return undefined;

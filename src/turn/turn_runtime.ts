@@ -29,24 +29,20 @@ import { advance, phaseOf, type RunEnd, type RunState, STARTING } from "./run_st
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
-import { requestInterrupt } from "./turn_interrupt.ts";
+import { requestInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { TurnEvents } from "./turn_events.ts";
+import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 
-export {
-  type BeginOptions,
-  DEFAULT_TURN_LIMITS,
-  MAX_DECLINED_KEPT,
-  type RunPhase,
-  type RunSnapshot,
-  type RuntimeDeps,
-  type TurnLimits,
-} from "./runtime_types.ts";
+export { type BeginOptions, DEFAULT_TURN_LIMITS, MAX_DECLINED_KEPT } from "./runtime_types.ts";
+export type { RunPhase, RunSnapshot, RuntimeDeps, TurnLimits } from "./runtime_types.ts";
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
   readonly id: string;
   readonly threadId: string;
   readonly clientMessageId: string;
+  /** What the run does. */
+  readonly job: RunJob;
   readonly #conn: HeldConnection;
   readonly #router: ElicitationRouter;
   readonly #clock: Clock;
@@ -84,6 +80,7 @@ export class TurnRuntime implements RuntimeHandle {
     this.#wallNow = deps.wallNow ?? Date.now;
     this.threadId = threadId;
     this.clientMessageId = clientMessageId;
+    this.job = deps.job ?? MESSAGE_JOB;
     this.#router = deps.router;
     this.#clock = deps.clock;
     this.#log = deps.log;
@@ -104,10 +101,11 @@ export class TurnRuntime implements RuntimeHandle {
       },
       resolved: (requestId) => this.#router.resolved(this, requestId),
       queuePaused: () => {
-        if (!this.#stalling) void this.#restartQueue();
+        // Only a queued message's run waits on the queue; the others never restart it.
+        if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
       },
       failure: () => this.#failure,
-    });
+    }, this.job.kind === "review");
     conn.listen({
       onNotification: (method, params) => this.#events.notification(method, params),
       onServerRequest: (request) => this.#onServerRequest(request),
@@ -131,6 +129,13 @@ export class TurnRuntime implements RuntimeHandle {
     this.#watch.start(options.watchdog ?? true);
     this.#armStall();
   }
+
+  /** Whether this runtime saw a turn start on its thread that has not ended. */
+  get busy(): boolean {
+    return this.#events.currentTurnId !== null;
+  }
+  /** The run's own turn is `turnId` (a review's turn R, as `review/start` answered). */
+  claim = (turnId: string): void => this.#events.claim(turnId);
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {
@@ -258,25 +263,23 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.ended || !this.#alive) return;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const never = new AbortController().signal;
-    // On a shared connection the current turn may be someone else's: only ever this run's.
-    const pick = () =>
-      this.#shared ? this.#events.turnId : this.#events.currentTurnId ?? this.#events.turnId;
-    let turnId = pick();
+    const pick = () => turnsToInterrupt(this.#events, this.#shared || this.job.kind === "review");
+    let turnIds = pick();
     // One grace for waiting for the turn (below) and for its end (requestInterrupt).
     const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    if (turnId === null && phaseOf(this.#state()) === "queued") {
+    if (turnIds.length === 0 && phaseOf(this.#state()) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      while (pick() === null && !this.ended && this.#alive && this.#clock.now() < until) {
+      while (pick().length === 0 && !this.ended && this.#alive && this.#clock.now() < until) {
         await this.waitForChange(this.version, until, never);
       }
       if (this.ended || !this.#alive) return;
-      turnId = pick();
+      turnIds = pick();
     }
-    const unconfirmed = turnId
+    const unconfirmed = turnIds.length
       ? await requestInterrupt({
         conn: this.#conn,
         threadId: this.threadId,
-        turnId,
+        turnIds,
         clock: this.#clock,
         log: this.#log,
         graceMs: Math.max(1, until - this.#clock.now()),
@@ -360,14 +363,11 @@ export class TurnRuntime implements RuntimeHandle {
       return;
     }
     if (!this.ended) {
-      this.#finish(
-        "failed",
-        `The connection to the app-server ended during the turn (${error.reason}): ${error.message}`,
-        {
-          failureClass: "internal",
-          retryable: false,
-        },
-      );
+      const why = `The connection to the app-server ended during the turn (${error.reason})`;
+      this.#finish("failed", `${why}: ${error.message}`, {
+        failureClass: "internal",
+        retryable: false,
+      });
     }
     this.#router.forget(this);
     this.changed();

@@ -15,7 +15,18 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { loginProblem, missingDirectory, threadRead } from "./start_checks.ts";
+import {
+  type Attempt,
+  loginProblem,
+  missingDirectory,
+  ModelCatalogue,
+  nameThread,
+  REASON_MESSAGES,
+  REMEMBERED_THREADS,
+  schemaRefusal,
+  type StartResult,
+  threadRead,
+} from "./start_checks.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
@@ -31,6 +42,9 @@ import {
   tighterOf,
 } from "./run_options.ts";
 import { resumeThenQueue } from "./resume_then_queue.ts";
+import { jobBody, type JobContext } from "./job_start.ts";
+import type { RunJob } from "./run_job.ts";
+import type { ReviewTarget } from "../codex/methods.ts";
 import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import {
@@ -42,8 +56,7 @@ import {
 import type { TurnRuntime } from "./turn_runtime.ts";
 import { canonicalRef, isUuid } from "../ops/inputs.ts";
 
-/** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
-type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
+import type { Claim } from "./start_checks.ts";
 
 /**
  * The result of a start an interrupt cancelled before its message was
@@ -79,40 +92,10 @@ export interface StartDeps {
   queuedHere?: QueuedHere;
 }
 
-/** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
-export interface StartResult {
-  receipt: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-  /** The thread's MCP servers the turn runs without (failed, or not ready in time). */
-  mcpServers?: McpServerMissing[];
-}
-
-/** What a start's body reports. */
-interface Attempt {
-  receipt?: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-  failed?: boolean;
-  /** The resolved thread, for the receipt of a start that failed before queueing. */
-  threadId?: string;
-  mcpServers?: McpServerMissing[];
-}
-
-/** Threads whose run settings are remembered (the oldest are forgotten first). */
-const REMEMBERED_THREADS = 10_000;
+export type { StartResult } from "./start_checks.ts";
 
 /** The budget of a whole start: waiting for a connection, opening it, and every RPC. */
 export const START_BUDGET_MS = 20_000;
-
-const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
-  turn_running:
-    "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt",
-  held_elsewhere:
-    "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
-};
 
 /** Starts turns. */
 export class TurnStarts {
@@ -121,6 +104,8 @@ export class TurnStarts {
   readonly queuedHere: QueuedHere;
   /** What this relay's runs left with each thread (Codex keeps it for later turns). */
   readonly #applied = new Map<string, Applied>();
+  /** `model/list`, read at the first run that names a model or an effort. */
+  readonly #models = new ModelCatalogue();
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
@@ -138,6 +123,11 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
+    if (options.outputSchema !== undefined) {
+      const schema = options.outputSchema;
+      return schemaRefusal(schema, ref) ??
+        this.#job({ threadId: ref }, { kind: "structured", schema }, text, signal, options);
+    }
     // A UUID names the thread before any step: the run exists from the first one.
     const known = isUuid(ref) ? canonicalRef(ref) : undefined;
     return this.#start(signal, known, async (conn, session, claim) => {
@@ -186,6 +176,11 @@ export class TurnStarts {
     options: RunOptions = {},
   ): Promise<StartResult> {
     const { registry } = this.#deps;
+    if (options.outputSchema !== undefined) {
+      const schema = options.outputSchema;
+      return schemaRefusal(schema, "") ??
+        this.#job({ cwd }, { kind: "structured", schema }, text, signal, options);
+    }
     return this.#start(signal, undefined, async (conn, session, claim) => {
       const missing = await missingDirectory(session, cwd);
       if (missing) return { reason: "cwd_not_found", message: missing };
@@ -204,13 +199,7 @@ export class TurnStarts {
       if (!run) return { reason: "turn_running", threadId };
       conn.follow(threadId);
       const runtime = registry.adopt(conn, run);
-      if (options.name !== undefined) {
-        try {
-          await session.call("thread/name/set", { threadId, name: options.name });
-        } catch (error) {
-          runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
-        }
-      }
+      if (options.name !== undefined) await nameThread(session, runtime, options.name);
       const mcpServers = await afterLoadWait(
         watch,
         threadId,
@@ -227,6 +216,46 @@ export class TurnStarts {
   }
 
   /**
+   * Reviews (`review/start`) inline on the thread `ref` when it is idle, or on
+   * a new thread in `cwd` (read-only: the tightest sandbox). The review's
+   * `clientMessageId` is minted here: Codex takes none for reviews.
+   */
+  review(
+    where: { threadId: string } | { cwd: string },
+    target: ReviewTarget,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
+    const job: RunJob = { kind: "review", target };
+    return "threadId" in where
+      ? this.#job(where, job, "", signal, options)
+      : this.#job(where, job, "", signal, { ...options, sandbox: "read-only" });
+  }
+
+  /**
+   * Starts `job` (a structured run, a review) on the thread `where.threadId`
+   * when it is idle, or on a new thread in `where.cwd` (`job_start.ts`).
+   */
+  #job(
+    where: { threadId: string } | { cwd: string },
+    job: Exclude<RunJob, { kind: "message" }>,
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions,
+  ): Promise<StartResult> {
+    const ref = "threadId" in where ? where.threadId : undefined;
+    const known = ref !== undefined && isUuid(ref) ? canonicalRef(ref) : undefined;
+    const ctx: JobContext = {
+      registry: this.#deps.registry,
+      clock: this.#deps.clock,
+      config: (session, cwd, applied) => this.#config(session, cwd, options, applied),
+      applied: (threadId) => this.#applied.get(threadId),
+      remember: (threadId) => this.#remember(threadId, options),
+    };
+    return this.#start(signal, known, jobBody(ctx, where, text, options), job);
+  }
+
+  /**
    * Reads the configuration once (`config/read` at the thread's cwd, so with
    * the layers a plain resume or start there applies): refuses options
    * looser than it, and returns the `config` overrides (recursion guard,
@@ -240,6 +269,7 @@ export class TurnStarts {
     options: RunOptions,
     applied?: Applied,
   ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
+    await this.#models.check(session, options);
     const read = await readConfig(session.call, cwd, this.#deps.log);
     checkTightening(read, options, applied);
     const guard = recursionOverrides(read, this.#deps.disabledMcpServers, this.#deps.log);
@@ -273,6 +303,7 @@ export class TurnStarts {
     signal: AbortSignal,
     threadId: string | undefined,
     body: (conn: HeldConnection, session: Session, claim: Claim) => Promise<Attempt>,
+    job?: RunJob,
   ): Promise<StartResult> {
     const { connection, registry, clock } = this.#deps;
     const clientMessageId = mintRunId();
@@ -286,7 +317,7 @@ export class TurnStarts {
     let run: Run<TurnRuntime> | undefined;
     const claim: Claim = (id) => {
       if (run) return run.threadId === id ? run : undefined;
-      run = registry.begin(id, clientMessageId);
+      run = registry.begin(id, clientMessageId, undefined, job);
       run?.cancel.signal.addEventListener("abort", () => stop.abort(), { once: true });
       return run;
     };
@@ -351,7 +382,9 @@ export class TurnStarts {
       receipt = await this.#confirm(receipt, signal, session.remainingMs());
     }
     reason ??= receipt?.reason ?? "protocol_error";
-    message = REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
+    // A job's refusal says its own (nothing is queued for it); a message's, the usual.
+    const own = attempt.ownMessage ? message : undefined;
+    message = own ?? REASON_MESSAGES[reason] ?? message ?? receipt?.message ?? "";
     return receipt ? { receipt, reason, message } : notSent(reason, message, attempt.threadId);
   }
 

@@ -282,6 +282,54 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
   },
   { at: { result: "thread/list" }, path: "data[].status<active>.activeFlags", types: ARR },
   { at: { result: "thread/turns/list" }, path: "nextCursor", types: STR_NULL },
+  // --- Codex's own jobs (issue 30): codex_review (review/start, its items), codex_run with
+  // outputSchema (turn/start), codex_steer (turn/steer), the model and effort check (model/list)
+  {
+    at: { request: "review/start" },
+    sample: { threadId: T, target: { type: "uncommittedChanges" } },
+  },
+  {
+    at: { request: "review/start" },
+    sample: { threadId: T, target: { type: "baseBranch", branch: "main" } },
+  },
+  {
+    at: { request: "review/start" },
+    sample: { threadId: T, target: { type: "commit", sha: "7d1f252" } },
+  },
+  {
+    at: { request: "review/start" },
+    sample: { threadId: T, target: { type: "custom", instructions: "Check calc.js" } },
+  },
+  { at: { result: "review/start" }, path: "turn.id", types: STR, required: true },
+  {
+    at: { request: "turn/start" },
+    sample: {
+      threadId: T,
+      clientUserMessageId: C,
+      input: [{ type: "text", text: "hello", text_elements: [] }],
+      outputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
+    },
+  },
+  { at: { result: "turn/start" }, path: "turn.id", types: STR, required: true },
+  {
+    at: { request: "turn/steer" },
+    sample: {
+      threadId: T,
+      expectedTurnId: T,
+      clientUserMessageId: C,
+      input: [{ type: "text", text: "hello", text_elements: [] }],
+    },
+  },
+  { at: { result: "turn/steer" }, path: "turnId", types: STR, required: true },
+  { at: { request: "model/list" }, sample: { includeHidden: true } },
+  { at: { result: "model/list" }, path: "data[].model", types: STR, required: true },
+  {
+    at: { result: "model/list" },
+    path: "data[].supportedReasoningEfforts[].reasoningEffort",
+    types: STR,
+    required: true,
+  },
+  { at: { result: "model/list" }, path: "nextCursor", types: STR_NULL },
   // --- turn start (codex_run, codex_interrupt)
   // The recursion guard (src/turn/recursion_guard.ts) reads `config.mcp_servers`, which the
   // schema leaves undeclared (Config has additionalProperties); relay_e2e_turn_test.ts checks it live.

@@ -46,8 +46,19 @@ Deno.test("doctor: codex, its version, the app-server, threads and the permissio
     assert.match(out, /tools at these flags: codex_list_threads, codex_queue_message/);
     assert.match(out, /No problems found\./);
     const methods = (await f.requests()).map((r) => r.method);
-    assert.deepEqual(methods, ["initialize", "thread/list", "account/read", "config/read"]);
+    assert.deepEqual(methods, [
+      "initialize",
+      "thread/list",
+      "account/read",
+      "config/read",
+      "model/list",
+    ]);
     assert.match(out, /ok +Codex is logged in \(apiKey\)/);
+    // The models of model/list (transcript 24, 0.169), each with its efforts.
+    assert.match(
+      out,
+      /info +Codex offers 9 model\(s\) for codex_run's and codex_review's model and effort:\n +gpt-6\.1-sol \(default\): low, medium, high, xhigh, max, ultra\n +gpt-6-astra: /,
+    );
     const init = (await f.requests())[0].params as { capabilities: unknown };
     assert.deepEqual(init.capabilities, { experimentalApi: true });
   });
@@ -145,7 +156,7 @@ Deno.test("doctor: capability flags change the tools and the entry's arguments",
     assert.equal(code, 0, out);
     assert.match(
       out,
-      /tools at these flags: codex_list_threads, codex_queue_message, codex_read_reply, codex_wait_reply, codex_run, codex_interrupt, codex_withdraw_message/,
+      /tools at these flags: codex_list_threads, codex_queue_message, codex_read_reply, codex_wait_reply, codex_run, codex_review, codex_steer, codex_interrupt, codex_withdraw_message/,
     );
     assert.match(
       out,

@@ -166,6 +166,30 @@ VALID.codex_run = {
   approvalPolicy: { required: false, ok: (v) => isStr(v) && POLICIES.includes(v) },
 };
 VALID.codex_interrupt = { threadId: VALID.codex_read_reply.threadId };
+const reviewName = {
+  required: false,
+  ok: (v: unknown) =>
+    isStr(v) && v.length >= 1 && v.length <= 256 && v.trim() === v && !/\p{Cc}/u.test(v),
+};
+VALID.codex_review = {
+  threadId: VALID.codex_run.threadId,
+  cwd: VALID.codex_run.cwd,
+  target: {
+    required: true,
+    ok: (v) => isStr(v) && ["uncommitted", "base", "commit", "custom"].includes(v),
+  },
+  base: reviewName,
+  commit: reviewName,
+  instructions: { required: false, ok: (v) => isStr(v) && v.length >= 1 && v.length <= 16384 },
+  waitSeconds: VALID.codex_run.waitSeconds,
+  model: VALID.codex_run.model,
+  effort: VALID.codex_run.effort,
+};
+VALID.codex_steer = {
+  threadId: VALID.codex_read_reply.threadId,
+  clientMessageId: { ...VALID.codex_read_reply.clientMessageId, required: false },
+  text: VALID.codex_queue_message.text,
+};
 
 /**
  * Whether the tool must accept `args`. An own `__proto__` key is not an
@@ -187,6 +211,13 @@ function isValid(tool: string, args: Record<string, unknown>): boolean {
   if (tool === "codex_run") {
     return fieldsOk && present("threadId") !== present("cwd") &&
       (!present("name") || present("cwd"));
+  }
+  // codex_review: in a thread or a new one in cwd; each target with its own field only.
+  if (tool === "codex_review") {
+    const target = args.target;
+    return fieldsOk && present("threadId") !== present("cwd") &&
+      present("base") === (target === "base") && present("commit") === (target === "commit") &&
+      present("instructions") === (target === "custom");
   }
   return fieldsOk;
 }

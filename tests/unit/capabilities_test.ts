@@ -27,6 +27,12 @@ const TURN: Method[] = [
   "fs/getMetadata",
   "thread/queue/delete",
   "account/read",
+  // codex_run with outputSchema (turn/start on an idle thread), codex_steer, codex_review, and
+  // the model and effort check (issue 30).
+  "turn/start",
+  "turn/steer",
+  "review/start",
+  "model/list",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -55,6 +61,8 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_list_threads",
       "codex_queue_message",
       "codex_run",
+      "codex_review",
+      "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
     ],
@@ -69,6 +77,8 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_read_reply",
       "codex_wait_reply",
       "codex_run",
+      "codex_review",
+      "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
     ],
@@ -82,10 +92,10 @@ for (const level of LEVELS) {
   });
 }
 
-Deno.test("capabilities: methods no level names (turn/start, initialize, ...) are never allowed", () => {
+Deno.test("capabilities: methods no level names (thread/archive, initialize, ...) are never allowed", () => {
   for (const level of LEVELS) {
     const allowed: ReadonlySet<string> = allowedMethods(level.caps);
-    for (const m of ["turn/start", "thread/archive", "thread/rollback", "initialize", ""]) {
+    for (const m of ["thread/archive", "thread/rollback", "thread/fork", "initialize", ""]) {
       assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
     }
   }

@@ -35,6 +35,7 @@ import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
 import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
+import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
 import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
 import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
 import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
@@ -154,6 +155,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("helper stderr kept", `last ${l.stderrBytes / KiB} KiB`);
   says("message text", `1..${MAX_TEXT_BYTES / KiB} KiB UTF-8`);
   says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
+  says("`codex_run`'s `outputSchema`", `${MAX_OUTPUT_SCHEMA_BYTES / KiB} KiB of JSON`);
   says("search page", `newest ${SEARCH_PAGE_LIMIT} items`);
   says("turn status", `newest ${TURN_STATUS_WINDOW} turn summaries`);
   says(

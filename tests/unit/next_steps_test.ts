@@ -15,6 +15,7 @@ import type { Tool } from "../../src/host/tool.ts";
 import { READ_REPLY_STATUSES } from "../../src/reply/schemas.ts";
 import { INTERRUPT_STATUSES, RUN_STATUSES } from "../../src/turn/run_result.ts";
 import { WITHDRAW_STATUSES } from "../../src/ops/withdraw_message.ts";
+import { STEER_STATUSES } from "../../src/turn/turn_steer.ts";
 
 const THREAD = "019df1a2-0000-7000-8000-000000000001";
 const CID = "relay-1";
@@ -111,7 +112,57 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
     { receipt, threadId: THREAD, turn: turn("completed"), replies: [] },
     { receipt, threadId: THREAD, turn: turn("failed"), failureClass: "capacity", retryable: true },
     { receipt, threadId: THREAD, turn: turn("interrupted") },
+    {
+      receipt,
+      threadId: THREAD,
+      turn: turn("completed"),
+      replies: [],
+      structured: { valid: true, value: { ok: 1 } },
+    },
+    {
+      receipt,
+      threadId: THREAD,
+      turn: turn("completed"),
+      replies: [],
+      structured: { valid: false, error: "the turn has no final answer" },
+    },
   ],
+  codex_review: [
+    {
+      receipt: { ...ids, status: "not_sent", reason: "turn_running" },
+      threadId: THREAD,
+      turn: null,
+      reason: "turn_running",
+      message: "A turn runs on this thread",
+    },
+    { receipt, threadId: THREAD, turn: turn("running") },
+    {
+      receipt,
+      threadId: THREAD,
+      turn: turn("completed"),
+      replies: [],
+      review: {
+        text: "Looks fine.",
+        findings: [{
+          priority: 1,
+          title: "Off by one",
+          file: "/w/a.ts",
+          lineStart: 1,
+          lineEnd: 2,
+          body: "b",
+        }],
+        truncated: false,
+      },
+    },
+    { receipt, threadId: THREAD, turn: turn("failed"), failureClass: "capacity", retryable: true },
+    { receipt, threadId: THREAD, turn: turn("interrupted") },
+  ],
+  codex_steer: STEER_STATUSES.map((status) => ({
+    status,
+    threadId: THREAD,
+    ...(status === "steered" ? { clientMessageId: CID, turnId: "t1" } : { message: "Not now" }),
+    ...(status === "unavailable" || status === "unknown" ? { reason: "timeout" } : {}),
+  })),
   codex_interrupt: INTERRUPT_STATUSES.map((status) => ({
     status,
     threadId: THREAD,
@@ -136,12 +187,14 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_read_reply: READ_REPLY_STATUSES,
   codex_wait_reply: READ_REPLY_STATUSES,
   codex_run: RUN_STATUSES,
+  codex_review: RUN_STATUSES,
+  codex_steer: STEER_STATUSES,
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {
-  if (name === "codex_run") {
+  if (name === "codex_run" || name === "codex_review") {
     return (out.turn as { status?: string } | null)?.status;
   }
   return out.status as string | undefined;

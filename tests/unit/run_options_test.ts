@@ -134,7 +134,14 @@ Deno.test("unapplied() names a requested setting the thread does not run with (C
     sandbox: { type: "workspaceWrite", networkAccess: false },
     approvalPolicy: "on-request",
   });
-  assert.deepEqual(reported, { sandbox: "workspace-write", approvalPolicy: "on-request" });
+  assert.deepEqual(reported, {
+    sandbox: "workspace-write",
+    approvalPolicy: "on-request",
+    active: false,
+  });
+  // The thread's status as the resume reports it: a turn runs there (issue 30: jobs need idle).
+  const busy = parseLoadedSettings({ thread: { status: { type: "active", activeFlags: [] } } });
+  assert.equal(busy.active, true);
   assert.deepEqual(unapplied({ sandbox: "read-only", approvalPolicy: "untrusted" }, reported), [
     "sandbox workspace-write (not read-only)",
     "approvalPolicy on-request (not untrusted)",
@@ -143,9 +150,13 @@ Deno.test("unapplied() names a requested setting the thread does not run with (C
   assert.deepEqual(unapplied({ sandbox: "danger-full-access" }, reported), [], "kept tighter");
   assert.deepEqual(unapplied({}, reported), []);
   const unknown = parseLoadedSettings({ sandbox: { type: "externalSandbox" }, approvalPolicy: {} });
-  assert.deepEqual(unknown, { sandbox: null, approvalPolicy: null });
+  assert.deepEqual(unknown, { sandbox: null, approvalPolicy: null, active: false });
   assert.deepEqual(unapplied({ sandbox: "read-only" }, unknown), [], "unreported: not checked");
-  assert.deepEqual(parseLoadedSettings(null), { sandbox: null, approvalPolicy: null });
+  assert.deepEqual(parseLoadedSettings(null), {
+    sandbox: null,
+    approvalPolicy: null,
+    active: false,
+  });
 });
 
 Deno.test("a refusal names the configured setting when an earlier run left the same one", () => {

@@ -14,6 +14,8 @@ import { readReplyTool } from "./read_reply_tool.ts";
 import { waitReplyTool } from "./wait_reply_tool.ts";
 import { runTool } from "./run_tool.ts";
 import { interruptTool } from "./interrupt_tool.ts";
+import { reviewTool } from "./review_tool.ts";
+import { steerTool } from "./steer_tool.ts";
 
 /** Every tool. */
 export const TOOLS = [
@@ -22,6 +24,8 @@ export const TOOLS = [
   readReplyTool,
   waitReplyTool,
   runTool,
+  reviewTool,
+  steerTool,
   interruptTool,
   withdrawMessageTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];

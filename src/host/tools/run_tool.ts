@@ -18,6 +18,7 @@ import {
 import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
+import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, replyText } from "../render_reply.ts";
@@ -39,6 +40,9 @@ const input = z.strictObject({
     "Seconds to wait for the turn's end (1..55)",
   ),
   ...runOptionShapes,
+  outputSchema: z.record(z.string(), z.unknown()).optional().describe(
+    "JSON Schema for the final answer (strict: objects closed, all required; 64 KiB); idle thread only",
+  ),
 }).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
   message: "Give exactly one of threadId or cwd",
 }).refine((v) => v.name === undefined || v.cwd !== undefined, {
@@ -62,49 +66,66 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
     const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retry(state, args, ctx);
-    if (ctx.mcp.mcpReq.inputResponses !== undefined) {
-      // A retry that lost its state: starting a new run would queue the text a second time.
-      throw new ToolRefusal(
-        "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
-      );
-    }
+    if (state !== undefined) return await retryRun("codex_run", state, args, ctx);
+    refuseLostState(ctx);
     const options: RunOptions = {
       name: args.name,
       model: args.model,
       effort: args.effort,
       sandbox: args.sandbox,
       approvalPolicy: args.approvalPolicy,
+      outputSchema: args.outputSchema,
     };
     const start = args.threadId
       ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
       : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
-    if (!start.runtime) {
-      return {
-        receipt: start.receipt,
-        threadId: start.receipt.threadId || args.threadId || "",
-        turn: null,
-        reason: start.reason,
-        message: start.message,
-      };
-    }
-    const base = {
-      v: 1 as const,
-      tool: "codex_run" as const,
-      threadId: start.runtime.threadId,
-      clientMessageId: start.runtime.clientMessageId,
-      waitSeconds: args.waitSeconds,
-      receipt: start.receipt,
-    };
-    const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
-    // The servers the turn runs without (issue 31); the run's notes say it in every result.
-    if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
-    return out;
+    return await followStart("codex_run", start, args, ctx);
   },
   explain: explainRun,
 };
 
-async function retry(
+/** A retry carrying input responses without its state: nothing is started a second time. */
+export function refuseLostState(ctx: CallContext): void {
+  if (ctx.mcp.mcpReq.inputResponses !== undefined) {
+    throw new ToolRefusal(
+      "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
+    );
+  }
+}
+
+/** Follows a started run (codex_run, codex_review) until its end, the wait's end or input. */
+export async function followStart(
+  tool: "codex_run" | "codex_review",
+  start: StartResult,
+  args: { threadId?: string; waitSeconds: number },
+  ctx: CallContext,
+): Promise<RunResult | ToolInputRequired> {
+  if (!start.runtime) {
+    return {
+      receipt: start.receipt,
+      threadId: start.receipt.threadId || args.threadId || "",
+      turn: null,
+      reason: start.reason,
+      message: start.message,
+    };
+  }
+  const base = {
+    v: 1 as const,
+    tool,
+    threadId: start.runtime.threadId,
+    clientMessageId: start.runtime.clientMessageId,
+    waitSeconds: args.waitSeconds,
+    receipt: start.receipt,
+  };
+  const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+  // The servers the turn runs without (issue 31); the run's notes say it in every result.
+  if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
+  return out;
+}
+
+/** A retried call of a run (codex_run, codex_review) that carries its input-round state. */
+export async function retryRun(
+  tool: "codex_run" | "codex_review",
   state: RoundState,
   args: { threadId?: string },
   ctx: CallContext,
@@ -113,7 +134,7 @@ async function retry(
     ctx.router,
     state,
     ctx.mcp.mcpReq.inputResponses,
-    roundBelongs(state, { tool: "codex_run", threadRef: args.threadId }),
+    roundBelongs(state, { tool, threadRef: args.threadId }),
   );
   const receipt = state.receipt!;
   const runtime = ctx.turns.byId(state.runtimeId);
@@ -160,7 +181,31 @@ function whereItRuns(surface: Surface | undefined): string {
     : "It runs inside codex-relay and ends if codex-relay exits";
 }
 
-function explainRun(out: RunResult, surface?: Surface): Explained {
+/** The review part of a result: its findings, one line each, then its text. */
+function reviewText(out: RunResult): string {
+  const review = out.review;
+  if (!review) return "";
+  const lines = review.findings.map((f) =>
+    `- ${
+      f.priority === null ? "" : `[P${f.priority}] `
+    }${f.title} (${f.file}:${f.lineStart}-${f.lineEnd})`
+  );
+  return `Review, ${review.findings.length} finding(s)${
+    lines.length ? `:\n${lines.join("\n")}` : "."
+  }\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
+}
+
+/** The structured part of a result. */
+function structuredText(out: RunResult): string {
+  const s = out.structured;
+  if (!s) return "";
+  return s.valid
+    ? `The answer is valid against outputSchema (structured.value).`
+    : `The answer is not valid against outputSchema: ${s.error}.`;
+}
+
+/** The text of a run's result (codex_run, codex_review). */
+export function explainRun(out: RunResult, surface?: Surface): Explained {
   const r = out.receipt;
   if (!out.turn) {
     const stored = r.status === "queued"
@@ -200,13 +245,15 @@ function explainRun(out: RunResult, surface?: Surface): Explained {
       }`
       : none
     : "";
+  const extra = [structuredText(out), reviewText(out)].filter((x) => x).join("\n\n");
   const said = sentences(
     `The turn ${TURN_ENDED[out.turn.status]} (${ids})`,
     earlierText(out),
     ...notes,
     failure,
     declinedText(out.declinedRequests),
-  ) + (replies ? ` ${replies}` : "");
+  ) +
+    (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
   return { said, next: endedNext(out) };
 }
 
@@ -227,6 +274,12 @@ function endedNext(out: RunResult): string {
   }
   if (out.turn?.status === "interrupted") {
     return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
+  }
+  if (out.review) return "The review ended: its findings are in review (its text in review.text).";
+  if (out.structured) {
+    return out.structured.valid
+      ? "The turn ended: its answer is in structured.value."
+      : "The answer did not match outputSchema: run again with a clearer message, or read replies.";
   }
   if (out.replies?.length) return "The turn ended: its final answer is in replies.";
   return "The turn ended: nothing to follow.";

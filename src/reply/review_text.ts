@@ -1,0 +1,98 @@
+/**
+ * Codex's rendered code review (`review/start`): the text of the
+ * `exitedReviewMode` item (and of the phase-null agent message that repeats
+ * it), split into its findings. Pure: no I/O.
+ *
+ * The rendering, as Codex 0.169 and 0.171 produce it (docs/codex-protocol.md,
+ * "Code review"; transcripts 21): the reviewer's overall explanation, a blank
+ * line, a header line (`Review comment:` for one finding, `Full review
+ * comments:` for several), then per finding a blank line, `- <title> — <absolute
+ * path>:<start>-<end>` and the body's lines indented by two spaces. The title
+ * is the model's and usually begins with `[P<priority>]`. A reviewer answer
+ * that was not the review JSON passes through verbatim (no header).
+ * @module
+ */
+
+import { REPLY_BUDGET_BYTES } from "./project_replies.ts";
+import { utf8Truncate } from "./utf8_truncate.ts";
+
+/** One finding of a review, as the rendered text gives it. */
+export interface ReviewFinding {
+  /** The `[P<n>]` of the title (0 is the most urgent), or null when the title has none. */
+  priority: number | null;
+  /** The title, without its `[P<n>]` prefix. */
+  title: string;
+  /** The absolute path of the file the finding is about. */
+  file: string;
+  /** The first line of the range. */
+  lineStart: number;
+  /** The last line of the range. */
+  lineEnd: number;
+  /** The finding's explanation (its indented lines, indentation removed). */
+  body: string;
+}
+
+/** A review as the relay returns it. */
+export interface ReviewResult {
+  /** The rendered review, whole unless `truncated` (a bounded prefix of it). */
+  text: string;
+  /** The findings the text holds in Codex's format; the others stay only in `text`. */
+  findings: ReviewFinding[];
+  /** Whether `text` was cut at the page bound. */
+  truncated: boolean;
+}
+
+const HEADER = /^(Review comment|Full review comments):\s*$/;
+const FINDING = /^- (.+) \u2014 (.+):(\d+)-(\d+)\s*$/;
+const PRIORITY = /^\[P(\d+)\]\s*(.*)$/;
+
+/**
+ * Parses Codex's rendered review `text`: the text itself under the reply page
+ * bound ({@linkcode REPLY_BUDGET_BYTES}, cut on a character boundary), and the
+ * findings that the kept text holds whole. A line that does not have the
+ * finding format is not a finding (it stays in `text`); nothing is invented.
+ *
+ * @example
+ * ```ts
+ * const review = parseReview(
+ *   "One issue.\n\nReview comment:\n\n- [P1] Division by zero — /w/calc.js:2-2\n  b may be 0.",
+ * );
+ * // review.findings[0] → {priority: 1, title: "Division by zero", file: "/w/calc.js",
+ * //                       lineStart: 2, lineEnd: 2, body: "b may be 0."}
+ * ```
+ */
+export function parseReview(text: string, maxBytes: number = REPLY_BUDGET_BYTES): ReviewResult {
+  const kept = utf8Truncate(text, maxBytes);
+  const lines = kept.text.split("\n");
+  const header = lines.findIndex((line) => HEADER.test(line));
+  const findings: ReviewFinding[] = [];
+  if (header === -1) return { text: kept.text, findings, truncated: kept.truncated };
+  let i = header + 1;
+  while (i < lines.length) {
+    const match = FINDING.exec(lines[i]);
+    i++;
+    if (!match) continue;
+    const body: string[] = [];
+    while (i < lines.length && (lines[i].startsWith("  ") || lines[i] === " ")) {
+      body.push(lines[i].slice(2));
+      i++;
+    }
+    // A finding that reaches the cut may have lost part of its body: it stays in the text only.
+    if (kept.truncated && i >= lines.length) break;
+    findings.push(finding(match, body.join("\n").trimEnd()));
+  }
+  return { text: kept.text, findings, truncated: kept.truncated };
+}
+
+function finding(match: RegExpExecArray, body: string): ReviewFinding {
+  const [, rawTitle, file, start, end] = match;
+  const priority = PRIORITY.exec(rawTitle.trim());
+  return {
+    priority: priority ? Number(priority[1]) : null,
+    title: priority ? priority[2] : rawTitle.trim(),
+    file,
+    lineStart: Number(start),
+    lineEnd: Number(end),
+    body,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * `codex_steer`: adds input to the turn this relay runs on a thread (the
+ * ownership rule of `codex_interrupt`: only this relay's run), with the run's
+ * own turn id as `expectedTurnId`. Nothing of this relay runs there:
+ * `not_running`, never a `turn/start` (which would start a new turn). A
+ * review cannot be steered (`not_steerable`, Codex says so too).
+ * @module
+ */
+
+import { z } from "zod";
+import { reasonSchema } from "../core/errors.ts";
+import type { Clock } from "../core/clock.ts";
+import { heldSession } from "../connect/connection.ts";
+import { mintRunId } from "../ops/run_id.ts";
+import { steerTurn } from "../ops/steer.ts";
+import type { TurnRegistry } from "./turn_registry.ts";
+
+/** `codex_steer` statuses. */
+export const STEER_STATUSES = [
+  "steered",
+  "not_running",
+  "not_steerable",
+  "turn_changed",
+  "unknown",
+  "unavailable",
+] as const;
+
+/** The `codex_steer` result. */
+export const steerOutput = z.object({
+  status: z.enum(STEER_STATUSES),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  /** The steered input's id (steered, unknown): codex_wait_reply reads the turn's answer by it. */
+  clientMessageId: z.string().optional(),
+  turnId: z.string().optional(),
+  /** A run that cannot be steered: its kind (review). */
+  kind: z.string().optional(),
+});
+
+/** The `codex_steer` result. */
+export type SteerResult = z.output<typeof steerOutput>;
+
+/** The budget of one steer (one RPC on the run's own connection). */
+const STEER_BUDGET_MS = 12_000;
+
+/**
+ * Steers the run of this relay on `threadId` (the one whose message is
+ * `clientMessageId`, when given) with `text`.
+ *
+ * @example
+ * ```ts
+ * const result = await steerRun(registry, clock, { threadId, text: "also cover y" }, signal);
+ * ```
+ */
+export async function steerRun(
+  registry: TurnRegistry,
+  clock: Clock,
+  steer: { threadId: string; clientMessageId?: string; text: string },
+  signal: AbortSignal,
+): Promise<SteerResult> {
+  const { threadId } = steer;
+  const runtime = registry.active(threadId);
+  const mine = runtime && !runtime.ended && runtime.alive &&
+    (steer.clientMessageId === undefined || steer.clientMessageId === runtime.clientMessageId);
+  if (!runtime || !mine) {
+    return {
+      status: "not_running",
+      threadId,
+      message:
+        "codex-relay runs no turn on this thread (with that clientMessageId); nothing was sent",
+    };
+  }
+  if (runtime.job.kind === "review") {
+    return {
+      status: "not_steerable",
+      threadId,
+      kind: "review",
+      message: "The run is a review: Codex cannot steer a review turn; nothing was sent",
+    };
+  }
+  const turnId = runtime.snapshot().turnId;
+  if (turnId === null) {
+    return {
+      status: "not_running",
+      threadId,
+      message: "The run's message waits in the queue: its turn has not started; nothing was sent",
+    };
+  }
+  const clientMessageId = mintRunId();
+  const session = heldSession(runtime.connection, signal, STEER_BUDGET_MS, clock);
+  const outcome = await steerTurn(session, {
+    threadId,
+    expectedTurnId: turnId,
+    clientMessageId,
+    text: steer.text,
+  });
+  if (outcome.status === "steered") {
+    runtime.addNote(`Steered with the message ${clientMessageId}`);
+    return { status: "steered", threadId, clientMessageId, turnId: outcome.turnId };
+  }
+  if (outcome.status === "unknown" || outcome.status === "unavailable") {
+    return {
+      status: outcome.status,
+      threadId,
+      reason: outcome.reason,
+      message: outcome.message,
+      ...(outcome.status === "unknown" ? { clientMessageId } : {}),
+    };
+  }
+  return { status: outcome.status, threadId, turnId, message: outcome.message };
+}
