@@ -259,8 +259,9 @@ async function readDue(
   if (woke) pass.pacing.restart();
   const readAll = async (s: Session) => {
     for (const e of due) {
+      const before = e.last;
       e.last = await readReply(s, { threadId: e.threadId, clientMessageId: e.clientMessageId });
-      if (isSettled(e.last, pass.watched)) e.result = { ...e.last, timedOut: false };
+      if (isSettled(e.last, pass.watched, before)) e.result = { ...e.last, timedOut: false };
     }
   };
   if (session) await readAll(session);

@@ -98,14 +98,22 @@ export interface WaitOptions {
  * Whether a read ends the wait: a final answer observed, the matched turn in
  * a terminal status (`completed`, `failed`, `interrupted` with `completedAt`),
  * an ambiguous match, a message in neither the queue nor the thread
- * (`not_found`), or nothing observable (`unavailable`). `no_match` (in older
- * items) and an observed turn still running do not; nor does `queued`,
- * unless no turn runs on the thread and nothing `watched` could start it
- * (spawn mode: only a Codex process resuming the thread starts it, which
- * waiting does not bring about; a daemon may start it at once).
+ * (`not_found`) when the wait's read `before` it said so too, or nothing
+ * observable (`unavailable`). `no_match` (in older items) and an observed
+ * turn still running do not; nor does `queued`, unless no turn runs on the
+ * thread and nothing `watched` could start it (spawn mode: only a Codex
+ * process resuming the thread starts it, which waiting does not bring about;
+ * a daemon may start it at once). A first `not_found` does not: Codex takes a
+ * message from the queue before the turn records it (real Codex: a few ms,
+ * more under load), so a read in between finds it in neither place.
  */
-export function isSettled(result: ReadReplyResult, watched = true): boolean {
+export function isSettled(
+  result: ReadReplyResult,
+  watched = true,
+  before?: ReadReplyResult,
+): boolean {
   if (result.status === "no_match") return false;
+  if (result.status === "not_found") return before?.status === "not_found";
   if (result.status === "queued") return !watched && result.turnRunning === false;
   if (result.status !== "observed") return true;
   // Stryker disable next-line ConditionalExpression: an observed read always carries its turn (buildReadResult): the check only narrows the type
@@ -147,10 +155,12 @@ export async function waitForReply(
   };
   const started = clock.now();
   try {
+    let before: ReadReplyResult | undefined;
     for (let reads = 1;; reads++) {
       const seen = wake.count;
       const last = await read(session, request);
-      if (isSettled(last, watched)) return { ...last, timedOut: false };
+      if (isSettled(last, watched, before)) return { ...last, timedOut: false };
+      before = last;
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
       // A wake during the read: read again at once, the pauses start over.

@@ -20,6 +20,7 @@ import {
   type ToolName,
   type ToolOutput,
   type ToolResult,
+  withoutNext,
 } from "../../testing/call_tool.ts";
 
 let BIN: CodexBinInfo | null = null;
@@ -195,6 +196,18 @@ export async function call<N extends ToolName>(
 export function structured<N extends ToolName>(result: ToolResult<N>): ToolOutput<N> {
   assert.ok(result.structuredContent, "the result has structuredContent");
   return result.structuredContent;
+}
+
+/**
+ * A tool's structured result without `next`, after checking that `next` says
+ * what to do (every result of every tool carries it), for exact comparisons.
+ */
+export function body(out: Rec): Rec {
+  assert.ok(
+    typeof out.next === "string" && out.next.length > 0,
+    `next says what to do: ${JSON.stringify(out)}`,
+  );
+  return withoutNext(out);
 }
 
 /** The sequence number of the mock request whose latest user text is `text`. */

@@ -23,11 +23,13 @@
  * its helpers: their `bin/codex` is a `tee` wrapper around the real binary (world option `tap`).
  */
 import assert from "node:assert/strict";
+import { basename } from "node:path";
 import { longAnswerText, noEchoAnswer, secondAnswer } from "../../testing/mock_responses.ts";
 import { PROTOCOLS } from "../../testing/relay.ts";
 
 import {
   assertNoLeak,
+  body,
   BUDGET_BYTES,
   call,
   e2eCodex,
@@ -97,9 +99,13 @@ for (const protocol of PROTOCOLS) {
         const first = await call(relay, "codex_list_threads", { limit: 1 });
         const page1 = structured(first);
         assert.equal(page1.status, "ok");
+        assert.deepEqual(page1.sources, ["cli", "vscode", "exec", "appServer", "unknown"]);
+        assert.ok(typeof page1.next === "string" && page1.next.length > 0, "next says what to do");
         assert.equal((page1.threads as Rec[]).length, 1);
         const t1 = (page1.threads as Rec[])[0];
-        assert.deepEqual(Object.keys(t1).sort(), ["id", "name", "status", "updatedAt"]);
+        assert.deepEqual(Object.keys(t1).sort(), ["folder", "id", "name", "status", "updatedAt"]);
+        // The workspace's last segment only, never the full cwd (a secret below).
+        assert.equal(t1.folder, basename(w.home.workspace));
         assert.ok(names.has(String(t1.id)));
         assert.equal(t1.name, names.get(String(t1.id)));
         assert.equal(t1.status, "notLoaded");
@@ -117,13 +123,18 @@ for (const protocol of PROTOCOLS) {
         assert.notEqual(t2.id, t1.id, "the cursor continues after the first page");
         assert.ok(names.has(String(t2.id)));
         assert.equal(t2.name, names.get(String(t2.id)));
+        assert.equal(t2.folder, basename(w.home.workspace));
         assert.ok(Date.parse(String(t1.updatedAt)) >= Date.parse(String(t2.updatedAt)));
         assertNoLeak(second, secrets);
 
         const all = structured(await call(relay, "codex_list_threads", {}));
         assert.deepEqual((all.threads as Rec[]).map((t) => t.id), [t1.id, t2.id]);
         assert.equal(all.nextCursor, null);
-        assert.deepEqual(await helpers(w.home), [], "each call's helper is reaped when it returns");
+        assert.equal(
+          (await helpers(w.home)).length,
+          1,
+          "the calls share one warm helper, kept after they return (reaped at exit: withWorld)",
+        );
       }),
   });
 }
@@ -258,8 +269,16 @@ Deno.test({
 
       // Not run yet: the message is stored in the queue, not in the thread.
       const before = await readReply(relay, { threadId: seed.threadId, clientMessageId: id1 });
-      assert.equal(before.out.status, "no_match");
-      assert.deepEqual(before.out.replies, []);
+      assert.deepEqual(body(before.out), {
+        status: "queued",
+        threadId: seed.threadId,
+        clientMessageId: id1,
+        turnRunning: false,
+        turn: null,
+        replies: [],
+        nextCursor: null,
+        searchCursor: null,
+      });
 
       // Another Codex process resumes the thread: the queued messages run, in order.
       const runner = await w.driver();
@@ -271,7 +290,7 @@ Deno.test({
 
       const a1 = await readReply(relay, { threadId: seed.threadId, clientMessageId: id1 });
       assert.deepEqual(
-        a1.out,
+        body(a1.out),
         observed(seed.threadId, id1, String(turns.get(id1)!.id), [
           { itemId: `msg_${s1}_final`, text: noEchoAnswer(s1), truncated: false },
         ]),
@@ -280,7 +299,7 @@ Deno.test({
 
       const a2 = await readReply(relay, { threadId: seed.threadId, clientMessageId: id2 });
       assert.deepEqual(
-        a2.out,
+        body(a2.out),
         observed(seed.threadId, id2, String(turns.get(id2)!.id), [
           { itemId: `msg_${s2}_final`, text: noEchoAnswer(s2), truncated: false },
         ]),
@@ -293,7 +312,7 @@ Deno.test({
         clientMessageId: seed.clientId,
       });
       assert.deepEqual(
-        a0.out,
+        body(a0.out),
         observed(seed.threadId, seed.clientId, seed.turnId, [
           {
             itemId: `msg_${seqOf(w.mock, "seed question")}_final`,
@@ -389,7 +408,7 @@ Deno.test({
 
       const second = await readReply(relay, { ...args, cursor: String(first.out.nextCursor) });
       assert.deepEqual(
-        second.out,
+        body(second.out),
         observed(seed.threadId, seed.clientId, seed.turnId, [
           { itemId: `msg_${seq}_final2`, text: secondAnswer(seq), truncated: false },
         ]),
@@ -421,7 +440,7 @@ Deno.test({
       const later = running.out.nextCursor as string;
       assert.equal(typeof later, "string", "an unfinished turn may get more replies");
       assert.deepEqual(
-        running.out,
+        body(running.out),
         observed(seed.threadId, clientId, turnId, [], { status: "unverified", nextCursor: later }),
       );
 
@@ -442,7 +461,7 @@ Deno.test({
       assert.notEqual(result.isError, true, JSON.stringify(result.content));
       const seq = seqOf(w.mock, text);
       const final = { itemId: `msg_${seq}_final`, text: noEchoAnswer(seq), truncated: false };
-      assert.deepEqual(structured(result), {
+      assert.deepEqual(body(structured(result)), {
         ...observed(seed.threadId, clientId, turnId, [final]),
         timedOut: false,
       });
@@ -450,6 +469,6 @@ Deno.test({
 
       // The cursor taken while the turn ran continues with what came after.
       const resumed = await readReply(relay, { ...args, cursor: String(later) });
-      assert.deepEqual(resumed.out, observed(seed.threadId, clientId, turnId, [final]));
+      assert.deepEqual(body(resumed.out), observed(seed.threadId, clientId, turnId, [final]));
     }),
 });

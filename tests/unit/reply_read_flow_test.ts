@@ -394,6 +394,9 @@ Deno.test("isSettled: a queued message ends a wait only where nothing could star
   assert.equal(isSettled(idle, false), true);
   assert.equal(isSettled(idle, true), false, "a daemon may start it at once");
   assert.equal(isSettled(busy, false), false, "it runs after the running turn");
-  assert.equal(isSettled({ ...base, status: "not_found" }), true);
+  const notFound = { ...base, status: "not_found" as const };
+  assert.equal(isSettled(notFound), false, "Codex may be taking it from the queue");
+  assert.equal(isSettled(notFound, true, notFound), true, "not_found twice in a row ends it");
+  assert.equal(isSettled(notFound, false, notFound), true);
   assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
 });
