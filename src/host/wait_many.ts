@@ -15,7 +15,15 @@ import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Pending } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { resolveRef } from "../ops/resolve_thread.ts";
-import { isSettled, Pacing, pause, WAIT_MARGIN_MS, Wake, WAKING } from "../ops/wait_reply.ts";
+import {
+  isSettled,
+  notFoundSince,
+  Pacing,
+  pause,
+  WAIT_MARGIN_MS,
+  Wake,
+  WAKING,
+} from "../ops/wait_reply.ts";
 import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import {
@@ -72,6 +80,8 @@ interface Entry {
   runtime?: TurnRuntime;
   /** The last read (messages that are read). */
   last?: ReadReplyResult;
+  /** Since when its reads have said `not_found` in a row (clock ms). */
+  missingSince?: number;
 }
 
 /** Where a call is: its rounds, its progress text, its reads' pacing. */
@@ -259,9 +269,11 @@ async function readDue(
   if (woke) pass.pacing.restart();
   const readAll = async (s: Session) => {
     for (const e of due) {
-      const before = e.last;
       e.last = await readReply(s, { threadId: e.threadId, clientMessageId: e.clientMessageId });
-      if (isSettled(e.last, pass.watched, before)) e.result = { ...e.last, timedOut: false };
+      const now = ctx.clock.now();
+      e.missingSince = notFoundSince(e.last, e.missingSince, now);
+      const missingFor = e.missingSince === undefined ? 0 : now - e.missingSince;
+      if (isSettled(e.last, pass.watched, missingFor)) e.result = { ...e.last, timedOut: false };
     }
   };
   if (session) await readAll(session);

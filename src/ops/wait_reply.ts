@@ -95,29 +95,58 @@ export interface WaitOptions {
 }
 
 /**
+ * How long (ms) a wait's reads must find a message in neither the queue nor
+ * the thread before `not_found` ends the wait: Codex takes a message from the
+ * queue a moment before the thread records its user item (real Codex 0.169,
+ * daemon mode: a few ms, more under load), and a read in between finds it in
+ * neither place.
+ */
+export const NOT_FOUND_CONFIRM_MS = 500;
+
+/**
  * Whether a read ends the wait: a final answer observed, the matched turn in
  * a terminal status (`completed`, `failed`, `interrupted` with `completedAt`),
  * an ambiguous match, a message in neither the queue nor the thread
- * (`not_found`) when the wait's read `before` it said so too, or nothing
- * observable (`unavailable`). `no_match` (in older items) and an observed
- * turn still running do not; nor does `queued`, unless no turn runs on the
- * thread and nothing `watched` could start it (spawn mode: only a Codex
- * process resuming the thread starts it, which waiting does not bring about;
- * a daemon may start it at once). A first `not_found` does not: Codex takes a
- * message from the queue before the turn records it (real Codex: a few ms,
- * more under load), so a read in between finds it in neither place.
+ * (`not_found`) once the reads have said so for `notFoundForMs` ≥
+ * {@linkcode NOT_FOUND_CONFIRM_MS}, or nothing observable (`unavailable`).
+ * `no_match` (in older items) and an observed turn still running do not; nor
+ * does `queued`, unless no turn runs on the thread and nothing `watched`
+ * could start it (spawn mode: only a Codex process resuming the thread starts
+ * it, which waiting does not bring about; a daemon may start it at once).
+ *
+ * @example
+ * ```ts
+ * isSettled(result, true, 0); // a first not_found: false, Codex may be taking it
+ * ```
  */
 export function isSettled(
   result: ReadReplyResult,
   watched = true,
-  before?: ReadReplyResult,
+  notFoundForMs = 0,
 ): boolean {
   if (result.status === "no_match") return false;
-  if (result.status === "not_found") return before?.status === "not_found";
+  if (result.status === "not_found") return notFoundForMs >= NOT_FOUND_CONFIRM_MS;
   if (result.status === "queued") return !watched && result.turnRunning === false;
   if (result.status !== "observed") return true;
   // Stryker disable next-line ConditionalExpression: an observed read always carries its turn (buildReadResult): the check only narrows the type
   return result.replies.length > 0 || (result.turn !== null && isTerminal(result.turn.status));
+}
+
+/**
+ * Since when a wait's reads have said `not_found` in a row: `since` (or `now`,
+ * at the first) after a `not_found` read, `undefined` after any other.
+ *
+ * @example
+ * ```ts
+ * let since = notFoundSince(read, undefined, clock.now());
+ * ```
+ */
+export function notFoundSince(
+  result: ReadReplyResult,
+  since: number | undefined,
+  now: number,
+): number | undefined {
+  return result.status === "not_found" ? (since ?? now) : undefined;
 }
 
 /**
@@ -155,12 +184,13 @@ export async function waitForReply(
   };
   const started = clock.now();
   try {
-    let before: ReadReplyResult | undefined;
+    let missingSince: number | undefined;
     for (let reads = 1;; reads++) {
       const seen = wake.count;
       const last = await read(session, request);
-      if (isSettled(last, watched, before)) return { ...last, timedOut: false };
-      before = last;
+      missingSince = notFoundSince(last, missingSince, clock.now());
+      const missingFor = missingSince === undefined ? 0 : clock.now() - missingSince;
+      if (isSettled(last, watched, missingFor)) return { ...last, timedOut: false };
       const left = timeoutMs - (clock.now() - started);
       if (left <= 0) return { ...last, timedOut: true };
       // A wake during the read: read again at once, the pauses start over.

@@ -3,7 +3,7 @@ import { scriptedSession } from "../../testing/scripted_session.ts";
 import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
-import { isSettled } from "../../src/ops/wait_reply.ts";
+import { isSettled, NOT_FOUND_CONFIRM_MS, notFoundSince } from "../../src/ops/wait_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -396,7 +396,11 @@ Deno.test("isSettled: a queued message ends a wait only where nothing could star
   assert.equal(isSettled(busy, false), false, "it runs after the running turn");
   const notFound = { ...base, status: "not_found" as const };
   assert.equal(isSettled(notFound), false, "Codex may be taking it from the queue");
-  assert.equal(isSettled(notFound, true, notFound), true, "not_found twice in a row ends it");
-  assert.equal(isSettled(notFound, false, notFound), true);
+  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS - 1), false, "just under the bound");
+  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS), true, "missing that long ends it");
+  assert.equal(isSettled(notFound, false, NOT_FOUND_CONFIRM_MS), true);
+  assert.equal(notFoundSince(notFound, undefined, 7), 7, "a first not_found starts the streak");
+  assert.equal(notFoundSince(notFound, 3, 7), 3, "a later one keeps its start");
+  assert.equal(notFoundSince(idle, 3, 7), undefined, "any other read ends the streak");
   assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
 });
