@@ -397,4 +397,10 @@ export function hostileCaller(
 
 export const ALL_SECRETS = Object.values(SECRETS);
 /** The turn-start level's tools (their own test, `hostile_turn_start_test.ts`). */
-export const TURN_TOOLS = ["codex_run", "codex_interrupt", "codex_withdraw_message"];
+export const TURN_TOOLS = [
+  "codex_run",
+  "codex_interrupt",
+  "codex_withdraw_message",
+  "codex_review",
+  "codex_steer",
+];
