@@ -3,7 +3,7 @@
  * @module
  */
 
-import { RelayError } from "../core/errors.ts";
+import { abortReason, RelayError } from "../core/errors.ts";
 
 /**
  * The error as one whose frame certainly never reached the app-server (it
@@ -24,4 +24,26 @@ export function notWritten(error: unknown): RelayError {
 /** An AbortSignal that aborts with the reason of the first of `signals` to abort. */
 export function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
   return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+}
+
+/**
+ * Waits for `shared` (a start several callers share) until `signal` aborts:
+ * the abort ends this caller's wait (its reason, `written: false`), never the
+ * shared start.
+ *
+ * @example
+ * ```ts
+ * const host = await untilAborted(this.#opening, signal);
+ * ```
+ */
+export async function untilAborted<T>(shared: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) throw abortReason(signal, false);
+  const aborted = Promise.withResolvers<never>();
+  const onAbort = () => aborted.reject(abortReason(signal, false));
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await Promise.race([shared, aborted.promise]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }

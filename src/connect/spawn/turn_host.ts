@@ -12,6 +12,7 @@
  */
 
 import { abortReason, RelayError } from "../../core/errors.ts";
+import { untilAborted } from "../_shared.ts";
 import type { HeldConnection } from "../connection.ts";
 import type { Method } from "../../codex/methods.ts";
 import { checkAllowed } from "../operation_frame.ts";
@@ -132,13 +133,9 @@ export class TurnHost {
     if (current && !current.closing && !current.connection.failure) return current;
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
     const opening = this.#opening;
-    const aborted = Promise.withResolvers<never>();
-    const onAbort = () => aborted.reject(abortReason(signal, false));
-    signal.addEventListener("abort", onAbort, { once: true });
     try {
-      return await Promise.race([opening, aborted.promise]);
+      return await untilAborted(opening, signal);
     } finally {
-      signal.removeEventListener("abort", onAbort);
       // Every hold that waited gave up: nothing will hold the new host.
       void opening.then(() => this.#seats.inUse === 0 ? this.#idle() : undefined, () => {});
     }

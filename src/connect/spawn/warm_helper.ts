@@ -21,6 +21,7 @@
  */
 
 import { abortReason, RelayError } from "../../core/errors.ts";
+import { untilAborted } from "../_shared.ts";
 import type { Timer } from "../../core/clock.ts";
 import type { Method } from "../../codex/methods.ts";
 import type { OperationLink } from "../operation_frame.ts";
@@ -83,15 +84,7 @@ export class WarmHelper {
     const current = this.#current;
     if (current && !current.closing && !current.rpc.failure) return current;
     this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    const opening = this.#opening;
-    const aborted = Promise.withResolvers<never>();
-    const onAbort = () => aborted.reject(abortReason(signal, false));
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await Promise.race([opening, aborted.promise]);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+    return await untilAborted(this.#opening, signal);
   }
 
   /** One operation uses `warm` until the returned release (idempotent); the idle clock stops meanwhile. */
