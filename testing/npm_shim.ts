@@ -29,3 +29,26 @@ export async function makeNpmShim(): Promise<NpmShim> {
   await Deno.writeTextFile(deno, text, { mode: 0o755 });
   return { dir, deno, remove: () => Deno.remove(dir, { recursive: true }) };
 }
+
+/**
+ * Whether the first `deno` on PATH is a script (an npm-style shim, as .ci/run's second run puts
+ * first): then a helper's group leader is Node, which dies at SIGTERM, and the fixture behind it
+ * may be killed before it can log that it ignored the signal.
+ *
+ * @example
+ * ```ts
+ * if (!denoOnPathIsShim()) assert.ok(events.includes("sigterm-ignored"));
+ * ```
+ */
+export function denoOnPathIsShim(): boolean {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (!dir) continue;
+    try {
+      const head = Deno.readFileSync(`${dir}/deno`).subarray(0, 2);
+      return head[0] === 0x23 && head[1] === 0x21; // "#!"
+    } catch {
+      continue;
+    }
+  }
+  return false;
+}
