@@ -120,9 +120,16 @@ Deno.test({
           fc.asyncProperty(arb, async (args) => {
             const out = await hostileCall("codex_read_reply", args, [...ALL_SECRETS, MARK_B]);
             if (!out) return;
+            const status = String(out.status);
             assert.ok(
-              ["observed", "no_match", "ambiguous", "unavailable"].includes(String(out.status)),
+              ["observed", "queued", "no_match", "not_found", "ambiguous", "unavailable"]
+                .includes(status),
+              status,
             );
+            if (args.clientMessageId === "not-a-message") {
+              // Never queued anywhere: never answered as found.
+              assert.ok(["no_match", "not_found", "unavailable"].includes(status), status);
+            }
             if (args.cursor !== undefined) {
               // A name is looked up first (no thread has these hostile names); an id is not.
               const reason = UUID.test(String(args.threadId))
