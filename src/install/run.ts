@@ -88,7 +88,7 @@ interface Planned {
 
 async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly: boolean) {
   const r = resolve(args, running, io);
-  if (printOnly || args.print || args.printCommand) return printOnlyRun(r);
+  if (printOnly || args.print || args.printCommand) return await printOnlyRun(r);
   checkPermissions(r);
   const planned = await planChange(r);
   if (planned.plan.change === "none") {
@@ -173,7 +173,7 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   };
 }
 
-function printOnlyRun(r: Resolved): number {
+async function printOnlyRun(r: Resolved): Promise<number> {
   if (r.args.printCommand) {
     r.io.out(`${r.applyLine()}\n`);
     return 0;
@@ -185,8 +185,27 @@ function printOnlyRun(r: Resolved): number {
     if (!(error instanceof InstallError)) throw error;
     apply = `(none: ${error.message})`;
   }
-  printSnippet(r.args, r.target, r.launcher, apply, r.io, r.codexNote);
+  const { keys, note } = r.args.action === "install"
+    ? await printedKeys(r)
+    : { keys: [], note: undefined };
+  const launcher = { ...r.launcher, passEnv: keys };
+  const notes = [r.codexNote, ...(note ? [note] : [])].join("\n");
+  printSnippet(r.args, r.target, launcher, apply, r.io, notes);
   return 0;
+}
+
+/** The providers' key variables for a printed entry: read when permitted, else said. */
+async function printedKeys(r: Resolved): Promise<{ keys: string[]; note?: string }> {
+  const path = r.target.client === "codex" ? r.target.path : r.codexConfig!;
+  if (!r.io.granted({ name: "read", path })) {
+    return {
+      keys: [],
+      note:
+        `Provider keys: ${path} was not read here (no read permission); the command below reads it and hands on the model providers' key variables as ${r.target.label} allows`,
+    };
+  }
+  const keys = providerKeyVars(await r.io.fs.read(path).catch(() => null));
+  return { keys, note: keyNote(r.target, keys) };
 }
 
 /** Refuses (exit 77, with the exact command) unless every file permission the change needs is held. */

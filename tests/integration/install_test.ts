@@ -893,3 +893,28 @@ Deno.test("install for Claude Desktop keeps a key the user set in the entry, and
     await s.dispose();
   }
 });
+
+Deno.test("--print shows the providers' key references when it may read Codex's config, and says so when it may not", async () => {
+  const s = await sandbox();
+  try {
+    await writeConfig(`${s.home}/.codex/config.toml`, AZURE_CONFIG);
+    assert.equal(await runInstall(["--client", "vscode", "--print"], SOURCE, s.io), 0, s.err());
+    assert.match(s.out(), /"AZURE_OPENAI_API_KEY": "\$\{env:AZURE_OPENAI_API_KEY\}"/);
+    assert.match(s.out(), /passes AZURE_OPENAI_API_KEY from VS Code's environment/);
+  } finally {
+    await s.dispose();
+  }
+  const denied = await sandbox({ granted: false });
+  try {
+    await writeConfig(`${denied.home}/.codex/config.toml`, AZURE_CONFIG);
+    const args = ["--client", "cursor"];
+    assert.equal(await runInstall(args, SOURCE, denied.io, { printOnly: true }), 0);
+    assert.ok(!denied.out().includes("AZURE_OPENAI_API_KEY"), denied.out());
+    assert.match(
+      denied.out(),
+      /Provider keys: \S+\/\.codex\/config\.toml was not read here \(no read permission\); the command below reads it/,
+    );
+  } finally {
+    await denied.dispose();
+  }
+});
