@@ -82,11 +82,13 @@ export function planInstall(
 
 /**
  * `launcher` with the providers' keys the user set in the existing entry of a
- * client that takes only literal values (Claude Desktop): install never
- * writes a key's value, and does not drop one either.
+ * client whose entry carries them in `env` (Claude Desktop's values, or a value
+ * instead of Cursor's or VS Code's reference): install never writes a key's
+ * value, and does not drop one either.
  */
 function keptKeys(target: Target, launcher: Launcher, existing: unknown): Launcher {
-  if (target.keyRoute !== "literal" || !isMarked(existing)) return launcher;
+  const inEnv = target.keyRoute === "literal" || target.keyRoute === "reference";
+  if (!inEnv || !isMarked(existing)) return launcher;
   const env = (existing as { env: Record<string, unknown> }).env;
   const kept = (launcher.passEnv ?? []).filter((name) => typeof env[name] === "string")
     .map((name) => [name, env[name] as string]);

@@ -849,6 +849,17 @@ Deno.test("install for the other clients: each entry hands on the providers' key
         vscode: /passes AZURE_OPENAI_API_KEY from VS Code's environment/,
       }[c.client as "cursor"];
       assert.match(s.out(), said, c.client);
+      // A value the user put in place of the reference is theirs: kept, never shown.
+      if (expected) {
+        await Deno.writeTextFile(path, text.replace(expected, "sk-user-own-42"));
+        const again = ["--client", c.client, "--allow-reply-read", "-y"];
+        assert.equal(await runInstall(again, SOURCE, s.io), 0, s.err());
+        const kept = (plain(c.entry(await Deno.readTextFile(path))) as {
+          env: Record<string, string>;
+        }).env;
+        assert.equal(kept.AZURE_OPENAI_API_KEY, "sk-user-own-42", c.client);
+        assert.ok(!s.out().includes("sk-user-own-42"), s.out());
+      }
       // Without a provider key: the entry install always wrote, and nothing said.
       await Deno.writeTextFile(`${s.home}/.codex/config.toml`, 'model = "o3"\n');
       assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0, s.err());
