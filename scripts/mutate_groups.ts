@@ -154,6 +154,13 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/wire_budget_test.ts",
     ],
   },
+  "line-scan": {
+    promise: "every request read is answered, by its top-level id, even past the message bound",
+    mutate: [
+      "src/host/line_scan.ts",
+    ],
+    tests: ["tests/unit/line_scan_test.ts"],
+  },
   daemon: {
     promise:
       "the daemon connection's bounds; a lost daemon ends every view at once, never written to",
