@@ -152,6 +152,7 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/stdio_transport_test.ts",
       "tests/unit/stdio_frames_test.ts",
       "tests/unit/wire_budget_test.ts",
+      "tests/unit/stdio_oversized_test.ts",
     ],
   },
   "line-scan": {
