@@ -335,7 +335,8 @@ Deno.test("daemon: an operation's watches end with it, even those it did not sto
 Deno.test("daemon: views without listeners take frames without failing; a transport without ping counts as alive", async () => {
   const fake = new FakeDaemon();
   fake.pings = false;
-  const d = daemon(fake);
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
   const bare = await d.hold();
   bare.follow(THREAD);
   const other = await d.hold();
@@ -344,6 +345,12 @@ Deno.test("daemon: views without listeners take frames without failing; a transp
   other.listen({ onNotification: (m) => seen.push(m) });
   fake.links[0].push({ method: "turn/started", params: { threadId: THREAD } });
   await until(() => seen.length === 1);
+  assert.equal(bare.failure, undefined);
+  clock.advance(FRESH_MS); // Stale: a call probes the connection first.
+  const call = list(d);
+  await fake.heldCount(1);
+  fake.releaseAll();
+  await call;
   assert.equal(bare.failure, undefined);
   assert.equal(fake.dials, 1, "no ping, no redial");
   await d.shutdown();

@@ -155,6 +155,22 @@ Deno.test("heldView: joins the views, follows one thread, answers only what it w
   assert.equal(h.conn.failure, undefined);
 });
 
+Deno.test("heldView: watch sees every notification on the connection, whatever its thread, until it stops", () => {
+  const h = held();
+  h.conn.follow(A);
+  const seen: string[] = [];
+  const record = (m: string, p: unknown) => void seen.push(`${m} ${threadOf(p) ?? "-"}`);
+  const stop = h.conn.watch!(record);
+  const again = h.conn.watch!(record);
+  h.routing.notification(h.views, "x", { threadId: B });
+  h.routing.notification(h.views, "y", {});
+  stop();
+  h.routing.notification(h.views, "z", { threadId: A });
+  again();
+  h.routing.notification(h.views, "w", { threadId: B });
+  assert.deepEqual(seen, ["x thread-b", "x thread-b", "y -", "y -", "z thread-a"]);
+});
+
 Deno.test("heldView: when the shared connection ends, the view ends at once with its reason and sends nothing more", async () => {
   const h = held();
   const lost = new RelayError("connection_lost", "The daemon is gone", { written: true });

@@ -34,6 +34,7 @@ Deno.test("Liveness: a probe pings; a pong means alive, a channel that ended mea
   assert.equal(p.sent.length, 1, "probes starting together share one ping");
   p.sent[0].resolve(true);
   assert.deepEqual(await Promise.all([first, shared]), [true, true]);
+  assert.equal(clock.pending, 0, "an answered ping leaves no pong timer behind");
   clock.advance(FRESH_MS);
   const second = l.probe();
   p.sent[1].resolve(false);
@@ -49,12 +50,15 @@ Deno.test("Liveness: an unanswered ping is dead after the pong timeout, unless f
   const p = pings();
   const dead: string[] = [];
   const l = new Liveness(p.ping, clock, (why) => dead.push(why));
+  clock.advance(FRESH_MS); // Past the fresh window: a probe pings.
   const busy = l.probe();
+  assert.equal(p.sent.length, 1);
   clock.advance(10);
   l.heard(); // A frame, though no pong yet.
   clock.advance(PONG_TIMEOUT_MS);
   assert.equal(await busy, true);
   const silent = l.probe();
+  assert.equal(p.sent.length, 2);
   clock.advance(PONG_TIMEOUT_MS);
   assert.equal(await silent, false);
   assert.equal(dead.length, 1);

@@ -356,6 +356,7 @@ export class DaemonConnection implements Connection {
 }
 
 function asError(error: unknown): RelayError {
+  // Stryker disable next-line ConditionalExpression: its one use closes a connection whose initialize failed: no view joined it and its only request has failed, so this error reaches no one (the caller gets notWritten(error))
   if (error instanceof RelayError) return error;
   // Stryker disable next-line StringLiteral: initialize fails with RelayErrors only (rpc_error, timeout, connection_lost)
   return new RelayError("connection_lost", error instanceof Error ? error.message : String(error));
