@@ -78,3 +78,71 @@ Deno.test("LineScan gives the same verdict whatever the chunks", () => {
     assert.deepEqual(scan.verdict(), { answer: true, id: "é-7" }, `chunks of ${size}`);
   }
 });
+
+Deno.test("scanLine() reads JSON's four whitespace bytes between tokens, and skips a top-level array value whole", () => {
+  assert.deepEqual(scanLine(`{\t"id"\n:\r7 ,\t"method" : "x"\n}`), { answer: true, id: 7 });
+  assert.deepEqual(
+    scanLine(`{"method":"x","params":["a,b","}",[{"c":"]"}]],"id":8}`),
+    { answer: true, id: 8 },
+    "commas, braces and brackets inside a top-level array are not the object's",
+  );
+});
+
+Deno.test("scanLine() answers id null for a value that starts with , } : or ]", () => {
+  const nullId = { answer: true, id: null };
+  for (const line of [`,}`, `}}`, `:1}`, `]}`]) {
+    assert.deepEqual(scanLine(`{"method":"x","a":${line}`), nullId, line);
+  }
+});
+
+Deno.test("scanLine() takes the last top-level id even when it cannot be echoed", () => {
+  const nullId = { answer: true, id: null };
+  assert.deepEqual(scanLine(`{"id":1,"method":"x","id":{"a":1}}`), nullId, "an object");
+  assert.deepEqual(scanLine(`{"id":1,"method":"x","id":[1]}`), nullId, "an array");
+  assert.deepEqual(scanLine(`{"id":1,"method":"x","id":"${"q".repeat(1100)}"}`), nullId, "long");
+  assert.deepEqual(scanLine(`{"id":1,"method":"x","id":${"9".repeat(1100)}}`), nullId, "long");
+});
+
+Deno.test("scanLine() keeps an id of up to 1024 bytes as written, and a long key is no id", () => {
+  // 1022 characters and the two quotes: 1024 bytes.
+  assert.deepEqual(scanLine(`{"method":"x","id":"${"q".repeat(1022)}"}`), {
+    answer: true,
+    id: "q".repeat(1022),
+  });
+  assert.deepEqual(scanLine(`{"method":"x","id":"${"q".repeat(1023)}"}`), {
+    answer: true,
+    id: null,
+  });
+  assert.deepEqual(scanLine(`{"id":1,"${"k".repeat(2000)}":2,"method":"x"}`), {
+    answer: true,
+    id: 1,
+  });
+  assert.deepEqual(scanLine(`{"${"k".repeat(2000)}":2,"method":"x"}`), { answer: false });
+});
+
+Deno.test("scanLine(): a method with an id is a request even beside result or error; result or error alone is a response", () => {
+  assert.deepEqual(scanLine(`{"id":1,"method":"x","result":1}`), { answer: true, id: 1 });
+  assert.deepEqual(scanLine(`{"id":2,"method":"x","error":{}}`), { answer: true, id: 2 });
+  assert.deepEqual(scanLine(`{"result":1}`), { answer: false });
+  assert.deepEqual(scanLine(`{"error":{}}`), { answer: false });
+});
+
+Deno.test("scanLine() answers id null for a line that is not one whole object, however close", () => {
+  const nullId = { answer: true, id: null };
+  for (
+    const line of [
+      `x"method":"x","id":1}`,
+      `{id":1,"method":"x"}`,
+      `{,"method":"x","id":1}`,
+      `{"method":"x",,"id":1}`,
+      `{"method":"x","id":1 x`,
+      `{"method":"x","id":1,`,
+      `{"id":1,"method":"x"`,
+    ]
+  ) assert.deepEqual(scanLine(line), nullId, line);
+});
+
+Deno.test("scanLine(): an empty key is a key; an id without a method is still answered by it", () => {
+  assert.deepEqual(scanLine(`{"":0,"id":1,"method":"x"}`), { answer: true, id: 1 });
+  assert.deepEqual(scanLine(`{"id":1}`), { answer: true, id: 1 });
+});
