@@ -199,9 +199,9 @@ function parsed(kept: number[] | undefined): string | undefined {
   if (kept === undefined) return undefined;
   try {
     const value = JSON.parse(new TextDecoder().decode(new Uint8Array(kept)));
+    // Stryker disable BlockStatement: the catch block below: a function that returns nothing returns undefined
     // Stryker disable next-line ConditionalExpression: kept bytes of a key open and close with a quote: a string, or JSON.parse throws
     return typeof value === "string" ? value : undefined;
-    // Stryker disable BlockStatement: the catch block below: a function that returns nothing returns undefined
   } catch {
     // Stryker restore BlockStatement
     return undefined;
