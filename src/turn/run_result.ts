@@ -13,7 +13,7 @@ import {
   reviewSchema,
   structuredSchema,
 } from "../reply/schemas.ts";
-import { buildReadResult } from "../reply/read_result.ts";
+import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
 import type { WithdrawResult } from "../ops/withdraw_message.ts";
@@ -169,9 +169,51 @@ export type RunEnd =
     kind: "running";
     snapshot: RunSnapshot;
     pendingApprovals: PendingSummary[];
-    /** Following stopped because the shared connection was lost. */
+    /** Following stopped because the shared connection was lost (final). */
     lost?: true;
+    /** A followed message: its replies so far. */
+    read?: ReadReplyResult;
   };
+
+/** How a wait's entry ended: a followed run's end, or a read message's last read. */
+export type EntryEnd = RunEnd | { kind: "read"; read: ReadReplyResult; final: boolean };
+
+/** One message's `codex_wait_reply` result: a read, whether it timed out, and the run's requests. */
+export type WaitMessageResult = ReadReplyResult & {
+  timedOut: boolean;
+  pendingApprovals?: PendingSummary[];
+  declinedRequests?: PendingSummary[];
+  notes?: string[];
+  error?: string;
+};
+
+/**
+ * One message's `codex_wait_reply` result, from how its entry ended: `timedOut`
+ * is true exactly when the end is not final. A run that ended answers with its
+ * replies (or known end), notes and how it failed; a lost one `unavailable`
+ * (`connection_lost`); one still running with its replies so far and what it
+ * waits on.
+ */
+export function waitResult(end: EntryEnd): WaitMessageResult {
+  if (end.kind === "read") return { ...end.read, timedOut: !end.final };
+  const snapshot = end.kind === "settled" ? end.run.snapshot : end.snapshot;
+  const scope = { threadId: snapshot.threadId, clientMessageId: snapshot.clientMessageId };
+  const read = end.kind === "settled"
+    ? endedRead(end.run)
+    : end.lost
+    ? unavailableRead(scope, "connection_lost")
+    : end.read ?? unavailableRead(scope, "timeout");
+  const open = end.kind === "running" && !end.lost;
+  const failed = end.kind === "settled" && snapshot.error && snapshot.phase === "failed";
+  return {
+    ...read,
+    timedOut: open,
+    ...(open && end.pendingApprovals.length ? { pendingApprovals: end.pendingApprovals } : {}),
+    ...runDeclined(snapshot),
+    ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
+    ...(failed ? { error: snapshot.error } : {}),
+  };
+}
 
 /** What a run's result says when following it lost the daemon connection. */
 export const LOST_MESSAGE =

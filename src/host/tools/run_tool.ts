@@ -15,7 +15,8 @@ import {
   type RunResult,
   runResult,
 } from "../../turn/run_result.ts";
-import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
+import { type CallWaited, type RoundBase, runEnd, takeAnswers, waitInCall } from "../wait_call.ts";
+import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
@@ -117,7 +118,7 @@ export async function followStart(
     waitSeconds: args.waitSeconds,
     receipt: start.receipt,
   };
-  const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+  const out = shape(await follow(start.runtime, ctx, base, 0), start.receipt);
   // The servers the turn runs without (issue 31); the run's notes say it in every result.
   if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
   return out;
@@ -149,13 +150,22 @@ export async function retryRun(
       message: "The turn's runtime is gone (codex-relay restarted or released it)",
     };
   }
-  return shape(await followTurn(runtime, ctx, { ...state }, state.round), receipt);
+  const { tokens: _t, round: _r, runtimeId: _id, runtimeIds: _ids, ...base } = state;
+  return shape(await follow(runtime, ctx, base, state.round), receipt);
 }
 
-function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequired {
-  return followed.kind === "input"
-    ? { inputRequired: followed.result }
-    : runResult(followed, receipt);
+/** Follows one run with the wait engine for up to `base.waitSeconds`. */
+function follow(
+  runtime: TurnRuntime,
+  ctx: CallContext,
+  base: RoundBase,
+  round: number,
+): Promise<CallWaited> {
+  return waitInCall([{ run: runtime }], ctx, { base, round, until: "any", progress: "detail" });
+}
+
+function shape(waited: CallWaited, receipt: Receipt): RunResult | ToolInputRequired {
+  return "inputRequired" in waited ? waited : runResult(runEnd(waited.ends[0]), receipt);
 }
 
 function pendingText(pending: PendingSummary[] | undefined): string {
