@@ -13,7 +13,7 @@
  */
 
 import type { Clock } from "../core/clock.ts";
-import { abortReason, asRelayError } from "../core/errors.ts";
+import { abortReason, asRelayError, type ReasonCode } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Session } from "../connect/connection.ts";
 import type { Pending } from "../elicit/router.ts";
@@ -116,21 +116,6 @@ interface Slot<R extends FollowedRun> extends WaitEntry<R> {
   sent: number;
 }
 
-interface Pass {
-  deadline: number;
-  started: number;
-  reads: number;
-  nextReadAt: number;
-  pacing: Pacing;
-  wake: Wake;
-  wakesAtRead: number;
-  watched: boolean;
-  summary: string;
-  notices: number;
-  /** The progress report of the last read, sent once the pause is armed. */
-  report?: () => Promise<void>;
-}
-
 /**
  * Follows and reads `entries` until `until` is reached, the deadline, an
  * abort, or a request to offer. An entry is final (`timedOut` false in its
@@ -148,251 +133,223 @@ export async function waitOn<R extends FollowedRun>(
   options: WaitOptions,
   ports: WaitPorts<R>,
 ): Promise<WaitOutcome> {
-  const slots: Slot<R>[] = entries.map((e) => ({
-    ...e,
-    sent: options.fromStart || !e.run ? 0 : e.run.progressSince(0).length,
-  }));
-  const loop = (session?: Session) => follow(slots, options, ports, session);
-  if (!slots.some(isRead)) return await loop();
+  const wait = new Wait(entries, options, ports);
+  if (!wait.slots.some(isRead)) return await wait.follow();
   try {
-    return await ports.operation(loop);
+    return await ports.operation((session) => wait.follow(session));
   } catch (error) {
     const { reason } = asRelayError(error);
     options.log.warn("wait failed", { reason });
-    for (const s of slots.filter(isRead)) s.end = readEnd(unavailableRead(s.ref!, reason), true);
-    return { kind: "done", ends: await endsOf(slots, ports) };
+    return await wait.done(reason);
   }
 }
 
-async function follow<R extends FollowedRun>(
-  slots: Slot<R>[],
-  options: WaitOptions,
-  ports: WaitPorts<R>,
-  session?: Session,
-): Promise<WaitOutcome> {
-  const { clock } = options;
-  const signal = session?.signal ?? options.signal;
-  const wake = new Wake();
-  const unwatch = slots.filter(isRead).map((s) =>
-    session?.watch?.(s.ref!.threadId, (method) => {
-      if (WAKING.has(method)) wake.poke();
-    })
-  );
-  const watched = unwatch.some((u) => u !== undefined);
-  const now = clock.now();
-  const pass: Pass = {
-    deadline: now + options.timeoutMs,
-    started: now,
-    reads: 0,
-    nextReadAt: now,
-    pacing: new Pacing(watched, options.pacing),
-    wake,
-    wakesAtRead: 0,
-    watched,
-    summary: "",
-    notices: 0,
-  };
-  try {
-    while (true) {
-      const seen = slots.map((s) => s.run?.version ?? 0);
-      const wakes = wake.count;
-      await settleFollowed(slots, options, ports);
-      const asked = askedOf(slots, ports);
-      await readDue(slots, pass, options, ports, session);
-      await notify(slots, asked, pass, options, ports);
-      if (asked.length > 0) {
-        const answer = await ports.ask(asked);
-        if (answer === "offered") return { kind: "offered" };
-        if (answer === "spent") break;
-        continue;
+/** One wait: its entries and where its reads, pacing and progress are. */
+class Wait<R extends FollowedRun> {
+  readonly slots: Slot<R>[];
+  readonly #options: WaitOptions;
+  readonly #ports: WaitPorts<R>;
+  readonly #clock: Clock;
+  readonly #wake = new Wake();
+  readonly #started: number;
+  readonly #deadline: number;
+  #pacing = new Pacing(false);
+  #watched = false;
+  #reads = 0;
+  #nextReadAt: number;
+  #wakesAtRead = 0;
+  #summary = "";
+  #notices = 0;
+  /** The progress report of the last read, sent once the pause is armed. */
+  #report: (() => Promise<void>) | undefined;
+
+  constructor(entries: WaitEntry<R>[], options: WaitOptions, ports: WaitPorts<R>) {
+    this.#options = options;
+    this.#ports = ports;
+    this.#clock = options.clock;
+    this.slots = entries.map((e) => ({
+      ...e,
+      sent: options.fromStart || !e.run ? 0 : e.run.progressSince(0).length,
+    }));
+    this.#started = this.#nextReadAt = this.#clock.now();
+    this.#deadline = this.#started + options.timeoutMs;
+  }
+
+  /** The loop, on `session` when there are messages to read. */
+  async follow(session?: Session): Promise<WaitOutcome> {
+    const signal = session?.signal ?? this.#options.signal;
+    const unwatch = this.slots.filter(isRead).map((s) =>
+      session?.watch?.(s.ref!.threadId, (method) => {
+        if (WAKING.has(method)) this.#wake.poke();
+      })
+    );
+    this.#watched = unwatch.some((u) => u !== undefined);
+    this.#pacing = new Pacing(this.#watched, this.#options.pacing);
+    try {
+      while (true) {
+        const seen = this.slots.map((s) => s.run?.version ?? 0);
+        const wakes = this.#wake.count;
+        await this.#settleFollowed();
+        const asked = this.#asked();
+        await this.#readDue(session);
+        await this.#notify(asked);
+        if (asked.length > 0) {
+          const answer = await this.#ports.ask(asked);
+          if (answer === "offered") return { kind: "offered" };
+          if (answer === "spent") break;
+          continue;
+        }
+        const done = this.slots.filter((s) => s.end).length;
+        if (untilReached(this.#options.until, done, this.slots.length)) break;
+        if (signal.aborted || this.#clock.now() >= this.#deadline) break;
+        if (this.#wake.count === wakes) await this.#sleep(seen, signal);
+        else await this.#reported();
       }
-      const done = slots.filter((s) => s.end).length;
-      if (untilReached(options.until, done, slots.length)) break;
-      if (signal.aborted || clock.now() >= pass.deadline) break;
-      if (wake.count === wakes) await sleep(slots, seen, pass, clock, signal);
-      else await reported(pass);
+    } finally {
+      for (const u of unwatch) u?.();
     }
-  } finally {
-    for (const u of unwatch) u?.();
+    // The operation cancelled (the call, its connection): what is still read cannot be known.
+    const cancelled = session?.signal.aborted ? abortReason(session.signal, true) : undefined;
+    return await this.done(cancelled?.reason);
   }
-  if (session?.signal.aborted) {
-    // The operation was cancelled (the call, its connection): what is still read cannot be known.
-    const { reason } = abortReason(session.signal, true);
-    for (const s of slots.filter(isRead)) s.end = readEnd(unavailableRead(s.ref!, reason), true);
+
+  /** Every entry's end (the read ones `unavailable` for `reason`, if given): final ones as they are, the others as they stand. */
+  async done(reason?: ReasonCode): Promise<WaitOutcome> {
+    const ends: EntryEnd[] = [];
+    for (const s of this.slots) {
+      if (reason && isRead(s)) s.end = readEnd(unavailableRead(s.ref!, reason), true);
+      if (s.end) ends.push(s.end);
+      else if (s.run) ends.push(await this.#standing(s, s.run));
+      else ends.push(readEnd(s.last ?? unavailableRead(s.ref!, "timeout"), false));
+    }
+    return { kind: "done", ends };
   }
-  return { kind: "done", ends: await endsOf(slots, ports) };
-}
 
-/** Followed runs that ended or were lost: final, with their end. Their new notes first. */
-async function settleFollowed<R extends FollowedRun>(
-  slots: Slot<R>[],
-  options: WaitOptions,
-  ports: WaitPorts<R>,
-) {
-  for (const s of slots) {
-    const run = s.run;
-    if (!run || s.end) continue;
-    if (options.progress === "detail") await sendNotes(s, run, ports);
-    if (run.ended) {
-      // Notes the run took while the last ones went out are not dropped.
-      if (options.progress === "detail") await sendNotes(s, run, ports);
-      s.end = { kind: "settled", run: await ports.settled(run) };
-    } else if (run.lost) s.end = running(run, ports, true);
+  /** Followed runs that ended or were lost: final, with their end. Their new notes first. */
+  async #settleFollowed(): Promise<void> {
+    for (const s of this.slots) {
+      const run = s.run;
+      if (!run || s.end) continue;
+      await this.#sendNotes(s, run);
+      if (run.ended) {
+        // Notes the run took while the last ones went out are not dropped.
+        await this.#sendNotes(s, run);
+        s.end = { kind: "settled", run: await this.#ports.settled(run) };
+      } else if (run.lost) s.end = this.#running(run, true);
+    }
   }
-}
 
-async function sendNotes<R extends FollowedRun>(
-  s: Slot<R>,
-  run: R,
-  ports: WaitPorts<R>,
-): Promise<void> {
-  for (const text of run.progressSince(s.sent)) {
-    await ports.report({ kind: "note", text, n: ++s.sent });
+  async #sendNotes(s: Slot<R>, run: R): Promise<void> {
+    if (this.#options.progress !== "detail") return;
+    for (const text of run.progressSince(s.sent)) {
+      await this.#ports.report({ kind: "note", text, n: ++s.sent });
+    }
   }
-}
 
-/** The followed runs' requests the client can be asked. */
-function askedOf<R extends FollowedRun>(slots: Slot<R>[], ports: WaitPorts<R>): Asked[] {
-  return slots.flatMap((s) =>
-    s.run && !s.end ? ports.askable(s.run).map((request) => ({ runId: s.run!.id, request })) : []
-  );
-}
-
-/** Reads every read entry when the pause is over, a wake came, or at the deadline. */
-async function readDue<R extends FollowedRun>(
-  slots: Slot<R>[],
-  pass: Pass,
-  options: WaitOptions,
-  ports: WaitPorts<R>,
-  session?: Session,
-): Promise<void> {
-  const due = slots.filter(isRead);
-  if (due.length === 0 || !session) return;
-  const { clock } = options;
-  const woke = pass.wake.count !== pass.wakesAtRead;
-  if (!woke && clock.now() < pass.nextReadAt && clock.now() < pass.deadline) return;
-  pass.wakesAtRead = pass.wake.count;
-  if (woke) pass.pacing.restart();
-  pass.reads++;
-  for (const s of due) {
-    s.last = await ports.read(session, s.ref!);
-    const now = clock.now();
-    s.missingSince = notFoundSince(s.last, s.missingSince, now);
-    const missingFor = s.missingSince === undefined ? 0 : now - s.missingSince;
-    if (isSettled(s.last, pass.watched, missingFor)) s.end = readEnd(s.last, true);
+  /** The followed runs' requests the client can be asked. */
+  #asked(): Asked[] {
+    return this.slots.flatMap((s) =>
+      s.run && !s.end
+        ? this.#ports.askable(s.run).map((request) => ({ runId: s.run!.id, request }))
+        : []
+    );
   }
-  pass.nextReadAt = clock.now() + pass.pacing.after(due.map((s) => s.last));
-  const last = due[0].last!;
-  if (options.progress === "detail" && !due[0].end && clock.now() < pass.deadline) {
-    const elapsedMs = clock.now() - pass.started;
-    const timeoutMs = options.timeoutMs;
-    // Sent once the pause is armed, so a listener sees it pending.
-    pass.report = () =>
-      ports.report({ kind: "read", reads: pass.reads, elapsedMs, timeoutMs, last });
+
+  /** Reads every read entry when the pause is over, a wake came, or at the deadline. */
+  async #readDue(session?: Session): Promise<void> {
+    const due = this.slots.filter(isRead);
+    if (due.length === 0 || !session) return;
+    const clock = this.#clock;
+    const woke = this.#wake.count !== this.#wakesAtRead;
+    if (!woke && clock.now() < this.#nextReadAt && clock.now() < this.#deadline) return;
+    this.#wakesAtRead = this.#wake.count;
+    if (woke) this.#pacing.restart();
+    const reads = ++this.#reads;
+    for (const s of due) {
+      s.last = await this.#ports.read(session, s.ref!);
+      const now = clock.now();
+      s.missingSince = notFoundSince(s.last, s.missingSince, now);
+      const missingFor = s.missingSince === undefined ? 0 : now - s.missingSince;
+      if (isSettled(s.last, this.#watched, missingFor)) s.end = readEnd(s.last, true);
+    }
+    this.#nextReadAt = clock.now() + this.#pacing.after(due.map((s) => s.last));
+    const last = due[0].last!;
+    if (this.#options.progress === "detail" && !due[0].end && clock.now() < this.#deadline) {
+      const elapsedMs = clock.now() - this.#started;
+      const timeoutMs = this.#options.timeoutMs;
+      // Sent once the pause is armed, so a listener sees it pending.
+      this.#report = () => this.#ports.report({ kind: "read", reads, elapsedMs, timeoutMs, last });
+    }
   }
-}
 
-/** Sends the count ("2 of 5 done; 1 waiting for approval") when it changed. */
-async function notify<R extends FollowedRun>(
-  slots: Slot<R>[],
-  asked: Asked[],
-  pass: Pass,
-  options: WaitOptions,
-  ports: WaitPorts<R>,
-): Promise<void> {
-  if (options.progress !== "summary") return;
-  const waiting = new Set(asked.map((a) => a.runId)).size;
-  const done = slots.filter((s) => s.end).length;
-  const text = summaryText({ done, total: slots.length, waiting });
-  if (text === pass.summary) return;
-  pass.summary = text;
-  await ports.report({ kind: "summary", text, n: ++pass.notices });
-}
-
-/** Until a followed run changes, the next read is due, a watched thread wakes, or the end. */
-async function sleep<R extends FollowedRun>(
-  slots: Slot<R>[],
-  seen: number[],
-  pass: Pass,
-  clock: Clock,
-  signal: AbortSignal,
-): Promise<void> {
-  const reads = slots.some(isRead);
-  const until = reads ? Math.min(pass.nextReadAt, pass.deadline) : pass.deadline;
-  const ms = Math.max(0, until - clock.now());
-  if (!slots.some((s) => s.run && !s.end)) {
-    // Only reads: one pause on the operation's own signal.
-    const paused = pause(clock, ms, signal, pass.wake);
-    await reported(pass);
-    return void await paused;
+  /** Sends the count ("2 of 5 done; 1 waiting for approval") when it changed. */
+  async #notify(asked: Asked[]): Promise<void> {
+    if (this.#options.progress !== "summary") return;
+    const waiting = new Set(asked.map((a) => a.runId)).size;
+    const done = this.slots.filter((s) => s.end).length;
+    const text = summaryText({ done, total: this.slots.length, waiting });
+    if (text === this.#summary) return;
+    this.#summary = text;
+    await this.#ports.report({ kind: "summary", text, n: ++this.#notices });
   }
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
-  const waits: Promise<unknown>[] = slots.flatMap((s, i) =>
-    s.run && !s.end ? [s.run.waitForChange(seen[i], until, both)] : []
-  );
-  waits.push(pause(clock, ms, both, reads ? pass.wake : new Wake()));
-  try {
-    await reported(pass);
-    await Promise.race(waits);
-  } finally {
-    stop.abort();
+
+  /** Until a followed run changes, the next read is due, a watched thread wakes, or the end. */
+  async #sleep(seen: number[], signal: AbortSignal): Promise<void> {
+    const reads = this.slots.some(isRead);
+    const until = reads ? Math.min(this.#nextReadAt, this.#deadline) : this.#deadline;
+    const ms = Math.max(0, until - this.#clock.now());
+    if (!this.slots.some((s) => s.run && !s.end)) {
+      // Only reads: one pause on the operation's own signal.
+      const paused = pause(this.#clock, ms, signal, this.#wake);
+      await this.#reported();
+      return void await paused;
+    }
+    const stop = new AbortController();
+    const both = AbortSignal.any([signal, stop.signal]);
+    const waits: Promise<unknown>[] = this.slots.flatMap((s, i) =>
+      s.run && !s.end ? [s.run.waitForChange(seen[i], until, both)] : []
+    );
+    waits.push(pause(this.#clock, ms, both, reads ? this.#wake : new Wake()));
+    try {
+      await this.#reported();
+      await Promise.race(waits);
+    } finally {
+      stop.abort();
+    }
   }
-}
 
-/** Sends the read's progress report, if one is due. */
-async function reported(pass: Pass): Promise<void> {
-  const report = pass.report;
-  pass.report = undefined;
-  await report?.();
-}
-
-/** Every entry's end: final ones as they are, the others as they stand now. */
-async function endsOf<R extends FollowedRun>(
-  slots: Slot<R>[],
-  ports: WaitPorts<R>,
-): Promise<EntryEnd[]> {
-  const ends: EntryEnd[] = [];
-  for (const s of slots) {
-    if (s.end) ends.push(s.end);
-    else if (s.run) ends.push(await standing(s, s.run, ports));
-    else ends.push(readEnd(s.last ?? unavailableRead(s.ref!, "timeout"), false));
+  /** Sends the last read's progress report, if one is due. */
+  async #reported(): Promise<void> {
+    const report = this.#report;
+    this.#report = undefined;
+    await report?.();
   }
-  return ends;
-}
 
-/** A followed run still running: what it waits on and, for a message, its replies so far. */
-async function standing<R extends FollowedRun>(
-  s: Slot<R>,
-  run: R,
-  ports: WaitPorts<R>,
-): Promise<EntryEnd> {
-  const end = running(run, ports);
-  if (!s.ref) return end;
-  try {
-    return { ...end, read: await ports.readFollowed(run, s.ref) };
-  } catch (error) {
-    return { ...end, read: unavailableRead(s.ref, asRelayError(error).reason) };
+  /** A followed run still running: what it waits on and, for a message, its replies so far. */
+  async #standing(s: Slot<R>, run: R): Promise<EntryEnd> {
+    const end = this.#running(run);
+    if (!s.ref) return end;
+    try {
+      return { ...end, read: await this.#ports.readFollowed(run, s.ref) };
+    } catch (error) {
+      return { ...end, read: unavailableRead(s.ref, asRelayError(error).reason) };
+    }
   }
-}
 
-function running<R extends FollowedRun>(
-  run: R,
-  ports: WaitPorts<R>,
-  lost = false,
-): Extract<EntryEnd, { kind: "running" }> {
-  return {
-    kind: "running",
-    snapshot: run.snapshot(),
-    pendingApprovals: ports.pending(run),
-    ...(lost ? { lost: true as const } : {}),
-  };
+  #running(run: R, lost = false): Extract<EntryEnd, { kind: "running" }> {
+    return {
+      kind: "running",
+      snapshot: run.snapshot(),
+      pendingApprovals: this.#ports.pending(run),
+      ...(lost ? { lost: true as const } : {}),
+    };
+  }
 }
 
 function readEnd(read: ReadReplyResult, final: boolean): EntryEnd {
   return { kind: "read", read, final };
 }
 
-function isRead<R extends FollowedRun>(s: WaitEntry<R>): boolean {
+function isRead(s: WaitEntry<FollowedRun>): boolean {
   return !s.end && !s.run && s.ref !== undefined;
 }
