@@ -37,11 +37,4 @@ export {
   readReplySchema,
   replySchema,
 } from "./schemas.ts";
-export type {
-  ModeratedReply,
-  ObservedTurnStatus,
-  ReadReplyResult,
-  ReadReplyStatus,
-  Reply,
-  TextReply,
-} from "./schemas.ts";
+export type { ObservedTurnStatus, ReadReplyResult, Reply, TextReply } from "./schemas.ts";
