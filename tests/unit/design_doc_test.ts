@@ -30,7 +30,7 @@ import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
 import { UNSEEN_MAX } from "../../src/turn/run_book.ts";
-import { EARLIER_PROBES } from "../../src/ops/listed_runs.ts";
+import { OTHER_RELAY_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
@@ -179,7 +179,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
   says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
-  says("active threads asked for an earlier relay's turn, per list", `${EARLIER_PROBES} (`);
+  says("active threads asked for another relay's turn, per list", `${OTHER_RELAY_PROBES} (`);
   const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
   says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
   says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
