@@ -186,8 +186,7 @@ export const receiptSchema = z.object({
   status: z.enum(["queued", "not_sent", "unknown"]),
   reason: reasonSchema.optional(),
   message: z.string().optional(),
-  /** The id to read the reply with (codex_read_reply). */
-  clientMessageId: z.string(),
+  clientMessageId: z.string().describe("The id to read the reply with (codex_read_reply)"),
   threadId: z.string(),
   queuedSubmissionId: z.string().optional(),
   confirmedBy: z.enum(["acknowledgement", "queue_list"]).optional(),

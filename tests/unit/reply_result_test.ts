@@ -153,7 +153,8 @@ Deno.test("readReplySchema accepts every result buildReadResult() builds", () =>
 
 Deno.test("readReplySchema refuses a turn without its id or with a status no read reports", () => {
   const result = buildReadResult({ ...SCOPE, match: OBSERVED, replies: [REPLY] });
-  for (const turn of [{ status: "completed" }, { id: TURN }, { id: TURN, status: "running" }]) {
+  // inProgress: Codex's word for a running turn, which a read reports as running.
+  for (const turn of [{ status: "completed" }, { id: TURN }, { id: TURN, status: "inProgress" }]) {
     const parsed = readReplySchema.safeParse({ ...result, turn });
     assert.equal(parsed.success, false, JSON.stringify(turn));
   }
