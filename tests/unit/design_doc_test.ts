@@ -39,6 +39,8 @@ import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
 import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
 import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
 import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
+import { listedRunSchema, RESULT_TURN_STATUSES, runOutput } from "../../src/reply/schemas.ts";
+import type { z } from "zod";
 
 const DESIGN = await Deno.readTextFile(new URL("../../docs/design.md", import.meta.url));
 const KiB = 1024;
@@ -195,4 +197,36 @@ Deno.test("CONTRIBUTING.md: the layout names every folder of src/", async () => 
   const layout = contributing.slice(contributing.indexOf("## Layout"));
   const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
   assert.deepEqual(named.sort(), folders.sort());
+});
+
+/** The field names of a `{a, b?, c: {…}}` shape as the design writes it, `?` kept. */
+function shapeFields(span: string): string[] {
+  let inner = span.slice(span.indexOf("{") + 1, span.lastIndexOf("}"));
+  while (/\{[^{}]*\}/.test(inner)) inner = inner.replace(/\{[^{}]*\}/g, "");
+  return inner.replace(/\([^)]*\)/g, "").split(",").map((f) => f.trim().replace(/:.*$/, ""));
+}
+
+Deno.test("docs/design.md: the result names are the schemas' (src/reply/schemas.ts)", () => {
+  const runs = DESIGN.match(/`(runs: \[\{[^`]*)`/)?.[1];
+  assert.ok(runs, "the design shows a listed run");
+  const shape = listedRunSchema.shape;
+  const optional = (field: z.ZodType) => field.safeParse(undefined).success;
+  assert.deepEqual(
+    shapeFields(runs),
+    Object.entries(shape).map(([name, field]) => optional(field) ? `${name}?` : name),
+  );
+  const run = DESIGN.match(/`(\{receipt, turn:[^`]*)`/)?.[1];
+  assert.ok(run, "the design shows codex_run's result");
+  const statuses = run.match(/status: ([a-z|]+)/)![1].split("|");
+  assert.deepEqual(statuses.sort(), [...runOutput.shape.turn.unwrap().shape.status.options].sort());
+  const named = DESIGN.slice(DESIGN.indexOf("a turn's `status` is"));
+  assert.deepEqual(
+    codeSpans(named.slice(0, named.indexOf(";"))).slice(1).sort(),
+    [...RESULT_TURN_STATUSES].sort(),
+    "the one-name note lists every turn status a result carries",
+  );
+  for (const field of ["pendingRequests", "declinedRequests", "queuedAhead"]) {
+    assert.ok(field in runOutput.shape, `codex_run's result has ${field}`);
+    assert.ok(DESIGN.includes(`\`${field}\``), `the design names ${field}`);
+  }
 });
