@@ -1,6 +1,5 @@
 /**
- * Protects: a client author who reads docs/design.md gets the levels, tools, reasons and bounds
- * the relay has.
+ * Protects: a client author reading docs/design.md gets the levels, tools, reasons, bounds the code has.
  *
  * docs/design.md is the contract: its tables (capability levels and their methods, tools,
  * what each backend can do, reasons, bounds) must say what the code does. Each test parses one
@@ -187,18 +186,6 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
 });
-
-Deno.test("CONTRIBUTING.md: the layout names every folder of src/", async () => {
-  const folders: string[] = [];
-  for await (const entry of Deno.readDir(new URL("../../src/", import.meta.url))) {
-    if (entry.isDirectory) folders.push(entry.name);
-  }
-  const contributing = await Deno.readTextFile(new URL("../../CONTRIBUTING.md", import.meta.url));
-  const layout = contributing.slice(contributing.indexOf("## Layout"));
-  const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
-  assert.deepEqual(named.sort(), folders.sort());
-});
-
 /** The field names of a `{a, b?, c: {…}}` shape as the design writes it, `?` kept. */
 function shapeFields(span: string): string[] {
   let inner = span.slice(span.indexOf("{") + 1, span.lastIndexOf("}"));
@@ -206,7 +193,7 @@ function shapeFields(span: string): string[] {
   return inner.replace(/\([^)]*\)/g, "").split(",").map((f) => f.trim().replace(/:.*$/, ""));
 }
 
-Deno.test("docs/design.md: the result names are the schemas' (src/reply/schemas.ts)", () => {
+Deno.test("docs/design.md: the result names are the schemas' (the one module, src/reply/schemas.ts)", () => {
   const runs = DESIGN.match(/`(runs: \[\{[^`]*)`/)?.[1];
   assert.ok(runs, "the design shows a listed run");
   const shape = listedRunSchema.shape;
