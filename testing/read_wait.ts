@@ -9,8 +9,8 @@
 import type { Clock } from "../src/core/clock.ts";
 import type { Session } from "../src/connect/connection.ts";
 import type { ReadReplyInput } from "../src/ops/read_reply.ts";
-import type { ReadReplyResult } from "../src/reply/schemas.ts";
-import { type WaitMessageResult, waitResult } from "../src/turn/run_result.ts";
+import type { ReadReplyResult, WaitMessageResult } from "../src/reply/schemas.ts";
+import { waitResult } from "../src/turn/run_result.ts";
 import { type FollowedRun, waitOn } from "../src/turn/wait_engine.ts";
 
 /** What one read's progress report says. */

@@ -148,7 +148,7 @@ export async function locateMessage(
   const read = await deps.connection
     .operation((s) => readReply(s, scope), { signal, label: "attach" })
     .catch(() => undefined);
-  if (read?.status !== "observed" || read.turn?.status !== "inProgress") return { ref };
+  if (read?.status !== "observed" || read.turn?.status !== "running") return { ref };
   const attached = await attachTurn(deps, { ...scope, turnId: read.turn.id }, signal);
   return attached ? { ref, run: attached } : { ref };
 }

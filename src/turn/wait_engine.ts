@@ -23,7 +23,8 @@ import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { summaryText, untilReached, type WaitUntil } from "../reply/wait_set.ts";
 import type { FinishedRun } from "./run_book.ts";
-import type { EntryEnd, PendingSummary } from "./run_result.ts";
+import type { RequestSummary } from "../reply/schemas.ts";
+import type { EntryEnd } from "./run_result.ts";
 import type { RunSnapshot } from "./runtime_types.ts";
 
 /** What the engine reads of a run it follows (a `TurnRuntime`). */
@@ -92,7 +93,7 @@ export interface WaitPorts<R extends FollowedRun = FollowedRun> {
   /** A run that ended, with its replies (`TurnRegistry.settled`). */
   settled(run: R): Promise<FinishedRun>;
   /** Every request the run waits on, as results report them. */
-  pending(run: R): PendingSummary[];
+  pending(run: R): RequestSummary[];
   /** Those the client can be asked (the caller declines the others). */
   askable(run: R): Pending[];
   /** Sends a progress report. */
@@ -340,7 +341,7 @@ class Wait<R extends FollowedRun> {
     return {
       kind: "running",
       snapshot: run.snapshot(),
-      pendingApprovals: this.#ports.pending(run),
+      pendingRequests: this.#ports.pending(run),
       ...(lost ? { lost: true as const } : {}),
     };
   }

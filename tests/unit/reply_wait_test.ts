@@ -2,11 +2,10 @@ import assert from "assert";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
-import type { ReadReplyResult } from "../../src/reply/mod.ts";
+import type { ObservedTurnStatus, ReadReplyResult } from "../../src/reply/schemas.ts";
 import { isSettled, WAIT_BACKOFF, Wake, WATCHED_BACKOFF } from "../../src/ops/wait_reply.ts";
 import { readWait } from "../../testing/read_wait.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
-import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
 
 const SCOPE = { threadId: "01a22a5c-6698-7df3-813e-7166a248c477", clientMessageId: "c1" };
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -43,7 +42,7 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
   const cases: [ReadReplyResult, boolean][] = [
     [noMatch(), false],
     [observed("unverified"), false],
-    [observed("inProgress"), false],
+    [observed("running"), false],
     [observed("completed"), true],
     [observed("failed"), true],
     [observed("interrupted"), true],
@@ -168,7 +167,7 @@ Deno.test("waitOn() on a read message watched: the fallback pauses 250 ms doubli
   const out = await readWait(session, { ...SCOPE, timeoutSeconds: 6 }, {
     clock,
     onProgress: drive(clock, pauses),
-    read: () => Promise.resolve(observed("inProgress")),
+    read: () => Promise.resolve(observed("running")),
   });
   assert.deepEqual(WATCHED_BACKOFF, { initialMs: 250, maxMs: 2000 });
   assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000, 250]);
@@ -180,7 +179,7 @@ Deno.test("waitOn() on a read message watched: a status change of the thread end
   const clock = new ManualClock();
   const { session, notify } = watchingSession();
   const readsAt: number[] = [];
-  const results = [observed("inProgress"), observed("inProgress"), observed("inProgress")];
+  const results = [observed("running"), observed("running"), observed("running")];
   let progress = 0;
   const out = await readWait(session, { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
@@ -220,7 +219,7 @@ Deno.test("waitOn() on a read message watched: a notification during a read skip
       readsAt.push(clock.now());
       n++;
       if (n === 1) notify(SCOPE.threadId, "turn/completed");
-      return Promise.resolve(n === 1 ? observed("inProgress") : observed("completed"));
+      return Promise.resolve(n === 1 ? observed("running") : observed("completed"));
     },
   });
   assert.equal(out.timedOut, false);
@@ -261,7 +260,7 @@ Deno.test("waitOn() on a read message watched: a status change, a turn's start o
         if (p.reads === 1) notify(threadId, method);
         letPauseRun();
       },
-      read: () => Promise.resolve(observed("inProgress")),
+      read: () => Promise.resolve(observed("running")),
     });
     // Woken: the first pause ends at once and the next starts from 250 ms again.
     assert.deepEqual(pauses.slice(0, 2), wakes ? [0, 250] : [250, 500], `${threadId} ${method}`);
@@ -313,7 +312,7 @@ Deno.test("waitOn() on a read message listens on the operation's signal only whi
       if (p.reads === 1) clock.advance(250); // The first pause ends on its timer,
       else notify(SCOPE.threadId, "turn/completed"); // the second on a wake.
     },
-    read: () => Promise.resolve(++reads < 3 ? observed("inProgress") : observed("completed")),
+    read: () => Promise.resolve(++reads < 3 ? observed("running") : observed("completed")),
   });
   assert.deepEqual(during, [1, 1]);
   assert.equal(listening.size, 0);

@@ -3,7 +3,8 @@ import assert from "assert";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import type { Pending } from "../../src/elicit/router.ts";
-import { buildReadResult, type ReadReplyResult } from "../../src/reply/mod.ts";
+import { buildReadResult } from "../../src/reply/mod.ts";
+import type { ReadReplyResult } from "../../src/reply/schemas.ts";
 import type { FinishedRun } from "../../src/turn/run_book.ts";
 import { type EntryEnd, waitResult } from "../../src/turn/run_result.ts";
 import type { RunSnapshot } from "../../src/turn/runtime_types.ts";
@@ -45,7 +46,7 @@ class FakeRun implements FollowedRun {
       phase: this.ended ? "completed" : "running",
       itemsCompleted: 0,
       declinedRequests: [],
-      earlierMessages: [],
+      queuedAhead: [],
       notes: [...this.notes],
     };
   }
@@ -98,7 +99,7 @@ function observed(clientMessageId: string, replies: string[]): ReadReplyResult {
     threadId: THREAD,
     clientMessageId,
     match: { kind: "observed", turnId: TURN, itemId: "u1" },
-    turnStatus: replies.length ? "completed" : "inProgress",
+    turnStatus: replies.length ? "completed" : "running",
     replies: replies.map((text, i) => ({ itemId: `m${i}`, text, truncated: false })),
   });
 }
@@ -293,7 +294,7 @@ Deno.test("waitOn() with no round left returns the runs as they stand, with what
   if (out.kind !== "done") throw new Error("not done");
   const end = out.ends[0];
   assert.ok(end.kind === "running");
-  assert.deepEqual(end.pendingApprovals, [{
+  assert.deepEqual(end.pendingRequests, [{
     method: "item/commandExecution/requestApproval",
     summary: "run ls",
   }]);
