@@ -8,7 +8,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { Options } from "./_options.ts";
 import { type Relay, startRelay, type Structured, TMP } from "./_relay.ts";
-import { interleave, pairFigure, singleFigure } from "./_stats.ts";
+import { singleFigure } from "./_stats.ts";
 import { PATH } from "./targets.ts";
 import type { BenchRelay, DaemonBenchKit } from "./daemon.ts";
 
@@ -24,8 +24,6 @@ export function daemonKit(options: Options): DaemonBenchKit {
     lags: options.only !== "daemon",
     tmp: TMP,
     path: PATH,
-    interleave,
-    pairFigure,
     singleFigure,
     startRelay: async (env: Record<string, string>, flags: string[]) =>
       asBench(await startRelay(env, flags)),
