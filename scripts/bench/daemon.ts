@@ -32,6 +32,8 @@ export interface DaemonBenchKit {
   /** The relay's PATH without the codex folder. */
   path: string;
   singleFigure(id: string, target: string, what: string, samples: number[], goal: number): void;
+  /** A figure that could not be measured, with why (printed as its note). */
+  failedFigure(id: string, target: string, what: string, why: string): void;
   startRelay(env: Record<string, string>, flags: string[]): Promise<BenchRelay>;
   callTool(
     relay: BenchRelay,
@@ -79,7 +81,12 @@ export async function benchDaemon(kit: DaemonBenchKit, codexPath: string): Promi
     const seed = await seedThreads(home, codexPath);
     // Spawn mode first (before the daemon installs its packages in the home): a stdio
     // app-server holds the thread and runs the turns.
-    if (kit.lags) await spawnLag(kit, mock, env, home, seed, codexPath);
+    if (kit.lags) {
+      await spawnLag(kit, mock, env, home, seed, codexPath).catch((error) => {
+        console.error(`bench: spawn wait lag failed: ${error}`);
+        kit.failedFigure("spawn_wait_lag", "real Codex, spawn", "spawn: wait lag", String(error));
+      });
+    }
 
     daemon = true;
     const info = await startDaemon(codexPath, home);
@@ -327,7 +334,18 @@ async function waitLags(
       { threadId, clientMessageId: clientId, timeoutSeconds: 30 },
       () => progressed.resolve(),
     );
-    await progressed.promise;
+    // A wait that answers before its first progress never waited: say what it answered.
+    const early = await Promise.race([
+      progressed.promise.then(() => undefined),
+      waited.then((out) => out, (error) => ({ error: String(error) })),
+    ]);
+    if (early) {
+      mock.release(tag);
+      await stored.catch(() => {});
+      throw new Error(
+        `wait lag ${i}: the wait answered at once: ${JSON.stringify(early).slice(0, 300)}`,
+      );
+    }
     // A random release moment, so the lag samples the whole pacing cycle.
     await new Promise((r) => setTimeout(r, 500 + Math.random() * 1000));
     mock.release(tag);
