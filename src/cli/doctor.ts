@@ -18,7 +18,7 @@ import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
-import { environmentFindings, type Finding } from "./doctor_env.ts";
+import { environmentFindings, type Finding, providerKeys } from "./doctor_env.ts";
 import { appServerArgs, type AppServerMode, startsAppServer } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
@@ -26,7 +26,7 @@ import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
 import { denoFsView } from "../connect/process/codex_binary_fs.ts";
-import { readRegistration, type Registration } from "./doctor_client.ts";
+import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
 import { realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
@@ -68,7 +68,13 @@ export async function doctor(
     ? await checkAppServer(io, version, flags.appServer, client.entries, command)
     : { findings: [], config: undefined, registered: [] };
   sections.push(["app-server", appServer.findings]);
-  sections.push(["registration", [...client.findings, ...appServer.registered]]);
+  // The providers' key variables as the registered client starts the relay.
+  const keys = providerKeys((appServer.config as { config?: unknown } | undefined)?.config);
+  sections.push(["registration", [
+    ...client.findings,
+    ...appServer.registered,
+    ...registrationKeyFindings(client.entry, keys, io.relay),
+  ]]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
     sections.push([

@@ -5,14 +5,25 @@
  * its command line names, which the doctor then asks Codex about
  * (src/cli/doctor_entry.ts): an entry registered from the wrong folder names
  * a file that does not exist, and the client says only "Failed to connect".
+ * With the providers' key variables (Codex's `config/read`), it checks that
+ * the entry gives the relay each of them as that client starts it
+ * ({@linkcode registrationKeyFindings}).
  * @module
  */
 
-import { type ClientId, ENTRY_NAME, resolveTarget, type Scope } from "../install/clients.ts";
+import {
+  type ClientId,
+  ENTRY_NAME,
+  keyReference,
+  resolveTarget,
+  type Scope,
+  type Target,
+} from "../install/clients.ts";
 import { readJsonConfig } from "../install/json_edit.ts";
+import { entryKeyState } from "../install/provider_keys.ts";
 import { readTomlConfig } from "../install/toml_edit.ts";
 import { commandPaths, type EntryPaths } from "./doctor_entry.ts";
-import type { Finding } from "./doctor_env.ts";
+import type { Finding, ProviderKey } from "./doctor_env.ts";
 
 /** Which client's registration to check. */
 export interface Registration {
@@ -56,7 +67,7 @@ export async function readRegistration(
   reg: Registration,
   io: RegistrationIo,
   cwd: string,
-): Promise<{ findings: Finding[]; entries: EntryPaths[] }> {
+): Promise<{ findings: Finding[]; entries: EntryPaths[]; entry?: RegisteredEntry }> {
   const target = resolveTarget(reg.client, reg.scope, { get: io.env, os: io.os, cwd });
   const where = `${target.label}'s entry for codex-relay in ${target.path}`;
   if (!io.granted({ name: "read", path: target.path })) {
@@ -97,5 +108,69 @@ export async function readRegistration(
   return {
     findings: [{ level: "ok", text: `${where} starts ${paths.join(", ") || "a command on PATH"}` }],
     entries: [{ where, client: reg.client, paths }],
+    entry: { target, entry },
   };
+}
+
+/** A client's entry for the relay, with the client's file and shape. */
+export interface RegisteredEntry {
+  target: Pick<Target, "client" | "label" | "path" | "keyRoute">;
+  entry: unknown;
+}
+
+/**
+ * Whether a client's entry gives the relay each provider's key variable as
+ * that client starts it (pure): Claude Code passes its whole environment (the
+ * environment section says whether the key is set here), Cursor and VS Code
+ * resolve `${env:NAME}` in the entry, Claude Desktop takes only a literal
+ * value in the entry. A key missing there fails every turn of that provider
+ * (`missing_provider_key`): a problem for the default provider, else a
+ * warning, each with its fix; a value is never shown. Codex's own entries
+ * are checked from `config/read` (the environment section).
+ */
+export function registrationKeyFindings(
+  registered: RegisteredEntry | undefined,
+  keys: readonly ProviderKey[],
+  relay: string,
+): Finding[] {
+  if (!registered || keys.length === 0 || registered.target.keyRoute === "env_vars") return [];
+  const { target, entry } = registered;
+  const findings: Finding[] = [];
+  for (const k of keys) {
+    const state = entryKeyState(target.keyRoute, entry, k.envKey);
+    const what = `model provider ${k.provider}${k.active ? " (the default)" : ""}`;
+    const ok = {
+      inherited:
+        `${target.label} starts codex-relay with its own environment: ${what} gets ${k.envKey} when it is set where ${target.label} starts`,
+      referenced:
+        `${target.label}'s entry for codex-relay passes ${k.envKey} from ${target.label}'s environment (${what})`,
+      set: `${target.label}'s entry for codex-relay sets ${k.envKey} (${what}; value not shown)`,
+    } as const;
+    if (state === "inherited" || state === "referenced" || state === "set") {
+      findings.push({ level: state === "inherited" ? "info" : "ok", text: ok[state] });
+      continue;
+    }
+    findings.push({
+      level: k.active ? "problem" : "warn",
+      text: `${target.label}'s entry for codex-relay ${
+        state === "unexpanded"
+          ? `gives ${k.envKey} a reference ${target.label} does not expand`
+          : `does not give it ${k.envKey}`
+      }: ${target.label} starts codex-relay without it, so turns of ${what} fail (missing_provider_key: Missing environment variable)`,
+      fix: keyFix(target, k.envKey, relay),
+    });
+  }
+  return findings;
+}
+
+function keyFix(target: RegisteredEntry["target"], name: string, relay: string): string {
+  if (target.keyRoute === "inherited") {
+    return `remove "${name}" from the "env" of codex-relay's entry in ${target.path} (${target.label} passes its own environment) and set it where ${target.label} starts, then restart ${target.label}`;
+  }
+  if (target.keyRoute === "literal") {
+    return `${target.label} starts codex-relay with only USER, HOME, PATH and the entry's "env", and takes only literal values there: add "${name}": "<its value>" to the "env" of codex-relay's entry in ${target.path} yourself, then restart ${target.label} (install keeps it)`;
+  }
+  return `install for ${target.label} again (${relay} install --client ${target.client} prints the command; it adds "${name}": "${
+    keyReference(name)
+  }"), or add that to the "env" of codex-relay's entry in ${target.path}, then restart ${target.label}`;
 }

@@ -10,9 +10,9 @@ import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ReadReplyResult, RequestSummary, WaitMessageResult } from "../reply/schemas.ts";
 import { unavailableRead } from "../reply/read_result.ts";
-import { endedRead, type PendingSummary, runDeclined, type RunEnd } from "../turn/run_result.ts";
+import { endedRead, runDeclined, type RunEnd } from "../turn/run_result.ts";
 import type { FinishedRun } from "../turn/turn_registry.ts";
 import type { RunSnapshot, TurnRuntime } from "../turn/turn_runtime.ts";
 import { attachTurn } from "../turn/turn_attach.ts";
@@ -78,7 +78,7 @@ function running(runtime: TurnRuntime, router: ElicitationRouter, lost = false):
   return {
     kind: "running",
     snapshot: runtime.snapshot(),
-    pendingApprovals: pendingSummaries(router, runtime),
+    pendingRequests: pendingSummaries(router, runtime),
     ...(lost ? { lost: true as const } : {}),
   };
 }
@@ -87,7 +87,7 @@ function running(runtime: TurnRuntime, router: ElicitationRouter, lost = false):
 export function pendingSummaries(
   router: ElicitationRouter,
   runtime: TurnRuntime,
-): PendingSummary[] {
+): RequestSummary[] {
   return router.pendingFor(runtime).map((p) => ({ method: p.method, summary: p.summary }));
 }
 
@@ -116,21 +116,12 @@ export function takeAnswers(
   }
 }
 
-/** One message's `codex_wait_reply` result: a read, whether it timed out, and the run's requests. */
-export type WaitMessageResult = ReadReplyResult & {
-  timedOut: boolean;
-  pendingApprovals?: PendingSummary[];
-  declinedRequests?: PendingSummary[];
-  notes?: string[];
-  error?: string;
-};
-
 /** The result fields of a followed wait (only those that say something). */
 export function waitOutput(f: Extract<WaitFollowed, { kind: "read" }>): WaitMessageResult {
   return {
     ...f.read,
     timedOut: f.timedOut,
-    ...(f.pendingApprovals?.length ? { pendingApprovals: f.pendingApprovals } : {}),
+    ...(f.pendingRequests?.length ? { pendingRequests: f.pendingRequests } : {}),
     ...(f.declinedRequests ? { declinedRequests: f.declinedRequests } : {}),
     ...(f.notes?.length ? { notes: f.notes } : {}),
     ...(f.error ? { error: f.error } : {}),
@@ -173,8 +164,8 @@ export type WaitFollowed =
     kind: "read";
     read: ReadReplyResult;
     timedOut: boolean;
-    pendingApprovals?: PendingSummary[];
-    declinedRequests?: PendingSummary[];
+    pendingRequests?: RequestSummary[];
+    declinedRequests?: RequestSummary[];
     /** The run's notes (an answer that counted as a decline). */
     notes?: string[];
     /** How the run failed, when it did. */
@@ -232,9 +223,7 @@ export async function followForWait(
     kind: "read",
     read: await readReply(session, args),
     timedOut: true,
-    ...(followed.pendingApprovals.length > 0
-      ? { pendingApprovals: followed.pendingApprovals }
-      : {}),
+    ...(followed.pendingRequests.length > 0 ? { pendingRequests: followed.pendingRequests } : {}),
     ...declinedOf(followed.snapshot),
     notes: followed.snapshot.notes,
   };
@@ -242,7 +231,7 @@ export async function followForWait(
 
 /**
  * At the turn-start level, on a backend that attaches to running turns (the
- * daemon): a message whose turn runs there (read as `inProgress`), started by codex_run of this relay or of an
+ * daemon): a message whose turn runs there (read as `running`), started by codex_run of this relay or of an
  * earlier one, is followed by a runtime attached to it, so its pending
  * approvals are offered to this call. Otherwise undefined (the wait reads).
  */
@@ -255,13 +244,13 @@ export async function attachForWait(
   const read = await ctx.connection
     .operation((s) => readReply(s, scope), { signal: ctx.signal, label: "attach" })
     .catch(() => undefined);
-  if (read?.status !== "observed" || read.turn?.status !== "inProgress") return undefined;
+  if (read?.status !== "observed" || read.turn?.status !== "running") return undefined;
   const deps = { connection: ctx.connection, registry: ctx.turns, clock: ctx.clock, log: ctx.log };
   return await attachTurn(deps, { ...scope, turnId: read.turn.id }, ctx.signal);
 }
 
 /** The run's declined requests, as a followed wait carries them. */
-export function declinedOf(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+export function declinedOf(snapshot: RunSnapshot): { declinedRequests?: RequestSummary[] } {
   return runDeclined(snapshot);
 }
 

@@ -25,7 +25,7 @@ import {
   WAKING,
 } from "../ops/wait_reply.ts";
 import { unavailableRead } from "../reply/read_result.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ReadReplyResult, WaitMessageResult } from "../reply/schemas.ts";
 import {
   duplicateAt,
   mergeResults,
@@ -43,7 +43,6 @@ import {
   pendingSummaries,
   settledWait,
   takeAnswers,
-  type WaitMessageResult,
   waitOutput,
 } from "./follow_turn.ts";
 import {
@@ -377,7 +376,7 @@ async function standing(
     kind: "read",
     read,
     timedOut: true,
-    ...(pending.length > 0 ? { pendingApprovals: pending } : {}),
+    ...(pending.length > 0 ? { pendingRequests: pending } : {}),
     ...declinedOf(snapshot),
     notes: snapshot.notes,
   });

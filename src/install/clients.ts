@@ -19,6 +19,21 @@
  * - Codex: `$CODEX_HOME/config.toml` (`CODEX_HOME` defaults to `~/.codex`), one
  *   `[mcp_servers.<name>]` table with `command`, `args`, `env`; openai/codex docs/config.md
  *   "MCP integration". A trusted project's `.codex/config.toml` is read too.
+ *
+ * How each starts a stdio server's environment ({@link KeyRoute}; checked 2026-12-02):
+ * - Codex passes only a few variables and those its entry names in `env_vars`.
+ * - Claude Code (the CLI) starts servers with its own whole environment plus the
+ *   entry's `env` (anthropics/claude-code#1254, OctopusDeploy/Calamari#2035); its
+ *   `${VAR}` expansion makes an unset variable a parse failure or literal text
+ *   (code.claude.com/docs/en/mcp), so nothing is written for keys.
+ * - Claude Desktop: "MCP servers inherit only a subset of environment variables
+ *   automatically, like USER, HOME, and PATH" (modelcontextprotocol.io/docs/tools/debugging),
+ *   and its `env` holds literal values.
+ * - Cursor resolves `${env:NAME}` in `command`, `args`, `env`, `url`, `headers`
+ *   (docs.cursor.com/context/mcp "Config interpolation").
+ * - VS Code: mcp.json takes its predefined variables
+ *   (code.visualstudio.com/docs/copilot/reference/mcp-configuration), `${env:Name}` among
+ *   them (code.visualstudio.com/docs/reference/variables-reference).
  * @module
  */
 
@@ -52,10 +67,33 @@ export interface Launcher {
   /** Environment variables the entry sets besides the marker (PATH, the Deno cache). */
   env?: Record<string, string>;
   /**
-   * Variables the client passes on from its own environment (a Codex entry's
-   * `env_vars`): the configured model providers' key variables.
+   * The configured model providers' key variables, which the entry hands on
+   * from the client's environment as its {@link KeyRoute} allows (a Codex
+   * entry's `env_vars`, a `${env:NAME}` reference in Cursor's and VS Code's).
    */
   passEnv?: string[];
+}
+
+/**
+ * How a client's entry can give the relay a variable of the client's own
+ * environment (the providers' key variables): `env_vars` (Codex names it),
+ * `inherited` (the client passes its whole environment: nothing to write),
+ * `reference` (`"NAME": "${env:NAME}"` in the entry's `env`), `literal` (the
+ * client passes a small environment and takes only literal values: only the
+ * user can set it, install never writes a key's value).
+ */
+export type KeyRoute = "env_vars" | "inherited" | "reference" | "literal";
+
+/**
+ * The `env` value that makes Cursor and VS Code pass `name` from their environment.
+ *
+ * @example
+ * ```ts
+ * keyReference("AZURE_OPENAI_API_KEY"); // "${env:AZURE_OPENAI_API_KEY}"
+ * ```
+ */
+export function keyReference(name: string): string {
+  return `\${env:${name}}`;
 }
 
 /**
@@ -99,6 +137,8 @@ export interface Target {
    * Claude Desktop, Cursor, VS Code), so the entry carries the PATH.
    */
   shortPath: boolean;
+  /** How the entry gives the relay the providers' key variables. */
+  keyRoute: KeyRoute;
   /** File format. */
   format: "json" | "toml";
   /** Key path of the object holding the servers (JSON), e.g. `["mcpServers"]`. */
@@ -122,6 +162,13 @@ const marked = (launcher: Launcher): Record<string, unknown> => ({
   args: launcher.args,
   env: { [MARKER.name]: MARKER.value, ...launcher.env },
 });
+
+/** `launcher` with a `${env:NAME}` reference for each key variable its `env` does not set. */
+const referenced = (launcher: Launcher): Launcher => {
+  const refs = (launcher.passEnv ?? []).filter((name) => launcher.env?.[name] === undefined)
+    .map((name) => [name, keyReference(name)]);
+  return { ...launcher, env: { ...launcher.env, ...Object.fromEntries(refs) } };
+};
 
 /** The folders a client's config path is built from, read from `env` when asked. */
 interface Paths {
@@ -176,6 +223,7 @@ function codexTarget(scope: Scope, paths: Paths, env: TargetEnv): Target {
     folder,
     createsFolder: !chosen,
     shortPath: false,
+    keyRoute: "env_vars",
     format: "toml",
     container: ["mcp_servers"],
     // A variable the entry sets itself (the Deno cache) is not passed through as well.
@@ -196,6 +244,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
     path: string,
     folder: string | undefined,
     container: string,
+    keyRoute: KeyRoute,
     entry: (l: Launcher) => Record<string, unknown>,
   ): Target => ({
     client,
@@ -205,6 +254,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
     folder,
     createsFolder: folder !== undefined,
     shortPath: client !== "claude-code",
+    keyRoute,
     format: "json",
     container: [container],
     entry,
@@ -219,6 +269,7 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
           : project(".mcp.json"),
         undefined,
         "mcpServers",
+        "inherited",
         (l) => ({ type: "stdio", ...marked(l) }),
       );
     case "claude-desktop":
@@ -230,11 +281,19 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
         join(userData("Claude"), "claude_desktop_config.json"),
         userData("Claude"),
         "mcpServers",
+        "literal",
         marked,
       );
     case "cursor": {
       const folder = scope === "user" ? join(home(), ".cursor") : project(".cursor");
-      return json("Cursor", join(folder, "mcp.json"), folder, "mcpServers", marked);
+      return json(
+        "Cursor",
+        join(folder, "mcp.json"),
+        folder,
+        "mcpServers",
+        "reference",
+        (l) => marked(referenced(l)),
+      );
     }
     case "vscode": {
       const folder = scope === "user" ? join(userData("Code"), "User") : project(".vscode");
@@ -243,7 +302,8 @@ export function resolveTarget(client: ClientId, scope: Scope, env: TargetEnv): T
         join(folder, "mcp.json"),
         folder,
         "servers",
-        (l) => ({ type: "stdio", ...marked(l) }),
+        "reference",
+        (l) => ({ type: "stdio", ...marked(referenced(l)) }),
       );
     }
     case "codex":

@@ -5,15 +5,25 @@
  * @module
  */
 
-/** A unified-style diff of `before` → `after` (`null` = no file), labelled with `path`. */
+/**
+ * A unified-style diff of `before` → `after` (`null` = no file), labelled
+ * with `path`. The values of JSON members named in `hide` (variables the user
+ * set in an entry, which may be keys) are shown as `"…"`, unless they are a
+ * `${...}` reference.
+ */
 export function unifiedDiff(
   before: string | null,
   after: string | null,
   path: string,
   context = 3,
+  hide: readonly string[] = [],
 ): string {
-  const a = lines(before ?? "");
-  const b = lines(after ?? "");
+  const masked = (l: string) =>
+    hide.some((name) => l.trimStart().startsWith(`${JSON.stringify(name)}:`))
+      ? l.replace(/^(\s*"[^"]*"\s*:\s*)"(?!\$\{)(?:[^"\\]|\\.)*"/, '$1"…"')
+      : l;
+  const a = lines(before ?? "").map(masked);
+  const b = lines(after ?? "").map(masked);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

@@ -4,7 +4,8 @@
  */
 
 import { deepEqual } from "./deep_equal.ts";
-import { ENTRY_NAME, isMarked, type Launcher, type Target } from "./clients.ts";
+import { ENTRY_NAME, isMarked, type Launcher, MARKER, type Target } from "./clients.ts";
+import { DENO_CACHE_ENV } from "./entry_env.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { readJsonConfig, removeJsonEntry, setJsonEntry } from "./json_edit.ts";
 import { readTomlConfig, removeTomlEntry, setTomlEntry, type TomlEntry } from "./toml_edit.ts";
@@ -31,6 +32,20 @@ export interface Plan {
   entry?: Record<string, unknown>;
   /** `delete`: the backup is install's too, and goes with the file. */
   deleteBackup?: boolean;
+  /**
+   * The variables the user set in the existing entry (not the marker, PATH or
+   * the Deno cache): a diff never shows their values, which may be keys.
+   */
+  userEnv: string[];
+}
+
+const INSTALL_ENV = new Set<string>([MARKER.name, "PATH", ...DENO_CACHE_ENV]);
+
+/** The names of the variables the user set in an entry's `env` ({@link Plan.userEnv}). */
+function userEnv(entry: unknown): string[] {
+  const env = (entry as { env?: unknown } | undefined)?.env;
+  if (typeof env !== "object" || env === null) return [];
+  return Object.keys(env).filter((name) => !INSTALL_ENV.has(name));
 }
 
 /** Plans writing the relay's entry for `launcher` into `before` (the file's text or `null`). */
@@ -40,9 +55,15 @@ export function planInstall(
   launcher: Launcher,
   force: boolean,
 ): Plan {
-  const entry = target.entry(launcher);
   const existing = readEntry(target, before ?? "");
-  const plan = { target, action: "install" as const, before, entry };
+  const entry = target.entry(keptKeys(target, launcher, existing));
+  const plan = {
+    target,
+    action: "install" as const,
+    before,
+    entry,
+    userEnv: [...new Set([...userEnv(existing), ...userEnv(entry)])],
+  };
   if (existing !== undefined && deepEqual(existing, entry)) {
     return { ...plan, after: before, change: "none" };
   }
@@ -57,6 +78,23 @@ export function planInstall(
     : setTomlEntry(before ?? "", ENTRY_NAME, entry as unknown as TomlEntry, target.path);
   const change: Change = before === null ? "create" : existing === undefined ? "add" : "update";
   return { ...plan, after, change };
+}
+
+/**
+ * `launcher` with the providers' keys the user set in the existing entry of a
+ * client whose entry carries them in `env` (Claude Desktop's values, or a value
+ * instead of Cursor's or VS Code's reference): install never writes a key's
+ * value, and does not drop one either.
+ */
+function keptKeys(target: Target, launcher: Launcher, existing: unknown): Launcher {
+  const inEnv = target.keyRoute === "literal" || target.keyRoute === "reference";
+  if (!inEnv || !isMarked(existing)) return launcher;
+  const env = (existing as { env: Record<string, unknown> }).env;
+  const kept = (launcher.passEnv ?? []).filter((name) => typeof env[name] === "string")
+    .map((name) => [name, env[name] as string]);
+  return kept.length === 0
+    ? launcher
+    : { ...launcher, env: { ...launcher.env, ...Object.fromEntries(kept) } };
 }
 
 /**
@@ -75,9 +113,11 @@ export function planUninstall(
   force: boolean,
   backup: string | null = null,
 ): Plan {
-  const plan = { target, action: "uninstall" as const, before };
-  if (before === null) return { ...plan, after: null, change: "none" };
+  if (before === null) {
+    return { target, action: "uninstall", before, after: null, change: "none", userEnv: [] };
+  }
   const existing = readEntry(target, before);
+  const plan = { target, action: "uninstall" as const, before, userEnv: userEnv(existing) };
   if (existing === undefined) return { ...plan, after: before, change: "none" };
   if (!isMarked(existing) && !force) {
     throw new InstallError(

@@ -25,7 +25,7 @@ import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
 import { entryCodex } from "./entry_codex.ts";
-import { providerKeyVars } from "./provider_keys.ts";
+import { entryKeyState, keyNote, providerKeyVars } from "./provider_keys.ts";
 
 export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
 
@@ -63,6 +63,11 @@ interface Resolved {
   launcher: Launcher;
   /** What the entry runs and why (one line). */
   codexNote: string;
+  /**
+   * Codex's user config, which names the providers' key variables the entry
+   * passes on (another client's install reads it; Codex's is the target).
+   */
+  codexConfig?: string;
   backup: string;
   tmp: string;
   /** What the install needs write permission on. */
@@ -77,17 +82,20 @@ interface Planned {
   backupText: string | null;
   /** The client's folder, when the install creates it. */
   createFolder?: string;
+  /** What the entry does with the providers' key variables (install). */
+  keysNote?: string;
 }
 
 async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly: boolean) {
   const r = resolve(args, running, io);
-  if (printOnly || args.print || args.printCommand) return printOnlyRun(r);
+  if (printOnly || args.print || args.printCommand) return await printOnlyRun(r);
   checkPermissions(r);
   const planned = await planChange(r);
   if (planned.plan.change === "none") {
     io.out(
       args.action === "install"
-        ? `${r.target.label} (${r.target.scope}): ${r.target.path} already has this "${ENTRY_NAME}" entry; nothing to do.\n`
+        ? `${r.target.label} (${r.target.scope}): ${r.target.path} already has this "${ENTRY_NAME}" entry; nothing to do.\n` +
+          (planned.keysNote ? `${planned.keysNote}\n` : "")
         : `${r.target.label} (${r.target.scope}): no "${ENTRY_NAME}" entry in ${r.target.path}; nothing to do.\n`,
     );
     return 0;
@@ -128,6 +136,9 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   // Write permission on the client's own folder covers creating it (Deno checks the folder's
   // path for mkdir) and every file of the install in it; otherwise exactly those files.
   const writes = target.folder ? [target.folder] : [target.path, backup, tmp];
+  const codexConfig = target.client === "codex" || args.action === "uninstall"
+    ? undefined
+    : resolveTarget("codex", "user", { get: io.env, os: io.os, cwd: io.cwd }).path;
   const applyLine = () =>
     commandLine(
       applyCommand({
@@ -137,15 +148,32 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
         args: passOnArgs(args),
         // Renaming the temp file over the config needs read and write on both; the Codex lookup
         // reads PATH's folders (an uninstall writes no entry and looks for nothing).
-        read: [target.path, tmp, backup, ...(args.action === "install" ? codex.reads : [])],
+        read: [
+          target.path,
+          tmp,
+          backup,
+          ...(codexConfig ? [codexConfig] : []),
+          ...(args.action === "install" ? codex.reads : []),
+        ],
         write: writes,
       }),
       io.os,
     );
-  return { args, io, target, launcher, codexNote: codex.note, backup, tmp, writes, applyLine };
+  return {
+    args,
+    io,
+    target,
+    launcher,
+    codexNote: codex.note,
+    codexConfig,
+    backup,
+    tmp,
+    writes,
+    applyLine,
+  };
 }
 
-function printOnlyRun(r: Resolved): number {
+async function printOnlyRun(r: Resolved): Promise<number> {
   if (r.args.printCommand) {
     r.io.out(`${r.applyLine()}\n`);
     return 0;
@@ -157,8 +185,27 @@ function printOnlyRun(r: Resolved): number {
     if (!(error instanceof InstallError)) throw error;
     apply = `(none: ${error.message})`;
   }
-  printSnippet(r.args, r.target, r.launcher, apply, r.io, r.codexNote);
+  const { keys, note } = r.args.action === "install"
+    ? await printedKeys(r)
+    : { keys: [], note: undefined };
+  const launcher = { ...r.launcher, passEnv: keys };
+  const notes = [r.codexNote, ...(note ? [note] : [])].join("\n");
+  printSnippet(r.args, r.target, launcher, apply, r.io, notes);
   return 0;
+}
+
+/** The providers' key variables for a printed entry: read when permitted, else said. */
+async function printedKeys(r: Resolved): Promise<{ keys: string[]; note?: string }> {
+  const path = r.target.client === "codex" ? r.target.path : r.codexConfig!;
+  if (!r.io.granted({ name: "read", path })) {
+    return {
+      keys: [],
+      note:
+        `Provider keys: ${path} was not read here (no read permission); the command below reads it and hands on the model providers' key variables as ${r.target.label} allows`,
+    };
+  }
+  const keys = providerKeyVars(await r.io.fs.read(path).catch(() => null));
+  return { keys, note: keyNote(r.target, keys) };
 }
 
 /** Refuses (exit 77, with the exact command) unless every file permission the change needs is held. */
@@ -166,6 +213,7 @@ function checkPermissions(r: Resolved): void {
   const { args, target, backup, tmp } = r;
   const missing = [
     { name: "read", path: target.path } as const,
+    ...(r.codexConfig ? [{ name: "read", path: r.codexConfig } as const] : []),
     ...(args.action === "uninstall" ? [{ name: "read", path: backup } as const] : []),
     // A dry run asks whether the folder exists, which takes write permission on it.
     ...(args.dryRun ? (target.folder ? [{ name: "write", path: target.folder } as const] : []) : [
@@ -190,14 +238,18 @@ async function planChange(r: Resolved): Promise<Planned> {
   const backupText = args.action === "uninstall" && before !== null
     ? await readOrFail(io, backup)
     : null;
-  // Codex passes its MCP servers only the variables the entry names: its providers' keys too.
-  const launcher = target.client === "codex"
-    ? { ...r.launcher, passEnv: providerKeyVars(before) }
-    : r.launcher;
+  // The providers' key variables, handed on as the client allows (src/install/provider_keys.ts).
+  const keys = providerKeyVars(
+    target.client === "codex" ? before : r.codexConfig ? await readOrFail(io, r.codexConfig) : null,
+  );
+  const launcher = { ...r.launcher, passEnv: keys };
   const plan: Plan = args.action === "install"
     ? planInstall(target, before, launcher, args.force)
     : planUninstall(target, before, args.force, backupText);
-  if (plan.change !== "create" || !target.folder) return { plan, backupText };
+  // A key the user set in Claude Desktop's entry needs nothing more.
+  const unset = keys.filter((k) => entryKeyState(target.keyRoute, plan.entry, k) !== "set");
+  const keysNote = args.action === "install" ? keyNote(target, unset) : undefined;
+  if (plan.change !== "create" || !target.folder) return { plan, backupText, keysNote };
   let exists: boolean;
   try {
     exists = await io.fs.folderExists(target.folder);
@@ -206,7 +258,7 @@ async function planChange(r: Resolved): Promise<Planned> {
     throw new InstallError(`Cannot look at ${target.folder}: ${describe(error)}`, EXIT.io);
   }
   if (!exists && !target.createsFolder) throw missingFolder(target, target.folder, io);
-  return { plan, backupText, createFolder: exists ? undefined : target.folder };
+  return { plan, backupText, keysNote, createFolder: exists ? undefined : target.folder };
 }
 
 /** The error for a folder that must exist and does not: said before any diff. */
@@ -230,16 +282,18 @@ async function readOrFail(io: InstallIo, path: string): Promise<string | null> {
   }
 }
 
-function showChange(r: Resolved, { plan, createFolder }: Planned): void {
+function showChange(r: Resolved, { plan, createFolder, keysNote }: Planned): void {
   const { target } = r;
   const folderNote = createFolder
     ? `will create the folder ${createFolder} (as ${target.label} does on its first start) and `
     : "";
   const codexNote = r.args.action === "install" ? `${r.codexNote}\n` : "";
+  const keys = keysNote ? `${keysNote}\n` : "";
   r.io.out(
     `${target.label} (${target.scope}): ${folderNote}${describeChange(plan)} ${target.path}\n` +
-      codexNote + "\n" +
-      unifiedDiff(plan.before, plan.after ?? "", target.path) + "\n",
+      codexNote + keys + "\n" +
+      // Values the user set in the entry (a key in Claude Desktop's) are never shown.
+      unifiedDiff(plan.before, plan.after ?? "", target.path, 3, plan.userEnv) + "\n",
   );
 }
 

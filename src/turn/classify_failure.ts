@@ -5,19 +5,7 @@
  * @module
  */
 
-/** Every failure class: why a turn did not complete. */
-export const FAILURE_CLASSES = [
-  "capacity",
-  "stalled",
-  "auth",
-  "bad_request",
-  "internal",
-  "missing_provider_key",
-  "unknown",
-] as const;
-
-/** Why a turn did not complete. */
-export type FailureClass = typeof FAILURE_CLASSES[number];
+import type { FailureClass } from "../reply/schemas.ts";
 
 /** A classified failure. `retryAfterMs` never appears with `retryable: false`. */
 export interface Failure {
@@ -37,7 +25,7 @@ const MISSING_KEY = /^Missing environment variable: [`'"]?([A-Za-z_][A-Za-z0-9_]
 
 /** The fix of a provider key missing where Codex runs: the variable reaches Codex through the entry. */
 export function missingKeyFix(name: string): string {
-  return `set ${name} where Codex runs: in the environment the MCP client starts codex-relay with (for Codex: "${name}" in env_vars of codex-relay's [mcp_servers] entry, which codex-relay install writes; for other clients: its "env"), then restart the client`;
+  return `set ${name} where Codex runs: in the environment the MCP client starts codex-relay with (Codex: "${name}" in env_vars of codex-relay's [mcp_servers] entry; Cursor, VS Code: "${name}": "\${env:${name}}" in its "env", both written by codex-relay install; Claude Desktop: the key's value in its "env", by hand; Claude Code: set it where claude starts), then restart the client`;
 }
 
 /** How long a capacity failure should wait before a retry. */

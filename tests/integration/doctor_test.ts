@@ -422,3 +422,88 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("doctor --client: checks the provider key as each client would start the relay, with the fix, never showing a value", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-keys-" });
+  const files = {
+    "claude-code": `${home}/.claude.json`,
+    "claude-desktop": `${home}/.config/Claude/claude_desktop_config.json`,
+    cursor: `${home}/.cursor/mcp.json`,
+    vscode: `${home}/.config/Code/User/mcp.json`,
+  };
+  const write = async (client: keyof typeof files, env: Record<string, string>) => {
+    const entry = { command: "/opt/deno/bin/deno", args: ["serve"], env };
+    const container = client === "vscode" ? "servers" : "mcpServers";
+    await Deno.mkdir(files[client].replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.writeTextFile(
+      files[client],
+      JSON.stringify({ [container]: { "codex-relay": entry } }),
+    );
+  };
+  const scenario = {
+    threads: [thread()],
+    modelProvider: "keyed",
+    modelProviders: { keyed: { env_key: "RELAY_TEST_KEY" } },
+    files: ["/opt/deno/bin/deno"],
+    directories: [],
+  };
+  try {
+    await withFixture(scenario, async (f) => {
+      const env = { ...f.env, HOME: home, RELAY_TEST_KEY: "set-here" };
+      const check = (client: keyof typeof files) =>
+        doctor(env, {
+          flags: ["--client", client],
+          permissions: ["-P", `--allow-read=${files[client]}`],
+        });
+      // Claude Desktop takes only literal values: the user sets the key in the entry.
+      await write("claude-desktop", { CODEX_RELAY_MANAGED: "1" });
+      let r = await check("claude-desktop");
+      assert.equal(r.code, 1, r.out);
+      assert.match(
+        r.out,
+        /problem +Claude Desktop's entry for codex-relay does not give it RELAY_TEST_KEY: Claude Desktop starts codex-relay without it, so turns of model provider keyed \(the default\) fail \(missing_provider_key/,
+      );
+      assert.match(
+        r.out,
+        /fix: Claude Desktop starts codex-relay with only USER, HOME, PATH and the entry's "env", and takes only literal values there: add "RELAY_TEST_KEY": "<its value>" to the "env" of codex-relay's entry in \S+claude_desktop_config\.json yourself/,
+      );
+      await write("claude-desktop", { CODEX_RELAY_MANAGED: "1", RELAY_TEST_KEY: "sk-in-entry" });
+      r = await check("claude-desktop");
+      assert.equal(r.code, 0, r.out);
+      assert.match(
+        r.out,
+        /ok +Claude Desktop's entry for codex-relay sets RELAY_TEST_KEY \(model provider keyed \(the default\); value not shown\)/,
+      );
+      assert.ok(!r.out.includes("sk-in-entry"), r.out);
+      // Cursor and VS Code resolve ${env:NAME} from their environment.
+      await write("cursor", { CODEX_RELAY_MANAGED: "1" });
+      r = await check("cursor");
+      assert.equal(r.code, 1, r.out);
+      assert.match(
+        r.out,
+        /problem +Cursor's entry for codex-relay does not give it RELAY_TEST_KEY/,
+      );
+      assert.match(
+        r.out,
+        /fix: install for Cursor again \(.* install --client cursor prints the command; it adds "RELAY_TEST_KEY": "\$\{env:RELAY_TEST_KEY\}"\)/,
+      );
+      await write("vscode", { CODEX_RELAY_MANAGED: "1", RELAY_TEST_KEY: "${env:RELAY_TEST_KEY}" });
+      r = await check("vscode");
+      assert.equal(r.code, 0, r.out);
+      assert.match(
+        r.out,
+        /ok +VS Code's entry for codex-relay passes RELAY_TEST_KEY from VS Code's environment/,
+      );
+      // Claude Code passes its own environment: the environment section checks it here.
+      await write("claude-code", { CODEX_RELAY_MANAGED: "1" });
+      r = await check("claude-code");
+      assert.equal(r.code, 0, r.out);
+      assert.match(
+        r.out,
+        /info +Claude Code starts codex-relay with its own environment: model provider keyed \(the default\) gets RELAY_TEST_KEY when it is set where Claude Code starts/,
+      );
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

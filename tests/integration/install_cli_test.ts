@@ -131,14 +131,14 @@ Deno.test("the install entry under -P=install alone prints the exact command (77
   }
 });
 
-Deno.test("the install entry's permissions cover one client's files only", async () => {
+Deno.test("the install entry's permissions cover one client's files only (and read Codex's config for the providers' keys)", async () => {
   const home = await Deno.makeTempDir({ prefix: "codex-relay-home-" });
   try {
     await Deno.mkdir(`${home}/.cursor`);
     await Deno.mkdir(`${home}/.codex`);
     const cursor = `${home}/.cursor/mcp.json`;
     const fileFlags = [
-      `--allow-read=${cursor},${cursor}.codex-relay.tmp`,
+      `--allow-read=${cursor},${cursor}.codex-relay.tmp,${home}/.codex/config.toml`,
       `--allow-write=${home}/.cursor`,
     ];
     const base = entryArgs([], {

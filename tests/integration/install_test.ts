@@ -724,7 +724,7 @@ Deno.test("the relay's own install (may read nothing) prints codex on PATH, and 
     assert.match(out, /not looked for here, .*the apply command .* looks for npm's native binary/);
     assert.ok(
       out.includes(
-        `/mcp.json.codex-relay.bak,/usr/local/bin,/usr/local/lib/node_modules,/usr/bin,/usr/lib/node_modules --allow-write=`,
+        `/mcp.json.codex-relay.bak,${s.home}/.codex/config.toml,/usr/local/bin,/usr/local/lib/node_modules,/usr/bin,/usr/lib/node_modules --allow-write=`,
       ),
       out,
     );
@@ -818,5 +818,114 @@ Deno.test("install codex: the entry passes on the configured providers' key vari
     assert.match(s.out(), /already has this "codex-relay" entry; nothing to do/);
   } finally {
     await s.dispose();
+  }
+});
+
+const AZURE_CONFIG =
+  'model_provider = "azure"\n\n[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n';
+
+Deno.test("install for the other clients: each entry hands on the providers' key variables as its client allows, never a value", async () => {
+  const secret = "sk-never-written-1234";
+  for (const c of CASES.filter((c) => c.client !== "codex")) {
+    const s = await sandbox({ vars: { AZURE_OPENAI_API_KEY: secret } });
+    try {
+      await writeConfig(`${s.home}/.codex/config.toml`, AZURE_CONFIG);
+      const path = `${s.home}/${c.file}`;
+      await writeConfig(path, c.existing);
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0, s.err());
+      const text = await Deno.readTextFile(path);
+      assert.ok(!text.includes(secret) && !s.out().includes(secret), c.client);
+      const env = (plain(c.entry(text)) as { env: Record<string, string> }).env;
+      const expected = c.client === "cursor" || c.client === "vscode"
+        ? "${env:AZURE_OPENAI_API_KEY}"
+        : undefined;
+      assert.equal(env.AZURE_OPENAI_API_KEY, expected, c.client);
+      const said = {
+        "claude-code":
+          /Claude Code starts codex-relay with its own environment, so AZURE_OPENAI_API_KEY reaches it/,
+        "claude-desktop":
+          /Claude Desktop starts codex-relay without your shell's environment and takes only literal values.*add "AZURE_OPENAI_API_KEY": "<its value>"/,
+        cursor: /passes AZURE_OPENAI_API_KEY from Cursor's environment/,
+        vscode: /passes AZURE_OPENAI_API_KEY from VS Code's environment/,
+      }[c.client as "cursor"];
+      assert.match(s.out(), said, c.client);
+      // A value the user put in place of the reference is theirs: kept, never shown.
+      if (expected) {
+        await Deno.writeTextFile(path, text.replace(expected, "sk-user-own-42"));
+        const again = ["--client", c.client, "--allow-reply-read", "-y"];
+        assert.equal(await runInstall(again, SOURCE, s.io), 0, s.err());
+        const kept = (plain(c.entry(await Deno.readTextFile(path))) as {
+          env: Record<string, string>;
+        }).env;
+        assert.equal(kept.AZURE_OPENAI_API_KEY, "sk-user-own-42", c.client);
+        assert.ok(!s.out().includes("sk-user-own-42"), s.out());
+      }
+      // Without a provider key: the entry install always wrote, and nothing said.
+      await Deno.writeTextFile(`${s.home}/.codex/config.toml`, 'model = "o3"\n');
+      assert.equal(await runInstall(["--client", c.client, "-y"], SOURCE, s.io), 0, s.err());
+      assert.deepEqual(plain(c.entry(await Deno.readTextFile(path))), c.expected, c.client);
+    } finally {
+      await s.dispose();
+    }
+  }
+});
+
+Deno.test("install for Claude Desktop keeps a key the user set in the entry, and never shows its value", async () => {
+  const s = await sandbox();
+  try {
+    await writeConfig(`${s.home}/.codex/config.toml`, AZURE_CONFIG);
+    const path = `${s.home}/.config/Claude/claude_desktop_config.json`;
+    assert.equal(await runInstall(["--client", "claude-desktop", "-y"], SOURCE, s.io), 0, s.err());
+    // The user adds the key's value by hand, as install told them.
+    const secret = "sk-user-set-5678";
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(
+      path,
+      text.replace(
+        `"${MARKER.name}": "1"`,
+        `"${MARKER.name}": "1",\n        "AZURE_OPENAI_API_KEY": "${secret}"`,
+      ),
+    );
+    // Installing again with other flags replaces the entry: the key stays, unseen.
+    const args = ["--client", "claude-desktop", "--allow-turn-start", "-y"];
+    assert.equal(await runInstall(args, SOURCE, s.io), 0, s.err());
+    const env = (plain(CASES[1].entry(await Deno.readTextFile(path))) as {
+      env: Record<string, string>;
+    }).env;
+    assert.equal(env.AZURE_OPENAI_API_KEY, secret);
+    assert.ok(!s.out().includes(secret), s.out());
+    assert.doesNotMatch(s.out().split("--allow-turn-start")[1], /add "AZURE_OPENAI_API_KEY"/);
+    // Uninstall's diff, which shows the whole entry, does not show it either.
+    const uninstall = ["uninstall", "--client", "claude-desktop", "-y"];
+    assert.equal(await runInstall(uninstall, SOURCE, s.io), 0, s.err());
+    assert.ok(!s.out().includes(secret), s.out());
+    assert.match(s.out(), /-\s+"AZURE_OPENAI_API_KEY": "…"/);
+  } finally {
+    await s.dispose();
+  }
+});
+
+Deno.test("--print shows the providers' key references when it may read Codex's config, and says so when it may not", async () => {
+  const s = await sandbox();
+  try {
+    await writeConfig(`${s.home}/.codex/config.toml`, AZURE_CONFIG);
+    assert.equal(await runInstall(["--client", "vscode", "--print"], SOURCE, s.io), 0, s.err());
+    assert.match(s.out(), /"AZURE_OPENAI_API_KEY": "\$\{env:AZURE_OPENAI_API_KEY\}"/);
+    assert.match(s.out(), /passes AZURE_OPENAI_API_KEY from VS Code's environment/);
+  } finally {
+    await s.dispose();
+  }
+  const denied = await sandbox({ granted: false });
+  try {
+    await writeConfig(`${denied.home}/.codex/config.toml`, AZURE_CONFIG);
+    const args = ["--client", "cursor"];
+    assert.equal(await runInstall(args, SOURCE, denied.io, { printOnly: true }), 0);
+    assert.ok(!denied.out().includes("AZURE_OPENAI_API_KEY"), denied.out());
+    assert.match(
+      denied.out(),
+      /Provider keys: \S+\/\.codex\/config\.toml was not read here \(no read permission\); the command below reads it/,
+    );
+  } finally {
+    await denied.dispose();
   }
 });

@@ -1,7 +1,9 @@
 /**
- * Protects: every push is tested where users run the relay: Linux runs `.ci/run` (the whole
- * suite, both ends of the supported Codex range); macOS and Windows run the checks and the tests
- * that need no real Codex, on the pinned deno. Reads the workflow as GitHub does (YAML).
+ * Protects: every push is tested on the platforms users run the relay on (Linux, macOS, Windows).
+ *
+ * Linux runs `.ci/run` (the whole suite, both ends of the supported Codex range); macOS and Windows
+ * run the checks and the tests that need no real Codex, on the pinned deno. Reads the workflow as
+ * GitHub does (YAML).
  * @module
  */
 

@@ -49,6 +49,13 @@ Deno.test("classifyFailure: Codex's missing provider key is missing_provider_key
     assert.equal(f.failureClass, "missing_provider_key");
     assert.equal(f.retryable, false);
     assert.match(f.fix!, /^set MY_PROVIDER_KEY where Codex runs: .*env_vars/);
+    // Each client's own way, never a value.
+    assert.match(
+      f.fix!,
+      /Cursor, VS Code: "MY_PROVIDER_KEY": "\$\{env:MY_PROVIDER_KEY\}" in its "env"/,
+    );
+    assert.match(f.fix!, /Claude Desktop: the key's value in its "env", by hand/);
+    assert.match(f.fix!, /Claude Code: set it where claude starts/);
   }
   assert.equal(classifyFailure("unauthorized", message).failureClass, "auth", "a kind wins");
   assert.equal(classifyFailure(null, "Missing something else").failureClass, "unknown");

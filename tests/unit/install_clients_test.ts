@@ -133,3 +133,32 @@ Deno.test("a GUI entry's PATH lists each folder once, in the order a lookup find
   assert.equal(got.PATH, "/a/bin:/usr/bin:/b");
   assert.equal(dedupePath("C:\\A;c:\\a\\;D:\\x;;C:\\A", "windows"), "C:\\A;D:\\x");
 });
+
+Deno.test("each client's entry hands on the providers' key variables as the client allows, never a value", () => {
+  const launcher = {
+    command: "/usr/bin/deno",
+    args: ["run"],
+    env: { PATH: "/usr/bin" },
+    passEnv: ["AZURE_OPENAI_API_KEY"],
+  };
+  const entryEnv = (client: typeof CLIENTS[number], l = launcher) =>
+    (resolveTarget(client, "user", linux).entry(l) as { env: Record<string, string> }).env;
+  const base = { [MARKER.name]: MARKER.value, PATH: "/usr/bin" };
+  // Cursor and VS Code resolve ${env:NAME} from their own environment.
+  for (const client of ["cursor", "vscode"] as const) {
+    assert.deepEqual(entryEnv(client), {
+      ...base,
+      AZURE_OPENAI_API_KEY: "${env:AZURE_OPENAI_API_KEY}",
+    }, client);
+    assert.deepEqual(entryEnv(client, { ...launcher, passEnv: [] }), base, `${client}: no keys`);
+  }
+  // Claude Code passes its whole environment; Claude Desktop takes only literal values.
+  assert.deepEqual(entryEnv("claude-code"), base);
+  assert.deepEqual(entryEnv("claude-desktop"), base);
+  const codex = resolveTarget("codex", "user", linux).entry(launcher) as { env_vars: string[] };
+  assert.ok(codex.env_vars.includes("AZURE_OPENAI_API_KEY"));
+  assert.deepEqual(
+    CLIENTS.map((c) => resolveTarget(c, "user", linux).keyRoute),
+    ["inherited", "literal", "reference", "reference", "env_vars"],
+  );
+});

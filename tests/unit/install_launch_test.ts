@@ -19,7 +19,10 @@ import {
   RELAY_PERMISSIONS,
   withCodex,
 } from "../../src/core/permissions.ts";
-import { providerKeyVars } from "../../src/install/provider_keys.ts";
+import { entryKeyState, keyNote, providerKeyVars } from "../../src/install/provider_keys.ts";
+import { type ClientId, resolveTarget, type TargetEnv } from "../../src/install/clients.ts";
+
+const TARGET_ENV: TargetEnv = { os: "linux", cwd: "/p", get: (n) => ({ HOME: "/h" })[n] };
 
 const flags = { replyRead: true, turnStart: false };
 
@@ -317,4 +320,37 @@ Deno.test("providerKeyVars(): the providers' env_key variables of a Codex config
   assert.deepEqual(providerKeyVars(null), []);
   assert.deepEqual(providerKeyVars("model = ["), []);
   assert.deepEqual(providerKeyVars('model = "x"\n'), []);
+});
+
+Deno.test("keyNote(): what install says of the providers' keys, per client; nothing without keys", () => {
+  const target = (client: ClientId) => resolveTarget(client, "user", TARGET_ENV);
+  assert.equal(keyNote(target("cursor"), []), undefined);
+  assert.match(
+    keyNote(target("cursor"), ["AZURE_KEY"])!,
+    /passes AZURE_KEY from Cursor's environment \("AZURE_KEY": "\$\{env:AZURE_KEY\}"; no value is written\)/,
+  );
+  assert.match(keyNote(target("vscode"), ["A", "B"])!, /"A": "\$\{env:A\}", "B": "\$\{env:B\}"/);
+  assert.match(
+    keyNote(target("claude-code"), ["AZURE_KEY"])!,
+    /Claude Code starts codex-relay with its own environment, so AZURE_KEY reaches it when set where Claude Code starts/,
+  );
+  assert.match(
+    keyNote(target("claude-desktop"), ["AZURE_KEY"])!,
+    /takes only literal values.*add "AZURE_KEY": "<its value>" to the "env" of the codex-relay entry in \/h\/\.config\/Claude\/claude_desktop_config\.json yourself/,
+  );
+  assert.match(keyNote(target("codex"), ["AZURE_KEY"])!, /names AZURE_KEY in env_vars/);
+});
+
+Deno.test("entryKeyState(): how an entry gives the relay a key variable, per client", () => {
+  assert.equal(entryKeyState("reference", { env: { K: "${env:K}" } }, "K"), "referenced");
+  assert.equal(entryKeyState("reference", { env: {} }, "K"), "missing");
+  assert.equal(entryKeyState("reference", { env: { K: "${K}" } }, "K"), "unexpanded");
+  assert.equal(entryKeyState("literal", { env: { K: "sk-1" } }, "K"), "set");
+  assert.equal(entryKeyState("literal", { env: { K: "${env:K}" } }, "K"), "unexpanded");
+  assert.equal(entryKeyState("literal", { env: { K: "" } }, "K"), "missing");
+  assert.equal(entryKeyState("literal", {}, "K"), "missing");
+  assert.equal(entryKeyState("inherited", { env: {} }, "K"), "inherited");
+  assert.equal(entryKeyState("inherited", { env: { K: "${K}" } }, "K"), "referenced");
+  assert.equal(entryKeyState("env_vars", { env_vars: ["K"] }, "K"), "passed");
+  assert.equal(entryKeyState("env_vars", { env_vars: [] }, "K"), "missing");
 });

@@ -1,8 +1,8 @@
-/** Protects: the layer rule of CONTRIBUTING (imports go downwards; no backend is asked for above connect/). */
+/** Protects: CONTRIBUTING's layer rule and layout (imports go down; no backend above connect/; every folder named). */
 import assert from "assert";
 
 /**
- * The layers of `src/` (docs/design.md, "Layout"), lowest first. A module may import
+ * The layers of `src/` (CONTRIBUTING.md, "The layer rule"), lowest first. A module may import
  * modules of its own layer folder and of layers strictly below it; folders on
  * one rank are siblings and do not import each other.
  */
@@ -113,6 +113,16 @@ Deno.test("src/ imports point down the layers only", async () => {
     "every folder of src/ has a layer",
   );
   assert.deepEqual(upwardImports(graph), []);
+});
+
+Deno.test("CONTRIBUTING's layout names every folder of src/, each of which has a layer", async () => {
+  const folders: string[] = [];
+  for await (const entry of Deno.readDir(SRC)) if (entry.isDirectory) folders.push(entry.name);
+  assert.deepEqual(Object.keys(RANKS).sort(), folders.sort(), "every folder has a layer");
+  const contributing = await Deno.readTextFile(new URL("../../CONTRIBUTING.md", import.meta.url));
+  const layout = contributing.slice(contributing.indexOf("## Layout"));
+  const named = [...layout.matchAll(/^src\/([a-z_]+)\/ /gm)].map((m) => m[1]);
+  assert.deepEqual(named.sort(), folders.sort(), "CONTRIBUTING's layout names each folder");
 });
 
 Deno.test("src/ has no import cycle", async () => {

@@ -1,3 +1,4 @@
+/** Protects: `deno task mutate` mutates the code each group names, runs its tests, and scores honestly. */
 import assert from "assert";
 import {
   changedGroups,

@@ -9,9 +9,9 @@ import {
   decodeCursor,
   matchUserItem,
   projectReplies,
-  type ReadReplyResult,
   utf8Truncate,
 } from "../../src/reply/mod.ts";
+import type { ReadReplyResult } from "../../src/reply/schemas.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
 import { WAIT_SECONDS, waitForReply } from "../../src/ops/wait_reply.ts";
 

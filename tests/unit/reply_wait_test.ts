@@ -2,7 +2,7 @@ import assert from "assert";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
-import type { ReadReplyResult } from "../../src/reply/mod.ts";
+import type { ObservedTurnStatus, ReadReplyResult } from "../../src/reply/schemas.ts";
 import {
   isSettled,
   WAIT_BACKOFF,
@@ -11,7 +11,6 @@ import {
   WATCHED_BACKOFF,
 } from "../../src/ops/wait_reply.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
-import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
 
 const SCOPE = { threadId: "01a22a5c-6698-7df3-813e-7166a248c477", clientMessageId: "c1" };
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -48,7 +47,7 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
   const cases: [ReadReplyResult, boolean][] = [
     [noMatch(), false],
     [observed("unverified"), false],
-    [observed("inProgress"), false],
+    [observed("running"), false],
     [observed("completed"), true],
     [observed("failed"), true],
     [observed("interrupted"), true],
@@ -173,7 +172,7 @@ Deno.test("waitForReply() watched: the fallback pauses 250 ms doubling to 2 s", 
   const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 6 }, {
     clock,
     onProgress: drive(clock, pauses),
-    read: () => Promise.resolve(observed("inProgress")),
+    read: () => Promise.resolve(observed("running")),
   });
   assert.deepEqual(WATCHED_BACKOFF, { initialMs: 250, maxMs: 2000 });
   assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000, 250]);
@@ -185,7 +184,7 @@ Deno.test("waitForReply() watched: a status change of the thread ends the pause 
   const clock = new ManualClock();
   const { session, notify } = watchingSession();
   const readsAt: number[] = [];
-  const results = [observed("inProgress"), observed("inProgress"), observed("inProgress")];
+  const results = [observed("running"), observed("running"), observed("running")];
   let progress = 0;
   const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
@@ -225,7 +224,7 @@ Deno.test("waitForReply() watched: a notification during a read skips the next p
       readsAt.push(clock.now());
       n++;
       if (n === 1) notify(SCOPE.threadId, "turn/completed");
-      return Promise.resolve(n === 1 ? observed("inProgress") : observed("completed"));
+      return Promise.resolve(n === 1 ? observed("running") : observed("completed"));
     },
   });
   assert.equal(out.timedOut, false);
@@ -266,7 +265,7 @@ Deno.test("waitForReply() watched: a status change, a turn's start or end and a 
         if (p.reads === 1) notify(threadId, method);
         letPauseRun();
       },
-      read: () => Promise.resolve(observed("inProgress")),
+      read: () => Promise.resolve(observed("running")),
     });
     // Woken: the first pause ends at once and the next starts from 250 ms again.
     assert.deepEqual(pauses.slice(0, 2), wakes ? [0, 250] : [250, 500], `${threadId} ${method}`);
@@ -318,7 +317,7 @@ Deno.test("waitForReply() listens on the operation's signal only while it pauses
       if (p.reads === 1) clock.advance(250); // The first pause ends on its timer,
       else notify(SCOPE.threadId, "turn/completed"); // the second on a wake.
     },
-    read: () => Promise.resolve(++reads < 3 ? observed("inProgress") : observed("completed")),
+    read: () => Promise.resolve(++reads < 3 ? observed("running") : observed("completed")),
   });
   assert.deepEqual(during, [1, 1]);
   assert.equal(listening.size, 0);

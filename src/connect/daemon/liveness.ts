@@ -12,7 +12,7 @@
  *   dead, it is never written to. A connection heard from within
  *   {@linkcode FRESH_MS} (an answer, a notification, a pong) is not probed:
  *   it is as fresh as the heartbeat keeps a connection in use, and the probe
- *   was most of a call's cost (docs/reliability.md, "Call cost").
+ *   was most of a call's cost (docs/reliability.md, "One call").
  *
  * A ping unanswered for {@linkcode PONG_TIMEOUT_MS} (no pong and no other
  * frame) counts as dead too.

@@ -11,8 +11,11 @@
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
 import { unavailableRead } from "../../reply/read_result.ts";
-import { readReplySchema } from "../../reply/schemas.ts";
-import { declinedRequestsSchema, pendingApprovalSchema } from "../../turn/run_result.ts";
+import {
+  type WaitMessageResult,
+  type WaitReplyResult,
+  waitReplySchema,
+} from "../../reply/schemas.ts";
 import { WAIT_SECONDS, waitForReply, type WaitProgress } from "../../ops/wait_reply.ts";
 import {
   clientMessageId,
@@ -70,28 +73,8 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
 
 const input = waitReplyInput;
 
-/** One message's result: a `codex_read_reply` result plus `timedOut`. */
-const messageResultSchema = readReplySchema.extend({
-  timedOut: z.boolean(),
-  pendingApprovals: z.array(pendingApprovalSchema).optional(),
-  notes: z.array(z.string()).optional(),
-  declinedRequests: declinedRequestsSchema,
-  /** How the followed run failed (its known end), when it did. */
-  error: z.string().optional(),
-});
-
-/**
- * The `codex_wait_reply` result (one object schema for both forms): one
- * message's result, or `{until, done, messages}` on several.
- */
-export const waitReplySchema = messageResultSchema.partial().extend({
-  until: z.enum(WAIT_UNTIL).optional(),
-  done: z.number().int().optional(),
-  messages: z.array(messageResultSchema).optional(),
-});
-
-type WaitOutput = z.output<typeof waitReplySchema>;
-type SingleOutput = z.output<typeof messageResultSchema>;
+type WaitOutput = WaitReplyResult;
+type SingleOutput = WaitMessageResult;
 
 /** The `codex_wait_reply` tool. */
 export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
@@ -156,9 +139,9 @@ async function waitOne(
 
 function explainOne(out: SingleOutput, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
-  const pending = out.pendingApprovals?.length
-    ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
-      out.pendingApprovals.map((p) => p.summary).join("; ")
+  const pending = out.pendingRequests?.length
+    ? `${out.pendingRequests.length} request(s) from Codex wait for your answer: ${
+      out.pendingRequests.map((p) => p.summary).join("; ")
     }.`
     : "";
   const again = "Call codex_wait_reply again to keep waiting.";
@@ -192,7 +175,7 @@ function explainMany(out: WaitOutput, turnStart: boolean): Explained {
   const head = `${out.done} of ${all.length} final (until ${out.until}).`;
   const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m, turnStart))}`);
   const open = all.filter((m) => m.timedOut).length;
-  const asking = all.filter((m) => m.pendingApprovals?.length).length;
+  const asking = all.filter((m) => m.pendingRequests?.length).length;
   return {
     said: [head, ...each].join("\n"),
     next: sentences(
