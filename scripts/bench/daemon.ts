@@ -340,6 +340,7 @@ async function waitLags(
       waited.then((out) => out, (error) => ({ error: String(error) })),
     ]);
     if (early) {
+      console.error(`bench: wait lag ${i}: the wait answered at once: ${JSON.stringify(early)}`);
       mock.release(tag);
       await stored.catch(() => {});
       throw new Error(
