@@ -3,9 +3,10 @@
  * The daemon figures of `deno task bench` (real Codex only): a relay under
  * `serve --app-server daemon` vs raw WebSocket clients of the same daemon
  * doing the same RPCs over their own open connections, through a proxy and
- * straight on the control socket (list, queue, read; `daemon_calls.ts`), and the wait lag (final answer stored → `codex_wait_reply`
- * returns) in daemon mode and, beside it, in spawn mode (the turn held by a
- * stdio app-server, the relay polling).
+ * straight on the control socket (list, queue, read; `daemon_calls.ts`), and
+ * the wait lag (final answer stored → `codex_wait_reply` returns) in daemon
+ * mode and, beside it, in spawn mode (the turn held by a stdio app-server,
+ * the relay polling).
  *
  * The raw client's sequences are the RPCs `src/ops/*` send; the relay's are
  * taken from its debug log for one call each, and the bench fails when they
@@ -132,8 +133,9 @@ export async function benchDaemon(kit: DaemonBenchKit, codexPath: string): Promi
 /**
  * Where the bench may open a unix socket (its permission set names this one
  * absolute path: Deno grants a socket by its exact path, `--allow-net=unix:PATH`
- * with read and write on it), so the bench links it to the daemon's socket,
- * which lies in a temp folder; the link lives only while the connection opens.
+ * and read on it; write removes the link), so the bench links it to the
+ * daemon's socket, which lies in a temp folder; the link lives only while the
+ * connection opens.
  */
 const SOCKET_LINK = "/tmp/codex-relay-bench.sock";
 
