@@ -28,9 +28,12 @@
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
  * within the bench permission set.
  *
- * - daemon (`scripts/bench/daemon.ts`): `serve --app-server daemon` vs a raw
- *   WebSocket client of the daemon, same RPCs, for list, queue, read, with
- *   the relay's share; the wait lag in daemon and in spawn mode.
+ * - daemon (`scripts/bench/daemon.ts`, `daemon_calls.ts`): `serve --app-server
+ *   daemon` vs raw WebSocket clients of the daemon (through a proxy, and
+ *   straight on its control socket), same RPCs, for list, queue, read, in one
+ *   round-robin run with the relay's share per round, the proxy hop, the
+ *   relay's CPU per call and a call after a quiet spell; the wait lag in
+ *   daemon and in spawn mode.
  *
  * - wait-any lag (`scripts/bench/wait_any.ts`, fixture): five turns of the
  *   relay, one `codex_wait_reply {messages}`; the first turn completes → the
@@ -42,7 +45,9 @@
  *
  * Options: `--samples N` (pairs per figure, default 9, at least 7),
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
- * figures and the daemon figures), `--only spawn|daemon|sustained|wait-any|fanout`
+ * figures and the daemon figures), `--quick` (the edit loop: the per-call
+ * figures, start and projector, 7 samples; no wait lags, sustained load,
+ * fan-out, wait-any or concurrent calls), `--only spawn|daemon|sustained|wait-any|fanout`
  * (just that section: `spawn` the spawn-mode call figures of each target,
  * `daemon` the daemon figures).
  * @module
@@ -113,9 +118,12 @@ async function benchAll(options: Options, targets: Target[]): Promise<void> {
   if (!options.daemonOnly && options.only !== "sustained") {
     await benchStart(options);
     await benchProjector(options);
-    await benchConcurrentQueue(targets[0]);
-    await benchWaitAny();
+    if (!options.quick) {
+      await benchConcurrentQueue(targets[0]);
+      await benchWaitAny();
+    }
   }
+  if (options.quick) return;
   if (!options.daemonOnly) await benchSustained(targets[0]);
   if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
 }

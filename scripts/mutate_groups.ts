@@ -67,11 +67,13 @@ export const GROUPS: Record<string, Group> = {
     mutate: [
       "src/ops/wait_reply.ts",
       "src/reply/wait_set.ts",
+      "src/turn/wait_engine.ts",
     ],
     tests: [
       "tests/unit/reply_wait_test.ts",
       "tests/unit/wait_set_test.ts",
       "tests/unit/reply_edges_test.ts",
+      "tests/unit/wait_engine_test.ts",
     ],
   },
   elicit: {

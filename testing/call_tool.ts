@@ -1,7 +1,7 @@
 /**
  * A typed `tools/call` for tests: the result's `structuredContent` has the
- * type of the tool's own output schema (`src/host/tools/*`, one source per
- * shape), so a test reads `out.status` or `out.turn?.id` without a cast.
+ * type of the tool's own output schema (defined in `src/reply/schemas.ts`, one
+ * source per shape), so a test reads `out.status` or `out.turn?.id` without a cast.
  * @module
  */
 

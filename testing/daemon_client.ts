@@ -120,38 +120,81 @@ interface Driver {
   text(message: string): boolean;
 }
 
-/** A raw JSON-RPC client of the daemon over its own `codex app-server proxy`. */
+/** The bytes a {@linkcode DaemonClient} talks through: a proxy's stdio or the socket itself. */
+interface ByteChannel {
+  write(chunk: Uint8Array): Promise<void>;
+  readable: ReadableStream<Uint8Array>;
+  /** Ends the channel and waits until it is gone. */
+  close(): Promise<void>;
+}
+
+function proxyChannel(bin: string, home: CodexHome): ByteChannel {
+  const child = new Deno.Command(bin, {
+    args: ["app-server", "proxy"],
+    env: home.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  return {
+    write: (chunk) => writer.write(chunk),
+    readable: child.stdout,
+    close: async () => {
+      await writer.close().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+async function socketChannel(path: string): Promise<ByteChannel> {
+  const conn = await Deno.connect({ transport: "unix", path });
+  const writer = conn.writable.getWriter();
+  return {
+    write: (chunk) => writer.write(chunk),
+    readable: conn.readable,
+    close: async () => {
+      await writer.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * A raw JSON-RPC client of the daemon: WebSocket over its own
+ * `codex app-server proxy` ({@linkcode DaemonClient.connect}), or straight on
+ * the control socket ({@linkcode DaemonClient.connectSocket}).
+ */
 export class DaemonClient {
   readonly notifications: { method: string; params: Rec }[] = [];
   readonly serverRequests: { id: number | string; method: string; params: Rec }[] = [];
   initializeResult: Rec | undefined;
-  readonly #child: Deno.ChildProcess;
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #channel: ByteChannel;
   readonly #driver: Driver;
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   readonly #waiters: { pred: (m: Rec) => boolean; resolve(m: Rec): void }[] = [];
   readonly #pump: Promise<void>;
   #nextId = 1;
 
-  private constructor(bin: string, home: CodexHome) {
-    this.#child = new Deno.Command(bin, {
-      args: ["app-server", "proxy"],
-      env: home.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
+  private constructor(channel: ByteChannel) {
+    this.#channel = channel;
     this.#driver = websocket.client("ws://localhost/") as Driver;
-    this.#driver.io.on("data", (chunk) => void this.#writer.write(chunk).catch(() => {}));
+    this.#driver.io.on("data", (chunk) => void channel.write(chunk).catch(() => {}));
     this.#driver.messages.on("data", (text) => this.#onMessage(JSON.parse(text)));
-    this.#pump = this.#readAll(this.#child, this.#driver);
+    this.#pump = this.#readAll(channel.readable, this.#driver);
   }
 
-  /** Connects and initializes. */
-  static async connect(bin: string, home: CodexHome, name = "e2e_user"): Promise<DaemonClient> {
-    const c = new DaemonClient(bin, home);
+  /** Connects through a `codex app-server proxy` of `home` and initializes. */
+  static connect(bin: string, home: CodexHome, name = "e2e_user"): Promise<DaemonClient> {
+    return DaemonClient.#start(new DaemonClient(proxyChannel(bin, home)), name);
+  }
+
+  /** Connects to the control socket at `path` directly (no proxy) and initializes. */
+  static async connectSocket(path: string, name = "e2e_user"): Promise<DaemonClient> {
+    return DaemonClient.#start(new DaemonClient(await socketChannel(path)), name);
+  }
+
+  static async #start(c: DaemonClient, name: string): Promise<DaemonClient> {
     const opened = new Promise<void>((resolve, reject) => {
       c.#driver.on("open", resolve);
       c.#driver.on("close", () => reject(new Error("the daemon refused the connection")));
@@ -196,15 +239,14 @@ export class DaemonClient {
     });
   }
 
-  /** Closes stdin (the proxy exits 0) and waits for the exit. */
+  /** Closes the channel (a proxy's stdin: it exits 0) and waits until it has ended. */
   async close(): Promise<void> {
-    await this.#writer.close().catch(() => {});
-    await this.#child.status;
+    await this.#channel.close();
     await this.#pump;
   }
 
-  async #readAll(child: Deno.ChildProcess, driver: Driver): Promise<void> {
-    for await (const chunk of child.stdout) {
+  async #readAll(readable: ReadableStream<Uint8Array>, driver: Driver): Promise<void> {
+    for await (const chunk of readable) {
       driver.io.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     }
     for (const p of this.#pending.values()) p.reject(new Error("daemon connection closed"));

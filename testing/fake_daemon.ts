@@ -20,8 +20,16 @@ export interface FakeLink {
   lose(): void;
   /** Pushes a frame (a notification or a server request) to the relay. */
   push(message: unknown): void;
-  /** What a ping answers: true (pong), false (the channel is gone), or never. */
-  ping: boolean | "never";
+  /**
+   * Ends it with the channel's own error (a frame past the bound): pending
+   * pings answer false first, as a real channel's do, then its frames throw.
+   */
+  breakWith(error: RelayError): void;
+  /**
+   * What a ping answers: true (pong), false (the channel is gone), never, or
+   * `"held"`: not until the channel ends (false then).
+   */
+  ping: boolean | "never" | "held";
   /** Pings the relay sent on it. */
   pings: number;
   /** Whether the relay closed or killed it. */
@@ -52,6 +60,8 @@ export class FakeDaemon {
     const frames: string[] = [];
     let wake: (() => void) | undefined;
     let ended = false;
+    let failure: RelayError | undefined;
+    const heldPings: ((alive: boolean) => void)[] = [];
     const push = (message: unknown) => {
       frames.push(JSON.stringify(message));
       wake?.();
@@ -67,7 +77,20 @@ export class FakeDaemon {
       }
       end();
     };
-    const link: FakeLink = { written: [], lose, push, ping: true, pings: 0, closed: false };
+    const breakWith = (error: RelayError) => {
+      failure = error;
+      for (const done of heldPings.splice(0)) done(false);
+      end();
+    };
+    const link: FakeLink = {
+      written: [],
+      lose,
+      breakWith,
+      push,
+      ping: true,
+      pings: 0,
+      closed: false,
+    };
     this.links.push(link);
     const transport: FrameTransport = {
       write: (frame) => {
@@ -94,19 +117,25 @@ export class FakeDaemon {
             yield next;
             continue;
           }
+          if (failure) throw failure;
           if (ended) return;
           await new Promise<void>((r) => (wake = r));
           wake = undefined;
         }
       },
       closed: () => Promise.resolve(new RelayError("connection_lost", "fake closed")),
+      get failure() {
+        return failure;
+      },
       ...(this.pings
         ? {
           ping: () => {
             link.pings++;
-            return link.ping === "never"
-              ? new Promise<boolean>(() => {})
-              : Promise.resolve(link.ping);
+            if (link.ping === "never") return new Promise<boolean>(() => {});
+            if (link.ping === "held") {
+              return new Promise<boolean>((resolve) => heldPings.push(resolve));
+            }
+            return Promise.resolve(link.ping);
           },
         }
         : {}),

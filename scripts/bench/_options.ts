@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--only spawn|daemon|sustained|wait-any|fanout`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--quick`, `--only spawn|daemon|sustained|wait-any|fanout`).
  * @module
  */
 
@@ -16,24 +16,34 @@ export interface Options {
   only?: Section;
   /** Only real Codex: its spawn-mode figures and the daemon figures (`--daemon`). */
   daemonOnly: boolean;
+  /**
+   * The edit loop's run (`--quick`): the per-call figures only (spawn and
+   * daemon, fixture and real Codex), start and projector; no wait lags,
+   * sustained load, fan-out, wait-any or 100 concurrent calls; 7 samples
+   * unless `--samples` says otherwise.
+   */
+  quick: boolean;
 }
 
 export function parseOptions(args: string[]): Options {
-  const options: Options = { samples: 9, codex: true, daemonOnly: false };
+  const options: Options = { samples: 9, codex: true, daemonOnly: false, quick: false };
+  let samples: number | undefined;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--samples") options.samples = Number(args[++i]);
+    if (args[i] === "--samples") samples = Number(args[++i]);
+    else if (args[i] === "--quick") options.quick = true;
     else if (args[i] === "--no-codex") options.codex = false;
     else if (args[i] === "--daemon") options.daemonOnly = true;
     else if (args[i] === "--only" && SECTIONS.some((x) => x === args[i + 1])) {
       options.only = args[++i] as Section;
     } else {
       throw new Error(
-        `Unknown option '${args[i]}' (give --samples N, --no-codex, --daemon or --only ${
+        `Unknown option '${args[i]}' (give --samples N, --no-codex, --daemon, --quick or --only ${
           SECTIONS.join("|")
         })`,
       );
     }
   }
+  options.samples = samples ?? (options.quick ? 7 : 9);
   if (!Number.isInteger(options.samples) || options.samples < 7) {
     throw new Error("--samples must be an integer of at least 7");
   }

@@ -43,6 +43,28 @@ export async function interleave(
   return out;
 }
 
+/**
+ * Several ways of doing one thing, timed in one run: two warm-up rounds, then
+ * `n` rounds each running every way once, the order rotated by one each round
+ * (so no way always follows the same other). Sample `i` of each way comes
+ * from round `i`, so per-round differences cancel the load's drift.
+ */
+export async function roundRobin(
+  n: number,
+  ways: Record<string, () => Promise<unknown>>,
+): Promise<Record<string, number[]>> {
+  const names = Object.keys(ways);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let i = 0; i < n + 2; i++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + i) % names.length];
+      const ms = await timed(ways[name]);
+      if (i >= 2) out[name].push(ms);
+    }
+  }
+  return out;
+}
+
 /** One row of the results. */
 export interface Figure {
   id: string;

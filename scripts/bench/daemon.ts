@@ -1,11 +1,12 @@
 // deno-lint-ignore-file no-console
 /**
  * The daemon figures of `deno task bench` (real Codex only): a relay under
- * `serve --app-server daemon` vs a raw WebSocket client of the same daemon
- * doing the same RPCs over its own open connection (list, queue, read; one
- * interleaved run), and the wait lag (final answer stored → `codex_wait_reply`
- * returns) in daemon mode and, beside it, in spawn mode (the turn held by a
- * stdio app-server, the relay polling).
+ * `serve --app-server daemon` vs raw WebSocket clients of the same daemon
+ * doing the same RPCs over their own open connections, through a proxy and
+ * straight on the control socket (list, queue, read; `daemon_calls.ts`), and
+ * the wait lag (final answer stored → `codex_wait_reply` returns) in daemon
+ * mode and, beside it, in spawn mode (the turn held by a stdio app-server,
+ * the relay polling).
  *
  * The raw client's sequences are the RPCs `src/ops/*` send; the relay's are
  * taken from its debug log for one call each, and the bench fails when they
@@ -17,6 +18,8 @@ import { AppServer } from "../../testing/app_server_client.ts";
 import { type CodexHome, createCodexHome } from "../../testing/codex_home.ts";
 import { startMockResponses } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "../../testing/daemon_client.ts";
+import { benchDaemonCalls, type CallCase, type Rpc } from "./daemon_calls.ts";
+import { McpLines } from "./mcp_lines.ts";
 
 type Structured = Record<string, unknown>;
 
@@ -29,20 +32,9 @@ export interface DaemonBenchKit {
   tmp: string;
   /** The relay's PATH without the codex folder. */
   path: string;
-  interleave(
-    n: number,
-    a: () => Promise<unknown>,
-    b: () => Promise<unknown>,
-  ): Promise<{ a: number[]; b: number[] }>;
-  pairFigure(
-    id: string,
-    target: string,
-    what: string,
-    labels: [string, string],
-    pair: { a: number[]; b: number[] },
-    goal?: number,
-  ): unknown;
   singleFigure(id: string, target: string, what: string, samples: number[], goal: number): void;
+  /** A figure that could not be measured, with why (printed as its note). */
+  failedFigure(id: string, target: string, what: string, why: string): void;
   startRelay(env: Record<string, string>, flags: string[]): Promise<BenchRelay>;
   callTool(
     relay: BenchRelay,
@@ -58,10 +50,8 @@ export interface BenchRelay {
   close(): Promise<string>;
 }
 
-/** Targets of the daemon figures: a call's median (ms) and the relay's share over the raw client. */
+/** Targets of the daemon's wait lags (ms); the per-call goals are `daemon_calls.ts`'s. */
 export const DAEMON_GOALS = Object.freeze({
-  callMs: 10,
-  shareMs: 1,
   lagDaemonMs: 250,
   lagSpawnMs: 300,
 });
@@ -92,47 +82,34 @@ export async function benchDaemon(kit: DaemonBenchKit, codexPath: string): Promi
     const seed = await seedThreads(home, codexPath);
     // Spawn mode first (before the daemon installs its packages in the home): a stdio
     // app-server holds the thread and runs the turns.
-    if (kit.lags) await spawnLag(kit, mock, env, home, seed, codexPath);
+    if (kit.lags) {
+      await spawnLag(kit, mock, env, home, seed, codexPath).catch((error) => {
+        console.error(`bench: spawn wait lag failed: ${error}`);
+        kit.failedFigure("spawn_wait_lag", "real Codex, spawn", "spawn: wait lag", String(error));
+      });
+    }
 
     daemon = true;
-    await startDaemon(codexPath, home);
+    const info = await startDaemon(codexPath, home);
     const user = await DaemonClient.connect(codexPath, home, "bench_user");
     closers.push(user);
     await user.request("thread/resume", { threadId: seed.hot, excludeTurns: true });
     const sequences = rawSequences(seed);
     await checkSequences(kit, env, seed, sequences);
 
-    const relay = await kit.startRelay(env, ["--app-server", "daemon", "--allow-reply-read"]);
+    const flags = ["--app-server", "daemon", "--allow-reply-read"];
+    const relay = await kit.startRelay(env, flags);
     closers.push(relay);
-    for (const [tool, args, sequence, status] of cases(seed, sequences)) {
-      const pair = await kit.interleave(
-        kit.samples,
-        async () => {
-          const out = await kit.callTool(relay, tool, args);
-          if (out.status !== status) throw new Error(`${tool}: ${JSON.stringify(out)}`);
-        },
-        async () => {
-          for (const rpc of sequence()) await user.request(rpc.method, rpc.params);
-        },
-      );
-      const share = median(pair.a) - median(pair.b);
-      kit.pairFigure(
-        `daemon_${tool}`,
-        TARGET,
-        `daemon: \`${tool}\` tools/call vs raw WebSocket client, same RPCs (${
-          sequence().map((r) => r.method).join(", ")
-        }); relay's share ${share.toFixed(2)} ms (goal ≤ ${DAEMON_GOALS.shareMs})`,
-        ["one tools/call", "raw client, same RPCs"],
-        pair,
-      );
-      kit.singleFigure(
-        `daemon_${tool}_ms`,
-        TARGET,
-        `daemon: \`${tool}\` one tools/call`,
-        pair.a,
-        DAEMON_GOALS.callMs,
-      );
-    }
+    const lines = await McpLines.start(env, flags);
+    closers.push(lines);
+    const direct = await connectDirect(info.socketPath);
+    closers.push(direct);
+    await benchDaemonCalls(kit.samples, {
+      sdk: (tool, args) => kit.callTool(relay, tool, args),
+      lines,
+      proxy: user,
+      direct,
+    }, cases(seed, sequences));
     if (!kit.lags) return;
     const daemonLags = await waitLags(kit, mock, relay, seed.hot, async (text, clientId) => {
       await user.request("thread/queue/add", queueParams(seed.hot, text, clientId));
@@ -150,6 +127,28 @@ export async function benchDaemon(kit: DaemonBenchKit, codexPath: string): Promi
     await stop().catch(() => {});
     await mock.close();
     await home.cleanup();
+  }
+}
+
+/**
+ * Where the bench may open a unix socket (its permission set names this one
+ * absolute path: Deno grants a socket by its exact path, `--allow-net=unix:PATH`
+ * and read on it; write removes the link), so the bench links it to the
+ * daemon's socket, which lies in a temp folder; the link lives only while the
+ * connection opens.
+ */
+const SOCKET_LINK = "/tmp/codex-relay-bench.sock";
+
+/** A raw client straight on the daemon's control socket, opened through {@linkcode SOCKET_LINK}. */
+async function connectDirect(socketPath: string): Promise<DaemonClient> {
+  await Deno.remove(SOCKET_LINK).catch(() => {});
+  // `ln`: Deno.symlink needs unscoped read and write.
+  const ln = await new Deno.Command("ln", { args: ["-s", socketPath, SOCKET_LINK] }).output();
+  if (!ln.success) throw new Error(`ln -s ${socketPath} ${SOCKET_LINK} failed`);
+  try {
+    return await DaemonClient.connectSocket(SOCKET_LINK, "bench_direct");
+  } finally {
+    await Deno.remove(SOCKET_LINK).catch(() => {});
   }
 }
 
@@ -215,11 +214,6 @@ async function seedThreads(home: CodexHome, bin: string): Promise<Seed> {
   }
 }
 
-interface Rpc {
-  method: string;
-  params: unknown;
-}
-
 /** The RPCs each tool sends (`src/ops/list_threads.ts`, `queue_message.ts`, `read_reply.ts`). */
 function rawSequences(seed: Seed): Record<string, () => Rpc[]> {
   return {
@@ -245,24 +239,28 @@ function rawSequences(seed: Seed): Record<string, () => Rpc[]> {
   };
 }
 
-function cases(
-  seed: Seed,
-  sequences: Record<string, () => Rpc[]>,
-): [string, Structured, () => Rpc[], string][] {
+function cases(seed: Seed, sequences: Record<string, () => Rpc[]>): CallCase[] {
   return [
-    ["codex_list_threads", { limit: 20 }, sequences.codex_list_threads, "ok"],
-    [
-      "codex_queue_message",
-      { threadId: seed.cold, text: "bench NOECHO" },
-      sequences.codex_queue_message,
-      "queued",
-    ],
-    [
-      "codex_read_reply",
-      { threadId: seed.hot, clientMessageId: seed.clientMessageId },
-      sequences.codex_read_reply,
-      "observed",
-    ],
+    {
+      tool: "codex_list_threads",
+      args: { limit: 20 },
+      sequence: sequences.codex_list_threads,
+      status: "ok",
+    },
+    {
+      tool: "codex_queue_message",
+      args: { threadId: seed.cold, text: "bench NOECHO" },
+      sequence: sequences.codex_queue_message,
+      status: "queued",
+      // Four adds a round, two warm-up rounds, one add by checkSequences: at most 97 queued.
+      maxRounds: 22,
+    },
+    {
+      tool: "codex_read_reply",
+      args: { threadId: seed.hot, clientMessageId: seed.clientMessageId },
+      sequence: sequences.codex_read_reply,
+      status: "observed",
+    },
   ];
 }
 
@@ -288,7 +286,7 @@ async function checkSequences(
     "debug",
   ]);
   try {
-    for (const [tool, args, sequence] of cases(seed, sequences)) {
+    for (const { tool, args, sequence } of cases(seed, sequences)) {
       const from = relay.stderr().length;
       await kit.callTool(relay, tool, args);
       const logged = [...relay.stderr().slice(from).matchAll(/ debug rpc method="([^"]+)"/g)]
@@ -338,7 +336,19 @@ async function waitLags(
       { threadId, clientMessageId: clientId, timeoutSeconds: 30 },
       () => progressed.resolve(),
     );
-    await progressed.promise;
+    // A wait that answers before its first progress never waited: say what it answered.
+    const early = await Promise.race([
+      progressed.promise.then(() => undefined),
+      waited.then((out) => out, (error) => ({ error: String(error) })),
+    ]);
+    if (early) {
+      console.error(`bench: wait lag ${i}: the wait answered at once: ${JSON.stringify(early)}`);
+      mock.release(tag);
+      await stored.catch(() => {});
+      throw new Error(
+        `wait lag ${i}: the wait answered at once: ${JSON.stringify(early).slice(0, 300)}`,
+      );
+    }
     // A random release moment, so the lag samples the whole pacing cycle.
     await new Promise((r) => setTimeout(r, 500 + Math.random() * 1000));
     mock.release(tag);
@@ -352,10 +362,4 @@ async function waitLags(
   }
   console.error(`bench: wait lags ${lags.map((x) => x.toFixed(0)).join(", ")} ms`);
   return lags;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

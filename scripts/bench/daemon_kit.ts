@@ -8,7 +8,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { Options } from "./_options.ts";
 import { type Relay, startRelay, type Structured, TMP } from "./_relay.ts";
-import { interleave, pairFigure, singleFigure } from "./_stats.ts";
+import { figures, singleFigure } from "./_stats.ts";
 import { PATH } from "./targets.ts";
 import type { BenchRelay, DaemonBenchKit } from "./daemon.ts";
 
@@ -21,12 +21,18 @@ export function daemonKit(options: Options): DaemonBenchKit {
   });
   return {
     samples: options.samples,
-    lags: options.only !== "daemon",
+    lags: options.only !== "daemon" && !options.quick,
     tmp: TMP,
     path: PATH,
-    interleave,
-    pairFigure,
     singleFigure,
+    failedFigure: (id, target, what, why) =>
+      figures.push({
+        id,
+        target,
+        what,
+        a: { label: "median", unit: "ms", samples: [], median: NaN },
+        note: `not measured: ${why.slice(0, 300)}`,
+      }),
     startRelay: async (env: Record<string, string>, flags: string[]) =>
       asBench(await startRelay(env, flags)),
     callTool: async (

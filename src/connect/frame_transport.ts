@@ -28,4 +28,9 @@ export interface FrameTransport {
    * dead peer shows at once (a helper's stdio).
    */
   ping?(): Promise<boolean>;
+  /**
+   * The channel's own error once it ended with one (a frame past the bound),
+   * set before its pending pings answer false: the reason calls get.
+   */
+  readonly failure?: RelayError;
 }

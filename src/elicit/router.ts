@@ -59,7 +59,7 @@ export interface Pending {
   method: string;
   /** How it is shown to the client. */
   forward: Forward;
-  /** A one-line summary for `pendingApprovals`. */
+  /** A one-line summary for `pendingRequests` and `declinedRequests`. */
   summary: string;
 }
 

@@ -12,7 +12,7 @@ import {
   inputResponse,
 } from "@modelcontextprotocol/server";
 import type { AnswerOutcome, ElicitationRouter, Pending } from "../elicit/router.ts";
-import type { Receipt } from "../ops/queue_message.ts";
+import type { Receipt } from "../reply/schemas.ts";
 import { canonicalRef, isUuid } from "../ops/inputs.ts";
 
 /** Rounds one tool call may return before it hands over (clients stop after 10). */

@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { PendingSummary } from "../turn/run_result.ts";
-import type { ReadReplyResult, Reply } from "../reply/schemas.ts";
+import type { ReadReplyResult, Reply, RequestSummary } from "../reply/schemas.ts";
 import { type Explained, reasonNext, textOf } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
@@ -23,7 +22,7 @@ export function replyText(r: Reply): string {
 }
 
 /** What the text says about requests declined at once (a sentence, or empty). */
-export function declinedText(declined: PendingSummary[] | undefined): string {
+export function declinedText(declined: RequestSummary[] | undefined): string {
   if (!declined?.length) return "";
   return `codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
     declined.map((d) => d.summary).join("; ")
@@ -31,7 +30,7 @@ export function declinedText(declined: PendingSummary[] | undefined): string {
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  inProgress: "in progress",
+  running: "running",
   completed: "completed",
   failed: "failed",
   interrupted: "interrupted",

@@ -5,42 +5,10 @@
  * @module
  */
 
-import { z } from "zod";
-import { reasonSchema } from "../core/errors.ts";
-import { LISTED_SOURCE_KINDS, THREAD_STATUSES } from "../codex/types.ts";
+import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
 import type { Session } from "../connect/connection.ts";
-import { earlierRuns, type EarlierScan, listedRunSchema } from "./listed_runs.ts";
-
-/** One listed thread. */
-export const listedThreadSchema = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  status: z.enum(THREAD_STATUSES),
-  updatedAt: z.string(),
-  /** The last segment of the thread's working directory (every level): tells projects apart. */
-  folder: z.string().nullable(),
-  /** Turn-start level only (there the client already chooses cwds). */
-  cwd: z.string().nullable().optional(),
-});
-
-/** The `codex_list_threads` result. */
-export const threadListSchema = z.object({
-  status: z.enum(["ok", "unavailable"]),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threads: z.array(listedThreadSchema),
-  nextCursor: z.string().nullable(),
-  /** The thread sources listed (Codex's source kinds): interactive and scripted, no sub-agents. */
-  sources: z.array(z.string()),
-});
-
-/** The `codex_list_threads` result at the turn-start level: with this relay's runs. */
-export const threadListWithRunsSchema = threadListSchema.extend({
-  runs: z.array(listedRunSchema).optional(),
-});
-
-/** The `codex_list_threads` result (`runs` at the turn-start level only). */
-export type ThreadList = z.output<typeof threadListWithRunsSchema>;
+import type { ThreadList } from "../reply/schemas.ts";
+import { otherRelayRuns, type OtherRelayScan } from "./listed_runs.ts";
 
 /** What to list. */
 export interface ListOptions {
@@ -52,8 +20,8 @@ export interface ListOptions {
   withCwd?: boolean;
   /** Threads this relay runs a turn on: listed as `active` (a fresh helper sees `notLoaded`). */
   running?: ReadonlySet<string>;
-  /** Look for running turns of earlier relay processes on the page's active threads (daemon). */
-  earlier?: EarlierScan;
+  /** Look for running turns of other relay processes on the page's active threads (daemon). */
+  otherRelays?: OtherRelayScan;
 }
 
 /** One page of threads, most recently updated first, at most `limit`. */
@@ -66,7 +34,9 @@ export async function listThreads(s: Session, options: ListOptions): Promise<Thr
     ...(search ? { searchTerm: search } : {}),
   });
   const shown = page.data.slice(0, limit);
-  const runs = options.earlier ? await earlierRuns(s, shown, options.earlier) : undefined;
+  const runs = options.otherRelays
+    ? await otherRelayRuns(s, shown, options.otherRelays)
+    : undefined;
   return {
     status: "ok",
     threads: shown.map((t) => ({

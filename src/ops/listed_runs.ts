@@ -1,56 +1,28 @@
 /**
  * The runs `codex_list_threads` shows at the turn-start level: this relay's
  * (from the turn registry) and, on a backend whose turns outlive the relay
- * (the daemon), the running turns an earlier codex-relay process started
- * there, found within the list's own operation: only on threads of the
+ * (the daemon), the running turns another codex-relay process (an earlier
+ * one) started there (`otherRelay: true`), found within the list's own operation: only on threads of the
  * listed page that the daemon reports `active` (loaded, a turn running;
- * nothing is loaded or subscribed), at most {@linkcode EARLIER_PROBES} of
+ * nothing is loaded or subscribed), at most {@linkcode OTHER_RELAY_PROBES} of
  * them, one `thread/turns/list` summary page of one turn each, whose user
  * message carries a codex_run id ({@linkcode isRunId}).
  * @module
  */
 
-import { z } from "zod";
 import type { Session } from "../connect/connection.ts";
 import type { Thread } from "../codex/types.ts";
+import type { ListedRun } from "../reply/schemas.ts";
 import { isRunId } from "./run_id.ts";
 
-/** The states of a listed run. */
-export const RUN_STATES = [
-  "queued",
-  "running",
-  "waiting_for_approval",
-  "completed",
-  "failed",
-  "interrupted",
-  "lost",
-] as const;
-
-/** One run as `codex_list_threads` shows it. */
-export const listedRunSchema = z.object({
-  threadId: z.string(),
-  clientMessageId: z.string(),
-  state: z.enum(RUN_STATES),
-  /** How many approvals or answers it waits for (this relay's runs). */
-  approvals: z.number().int().min(1).optional(),
-  startedAt: z.string().nullable(),
-  /** A `lost` run: when the connection that carried it was lost (its turn may run on). */
-  lostAt: z.string().optional(),
-  /** Started by an earlier codex-relay process (the daemon still runs it). */
-  earlier: z.literal(true).optional(),
-});
-
-/** One listed run. */
-export type ListedRun = z.output<typeof listedRunSchema>;
-
 /** The most `active` threads of one list page asked for their running turn. */
-export const EARLIER_PROBES = 8;
+export const OTHER_RELAY_PROBES = 8;
 
 /** What the scan leaves out or marks. */
-export interface EarlierScan {
+export interface OtherRelayScan {
   /** Threads this relay runs a turn on (the registry lists those). */
   running: ReadonlySet<string>;
-  /** Whether this process queued the message (then it is not an earlier process's). */
+  /** Whether this process queued the message (then it is not another process's). */
   queuedHere(threadId: string, clientMessageId: string): boolean;
 }
 
@@ -59,15 +31,15 @@ export interface EarlierScan {
  * page that this relay does not follow. A read that fails ends the scan
  * (the list itself still answers).
  */
-export async function earlierRuns(
+export async function otherRelayRuns(
   s: Session,
   page: readonly Thread[],
-  scan: EarlierScan,
+  scan: OtherRelayScan,
 ): Promise<ListedRun[]> {
   const out: ListedRun[] = [];
   const candidates = page
     .filter((thread) => thread.status === "active" && !scan.running.has(thread.id))
-    .slice(0, EARLIER_PROBES);
+    .slice(0, OTHER_RELAY_PROBES);
   for (const thread of candidates) {
     let turn;
     try {
@@ -91,7 +63,7 @@ export async function earlierRuns(
       startedAt: typeof turn!.startedAt === "number"
         ? new Date(turn!.startedAt * 1000).toISOString()
         : null,
-      ...(scan.queuedHere(thread.id, id) ? {} : { earlier: true as const }),
+      ...(scan.queuedHere(thread.id, id) ? {} : { otherRelay: true as const }),
     });
   }
   return out;

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { z } from "zod";
+import type { McpServerMissing } from "../reply/schemas.ts";
 
 /**
  * Codex's own bound on one server's start when its entry sets no
@@ -25,18 +25,6 @@ export interface StartingServer {
   /** Its `startup_timeout_sec` in milliseconds (Codex's default when unset). */
   timeoutMs: number;
 }
-
-/** A server whose tools a turn runs without. */
-export const mcpServerSchema = z.object({
-  name: z.string(),
-  status: z.enum(["failed", "cancelled", "starting"]).describe(
-    "failed or cancelled: Codex said so; starting: not ready when the wait ended",
-  ),
-  error: z.string().nullable(),
-});
-
-/** A server whose tools a turn runs without. */
-export type McpServerMissing = z.output<typeof mcpServerSchema>;
 
 /** The notification Codex reports a server's start with. */
 export const STARTUP_STATUS = "mcpServer/startupStatus/updated";

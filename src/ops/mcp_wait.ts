@@ -9,13 +9,8 @@
 
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
-import {
-  type McpServerMissing,
-  McpStartup,
-  missingText,
-  type StartingServer,
-  STARTUP_STATUS,
-} from "./mcp_startup.ts";
+import type { McpServerMissing } from "../reply/schemas.ts";
+import { McpStartup, missingText, type StartingServer, STARTUP_STATUS } from "./mcp_startup.ts";
 
 /**
  * What a start keeps of its budget for queueing and starting the turn after

@@ -4,26 +4,12 @@
  * @module
  */
 
-import { z } from "zod";
-import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
+import type { Receipt } from "../reply/schemas.ts";
 import { MalformedResult } from "../codex/methods.ts";
 import type { QueuedSubmission, QueueListPage } from "../codex/types.ts";
 import type { Session } from "../connect/connection.ts";
 import { resolveThread } from "./resolve_thread.ts";
-
-/** The receipt. */
-export const receiptSchema = z.object({
-  status: z.enum(["queued", "not_sent", "unknown"]),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  clientMessageId: z.string().describe("The id to read the reply with (codex_read_reply)"),
-  threadId: z.string(),
-  queuedSubmissionId: z.string().optional(),
-  confirmedBy: z.enum(["acknowledgement", "queue_list"]).optional(),
-});
-
-/** A queue receipt. */
-export type Receipt = z.output<typeof receiptSchema>;
 
 /** Pages of `thread/queue/list` searched when confirming an unknown receipt. */
 const QUEUE_PAGES = 5;

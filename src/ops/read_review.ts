@@ -22,7 +22,7 @@ export interface ReviewRef {
   /** The review turn R (`review/start`'s `turn.id`). */
   turnId: string;
   /** How R ended, as the run followed it. */
-  status: "completed" | "failed" | "interrupted" | "inProgress";
+  status: "completed" | "failed" | "interrupted" | "running";
 }
 
 /**

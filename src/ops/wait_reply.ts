@@ -1,19 +1,15 @@
 /**
- * `codex_wait_reply` as one operation on a {@linkcode Session}: read
- * as `codex_read_reply` does, again and again, until a final answer is
- * observed, the matched turn ends, or the wait time is up. On a session that
- * can watch the thread (the daemon's shared connection), a notification of
- * the thread wakes the wait at once and the reads between are a slow
- * fallback; otherwise the reads are paced so the lag stays short. There is no
- * polling outside a call: the loop lives and dies with its operation.
+ * The pure pieces of `codex_wait_reply`'s promise, which the wait engine
+ * (`src/turn/wait_engine.ts`) keeps: its bounds, when a read ends a wait
+ * ({@linkcode isSettled}, with the `not_found` confirmation window), the
+ * pacing of its reads ({@linkcode Pacing}: paced so the lag stays short, a
+ * slow fallback where a notification of the thread wakes it, {@linkcode Wake}),
+ * and the pause between reads. There is no polling outside a call: the
+ * engine's loop lives and dies with its operation.
  * @module
  */
 
 import type { Clock } from "../core/clock.ts";
-import type { Session } from "../connect/connection.ts";
-import { abortReason } from "../core/errors.ts";
-import { readReply, type ReadReplyInput } from "./read_reply.ts";
-import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 
@@ -48,51 +44,6 @@ export const WAKING: ReadonlySet<string> = new Set([
 ]);
 /** Operation budget beyond the wait time: room for the last read. */
 export const WAIT_MARGIN_MS = 4_000;
-
-/** What `codex_wait_reply` is asked. */
-export interface WaitReplyInput {
-  /** The thread (a UUID). */
-  threadId: string;
-  /** The `clientMessageId` of the queue receipt. */
-  clientMessageId: string;
-  /** A cursor of an earlier result; every read of the wait starts from it. */
-  cursor?: string;
-  /** How long to wait, in seconds. */
-  timeoutSeconds: number;
-}
-
-/** The `codex_wait_reply` result: the last read, and whether the wait time ran out. */
-export interface WaitReplyResult extends ReadReplyResult {
-  /** True when the wait ended because its time was up, not because it settled. */
-  timedOut: boolean;
-}
-
-/** Reported after every read that did not settle the wait. */
-export interface WaitProgress {
-  /** Reads done so far. */
-  reads: number;
-  /** Time since the wait started. */
-  elapsedMs: number;
-  /** The wait time. */
-  timeoutMs: number;
-  /** The last read's result (never sent as progress text: it may carry replies). */
-  last: ReadReplyResult;
-}
-
-/** How {@linkcode waitForReply} reads and paces itself. */
-export interface WaitOptions {
-  /** The connection's clock: pauses and the wait deadline use it. */
-  clock: Clock;
-  /** Called after each read that did not settle the wait, while the pause runs. */
-  onProgress?: (progress: WaitProgress) => void | Promise<void>;
-  /** One read; default {@linkcode readReply}. The turn runtime may swap in its own. */
-  read?: (session: Session, input: ReadReplyInput) => Promise<ReadReplyResult>;
-  /**
-   * Pacing; default {@linkcode WATCHED_BACKOFF} when the session can watch
-   * the thread, else {@linkcode WAIT_BACKOFF}.
-   */
-  backoff?: { initialMs: number; maxMs: number };
-}
 
 /**
  * How long (ms) a wait's reads must find a message in neither the queue nor
@@ -147,75 +98,6 @@ export function notFoundSince(
   now: number,
 ): number | undefined {
   return result.status === "not_found" ? (since ?? now) : undefined;
-}
-
-/**
- * Reads until {@linkcode isSettled} or until `timeoutSeconds` have passed (a
- * last read is made at the deadline). Between reads it pauses (the pause
- * starts at `initialMs` and doubles up to `maxMs`); a notification of the
- * thread (`session.watch`) ends a pause at once, or, arriving during a read,
- * skips the next pause, and restarts the doubling. A turn that reads as
- * `unverified` runs outside the watched connection (no notification will
- * come): its reads are paced with {@linkcode WAIT_BACKOFF}. Every read
- * repeats the same request (the same cursor), so the result is always that
- * of the newest read. Aborting `session.signal` stops the pause at once.
- *
- * @returns The last read plus `timedOut`; `unavailable` with the abort's
- * reason when the operation is cancelled during a pause.
- */
-export async function waitForReply(
-  session: Session,
-  input: WaitReplyInput,
-  options: WaitOptions,
-): Promise<WaitReplyResult> {
-  const { clock } = options;
-  const read = options.read ?? readReply;
-  const wake = new Wake();
-  const unwatch = session.watch?.(input.threadId, (method) => {
-    if (WAKING.has(method)) wake.poke();
-  });
-  const watched = unwatch !== undefined;
-  const pacing = new Pacing(watched, options.backoff);
-  const timeoutMs = input.timeoutSeconds * 1000;
-  const request: ReadReplyInput = {
-    threadId: input.threadId,
-    clientMessageId: input.clientMessageId,
-    ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
-  };
-  const started = clock.now();
-  try {
-    let missingSince: number | undefined;
-    for (let reads = 1;; reads++) {
-      const seen = wake.count;
-      const last = await read(session, request);
-      missingSince = notFoundSince(last, missingSince, clock.now());
-      const missingFor = missingSince === undefined ? 0 : clock.now() - missingSince;
-      if (isSettled(last, watched, missingFor)) return { ...last, timedOut: false };
-      const left = timeoutMs - (clock.now() - started);
-      if (left <= 0) return { ...last, timedOut: true };
-      // A wake during the read: read again at once, the pauses start over.
-      const woken = wake.count !== seen;
-      if (woken) pacing.restart();
-      // Arm the pause first, so a progress listener sees it pending.
-      const paused = woken ? Promise.resolve(true) : pause(
-        clock,
-        Math.min(pacing.after([last]), left),
-        session.signal,
-        wake,
-      );
-      await options.onProgress?.({ reads, elapsedMs: clock.now() - started, timeoutMs, last });
-      if (!(await paused)) {
-        return {
-          // Stryker disable next-line BooleanLiteral: only the reason reaches the result: the error's written flag is dropped
-          ...unavailableRead(input, abortReason(session.signal, true).reason),
-          timedOut: false,
-        };
-      }
-      if (wake.count !== seen) pacing.restart();
-    }
-  } finally {
-    unwatch?.();
-  }
 }
 
 /**

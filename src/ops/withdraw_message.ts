@@ -9,34 +9,13 @@
  */
 
 import { MalformedResult } from "../codex/methods.ts";
-import { z } from "zod";
-import { asRelayError, reasonSchema, RelayError } from "../core/errors.ts";
+import { asRelayError, RelayError } from "../core/errors.ts";
+import type { WithdrawResult } from "../reply/schemas.ts";
 import type { Session } from "../connect/connection.ts";
 import { matchUserItem, SEARCH_PAGE_LIMIT } from "../reply/match_user_item.ts";
 import { findQueued } from "./queue_message.ts";
 import { resolveThread } from "./resolve_thread.ts";
 import type { QueuedHere } from "./queued_here.ts";
-
-/** Withdraw statuses; `unavailable`: nothing was deleted (see `reason`). */
-export const WITHDRAW_STATUSES = [
-  "withdrawn",
-  "not_found",
-  "already_taken",
-  "unknown",
-  "unavailable",
-] as const;
-
-/** The `codex_withdraw_message` result. */
-export const withdrawSchema = z.object({
-  status: z.enum(WITHDRAW_STATUSES),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threadId: z.string(),
-  clientMessageId: z.string(),
-});
-
-/** The `codex_withdraw_message` result. */
-export type WithdrawResult = z.output<typeof withdrawSchema>;
 
 /** What withdrawing may look at. */
 export interface WithdrawOptions {

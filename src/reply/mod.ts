@@ -2,6 +2,7 @@
  * The reply projector of `codex_read_reply`: matching a user message,
  * projecting final answers under a byte budget, turn status, cursors and the
  * result object. Pure: no I/O (the operations that drive it are in `src/ops/`).
+ * The result shapes are `./schemas.ts`'s (the one source), imported from there.
  * @module
  */
 
@@ -31,17 +32,3 @@ export type {
 } from "./cursor.ts";
 export { buildReadResult } from "./read_result.ts";
 export type { ReadResultInput, Unavailable } from "./read_result.ts";
-export {
-  observedTurnStatusSchema,
-  READ_REPLY_STATUSES,
-  readReplySchema,
-  replySchema,
-} from "./schemas.ts";
-export type {
-  ModeratedReply,
-  ObservedTurnStatus,
-  ReadReplyResult,
-  ReadReplyStatus,
-  Reply,
-  TextReply,
-} from "./schemas.ts";

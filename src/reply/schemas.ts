@@ -1,12 +1,26 @@
 /**
- * The shapes of what the reply tools return: one zod schema each, the types
- * derived from them (the tools advertise these as their `outputSchema`).
+ * Every result a tool returns to the client, as one zod schema each (the
+ * tools advertise them as their `outputSchema`), the types derived from them,
+ * and the status lists the results use. The one source of every shape: the
+ * tools, the docs tables and the tests read them here. A name means one thing
+ * in every result:
+ *
+ * - a turn's status ({@linkcode RESULT_TURN_STATUSES}): `running`, `completed`,
+ *   `failed`, `interrupted`, or `unverified` when it cannot be told (Codex's
+ *   own `inProgress` is reported as `running`);
+ * - `pendingRequests`: Codex's requests that wait for the client's answer
+ *   (approvals and elicitations), `declinedRequests`: those declined at once;
+ * - `queuedAhead`: messages queued before the run's own that its start also
+ *   started; `otherRelay`: a listed run another codex-relay process started.
+ * Fields are explained in comments: output schemas are advertised without
+ * descriptions (`src/host/tool_schema.ts`).
  * @module
  */
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { TURN_STATUSES } from "../codex/types.ts";
+import { THREAD_STATUSES } from "../codex/types.ts";
+import { WAIT_UNTIL } from "./wait_set.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -39,15 +53,25 @@ export const replySchema = z.union([textReplySchema, moderatedReplySchema]);
 
 /** One projected final answer whose text may be disclosed. */
 export type TextReply = z.output<typeof textReplySchema>;
-/** A final answer whose text is withheld. */
-export type ModeratedReply = z.output<typeof moderatedReplySchema>;
 /** One projected final answer. */
 export type Reply = z.output<typeof replySchema>;
 
-/** A turn status as reported to the client; `unverified` when it cannot be told. */
-export const observedTurnStatusSchema = z.enum([...TURN_STATUSES, "unverified"]);
+/**
+ * A turn's status in every result: `running` (Codex's `inProgress`), an end,
+ * or `unverified` (a read that cannot tell; never a run this relay follows).
+ */
+export const RESULT_TURN_STATUSES = [
+  "running",
+  "completed",
+  "failed",
+  "interrupted",
+  "unverified",
+] as const;
 
-/** A turn status as reported to the client; `unverified` when it cannot be told. */
+/** A turn's status in every result (the schema). */
+export const observedTurnStatusSchema = z.enum(RESULT_TURN_STATUSES);
+
+/** A turn's status in every result. */
 export type ObservedTurnStatus = z.output<typeof observedTurnStatusSchema>;
 
 /** `codex_read_reply` statuses. */
@@ -59,9 +83,6 @@ export const READ_REPLY_STATUSES = [
   "ambiguous",
   "unavailable",
 ] as const;
-
-/** `codex_read_reply` status. */
-export type ReadReplyStatus = typeof READ_REPLY_STATUSES[number];
 
 /** One finding of a review (`src/reply/review_text.ts`). */
 export const reviewFindingSchema = z.object({
@@ -86,12 +107,7 @@ export const structuredSchema = z.union([
   z.object({ valid: z.literal(false), error: z.string() }),
 ]);
 
-/**
- * The result of `codex_read_reply` (its `structuredContent`). Its fields are
- * explained in comments, not `describe()`: output schemas are advertised
- * without descriptions (`src/host/tool_schema.ts`; the tool description
- * explains the result).
- */
+/** The result of `codex_read_reply` (its `structuredContent`). */
 export const readReplySchema = z.object({
   /** What the read observed. */
   status: z.enum(READ_REPLY_STATUSES),
@@ -118,3 +134,266 @@ export const readReplySchema = z.object({
 
 /** The `codex_read_reply` result. */
 export type ReadReplyResult = z.output<typeof readReplySchema>;
+
+/** Every failure class: why a turn did not complete (`src/turn/classify_failure.ts`). */
+export const FAILURE_CLASSES = [
+  "capacity",
+  "stalled",
+  "auth",
+  "bad_request",
+  "internal",
+  "missing_provider_key",
+  "unknown",
+] as const;
+
+/** Why a turn did not complete. */
+export type FailureClass = typeof FAILURE_CLASSES[number];
+
+/** A request of Codex (an approval or an elicitation), as results name it. */
+export const requestSummarySchema = z.object({ method: z.string(), summary: z.string() });
+
+/** A request of Codex, as results name it. */
+export type RequestSummary = z.output<typeof requestSummarySchema>;
+
+/** Codex's requests that wait for the client's answer (run and wait results). */
+const pendingRequestsSchema = z.array(requestSummarySchema).optional();
+
+/** Codex's requests the relay cannot forward (e.g. openai/userVerification): declined at once. */
+const declinedRequestsSchema = z.array(requestSummarySchema).optional();
+
+/** A message queued before the run's own whose turn the run's start also started. */
+export const queuedAheadSchema = z.object({
+  clientMessageId: z.string().nullable(),
+  turnId: z.string().nullable(),
+});
+
+/** A message queued ahead of the run's own. */
+export type QueuedAhead = z.output<typeof queuedAheadSchema>;
+
+/** A thread's MCP server whose tools a turn runs without. */
+export const mcpServerSchema = z.object({
+  name: z.string(),
+  /** failed or cancelled: Codex said so; starting: not ready when the wait ended. */
+  status: z.enum(["failed", "cancelled", "starting"]),
+  error: z.string().nullable(),
+});
+
+/** A server whose tools a turn runs without. */
+export type McpServerMissing = z.output<typeof mcpServerSchema>;
+
+/** The `codex_queue_message` receipt (and a `codex_run`'s `receipt`). */
+export const receiptSchema = z.object({
+  status: z.enum(["queued", "not_sent", "unknown"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  clientMessageId: z.string().describe("The id to read the reply with (codex_read_reply)"),
+  threadId: z.string(),
+  queuedSubmissionId: z.string().optional(),
+  confirmedBy: z.enum(["acknowledgement", "queue_list"]).optional(),
+});
+
+/** A queue receipt. */
+export type Receipt = z.output<typeof receiptSchema>;
+
+/** The turn of a run this relay follows (null when none started; its id null while queued). */
+const runTurnSchema = z.object({
+  id: z.string().nullable(),
+  status: observedTurnStatusSchema.exclude(["unverified"]),
+}).nullable();
+
+/** The failure fields of a run. */
+export const failureFields = {
+  failureClass: z.enum(FAILURE_CLASSES).optional(),
+  retryable: z.boolean().optional(),
+  retryAfterMs: z.number().optional(),
+  error: z.string().optional(),
+  fix: z.string().optional(),
+};
+
+/** The reply fields of a finished run (reply-read level only). */
+export const replyFields = {
+  replies: z.array(replySchema).optional(),
+  nextCursor: z.string().nullable().optional(),
+  review: reviewSchema.optional(),
+  structured: structuredSchema.optional(),
+};
+
+/** The `codex_run` (and `codex_review`) result. */
+export const runOutput = z.object({
+  receipt: receiptSchema,
+  threadId: z.string(),
+  turn: runTurnSchema,
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  ...failureFields,
+  pendingRequests: pendingRequestsSchema,
+  declinedRequests: declinedRequestsSchema,
+  queuedAhead: z.array(queuedAheadSchema).optional(),
+  notes: z.array(z.string()).optional(),
+  /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
+  mcpServers: z.array(mcpServerSchema).optional(),
+  ...replyFields,
+});
+
+/** The `codex_run` result. */
+export type RunResult = z.output<typeof runOutput>;
+
+/**
+ * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),
+ * `unknown` (a delete whose answer was lost), `unavailable` (nothing done, see `reason`).
+ */
+export const INTERRUPT_STATUSES = [
+  "interrupted",
+  "ended",
+  "withdrawn",
+  "not_running",
+  "unknown",
+  "unavailable",
+] as const;
+
+/** The `codex_interrupt` result. */
+export const interruptOutput = z.object({
+  status: z.enum(INTERRUPT_STATUSES),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  turn: runTurnSchema,
+  failureClass: failureFields.failureClass,
+  error: failureFields.error,
+  ...replyFields,
+});
+
+/** The `codex_interrupt` result. */
+export type InterruptResult = z.output<typeof interruptOutput>;
+
+/** One message's `codex_wait_reply` result: a `codex_read_reply` result plus `timedOut`. */
+export const waitMessageSchema = readReplySchema.extend({
+  timedOut: z.boolean(),
+  pendingRequests: pendingRequestsSchema,
+  notes: z.array(z.string()).optional(),
+  declinedRequests: declinedRequestsSchema,
+  /** How the followed run failed (its known end), when it did. */
+  error: z.string().optional(),
+});
+
+/** One message's `codex_wait_reply` result. */
+export type WaitMessageResult = z.output<typeof waitMessageSchema>;
+
+/**
+ * The `codex_wait_reply` result (one object schema for both forms): one
+ * message's result, or `{until, done, messages}` on several.
+ */
+export const waitReplySchema = waitMessageSchema.partial().extend({
+  until: z.enum(WAIT_UNTIL).optional(),
+  done: z.number().int().optional(),
+  messages: z.array(waitMessageSchema).optional(),
+});
+
+/** The `codex_wait_reply` result. */
+export type WaitReplyResult = z.output<typeof waitReplySchema>;
+
+/** `codex_steer` statuses. */
+export const STEER_STATUSES = [
+  "steered",
+  "not_running",
+  "not_steerable",
+  "turn_changed",
+  "unknown",
+  "unavailable",
+] as const;
+
+/** The `codex_steer` result. */
+export const steerOutput = z.object({
+  status: z.enum(STEER_STATUSES),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  /** The steered input's id (steered, unknown): codex_wait_reply reads the turn's answer by it. */
+  clientMessageId: z.string().optional(),
+  turnId: z.string().optional(),
+  /** A run that cannot be steered: its kind (review). */
+  kind: z.string().optional(),
+});
+
+/** The `codex_steer` result. */
+export type SteerResult = z.output<typeof steerOutput>;
+
+/** Withdraw statuses; `unavailable`: nothing was deleted (see `reason`). */
+export const WITHDRAW_STATUSES = [
+  "withdrawn",
+  "not_found",
+  "already_taken",
+  "unknown",
+  "unavailable",
+] as const;
+
+/** The `codex_withdraw_message` result. */
+export const withdrawSchema = z.object({
+  status: z.enum(WITHDRAW_STATUSES),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  clientMessageId: z.string(),
+});
+
+/** The `codex_withdraw_message` result. */
+export type WithdrawResult = z.output<typeof withdrawSchema>;
+
+/** The states of a run `codex_list_threads` lists (a run, not a turn: it may not have one yet). */
+export const RUN_STATES = [
+  "queued",
+  "running",
+  "waiting_for_approval",
+  "completed",
+  "failed",
+  "interrupted",
+  "lost",
+] as const;
+
+/** One run as `codex_list_threads` shows it. */
+export const listedRunSchema = z.object({
+  threadId: z.string(),
+  clientMessageId: z.string(),
+  state: z.enum(RUN_STATES),
+  /** How many of Codex's requests wait for the client's answer (this relay's runs). */
+  pendingRequests: z.number().int().min(1).optional(),
+  startedAt: z.string().nullable(),
+  /** A `lost` run: when the connection that carried it was lost (its turn may run on). */
+  lostAt: z.string().optional(),
+  /** Started by another codex-relay process (an earlier one; the daemon still runs it). */
+  otherRelay: z.literal(true).optional(),
+});
+
+/** One listed run. */
+export type ListedRun = z.output<typeof listedRunSchema>;
+
+/** One listed thread. */
+export const listedThreadSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  status: z.enum(THREAD_STATUSES),
+  updatedAt: z.string(),
+  /** The last segment of the thread's working directory (every level): tells projects apart. */
+  folder: z.string().nullable(),
+  /** Turn-start level only (there the client already chooses cwds). */
+  cwd: z.string().nullable().optional(),
+});
+
+/** The `codex_list_threads` result. */
+export const threadListSchema = z.object({
+  status: z.enum(["ok", "unavailable"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threads: z.array(listedThreadSchema),
+  nextCursor: z.string().nullable(),
+  /** The thread sources listed (Codex's source kinds): interactive and scripted, no sub-agents. */
+  sources: z.array(z.string()),
+});
+
+/** The `codex_list_threads` result at the turn-start level: with this relay's runs. */
+export const threadListWithRunsSchema = threadListSchema.extend({
+  runs: z.array(listedRunSchema).optional(),
+});
+
+/** The `codex_list_threads` result (`runs` at the turn-start level only). */
+export type ThreadList = z.output<typeof threadListWithRunsSchema>;

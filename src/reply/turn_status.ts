@@ -11,7 +11,8 @@ export const TURN_STATUS_WINDOW = 50;
 
 /**
  * Returns the status of `turnId` among the first {@linkcode TURN_STATUS_WINDOW}
- * turn summaries (the newest, when listed descending).
+ * turn summaries (the newest, when listed descending), as results name it:
+ * Codex's `inProgress` is `running`.
  *
  * `interrupted` with `completedAt: null` is how a turn running in another
  * process (or abandoned by a crashed holder) reads to any other: it is
@@ -24,6 +25,8 @@ export function observedTurnStatus(turns: readonly Turn[], turnId: string): Obse
     if (turn.id !== turnId) continue;
     const status = turn.status === "interrupted" && turn.completedAt === null
       ? "unverified"
+      : turn.status === "inProgress"
+      ? "running"
       : turn.status;
     if (found !== undefined && found !== status) return "unverified";
     found = status;

@@ -5,19 +5,7 @@
  * @module
  */
 
-/** Every failure class: why a turn did not complete. */
-export const FAILURE_CLASSES = [
-  "capacity",
-  "stalled",
-  "auth",
-  "bad_request",
-  "internal",
-  "missing_provider_key",
-  "unknown",
-] as const;
-
-/** Why a turn did not complete. */
-export type FailureClass = typeof FAILURE_CLASSES[number];
+import type { FailureClass } from "../reply/schemas.ts";
 
 /** A classified failure. `retryAfterMs` never appears with `retryable: false`. */
 export interface Failure {

@@ -11,7 +11,8 @@
 import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Clock } from "../core/clock.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
-import type { McpServerMissing, StartingServer } from "../ops/mcp_startup.ts";
+import type { StartingServer } from "../ops/mcp_startup.ts";
+import type { McpServerMissing } from "../reply/schemas.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import {
   type Attempt,
@@ -22,7 +23,7 @@ import {
 } from "./start_checks.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import type { RunParams } from "../codex/methods.ts";
-import type { Receipt } from "../ops/queue_message.ts";
+import type { Receipt } from "../reply/schemas.ts";
 import { type Applied, type RunOptions, runParams, unapplied } from "./run_options.ts";
 import {
   CANCELLED_START,

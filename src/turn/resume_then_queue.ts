@@ -19,7 +19,7 @@ import { queueMessage } from "../ops/queue_message.ts";
 import { type RunOptions, unapplied } from "./run_options.ts";
 import type { RunParams } from "../codex/methods.ts";
 import type { ReasonCode } from "../core/errors.ts";
-import type { Receipt } from "../ops/queue_message.ts";
+import type { Receipt } from "../reply/schemas.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,

@@ -16,8 +16,7 @@
  */
 
 import type { Clock } from "../core/clock.ts";
-import type { ListedRun } from "../ops/listed_runs.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ListedRun, ReadReplyResult } from "../reply/schemas.ts";
 import { advance, isFinal, phaseOf, type RunEvent, type RunState, STARTING } from "./run_state.ts";
 import type { RunSnapshot } from "./runtime_types.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
@@ -217,7 +216,7 @@ export class RunBook<H = unknown> {
       threadId: r.threadId,
       clientMessageId: r.clientMessageId,
       state: waiting ? "waiting_for_approval" : phase,
-      ...(pending > 0 && r.state.kind !== "ended" ? { approvals: pending } : {}),
+      ...(pending > 0 && r.state.kind !== "ended" ? { pendingRequests: pending } : {}),
       startedAt,
     };
   }

@@ -48,7 +48,7 @@ export async function settledRead(
     const phase = snapshot.phase;
     const status = phase === "completed" || phase === "failed" || phase === "interrupted"
       ? phase
-      : "inProgress";
+      : "running";
     return await readReview(session, { threadId, clientMessageId, turnId, status });
   }
   const read = await readReply(session, { threadId, clientMessageId });

@@ -1,49 +1,28 @@
 /**
- * What a tool returns about a turn this relay runs (`codex_run`,
- * `codex_interrupt`, `codex_wait_reply` following it): one schema each, the
- * types derived, and the pure shaping of a runtime's snapshot into them.
+ * The pure shaping of a runtime's snapshot into what a tool returns about a
+ * turn this relay runs (`codex_run`, `codex_interrupt`, `codex_wait_reply`
+ * following it); the shapes are `src/reply/schemas.ts`'s.
  * @module
  */
 
-import { z } from "zod";
-import { reasonSchema } from "../core/errors.ts";
-import {
-  type ReadReplyResult,
-  replySchema,
-  reviewSchema,
-  structuredSchema,
+import type {
+  failureFields,
+  InterruptResult,
+  ReadReplyResult,
+  Receipt,
+  replyFields,
+  RequestSummary,
+  RunResult,
+  WaitMessageResult,
+  WithdrawResult,
 } from "../reply/schemas.ts";
-import { buildReadResult } from "../reply/read_result.ts";
+import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
-import { type Receipt, receiptSchema } from "../ops/queue_message.ts";
-import type { WithdrawResult } from "../ops/withdraw_message.ts";
-import { mcpServerSchema } from "../ops/mcp_startup.ts";
-import { FAILURE_CLASSES } from "./classify_failure.ts";
 import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./turn_runtime.ts";
 
-/** A run's turn status as tools report it. */
-export const RUN_STATUSES = ["completed", "failed", "interrupted", "running"] as const;
-
-/** The turn of a run (null when none started). */
-export const runTurnSchema = z.object({
-  id: z.string().nullable(),
-  status: z.enum(RUN_STATUSES),
-}).nullable();
-
-/** A Codex request that waits for the client's answer. */
-export const pendingApprovalSchema = z.object({ method: z.string(), summary: z.string() });
-
-/** A Codex request that waits for the client's answer. */
-export type PendingSummary = z.output<typeof pendingApprovalSchema>;
-
-/** Requests of Codex the relay declined at once, as `declinedRequests` (run and wait results). */
-export const declinedRequestsSchema = z.array(pendingApprovalSchema).optional().describe(
-  "Requests of Codex that codex-relay cannot forward to you (for example an openai/userVerification elicitation); Codex got decline at once",
-);
-
 /** The `declinedRequests` field of a snapshot: present only when something was declined. */
-export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: PendingSummary[] } {
+export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: RequestSummary[] } {
   return snapshot.declinedRequests.length > 0
     ? {
       declinedRequests: snapshot.declinedRequests.map((d) => ({
@@ -53,77 +32,6 @@ export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: Pending
     }
     : {};
 }
-/** An earlier queued message whose turn the start also started. */
-export const earlierMessageSchema = z.object({
-  clientMessageId: z.string().nullable(),
-  turnId: z.string().nullable(),
-});
-
-/** The failure fields of a run. */
-const failureFields = {
-  failureClass: z.enum(FAILURE_CLASSES).optional(),
-  retryable: z.boolean().optional(),
-  retryAfterMs: z.number().optional(),
-  error: z.string().optional(),
-  fix: z.string().optional(),
-};
-
-/** The reply fields of a finished run (reply-read level only). */
-const replyFields = {
-  replies: z.array(replySchema).optional(),
-  nextCursor: z.string().nullable().optional(),
-  review: reviewSchema.optional(),
-  structured: structuredSchema.optional(),
-};
-
-/** The `codex_run` result. */
-export const runOutput = z.object({
-  receipt: receiptSchema,
-  threadId: z.string(),
-  turn: runTurnSchema,
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  ...failureFields,
-  pendingApprovals: z.array(pendingApprovalSchema).optional(),
-  declinedRequests: declinedRequestsSchema,
-  earlierMessages: z.array(earlierMessageSchema).optional(),
-  notes: z.array(z.string()).optional(),
-  mcpServers: z.array(mcpServerSchema).optional().describe(
-    "The thread's MCP servers this turn runs without: they failed or were not ready when it started",
-  ),
-  ...replyFields,
-});
-
-/** The `codex_run` result. */
-export type RunResult = z.output<typeof runOutput>;
-
-/**
- * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),
- * `unknown` (a delete whose answer was lost), `unavailable` (nothing done, see `reason`).
- */
-export const INTERRUPT_STATUSES = [
-  "interrupted",
-  "ended",
-  "withdrawn",
-  "not_running",
-  "unknown",
-  "unavailable",
-] as const;
-
-/** The `codex_interrupt` result. */
-export const interruptOutput = z.object({
-  status: z.enum(INTERRUPT_STATUSES),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threadId: z.string(),
-  turn: runTurnSchema,
-  failureClass: failureFields.failureClass,
-  error: failureFields.error,
-  ...replyFields,
-});
-
-/** The `codex_interrupt` result. */
-export type InterruptResult = z.output<typeof interruptOutput>;
 
 /** The turn fields of a snapshot. */
 export function runTurn(snapshot: RunSnapshot, running: boolean): RunResult["turn"] {
@@ -168,10 +76,43 @@ export type RunEnd =
   | {
     kind: "running";
     snapshot: RunSnapshot;
-    pendingApprovals: PendingSummary[];
-    /** Following stopped because the shared connection was lost. */
+    pendingRequests: RequestSummary[];
+    /** Following stopped because the shared connection was lost (final). */
     lost?: true;
+    /** A followed message: its replies so far. */
+    read?: ReadReplyResult;
   };
+
+/** How a wait's entry ended: a followed run's end, or a read message's last read. */
+export type EntryEnd = RunEnd | { kind: "read"; read: ReadReplyResult; final: boolean };
+
+/**
+ * One message's `codex_wait_reply` result, from how its entry ended: `timedOut`
+ * is true exactly when the end is not final. A run that ended answers with its
+ * replies (or known end), notes and how it failed; a lost one `unavailable`
+ * (`connection_lost`); one still running with its replies so far and what it
+ * waits on.
+ */
+export function waitResult(end: EntryEnd): WaitMessageResult {
+  if (end.kind === "read") return { ...end.read, timedOut: !end.final };
+  const snapshot = end.kind === "settled" ? end.run.snapshot : end.snapshot;
+  const scope = { threadId: snapshot.threadId, clientMessageId: snapshot.clientMessageId };
+  const read = end.kind === "settled"
+    ? endedRead(end.run)
+    : end.lost
+    ? unavailableRead(scope, "connection_lost")
+    : end.read ?? unavailableRead(scope, "timeout");
+  const open = end.kind === "running" && !end.lost;
+  const failed = end.kind === "settled" && snapshot.error && snapshot.phase === "failed";
+  return {
+    ...read,
+    timedOut: open,
+    ...(open && end.pendingRequests.length ? { pendingRequests: end.pendingRequests } : {}),
+    ...runDeclined(snapshot),
+    ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
+    ...(failed ? { error: snapshot.error } : {}),
+  };
+}
 
 /** What a run's result says when following it lost the daemon connection. */
 export const LOST_MESSAGE =
@@ -187,10 +128,10 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
   };
-  if (snapshot.earlierMessages.length > 0) out.earlierMessages = snapshot.earlierMessages;
+  if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
-    if (end.pendingApprovals.length > 0) out.pendingApprovals = end.pendingApprovals;
+    if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;

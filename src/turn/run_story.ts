@@ -1,6 +1,6 @@
 /**
- * What a turn runtime tells the client beyond the turn's status: earlier
- * queued messages its start also started, notes (an answer that counted as a
+ * What a turn runtime tells the client beyond the turn's status: messages
+ * queued ahead of its own that its start also started (`queuedAhead`), notes (an answer that counted as a
  * decline, a name that could not be set), and what Codex is doing, in words.
  * Ids and kinds only, never message text or output. Bounded.
  * @module
@@ -8,26 +8,19 @@
 
 import { parseItemActivity } from "../codex/validate.ts";
 import { activityText } from "./activity.ts";
+import type { QueuedAhead } from "../reply/schemas.ts";
 
-/** An earlier queued message that ran before the runtime's own. */
-export interface EarlierMessage {
-  /** Its `clientMessageId` (null when it was queued without one). */
-  clientMessageId: string | null;
-  /** The turn that took it. */
-  turnId: string | null;
-}
-
-const MAX_EARLIER = 50;
+const MAX_AHEAD = 50;
 const MAX_NOTES = 20;
 
 /** The story of one run. */
 export class RunStory {
-  readonly #earlier: EarlierMessage[] = [];
+  readonly #ahead: QueuedAhead[] = [];
   readonly #notes: string[] = [];
 
-  /** Earlier queued messages seen so far. */
-  get earlier(): EarlierMessage[] {
-    return [...this.#earlier];
+  /** The messages queued ahead of the run's own seen so far. */
+  get queuedAhead(): QueuedAhead[] {
+    return [...this.#ahead];
   }
 
   /** Notes so far. */
@@ -35,14 +28,14 @@ export class RunStory {
     return [...this.#notes];
   }
 
-  /** Records an earlier message; the progress line to send, or undefined when nothing is new. */
-  earlierMessage(clientMessageId: string | null, turnId: string | null): string | undefined {
-    if (this.#earlier.length >= MAX_EARLIER) return undefined;
-    if (this.#earlier.some((e) => e.turnId === turnId && e.clientMessageId === clientMessageId)) {
+  /** Records a message queued ahead; the progress line to send, or undefined when nothing is new. */
+  aheadStarted(clientMessageId: string | null, turnId: string | null): string | undefined {
+    if (this.#ahead.length >= MAX_AHEAD) return undefined;
+    if (this.#ahead.some((e) => e.turnId === turnId && e.clientMessageId === clientMessageId)) {
       return undefined;
     }
-    this.#earlier.push({ clientMessageId, turnId });
-    return `An earlier queued message runs first${
+    this.#ahead.push({ clientMessageId, turnId });
+    return `A message queued ahead of yours runs first${
       clientMessageId ? ` (clientMessageId ${clientMessageId})` : ""
     }`;
   }
@@ -58,6 +51,6 @@ export class RunStory {
   activity(item: unknown, ours: boolean): string | undefined {
     const text = activityText(parseItemActivity(item));
     if (!text) return undefined;
-    return ours ? text : `${text} (for an earlier queued message)`;
+    return ours ? text : `${text} (for a message queued ahead of yours)`;
   }
 }

@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { EarlierMessage } from "./run_story.ts";
+import type { QueuedAhead } from "../reply/schemas.ts";
 import type { DeclinedRequest, ElicitationRouter } from "../elicit/router.ts";
 import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
@@ -45,8 +45,8 @@ export interface RunSnapshot {
   itemsCompleted: number;
   /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
   declinedRequests: DeclinedRequest[];
-  /** Earlier queued messages whose turns this start also started (their ids, never text). */
-  earlierMessages: EarlierMessage[];
+  /** Messages queued ahead of the run's own whose turns its start also started (ids, never text). */
+  queuedAhead: QueuedAhead[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
 }

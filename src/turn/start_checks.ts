@@ -9,12 +9,11 @@ import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type ModelInfo, unknownModel } from "../codex/models.ts";
-import type { Receipt } from "../ops/queue_message.ts";
+import type { McpServerMissing, Receipt } from "../reply/schemas.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { checkOutputSchema } from "../reply/structured.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 import type { Run } from "./run_book.ts";
-import type { McpServerMissing } from "../ops/mcp_startup.ts";
 
 /** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
 export type Claim = (threadId: string) => Run<TurnRuntime> | undefined;

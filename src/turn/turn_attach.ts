@@ -20,8 +20,10 @@ import {
 } from "../connect/connection.ts";
 import type { ThreadListPage } from "../codex/types.ts";
 import { TURN_STATUS_WINDOW } from "../reply/turn_status.ts";
+import { readReply } from "../ops/read_reply.ts";
 import type { Run, TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
+import type { WaitEntry } from "./wait_engine.ts";
 
 /** What attaching needs. */
 export interface AttachDeps {
@@ -113,4 +115,40 @@ async function loadedInDaemon(session: Session, threadId: string): Promise<boole
     if (!cursor) return false;
   }
   return false;
+}
+
+/**
+ * The wait entry of a message: the run this relay runs for it (`hints`: run
+ * ids a retried call carries), its end when that run ended, or, on a backend
+ * that attaches (`attach`: the daemon at the turn-start level), a runtime
+ * attached to its turn still running there; otherwise the message is read.
+ *
+ * @example
+ * ```ts
+ * const entry = await locateMessage(ref, deps, true, [], signal);
+ * ```
+ */
+export async function locateMessage(
+  ref: { threadId: string; clientMessageId: string; cursor?: string },
+  deps: AttachDeps,
+  attach: boolean,
+  hints: readonly string[],
+  signal: AbortSignal,
+): Promise<WaitEntry<TurnRuntime>> {
+  const { registry } = deps;
+  const same = (r: TurnRuntime | undefined) =>
+    r?.threadId === ref.threadId && r.clientMessageId === ref.clientMessageId ? r : undefined;
+  const run = same(registry.active(ref.threadId)) ??
+    hints.map((id) => same(registry.byId(id))).find((r) => r);
+  if (run) return { ref, run };
+  const finished = registry.finished(ref.threadId, ref.clientMessageId);
+  if (finished) return { ref, end: { kind: "settled", run: finished } };
+  if (!attach || !deps.connection.capabilities.shared) return { ref };
+  const scope = { threadId: ref.threadId, clientMessageId: ref.clientMessageId };
+  const read = await deps.connection
+    .operation((s) => readReply(s, scope), { signal, label: "attach" })
+    .catch(() => undefined);
+  if (read?.status !== "observed" || read.turn?.status !== "running") return { ref };
+  const attached = await attachTurn(deps, { ...scope, turnId: read.turn.id }, signal);
+  return attached ? { ref, run: attached } : { ref };
 }

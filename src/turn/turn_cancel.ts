@@ -12,7 +12,8 @@
 import type { Clock } from "../core/clock.ts";
 import { type Connection, heldSession, type Session } from "../connect/connection.ts";
 import type { QueuedHere } from "../ops/queued_here.ts";
-import { withdrawMessage, type WithdrawResult } from "../ops/withdraw_message.ts";
+import { withdrawMessage } from "../ops/withdraw_message.ts";
+import type { WithdrawResult } from "../reply/schemas.ts";
 import type { FinishedRun } from "./run_book.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";

@@ -131,7 +131,7 @@ export class TurnEvents {
       }
       // A user message of another queued message ran before this runtime's own.
       const clientId = typeof item.clientId === "string" ? item.clientId : null;
-      const line = this.story.earlierMessage(clientId, turnId);
+      const line = this.story.aheadStarted(clientId, turnId);
       if (line) this.#sink.note(line);
       return;
     }

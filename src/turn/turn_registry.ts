@@ -12,11 +12,10 @@ import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ElicitationRouter } from "../elicit/router.ts";
-import type { Receipt } from "../ops/queue_message.ts";
+import type { ListedRun, Receipt } from "../reply/schemas.ts";
 import { type RunJob, settledRead } from "./run_job.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
-import type { ListedRun } from "../ops/listed_runs.ts";
 import { type FinishedRun, type Run, RunBook } from "./run_book.ts";
 import { CANCELLED_START, phaseOf, type RunState } from "./run_state.ts";
 import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
@@ -294,7 +293,7 @@ function startSnapshot(run: Run<TurnRuntime>): RunSnapshot {
     phase: phaseOf(run.state),
     itemsCompleted: 0,
     declinedRequests: [],
-    earlierMessages: [],
+    queuedAhead: [],
     notes: [CANCELLED_START],
   };
 }

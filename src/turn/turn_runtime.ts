@@ -189,7 +189,7 @@ export class TurnRuntime implements RuntimeHandle {
       error: this.#error,
       itemsCompleted: this.#events.itemsCompleted,
       declinedRequests: this.#declined.map((d) => ({ ...d })),
-      earlierMessages: this.#events.story.earlier,
+      queuedAhead: this.#events.story.queuedAhead,
       notes: this.#events.story.notes,
     };
   }

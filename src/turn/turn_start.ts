@@ -28,7 +28,8 @@ import {
   threadRead,
 } from "./start_checks.ts";
 import { grantedEnv } from "../core/granted_env.ts";
-import { confirmUnknown, queueMessage, type Receipt } from "../ops/queue_message.ts";
+import { confirmUnknown, queueMessage } from "../ops/queue_message.ts";
+import type { McpServerMissing, Receipt } from "../reply/schemas.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
 import { mintRunId } from "../ops/run_id.ts";
@@ -45,7 +46,7 @@ import { resumeThenQueue } from "./resume_then_queue.ts";
 import { jobBody, type JobContext } from "./job_start.ts";
 import type { RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
-import { type McpServerMissing, serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import {
   CANCELLED_START,

@@ -7,39 +7,12 @@
  * @module
  */
 
-import { z } from "zod";
-import { reasonSchema } from "../core/errors.ts";
 import type { Clock } from "../core/clock.ts";
 import { heldSession } from "../connect/connection.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { steerTurn } from "../ops/steer.ts";
+import type { SteerResult } from "../reply/schemas.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
-
-/** `codex_steer` statuses. */
-export const STEER_STATUSES = [
-  "steered",
-  "not_running",
-  "not_steerable",
-  "turn_changed",
-  "unknown",
-  "unavailable",
-] as const;
-
-/** The `codex_steer` result. */
-export const steerOutput = z.object({
-  status: z.enum(STEER_STATUSES),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threadId: z.string(),
-  /** The steered input's id (steered, unknown): codex_wait_reply reads the turn's answer by it. */
-  clientMessageId: z.string().optional(),
-  turnId: z.string().optional(),
-  /** A run that cannot be steered: its kind (review). */
-  kind: z.string().optional(),
-});
-
-/** The `codex_steer` result. */
-export type SteerResult = z.output<typeof steerOutput>;
 
 /** The budget of one steer (one RPC on the run's own connection). */
 const STEER_BUDGET_MS = 12_000;

@@ -2,10 +2,10 @@
  * End-to-end tests of turns through `serve --app-server daemon` against a real app-server daemon
  * (temp CODEX_HOME, offline with the Responses mock), driven by the MCP SDK client through the
  * real entry point and permission set; a raw WebSocket client of the daemon (`DaemonClient`)
- * stands for the user's own Codex. Covered: a daemon-run turn reads as `inProgress`; a wait
+ * stands for the user's own Codex. Covered: a daemon-run turn reads as `running`; a wait
  * wakes on the thread's notifications instead of its fallback poll; a wait never loads a
  * `notLoaded` thread; codex_run runs a thread the daemon holds; its turn survives the relay
- * that started it, a later relay's codex_list_threads lists it (waiting_for_approval, earlier),
+ * that started it, a later relay's codex_list_threads lists it (waiting_for_approval, otherRelay),
  * and its codex_wait_reply is offered its pending approval and gets its final answer; the user's own turn's approval is never answered by the relay.
  *
  * Run against another Codex with `CODEX_BIN=/path/to/codex`.
@@ -109,7 +109,7 @@ const resolvedOf = (id: unknown) => (m: Rec) =>
 
 Deno.test({
   name:
-    "e2e daemon turns: a daemon-run turn reads as inProgress, and a wait wakes on its end, not on its fallback poll",
+    "e2e daemon turns: a daemon-run turn reads as running, and a wait wakes on its end, not on its fallback poll",
   ignore,
   fn: () =>
     withDaemon({}, async (w) => {
@@ -126,7 +126,7 @@ Deno.test({
       assert.equal(read.status, "observed", JSON.stringify(read));
       assert.equal(
         (read.turn as Rec).status,
-        "inProgress",
+        "running",
         "running in the daemon, not unverified",
       );
 
@@ -232,7 +232,7 @@ Deno.test({
       const look = await call(relayB, "codex_list_threads", {});
       const listed = (look.runs as Rec[]).map((
         r,
-      ) => [r.threadId, r.clientMessageId, r.state, r.earlier]);
+      ) => [r.threadId, r.clientMessageId, r.state, r.otherRelay]);
       assert.deepEqual(
         listed,
         [[hot, clientMessageId, "waiting_for_approval", true]],
@@ -293,7 +293,7 @@ Deno.test({
       const text = "NOECHO after the user's turn";
       const ran = await call(relay, "codex_run", { threadId: hot, text, waitSeconds: 3 });
       assert.equal((ran.turn as Rec).status, "running", JSON.stringify(ran));
-      assert.equal(ran.pendingApprovals, undefined, JSON.stringify(ran));
+      assert.equal(ran.pendingRequests, undefined, JSON.stringify(ran));
       assert.equal(asked.length, 0, "the user's approval was not forwarded");
       assert.equal(user.notifications.some(resolvedOf(approval.id)), false, "nor answered");
 

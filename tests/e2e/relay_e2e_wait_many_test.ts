@@ -74,7 +74,7 @@ Deno.test({
       const [fa, fb, fc] = first.messages as Rec[];
       assert.deepEqual(texts(fb), ["Echo: SLOW:b second"]);
       assert.deepEqual([fa.timedOut, fb.timedOut, fc.timedOut], [true, false, true]);
-      assert.equal((fa.turn as Rec).status, "inProgress", "a still runs");
+      assert.equal((fa.turn as Rec).status, "running", "a still runs");
 
       w.mock.release("a");
       w.mock.release("c");

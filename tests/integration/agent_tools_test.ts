@@ -302,7 +302,7 @@ Deno.test("codex_run refuses a cwd that does not exist (asked of Codex); nothing
   });
 });
 
-Deno.test("codex_run says which earlier queued messages its start also started, with their turns", async () => {
+Deno.test("codex_run says which messages queued ahead of its own its start also started (queuedAhead), with their turns", async () => {
   const t = thread({
     scripts: [[{ item: agentItem("e1", "Earlier done.") }, { end: "completed" }], [
       { item: agentItem("f1", "Mine done.") },
@@ -314,8 +314,8 @@ Deno.test("codex_run says which earlier queued messages its start also started, 
     const earlierId = earlier.out.clientMessageId as string;
     const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
     assert.equal(run.out.turn?.status, "completed");
-    const listed = run.out.earlierMessages;
-    assert.ok(listed, `earlierMessages in ${JSON.stringify(run.out)}`);
+    const listed = run.out.queuedAhead;
+    assert.ok(listed, `queuedAhead in ${JSON.stringify(run.out)}`);
     assert.equal(listed.length, 1);
     assert.equal(listed[0].clientMessageId, earlierId);
     const turns = (await stateEvents(f)).filter((e) => e.e === "turn.upsert").map((e) =>
@@ -325,7 +325,7 @@ Deno.test("codex_run says which earlier queued messages its start also started, 
     assert.notEqual(listed[0].turnId, run.out.turn?.id);
     assert.match(
       run.text,
-      new RegExp(`also started 1 earlier queued message\\(s\\) first: ${earlierId}`),
+      new RegExp(`also started 1 message\\(s\\) queued ahead of yours first: ${earlierId}`),
     );
     assert.ok(!run.text.includes('first"'), "no message text");
   });
@@ -345,7 +345,7 @@ Deno.test("codex_run never starts its own message ahead of earlier queued ones, 
     const run = await call(client, "codex_run", { threadId: t.id, text: "second" });
     assert.equal(run.out.turn?.status, "completed");
     assert.deepEqual(run.out.replies, [{ itemId: "f1", text: "Mine done.", truncated: false }]);
-    const listed = run.out.earlierMessages;
+    const listed = run.out.queuedAhead;
     assert.deepEqual(listed?.map((e) => e.clientMessageId), [earlier.out.clientMessageId]);
   });
 });

@@ -59,13 +59,13 @@ for (const mode of ["spawn", "daemon"] as const) {
       assert.equal(w.threadId, t.id);
       assert.ok(isRunId(String(w.clientMessageId)), `a codex_run id: ${w.clientMessageId}`);
       assert.equal(w.state, "waiting_for_approval");
-      assert.equal(w.approvals, 1);
+      assert.equal(w.pendingRequests, 1);
       assert.ok(Date.parse(String(w.startedAt)) >= before - 1000, `startedAt ${w.startedAt}`);
-      assert.equal(w.earlier, undefined, "this relay's own run");
+      assert.equal(w.otherRelay, undefined, "this relay's own run");
       answer.resolve({ action: "accept", content: { decision: "accept" } });
       await after.reached();
       const running = await runs(client);
-      assert.deepEqual(running.map((r) => [r.clientMessageId, r.state, r.approvals]), [
+      assert.deepEqual(running.map((r) => [r.clientMessageId, r.state, r.pendingRequests]), [
         [w.clientMessageId, "running", undefined],
       ]);
       await after.release();
@@ -147,7 +147,7 @@ Deno.test("[daemon] a second relay process lists the turn the first started (the
   const second = await startRelay({ fixture: f, flags, protocol: "2026-07-28" });
   const { code, left } = await closeAfter(second, f, async () => {
     const listed = await runs(second.client);
-    assert.deepEqual(listed.map((r) => [r.threadId, r.clientMessageId, r.state, r.earlier]), [
+    assert.deepEqual(listed.map((r) => [r.threadId, r.clientMessageId, r.state, r.otherRelay]), [
       [t.id, cmid, "running", true],
     ]);
     assert.ok(Date.parse(String(listed[0].startedAt)) > 0);

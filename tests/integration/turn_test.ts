@@ -397,7 +397,7 @@ for (const protocol of PROTOCOLS) {
       })).structuredContent;
       assert.equal(run.turn?.status, "running");
       assert.equal(
-        (run.pendingApprovals as unknown[]).length,
+        (run.pendingRequests as unknown[]).length,
         1,
         "the 10th request waits for the next call",
       );
@@ -418,3 +418,42 @@ for (const protocol of PROTOCOLS) {
     });
   });
 }
+
+Deno.test("codex_wait_reply whose input rounds run out returns the request still waiting as pendingRequests", async () => {
+  const steps: TurnStep[] = [];
+  for (let i = 1; i <= 19; i++) {
+    steps.push({
+      request: {
+        method: COMMAND_APPROVAL.method,
+        params: { ...COMMAND_APPROVAL.params, command: `step ${i}` },
+      },
+    });
+  }
+  steps.push({ item: agentItem("msg_f", FINAL) }, { end: "completed" });
+  const { s, threadId } = scenario(steps);
+  let asked = 0;
+  await withTurnRelay(s, {
+    protocol: PROTOCOLS[0],
+    onElicit: () => {
+      asked++;
+      return { action: "accept", content: { decision: "accept" } };
+    },
+  }, async (client) => {
+    const run = (await callTool(client, "codex_run", { threadId, text: "go", waitSeconds: 30 }, {
+      timeout: 60_000,
+    })).structuredContent;
+    const args = { threadId, clientMessageId: run.receipt.clientMessageId, timeoutSeconds: 30 };
+    const first = await callTool(client, "codex_wait_reply", args, { timeout: 60_000 });
+    const wait = first.structuredContent;
+    assert.equal(asked, 18, "nine rounds in codex_run, nine in the wait");
+    assert.equal(wait.turn?.status, "running", JSON.stringify(wait));
+    assert.deepEqual(wait.pendingRequests?.map((p) => p.method), [COMMAND_APPROVAL.method]);
+    assert.match(wait.pendingRequests?.[0].summary ?? "", /Codex asks to run a command/);
+    const text = (first.content as { text: string }[])[0].text;
+    assert.match(text, /1 request\(s\) from Codex wait for your answer/);
+    const last = (await callTool(client, "codex_wait_reply", args, { timeout: 60_000 }))
+      .structuredContent;
+    assert.equal(last.turn?.status, "completed");
+    assert.equal(last.pendingRequests, undefined);
+  });
+});

@@ -139,7 +139,7 @@ for (const mode of MODES) {
       assert.equal(mb.turn?.status, "completed");
       for (const m of [ma, mc]) {
         assert.equal(m.timedOut, true, "not final when the wait returned");
-        assert.equal(m.turn?.status, "inProgress", JSON.stringify(m));
+        assert.equal(m.turn?.status, "running", JSON.stringify(m));
         assert.deepEqual(m.replies, []);
       }
       assert.equal(progress.at(0), "0 of 3 done");
@@ -180,7 +180,7 @@ for (const mode of MODES) {
       assert.equal(out.done, 1, JSON.stringify(out));
       const [ma, mb] = out.messages ?? [];
       assert.equal(ma.timedOut, true);
-      assert.equal(ma.turn?.status, "inProgress");
+      assert.equal(ma.turn?.status, "running");
       assert.equal(mb.timedOut, false);
       assert.deepEqual(texts(mb), ["Answer b."]);
       await barriers.get("a")!.release();

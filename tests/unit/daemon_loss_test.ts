@@ -158,6 +158,23 @@ Deno.test("daemon loss: while in use, an unanswered heartbeat ping past the pong
   await d.shutdown();
 });
 
+Deno.test("daemon: a frame past the bound fails the call output_limit, even while a heartbeat ping waits on that channel", async () => {
+  const fake = new FakeDaemon();
+  const clock = new ManualClock();
+  const d = daemon(fake, clock);
+  const call = list(d);
+  await fake.heldCount(1);
+  const link = fake.links[0];
+  link.ping = "held";
+  const pings = link.pings;
+  clock.advance(HEARTBEAT_MS);
+  await until(() => link.pings > pings);
+  link.breakWith(new RelayError("output_limit", "a frame past the bound", { written: true }));
+  const e = await rejection(call);
+  assert.equal(e.reason, "output_limit", "the channel's own reason, not the ping's");
+  await d.shutdown();
+});
+
 Deno.test("daemon: the heartbeat pings only while a view or an operation uses the connection", async () => {
   const fake = new FakeDaemon();
   const clock = new ManualClock();

@@ -29,7 +29,7 @@ import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
 import { TURN_STATUS_WINDOW } from "../../src/reply/turn_status.ts";
 import { UNSEEN_MAX } from "../../src/turn/run_book.ts";
-import { EARLIER_PROBES } from "../../src/ops/listed_runs.ts";
+import { OTHER_RELAY_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
@@ -38,6 +38,8 @@ import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
 import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
 import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
 import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
+import { listedRunSchema, RESULT_TURN_STATUSES, runOutput } from "../../src/reply/schemas.ts";
+import type { z } from "zod";
 
 const DESIGN = await Deno.readTextFile(new URL("../../docs/design.md", import.meta.url));
 const KiB = 1024;
@@ -178,9 +180,40 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
   says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
-  says("active threads asked for an earlier relay's turn, per list", `${EARLIER_PROBES} (`);
+  says("active threads asked for another relay's turn, per list", `${OTHER_RELAY_PROBES} (`);
   const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
   says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
   says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
+});
+/** The field names of a `{a, b?, c: {…}}` shape as the design writes it, `?` kept. */
+function shapeFields(span: string): string[] {
+  let inner = span.slice(span.indexOf("{") + 1, span.lastIndexOf("}"));
+  while (/\{[^{}]*\}/.test(inner)) inner = inner.replace(/\{[^{}]*\}/g, "");
+  return inner.replace(/\([^)]*\)/g, "").split(",").map((f) => f.trim().replace(/:.*$/, ""));
+}
+
+Deno.test("docs/design.md: the result names are the schemas' (the one module, src/reply/schemas.ts)", () => {
+  const runs = DESIGN.match(/`(runs: \[\{[^`]*)`/)?.[1];
+  assert.ok(runs, "the design shows a listed run");
+  const shape = listedRunSchema.shape;
+  const optional = (field: z.ZodType) => field.safeParse(undefined).success;
+  assert.deepEqual(
+    shapeFields(runs),
+    Object.entries(shape).map(([name, field]) => optional(field) ? `${name}?` : name),
+  );
+  const run = DESIGN.match(/`(\{receipt, turn:[^`]*)`/)?.[1];
+  assert.ok(run, "the design shows codex_run's result");
+  const statuses = run.match(/status: ([a-z|]+)/)![1].split("|");
+  assert.deepEqual(statuses.sort(), [...runOutput.shape.turn.unwrap().shape.status.options].sort());
+  const named = DESIGN.slice(DESIGN.indexOf("a turn's `status` is"));
+  assert.deepEqual(
+    codeSpans(named.slice(0, named.indexOf(";"))).slice(1).sort(),
+    [...RESULT_TURN_STATUSES].sort(),
+    "the one-name note lists every turn status a result carries",
+  );
+  for (const field of ["pendingRequests", "declinedRequests", "queuedAhead"]) {
+    assert.ok(field in runOutput.shape, `codex_run's result has ${field}`);
+    assert.ok(DESIGN.includes(`\`${field}\``), `the design names ${field}`);
+  }
 });

@@ -1,7 +1,7 @@
 /**
- * Finding the running `codex_run` turns of earlier relay processes in one
+ * Finding the running `codex_run` turns of other (earlier) relay processes in one
  * list operation (`src/ops/listed_runs.ts`): only `active` threads of the
- * page that this relay does not follow, at most EARLIER_PROBES of them, a
+ * page that this relay does not follow, at most OTHER_RELAY_PROBES of them, a
  * turn that is `inProgress` and whose user message carries a codex_run id
  * (`src/ops/run_id.ts`); and `codex_interrupt`'s mapping of a withdraw.
  */
@@ -10,7 +10,11 @@ import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import type { Thread } from "../../src/codex/types.ts";
-import { EARLIER_PROBES, earlierRuns, type EarlierScan } from "../../src/ops/listed_runs.ts";
+import {
+  OTHER_RELAY_PROBES,
+  otherRelayRuns,
+  type OtherRelayScan,
+} from "../../src/ops/listed_runs.ts";
 import { isRunId, mintRunId, RUN_ID_TAG } from "../../src/ops/run_id.ts";
 import { parseTurnsPage } from "../../src/codex/validate.ts";
 import { typedCall } from "../../src/connect/connection.ts";
@@ -75,11 +79,11 @@ function session(turns: Record<string, unknown>, asked: string[] = []): Session 
   };
 }
 
-const NONE: EarlierScan = { running: new Set(), queuedHere: () => false };
+const NONE: OtherRelayScan = { running: new Set(), queuedHere: () => false };
 
-Deno.test("earlierRuns lists an inProgress turn whose user message carries a codex_run id, marked earlier, with its startedAt", async () => {
+Deno.test("otherRelayRuns lists an inProgress turn whose user message carries a codex_run id, marked otherRelay, with its startedAt", async () => {
   const threads = [threadOf("t1")];
-  const runs = await earlierRuns(
+  const runs = await otherRelayRuns(
     session({ t1: turnPage("inProgress", RUN) }),
     threads,
     NONE,
@@ -89,11 +93,11 @@ Deno.test("earlierRuns lists an inProgress turn whose user message carries a cod
     clientMessageId: RUN,
     state: "running",
     startedAt: new Date(1796006990 * 1000).toISOString(),
-    earlier: true,
+    otherRelay: true,
   }]);
 });
 
-Deno.test("earlierRuns asks only active threads this relay does not follow; untagged, ended and idle turns are not listed", async () => {
+Deno.test("otherRelayRuns asks only active threads this relay does not follow; untagged, ended and idle turns are not listed", async () => {
   const threads = [
     threadOf("idle", "idle"),
     threadOf("cold", "notLoaded"),
@@ -108,7 +112,7 @@ Deno.test("earlierRuns asks only active threads this relay does not follow; unta
     ended: turnPage("completed", RUN),
     run: turnPage("inProgress", RUN, null),
   }, asked);
-  const runs = await earlierRuns(s, threads, {
+  const runs = await otherRelayRuns(s, threads, {
     running: new Set(["mine"]),
     queuedHere: (t, m) => t === "run" && m === RUN,
   });
@@ -121,37 +125,37 @@ Deno.test("earlierRuns asks only active threads this relay does not follow; unta
   }]);
 });
 
-Deno.test("earlierRuns: a thread the daemon flags waitingOnApproval is waiting_for_approval, without a count", async () => {
+Deno.test("otherRelayRuns: a thread the daemon flags waitingOnApproval is waiting_for_approval, without a count", async () => {
   const threads = [
     threadOf("t1", "active", ["waitingOnApproval"]),
     threadOf("t2", "active", ["waitingOnUserInput"]),
   ];
-  const runs = await earlierRuns(
+  const runs = await otherRelayRuns(
     session({ t1: turnPage("inProgress", RUN), t2: turnPage("inProgress", RUN) }),
     threads,
     NONE,
   );
-  assert.deepEqual(runs.map((r) => [r.state, r.approvals]), [
+  assert.deepEqual(runs.map((r) => [r.state, r.pendingRequests]), [
     ["waiting_for_approval", undefined],
     ["waiting_for_approval", undefined],
   ]);
 });
 
-Deno.test(`earlierRuns asks at most ${EARLIER_PROBES} active threads: at the bound all, past it the rest are not asked`, async () => {
-  for (const count of [EARLIER_PROBES, EARLIER_PROBES + 1]) {
+Deno.test(`otherRelayRuns asks at most ${OTHER_RELAY_PROBES} active threads: at the bound all, past it the rest are not asked`, async () => {
+  for (const count of [OTHER_RELAY_PROBES, OTHER_RELAY_PROBES + 1]) {
     const threads = Array.from({ length: count }, (_, i) => threadOf(`t${i}`));
     const asked: string[] = [];
     const turns = Object.fromEntries(threads.map((t) => [t.id, turnPage("inProgress", RUN)]));
-    const runs = await earlierRuns(session(turns, asked), threads, NONE);
-    assert.equal(asked.length, Math.min(count, EARLIER_PROBES));
-    assert.equal(runs.length, Math.min(count, EARLIER_PROBES));
+    const runs = await otherRelayRuns(session(turns, asked), threads, NONE);
+    assert.equal(asked.length, Math.min(count, OTHER_RELAY_PROBES));
+    assert.equal(runs.length, Math.min(count, OTHER_RELAY_PROBES));
   }
 });
 
-Deno.test("earlierRuns: a failed read ends the scan with what was found; a malformed turn fails closed there too", async () => {
+Deno.test("otherRelayRuns: a failed read ends the scan with what was found; a malformed turn fails closed there too", async () => {
   const threads = [threadOf("t1"), threadOf("t2"), threadOf("t3")];
   const asked: string[] = [];
-  const runs = await earlierRuns(
+  const runs = await otherRelayRuns(
     session({
       t1: turnPage("inProgress", RUN),
       t2: new RelayError("timeout", "slow"),

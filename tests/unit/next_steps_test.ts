@@ -12,10 +12,16 @@ import { NEXT_MAX_CHARS, REASON_NEXT, textOf } from "../../src/host/next_steps.t
 import { spawnSurface, type Surface } from "../../src/host/surface.ts";
 import { TOOLS } from "../../src/host/tools/all_tools.ts";
 import type { Tool } from "../../src/host/tool.ts";
-import { READ_REPLY_STATUSES } from "../../src/reply/schemas.ts";
-import { INTERRUPT_STATUSES, RUN_STATUSES } from "../../src/turn/run_result.ts";
-import { WITHDRAW_STATUSES } from "../../src/ops/withdraw_message.ts";
-import { STEER_STATUSES } from "../../src/turn/turn_steer.ts";
+import {
+  INTERRUPT_STATUSES,
+  READ_REPLY_STATUSES,
+  runOutput,
+  STEER_STATUSES,
+  WITHDRAW_STATUSES,
+} from "../../src/reply/schemas.ts";
+
+/** The turn statuses a run's result may carry, as its schema declares them. */
+const RUN_STATUSES = runOutput.shape.turn.unwrap().shape.status.options;
 
 const THREAD = "019df1a2-0000-7000-8000-000000000001";
 const CID = "relay-1";
@@ -68,7 +74,7 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
       turn: turn("completed"),
       replies: [{ itemId: "a", text: "x", truncated: false }],
     }),
-    read("observed", { turn: turn("inProgress") }),
+    read("observed", { turn: turn("running") }),
     read("observed", { turn: turn("failed") }),
     read("no_match", { searchCursor: "s" }),
     read("no_match"),
@@ -79,15 +85,15 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
     read("unavailable", { reason: "legacy_history" }),
   ],
   codex_wait_reply: [
-    { ...read("observed", { turn: turn("inProgress") }), timedOut: true },
+    { ...read("observed", { turn: turn("running") }), timedOut: true },
     { ...read("no_match"), timedOut: true },
     { ...read("queued", { turnRunning: true }), timedOut: true },
     { ...read("queued", { turnRunning: false }), timedOut: false },
     { ...read("not_found"), timedOut: false },
     {
-      ...read("observed", { turn: turn("inProgress") }),
+      ...read("observed", { turn: turn("running") }),
       timedOut: false,
-      pendingApprovals: [{ method: "item/commandExecution/requestApproval", summary: "run ls" }],
+      pendingRequests: [{ method: "item/commandExecution/requestApproval", summary: "run ls" }],
     },
     { ...read("unavailable", { reason: "busy" }), timedOut: false },
     { ...read("ambiguous"), timedOut: false },

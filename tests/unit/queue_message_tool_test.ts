@@ -7,7 +7,8 @@ import type { Session } from "../../src/connect/connection.ts";
 import { z } from "zod";
 import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
 import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
-import { confirmUnknown, queueMessage, type Receipt } from "../../src/ops/queue_message.ts";
+import { confirmUnknown, queueMessage } from "../../src/ops/queue_message.ts";
+import type { Receipt } from "../../src/reply/schemas.ts";
 import type { CallContext } from "../../src/host/tool.ts";
 import { QueuedHere } from "../../src/ops/queued_here.ts";
 

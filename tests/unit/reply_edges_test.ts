@@ -9,11 +9,12 @@ import {
   decodeCursor,
   matchUserItem,
   projectReplies,
-  type ReadReplyResult,
   utf8Truncate,
 } from "../../src/reply/mod.ts";
+import type { ReadReplyResult } from "../../src/reply/schemas.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
-import { WAIT_SECONDS, waitForReply } from "../../src/ops/wait_reply.ts";
+import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
+import { readWait } from "../../testing/read_wait.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -155,12 +156,12 @@ function session(signal = new AbortController().signal): Session {
   };
 }
 
-Deno.test("waitForReply: without a cursor the request carries none; its deadline counts from its own start", async () => {
+Deno.test("waitOn() on a read message: without a cursor the request carries none; its deadline counts from its own start", async () => {
   const clock = new ManualClock();
   clock.advance(5_000); // The clock did not start with this wait.
   const seen: ReadReplyInput[] = [];
   const reports: number[] = [];
-  const out = await waitForReply(session(), { ...SCOPE, timeoutSeconds: 1 }, {
+  const out = await readWait(session(), { ...SCOPE, timeoutSeconds: 1 }, {
     clock,
     onProgress: (p) => {
       reports.push(p.elapsedMs);
@@ -179,8 +180,8 @@ Deno.test("waitForReply: without a cursor the request carries none; its deadline
   assert.ok(!("cursor" in seen[0]));
 });
 
-Deno.test("waitForReply: works without a progress listener", async () => {
-  const out = await waitForReply(session(), { ...SCOPE, timeoutSeconds: 0.005 }, {
+Deno.test("waitOn() on a read message: works without a progress listener", async () => {
+  const out = await readWait(session(), { ...SCOPE, timeoutSeconds: 0.005 }, {
     clock: systemClock,
     backoff: { initialMs: 1, maxMs: 1 },
     read: () => Promise.resolve(running()),
@@ -188,11 +189,11 @@ Deno.test("waitForReply: works without a progress listener", async () => {
   assert.equal(out.timedOut, true);
 });
 
-Deno.test("waitForReply: an operation aborted during a read does not pause or read again", async () => {
+Deno.test("waitOn() on a read message: an operation aborted during a read does not pause or read again", async () => {
   const clock = new ManualClock();
   const controller = new AbortController();
   let reads = 0;
-  const out = await waitForReply(session(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
+  const out = await readWait(session(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
     read: () => {
       reads++;

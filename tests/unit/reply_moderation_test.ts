@@ -6,8 +6,7 @@ import {
   projectReplies,
   REPLY_BUDGET_BYTES,
 } from "../../src/reply/mod.ts";
-import { readReplySchema } from "../../src/reply/schemas.ts";
-import { runOutput } from "../../src/turn/run_result.ts";
+import { readReplySchema, runOutput } from "../../src/reply/schemas.ts";
 import { MODERATION_SHAPES } from "../../fixtures/moderation.ts";
 
 const TURN = "01a22a5b-b41a-7e51-8a8b-b71346ecbe4b";

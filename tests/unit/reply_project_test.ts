@@ -7,7 +7,8 @@ import {
   REPLY_BUDGET_BYTES,
   utf8Truncate,
 } from "../../src/reply/mod.ts";
-import type { ProjectionPage, ProjectionState, TextReply } from "../../src/reply/mod.ts";
+import type { ProjectionPage, ProjectionState } from "../../src/reply/mod.ts";
+import type { TextReply } from "../../src/reply/schemas.ts";
 
 /** The projector, for pages without moderated answers (tests/unit/reply_moderation_test.ts has those). */
 function projectReplies(

@@ -68,7 +68,11 @@ Deno.test("readReply: a fresh read sends exactly the search page, the turn statu
 Deno.test("readReply: a running turn hands a reply cursor that continues after the last item", async () => {
   const { session } = matchedThread([final("m1", "Hi.")], "inProgress");
   const out = await readReply(session, SCOPE);
-  assert.deepEqual(out.turn, { id: TURN, status: "inProgress" });
+  assert.deepEqual(
+    out.turn,
+    { id: TURN, status: "running" },
+    "Codex's inProgress reads as running",
+  );
   assert.deepEqual(decodeCursor(out.nextCursor!, { ...SCOPE, kind: "reply" }), {
     v: 1,
     kind: "reply",

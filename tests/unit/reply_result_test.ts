@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type ItemEntry, type RawItem, type Turn, TURN_STATUSES } from "../../src/codex/types.ts";
+import type { ItemEntry, RawItem, Turn } from "../../src/codex/types.ts";
 import {
   buildReadResult,
   decodeCursor,
@@ -8,9 +8,13 @@ import {
   matchUserItem,
   observedTurnStatus,
   projectReplies,
-  readReplySchema,
 } from "../../src/reply/mod.ts";
-import type { ReadReplyResult, Reply } from "../../src/reply/mod.ts";
+import {
+  type ReadReplyResult,
+  readReplySchema,
+  type Reply,
+  RESULT_TURN_STATUSES,
+} from "../../src/reply/schemas.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const MESSAGE = "cum-noid";
@@ -134,7 +138,7 @@ Deno.test("buildReadResult() passes on a moderated reply with the kind Codex nam
 Deno.test("readReplySchema accepts every result buildReadResult() builds", () => {
   const replies: Reply[] = [REPLY, { itemId: "msg_m", moderated: true, blockReason: "cyber" }];
   const results = [
-    ...[undefined, ...TURN_STATUSES].map((turnStatus) =>
+    ...[undefined, ...RESULT_TURN_STATUSES].map((turnStatus) =>
       buildReadResult({ ...SCOPE, match: OBSERVED, turnStatus, replies, nextCursor: "more" })
     ),
     buildReadResult({ ...SCOPE, match: { kind: "no_match" }, searchCursor: "older" }),
@@ -149,7 +153,8 @@ Deno.test("readReplySchema accepts every result buildReadResult() builds", () =>
 
 Deno.test("readReplySchema refuses a turn without its id or with a status no read reports", () => {
   const result = buildReadResult({ ...SCOPE, match: OBSERVED, replies: [REPLY] });
-  for (const turn of [{ status: "completed" }, { id: TURN }, { id: TURN, status: "running" }]) {
+  // inProgress: Codex's word for a running turn, which a read reports as running.
+  for (const turn of [{ status: "completed" }, { id: TURN }, { id: TURN, status: "inProgress" }]) {
     const parsed = readReplySchema.safeParse({ ...result, turn });
     assert.equal(parsed.success, false, JSON.stringify(turn));
   }

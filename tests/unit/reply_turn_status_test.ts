@@ -1,7 +1,7 @@
 import assert from "assert";
 import type { Turn } from "../../src/codex/types.ts";
 import { isTerminal, observedTurnStatus, TURN_STATUS_WINDOW } from "../../src/reply/mod.ts";
-import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
+import type { ObservedTurnStatus } from "../../src/reply/schemas.ts";
 
 // Shapes from transcripts/02-read-methods.json and 07-edge-cases.json (subset kept by parseTurn).
 const COMPLETED: Turn = {
@@ -48,10 +48,10 @@ function filler(n: number): Turn[] {
   }));
 }
 
-Deno.test("observedTurnStatus() reports completed, failed and inProgress as listed", () => {
+Deno.test("observedTurnStatus() reports completed and failed as listed, and Codex's inProgress as running", () => {
   assert.equal(observedTurnStatus(TURNS, COMPLETED.id), "completed");
   assert.equal(observedTurnStatus(TURNS, FAILED.id), "failed");
-  assert.equal(observedTurnStatus(TURNS, IN_PROGRESS.id), "inProgress");
+  assert.equal(observedTurnStatus(TURNS, IN_PROGRESS.id), "running");
 });
 
 Deno.test("observedTurnStatus() reports interrupted only when completedAt is set", () => {
@@ -87,7 +87,7 @@ Deno.test("isTerminal() is true only for completed, failed and interrupted", () 
     ["completed", true],
     ["failed", true],
     ["interrupted", true],
-    ["inProgress", false],
+    ["running", false],
     ["unverified", false],
   ];
   for (const [status, terminal] of table) assert.equal(isTerminal(status), terminal, status);

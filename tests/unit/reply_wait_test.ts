@@ -2,16 +2,10 @@ import assert from "assert";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
-import type { ReadReplyResult } from "../../src/reply/mod.ts";
-import {
-  isSettled,
-  WAIT_BACKOFF,
-  waitForReply,
-  Wake,
-  WATCHED_BACKOFF,
-} from "../../src/ops/wait_reply.ts";
+import type { ObservedTurnStatus, ReadReplyResult } from "../../src/reply/schemas.ts";
+import { isSettled, WAIT_BACKOFF, Wake, WATCHED_BACKOFF } from "../../src/ops/wait_reply.ts";
+import { readWait } from "../../testing/read_wait.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
-import type { ObservedTurnStatus } from "../../src/reply/mod.ts";
 
 const SCOPE = { threadId: "01a22a5c-6698-7df3-813e-7166a248c477", clientMessageId: "c1" };
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -48,7 +42,7 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
   const cases: [ReadReplyResult, boolean][] = [
     [noMatch(), false],
     [observed("unverified"), false],
-    [observed("inProgress"), false],
+    [observed("running"), false],
     [observed("completed"), true],
     [observed("failed"), true],
     [observed("interrupted"), true],
@@ -61,11 +55,11 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
   }
 });
 
-Deno.test("waitForReply() unwatched: pauses 100 ms, then 200, then every 250 ms, and reads once more at the deadline", async () => {
+Deno.test("waitOn() on a read message unwatched: pauses 100 ms, then 200, then every 250 ms, and reads once more at the deadline", async () => {
   const clock = new ManualClock();
   const readsAt: number[] = [];
   const pauses: number[] = [];
-  const out = await waitForReply(fakeSession(), { ...SCOPE, timeoutSeconds: 2 }, {
+  const out = await readWait(fakeSession(), { ...SCOPE, timeoutSeconds: 2 }, {
     clock,
     onProgress: drive(clock, pauses),
     read: () => {
@@ -84,12 +78,12 @@ Deno.test("waitForReply() unwatched: pauses 100 ms, then 200, then every 250 ms,
   assert.equal(clock.pending, 0, "no timer outlives the wait");
 });
 
-Deno.test("waitForReply() returns the read that settles it, not timed out", async () => {
+Deno.test("waitOn() on a read message returns the read that settles it, not timed out", async () => {
   const clock = new ManualClock();
   const results = [noMatch(), observed("unverified"), observed("unverified", ["done"])];
   const seen: ReadReplyInput[] = [];
   const pauses: number[] = [];
-  const out = await waitForReply(
+  const out = await readWait(
     fakeSession(),
     { ...SCOPE, cursor: "abc", timeoutSeconds: 30 },
     {
@@ -107,10 +101,10 @@ Deno.test("waitForReply() returns the read that settles it, not timed out", asyn
   assert.deepEqual(seen, [1, 2, 3].map(() => ({ ...SCOPE, cursor: "abc" })), "same request");
 });
 
-Deno.test("waitForReply() reports progress without reply text, once per unsettled read", async () => {
+Deno.test("waitOn() on a read message reports progress without reply text, once per unsettled read", async () => {
   const clock = new ManualClock();
   const reports: { reads: number; elapsedMs: number; timeoutMs: number }[] = [];
-  await waitForReply(fakeSession(), { ...SCOPE, timeoutSeconds: 1 }, {
+  await readWait(fakeSession(), { ...SCOPE, timeoutSeconds: 1 }, {
     clock,
     onProgress: (p) => {
       reports.push({ reads: p.reads, elapsedMs: p.elapsedMs, timeoutMs: p.timeoutMs });
@@ -127,11 +121,11 @@ Deno.test("waitForReply() reports progress without reply text, once per unsettle
   ]);
 });
 
-Deno.test("waitForReply() stops a pause at once when the operation is aborted", async () => {
+Deno.test("waitOn() on a read message stops a pause at once when the operation is aborted", async () => {
   const clock = new ManualClock();
   const controller = new AbortController();
   let reads = 0;
-  const out = await waitForReply(fakeSession(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
+  const out = await readWait(fakeSession(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
     onProgress: () => controller.abort(),
     read: () => {
@@ -166,14 +160,14 @@ function watchingSession(signal?: AbortSignal) {
   return { session, notify, watching };
 }
 
-Deno.test("waitForReply() watched: the fallback pauses 250 ms doubling to 2 s", async () => {
+Deno.test("waitOn() on a read message watched: the fallback pauses 250 ms doubling to 2 s", async () => {
   const clock = new ManualClock();
   const { session, watching } = watchingSession();
   const pauses: number[] = [];
-  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 6 }, {
+  const out = await readWait(session, { ...SCOPE, timeoutSeconds: 6 }, {
     clock,
     onProgress: drive(clock, pauses),
-    read: () => Promise.resolve(observed("inProgress")),
+    read: () => Promise.resolve(observed("running")),
   });
   assert.deepEqual(WATCHED_BACKOFF, { initialMs: 250, maxMs: 2000 });
   assert.deepEqual(pauses, [250, 500, 1000, 2000, 2000, 250]);
@@ -181,13 +175,13 @@ Deno.test("waitForReply() watched: the fallback pauses 250 ms doubling to 2 s", 
   assert.equal(watching(), 0, "the watch ends with the wait");
 });
 
-Deno.test("waitForReply() watched: a status change of the thread ends the pause at once and restarts the fallback", async () => {
+Deno.test("waitOn() on a read message watched: a status change of the thread ends the pause at once and restarts the fallback", async () => {
   const clock = new ManualClock();
   const { session, notify } = watchingSession();
   const readsAt: number[] = [];
-  const results = [observed("inProgress"), observed("inProgress"), observed("inProgress")];
+  const results = [observed("running"), observed("running"), observed("running")];
   let progress = 0;
-  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+  const out = await readWait(session, { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
     onProgress: () => {
       progress++;
@@ -213,19 +207,19 @@ Deno.test("waitForReply() watched: a status change of the thread ends the pause 
   assert.deepEqual(readsAt, [0, 250, 370, 620]);
 });
 
-Deno.test("waitForReply() watched: a notification during a read skips the next pause", async () => {
+Deno.test("waitOn() on a read message watched: a notification during a read skips the next pause", async () => {
   const clock = new ManualClock();
   const { session, notify } = watchingSession();
   const readsAt: number[] = [];
   let n = 0;
-  const out = await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+  const out = await readWait(session, { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
     onProgress: () => {},
     read: () => {
       readsAt.push(clock.now());
       n++;
       if (n === 1) notify(SCOPE.threadId, "turn/completed");
-      return Promise.resolve(n === 1 ? observed("inProgress") : observed("completed"));
+      return Promise.resolve(n === 1 ? observed("running") : observed("completed"));
     },
   });
   assert.equal(out.timedOut, false);
@@ -233,11 +227,11 @@ Deno.test("waitForReply() watched: a notification during a read skips the next p
   assert.equal(clock.pending, 0);
 });
 
-Deno.test("waitForReply() watched: a turn running outside the watched connection is read at the unwatched pace", async () => {
+Deno.test("waitOn() on a read message watched: a turn running outside the watched connection is read at the unwatched pace", async () => {
   const clock = new ManualClock();
   const { session } = watchingSession();
   const pauses: number[] = [];
-  await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+  await readWait(session, { ...SCOPE, timeoutSeconds: 1 }, {
     clock,
     onProgress: drive(clock, pauses),
     read: () => Promise.resolve(observed("unverified")),
@@ -245,7 +239,7 @@ Deno.test("waitForReply() watched: a turn running outside the watched connection
   assert.deepEqual(pauses, [100, 200, 250, 250, 200]);
 });
 
-Deno.test("waitForReply() watched: a status change, a turn's start or end and a stored item wake it; a delta or another thread's news does not", async () => {
+Deno.test("waitOn() on a read message watched: a status change, a turn's start or end and a stored item wake it; a delta or another thread's news does not", async () => {
   const cases: [string, string, boolean][] = [
     [SCOPE.threadId, "thread/status/changed", true],
     [SCOPE.threadId, "turn/started", true],
@@ -260,24 +254,24 @@ Deno.test("waitForReply() watched: a status change, a turn's start or end and a 
     const { session, notify } = watchingSession();
     const pauses: number[] = [];
     const letPauseRun = drive(clock, pauses);
-    await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+    await readWait(session, { ...SCOPE, timeoutSeconds: 1 }, {
       clock,
       onProgress: (p) => {
         if (p.reads === 1) notify(threadId, method);
         letPauseRun();
       },
-      read: () => Promise.resolve(observed("inProgress")),
+      read: () => Promise.resolve(observed("running")),
     });
     // Woken: the first pause ends at once and the next starts from 250 ms again.
     assert.deepEqual(pauses.slice(0, 2), wakes ? [0, 250] : [250, 500], `${threadId} ${method}`);
   }
 });
 
-Deno.test("waitForReply() paces every read with a backoff given, a watched turn running elsewhere too", async () => {
+Deno.test("waitOn() on a read message paces every read with a backoff given, a watched turn running elsewhere too", async () => {
   const clock = new ManualClock();
   const { session } = watchingSession();
   const pauses: number[] = [];
-  await waitForReply(session, { ...SCOPE, timeoutSeconds: 1 }, {
+  await readWait(session, { ...SCOPE, timeoutSeconds: 1 }, {
     clock,
     backoff: { initialMs: 300, maxMs: 400 },
     onProgress: drive(clock, pauses),
@@ -305,20 +299,20 @@ function listenedSignal() {
   return { signal, listening };
 }
 
-Deno.test("waitForReply() listens on the operation's signal only while it pauses: one listener, none left", async () => {
+Deno.test("waitOn() on a read message listens on the operation's signal only while it pauses: one listener, none left", async () => {
   const clock = new ManualClock();
   const { signal, listening } = listenedSignal();
   const { session, notify } = watchingSession(signal);
   const during: number[] = [];
   let reads = 0;
-  await waitForReply(session, { ...SCOPE, timeoutSeconds: 30 }, {
+  await readWait(session, { ...SCOPE, timeoutSeconds: 30 }, {
     clock,
     onProgress: (p) => {
       during.push(listening.size);
       if (p.reads === 1) clock.advance(250); // The first pause ends on its timer,
       else notify(SCOPE.threadId, "turn/completed"); // the second on a wake.
     },
-    read: () => Promise.resolve(++reads < 3 ? observed("inProgress") : observed("completed")),
+    read: () => Promise.resolve(++reads < 3 ? observed("running") : observed("completed")),
   });
   assert.deepEqual(during, [1, 1]);
   assert.equal(listening.size, 0);

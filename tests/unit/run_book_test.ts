@@ -25,7 +25,7 @@ const snapshot = (threadId: string, clientMessageId: string) => ({
   phase: "completed" as const,
   itemsCompleted: 0,
   declinedRequests: [],
-  earlierMessages: [],
+  queuedAhead: [],
   notes: [],
 });
 
@@ -81,7 +81,7 @@ Deno.test("a live run is listed with its state and startedAt; pending requests m
       threadId: "thread-b",
       clientMessageId: "msg-b",
       state: "waiting_for_approval",
-      approvals: 2,
+      pendingRequests: 2,
       startedAt: "2026-12-01T10:00:05.000Z",
     },
     {

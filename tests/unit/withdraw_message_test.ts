@@ -2,11 +2,8 @@ import assert from "assert";
 import { scriptedSession } from "../../testing/scripted_session.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
-import {
-  NOT_QUEUED_HERE,
-  withdrawMessage,
-  withdrawSchema,
-} from "../../src/ops/withdraw_message.ts";
+import { NOT_QUEUED_HERE, withdrawMessage } from "../../src/ops/withdraw_message.ts";
+import { withdrawSchema } from "../../src/reply/schemas.ts";
 import { QueuedHere } from "../../src/ops/queued_here.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";

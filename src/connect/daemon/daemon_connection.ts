@@ -290,7 +290,12 @@ export class DaemonConnection implements Connection {
     const liveness = new Liveness(
       transport.ping ? () => transport.ping!() : () => Promise.resolve(true),
       this.#clock,
-      (why) => void this.#close(live, new RelayError("connection_lost", why, { written: true })),
+      // A ping answered false because the channel ended with its own error: that error is the reason.
+      (why) =>
+        void this.#close(
+          live,
+          transport.failure ?? new RelayError("connection_lost", why, { written: true }),
+        ),
     );
     const live: Live = {
       dialed,

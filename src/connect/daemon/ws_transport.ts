@@ -178,6 +178,11 @@ export class WebSocketTransport implements FrameTransport {
     });
   }
 
+  /** The channel's own error once it ended with one (set before pending pings answer false). */
+  get failure(): RelayError | undefined {
+    return this.#end?.error;
+  }
+
   /** Sends a WebSocket close frame (best effort), before the proxy's stdin is closed. */
   close(): void {
     if (this.#open && !this.#end) this.#driver.close();

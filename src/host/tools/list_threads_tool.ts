@@ -7,13 +7,13 @@
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
+import { listThreads } from "../../ops/list_threads.ts";
 import {
-  listThreads,
+  type ListedRun,
   type ThreadList,
   threadListSchema,
   threadListWithRunsSchema,
-} from "../../ops/list_threads.ts";
-import type { ListedRun } from "../../ops/listed_runs.ts";
+} from "../../reply/schemas.ts";
 import { LISTED_SOURCE_KINDS } from "../../codex/types.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
@@ -52,8 +52,8 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
       search,
       withCwd: caps.turnStart,
       running,
-      // Where the daemon keeps turns of earlier relay processes and their turns can be read.
-      earlier: running && caps.replyRead && connection.capabilities.shared
+      // Where the daemon keeps turns of other relay processes and their turns can be read.
+      otherRelays: running && caps.replyRead && connection.capabilities.shared
         ? { running, queuedHere: (t: string, m: string) => ctx.starts.queuedHere.has(t, m) }
         : undefined,
     };
@@ -138,9 +138,9 @@ function renderRuns(runs: readonly ListedRun[]): string {
   if (runs.length === 0) return "codex-relay runs no turn.";
   const lines = runs.map((r) =>
     `${r.clientMessageId} on ${r.threadId}: ${r.state}${
-      r.approvals ? ` (${r.approvals} to answer)` : ""
+      r.pendingRequests ? ` (${r.pendingRequests} request(s) to answer)` : ""
     }${r.lostAt ? ` since ${r.lostAt} (the connection was lost; the turn may run on)` : ""}${
-      r.earlier ? " (an earlier codex-relay's)" : ""
+      r.otherRelay ? " (another codex-relay's)" : ""
     }`
   );
   return `Runs (ended ones are shown once): ${lines.join("; ")}.`;

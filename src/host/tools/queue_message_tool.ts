@@ -6,7 +6,8 @@
 
 import { z } from "zod";
 import { messageText, threadRef } from "../../ops/inputs.ts";
-import { queueMessage, type Receipt, receiptSchema } from "../../ops/queue_message.ts";
+import { queueMessage } from "../../ops/queue_message.ts";
+import { type Receipt, receiptSchema } from "../../reply/schemas.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { spawnSurface, type Surface } from "../surface.ts";

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { RoundState } from "../input_rounds.ts";
 import { runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { ReviewTarget } from "../../codex/methods.ts";
-import { runOutput, type RunResult } from "../../turn/run_result.ts";
+import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import type { Tool, ToolInputRequired } from "../tool.ts";
 import { explainRun, followStart, refuseLostState, retryRun } from "./run_tool.ts";
 

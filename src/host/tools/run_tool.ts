@@ -8,14 +8,15 @@
 
 import { z } from "zod";
 import { roundBelongs, type RoundState } from "../input_rounds.ts";
-import type { Receipt } from "../../ops/queue_message.ts";
 import {
-  type PendingSummary,
+  type Receipt,
+  type RequestSummary,
   runOutput,
   type RunResult,
-  runResult,
-} from "../../turn/run_result.ts";
-import { type Followed, followTurn, takeAnswers } from "../follow_turn.ts";
+} from "../../reply/schemas.ts";
+import { runResult } from "../../turn/run_result.ts";
+import { type CallWaited, type RoundBase, runEnd, takeAnswers, waitInCall } from "../wait_call.ts";
+import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
@@ -117,7 +118,7 @@ export async function followStart(
     waitSeconds: args.waitSeconds,
     receipt: start.receipt,
   };
-  const out = shape(await followTurn(start.runtime, ctx, base, 0), start.receipt);
+  const out = shape(await follow(start.runtime, ctx, base, 0), start.receipt);
   // The servers the turn runs without (issue 31); the run's notes say it in every result.
   if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
   return out;
@@ -149,29 +150,38 @@ export async function retryRun(
       message: "The turn's runtime is gone (codex-relay restarted or released it)",
     };
   }
-  return shape(await followTurn(runtime, ctx, { ...state }, state.round), receipt);
+  const { tokens: _t, round: _r, runtimeId: _id, runtimeIds: _ids, ...base } = state;
+  return shape(await follow(runtime, ctx, base, state.round), receipt);
 }
 
-function shape(followed: Followed, receipt: Receipt): RunResult | ToolInputRequired {
-  return followed.kind === "input"
-    ? { inputRequired: followed.result }
-    : runResult(followed, receipt);
+/** Follows one run with the wait engine for up to `base.waitSeconds`. */
+function follow(
+  runtime: TurnRuntime,
+  ctx: CallContext,
+  base: RoundBase,
+  round: number,
+): Promise<CallWaited> {
+  return waitInCall([{ run: runtime }], ctx, { base, round, until: "any", progress: "detail" });
 }
 
-function pendingText(pending: PendingSummary[] | undefined): string {
+function shape(waited: CallWaited, receipt: Receipt): RunResult | ToolInputRequired {
+  return "inputRequired" in waited ? waited : runResult(runEnd(waited.ends[0]), receipt);
+}
+
+function pendingText(pending: RequestSummary[] | undefined): string {
   if (!pending?.length) return "";
   return `${pending.length} request(s) from Codex wait for your answer: ${
     pending.map((p) => p.summary).join("; ")
   }.`;
 }
 
-function earlierText(out: RunResult): string {
-  const earlier = out.earlierMessages;
-  if (!earlier?.length) return "";
-  const list = earlier.map((e) =>
+function aheadText(out: RunResult): string {
+  const ahead = out.queuedAhead;
+  if (!ahead?.length) return "";
+  const list = ahead.map((e) =>
     `${e.clientMessageId ?? "a message without clientMessageId"} (turn ${e.turnId ?? "unknown"})`
   ).join(", ");
-  return `Starting it also started ${earlier.length} earlier queued message(s) first: ${list}.`;
+  return `Starting it also started ${ahead.length} message(s) queued ahead of yours first: ${list}.`;
 }
 
 /** Where a running turn lives, as the backend decides. */
@@ -248,7 +258,7 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
   const extra = [structuredText(out), reviewText(out)].filter((x) => x).join("\n\n");
   const said = sentences(
     `The turn ${TURN_ENDED[out.turn.status]} (${ids})`,
-    earlierText(out),
+    aheadText(out),
     ...notes,
     failure,
     declinedText(out.declinedRequests),
@@ -304,14 +314,14 @@ function explainRunning(
     said: sentences(
       `The turn is running (${ids})`,
       whereItRuns(surface),
-      earlierText(out),
+      aheadText(out),
       ...notes,
-      pendingText(out.pendingApprovals),
+      pendingText(out.pendingRequests),
       declinedText(out.declinedRequests),
     ),
     next: !reads
       ? "codex_list_threads shows whether it still runs; codex_interrupt stops it."
-      : out.pendingApprovals?.length
+      : out.pendingRequests?.length
       ? "Call codex_wait_reply to answer Codex's requests, or stop the turn with codex_interrupt."
       : "Follow it with codex_wait_reply or stop it with codex_interrupt.",
   };

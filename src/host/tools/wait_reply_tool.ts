@@ -1,19 +1,20 @@
 /**
- * `codex_wait_reply` (with `--allow-reply-read`): `codex_read_reply` repeated
- * with backoff until a final answer is observed, the turn ends, or the wait
- * time (1..55 s) is up (`src/ops/wait_reply.ts`), with progress
- * notifications; a turn this relay runs is followed instead
- * (`src/host/follow_turn.ts`). With `messages` it waits on 1..16 messages at
- * once (`src/host/wait_many.ts`).
+ * `codex_wait_reply` (with `--allow-reply-read`): waits on one message, or
+ * on 1..16 with `messages` (the single form is the list of one), with the
+ * wait engine (`src/turn/wait_engine.ts`): a message whose turn this relay
+ * runs is followed, the others are read again and again, until a final
+ * answer, the turn's end, or the wait time (1..55 s) is up.
  * @module
  */
 
 import { z } from "zod";
-import { asRelayError } from "../../core/errors.ts";
 import { unavailableRead } from "../../reply/read_result.ts";
-import { readReplySchema } from "../../reply/schemas.ts";
-import { declinedRequestsSchema, pendingApprovalSchema } from "../../turn/run_result.ts";
-import { WAIT_SECONDS, waitForReply, type WaitProgress } from "../../ops/wait_reply.ts";
+import {
+  type WaitMessageResult,
+  type WaitReplyResult,
+  waitReplySchema,
+} from "../../reply/schemas.ts";
+import { WAIT_SECONDS } from "../../ops/wait_reply.ts";
 import {
   clientMessageId,
   clientMessageIdItem,
@@ -21,12 +22,29 @@ import {
   threadRef,
   threadRefItem,
 } from "../../ops/inputs.ts";
-import { duplicateAt, WAIT_MESSAGES, WAIT_UNTIL } from "../../reply/wait_set.ts";
-import { waitMany, waitOperation } from "../wait_many.ts";
+import {
+  duplicateAt,
+  mergeResults,
+  WAIT_MESSAGES,
+  WAIT_UNTIL,
+  type WaitMessageRef,
+  type WaitUntil,
+} from "../../reply/wait_set.ts";
+import { waitResult } from "../../turn/run_result.ts";
+import { locateMessage } from "../../turn/turn_attach.ts";
+import type { TurnRuntime } from "../../turn/turn_runtime.ts";
+import type { WaitEntry } from "../../turn/wait_engine.ts";
+import { roundBelongs, type RoundCall, type RoundState } from "../input_rounds.ts";
+import { takeAnswers, waitInCall } from "../wait_call.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { RelayError } from "../../core/errors.ts";
-import { type CallContext, READ_ANNOTATIONS, type Tool, type ToolInputRequired } from "../tool.ts";
-import { followForWait, waitOutput } from "../follow_turn.ts";
+import {
+  type CallContext,
+  READ_ANNOTATIONS,
+  type Tool,
+  type ToolInputRequired,
+  ToolRefusal,
+} from "../tool.ts";
 import { declinedText, explainReadReply } from "../render_reply.ts";
 import { type Explained, textOf } from "../next_steps.ts";
 import { sentence, sentences } from "../text.ts";
@@ -70,28 +88,8 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
 
 const input = waitReplyInput;
 
-/** One message's result: a `codex_read_reply` result plus `timedOut`. */
-const messageResultSchema = readReplySchema.extend({
-  timedOut: z.boolean(),
-  pendingApprovals: z.array(pendingApprovalSchema).optional(),
-  notes: z.array(z.string()).optional(),
-  declinedRequests: declinedRequestsSchema,
-  /** How the followed run failed (its known end), when it did. */
-  error: z.string().optional(),
-});
-
-/**
- * The `codex_wait_reply` result (one object schema for both forms): one
- * message's result, or `{until, done, messages}` on several.
- */
-export const waitReplySchema = messageResultSchema.partial().extend({
-  until: z.enum(WAIT_UNTIL).optional(),
-  done: z.number().int().optional(),
-  messages: z.array(messageResultSchema).optional(),
-});
-
-type WaitOutput = z.output<typeof waitReplySchema>;
-type SingleOutput = z.output<typeof messageResultSchema>;
+type WaitOutput = WaitReplyResult;
+type SingleOutput = WaitMessageResult;
 
 /** The `codex_wait_reply` tool. */
 export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
@@ -106,13 +104,10 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   async run(args, ctx): Promise<WaitOutput | ToolInputRequired> {
     if (args.messages) {
       const until = args.until ?? "any";
-      return await waitMany({ ...args, messages: args.messages, until }, ctx);
+      return await waitMessages({ ...args, messages: args.messages, until }, "many", ctx);
     }
-    return await waitOne({
-      ...args,
-      threadId: args.threadId!,
-      clientMessageId: args.clientMessageId!,
-    }, ctx);
+    const messages = [{ threadId: args.threadId!, clientMessageId: args.clientMessageId! }];
+    return await waitMessages({ ...args, messages, until: "any" }, "one", ctx);
   },
   explain(out, surface) {
     const turnStart = surface?.caps.turnStart ?? false;
@@ -121,44 +116,68 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
   },
 };
 
-/** The single-message form, as it always was. */
-async function waitOne(
-  given: { threadId: string; clientMessageId: string; timeoutSeconds: number; cursor?: string },
+/** One message (`form` one) or several: the single form is the list of one, rendered as it always was. */
+async function waitMessages(
+  given: { messages: WaitMessageRef[]; until: WaitUntil; timeoutSeconds: number; cursor?: string },
+  form: "one" | "many",
   ctx: CallContext,
-): Promise<SingleOutput | ToolInputRequired> {
-  const threadId = await resolveRef(ctx.connection, given.threadId, ctx.signal);
-  if (threadId instanceof RelayError) {
-    return { ...unavailableRead(given, threadId.reason), timedOut: false };
+): Promise<WaitOutput | ToolInputRequired> {
+  const entries: WaitEntry<TurnRuntime>[] = [];
+  for (const m of given.messages) {
+    const threadId = await resolveRef(ctx.connection, m.threadId, ctx.signal);
+    const ref = {
+      threadId: threadId instanceof RelayError ? m.threadId : threadId,
+      clientMessageId: m.clientMessageId,
+      ...(given.cursor === undefined ? {} : { cursor: given.cursor }),
+    };
+    if (!(threadId instanceof RelayError)) entries.push({ ref });
+    else {entries.push({
+        ref,
+        end: { kind: "read", read: unavailableRead(ref, threadId.reason), final: true },
+      });}
   }
-  const args = { ...given, threadId };
-  const followed = await followForWait(args, ctx);
-  if (followed?.kind === "input") return { inputRequired: followed.result };
-  if (followed) return waitOutput(followed);
-  const onProgress = (p: WaitProgress) =>
-    ctx.progress(
-      `Waiting for a final answer: read ${p.reads}, ${describe(p)}, ${
-        Math.round(p.elapsedMs / 1000)
-      } of ${p.timeoutMs / 1000} s`,
-      p.reads,
-    );
-  try {
-    return await waitOperation(
-      ctx,
-      args.timeoutSeconds,
-      (s) => waitForReply(s, args, { clock: ctx.connection.clock, onProgress }),
-    );
-  } catch (error) {
-    const { reason } = asRelayError(error);
-    ctx.log.warn("wait failed", { reason });
-    return { ...unavailableRead(args, reason), timedOut: false };
+  if (form === "one" && entries[0].end) return waitResult(entries[0].end);
+  const refs = entries.map((e) => ({
+    threadId: e.ref!.threadId,
+    clientMessageId: e.ref!.clientMessageId,
+  }));
+  // The same message named twice (an id in another case, or by name): refused as a literal repeat.
+  const dup = duplicateAt(refs);
+  if (dup >= 0) throw new ToolRefusal(`messages[${dup}] repeats an earlier message`);
+  const call: RoundCall = form === "one"
+    ? { tool: "codex_wait_reply", ...refs[0] }
+    : { tool: "codex_wait_reply", messages: refs };
+  const state = ctx.mcp.mcpReq.requestState<RoundState>();
+  if (state !== undefined) {
+    takeAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses, roundBelongs(state, call));
   }
+  const hints = state ? (state.runtimeIds ?? [state.runtimeId]) : [];
+  const deps = { connection: ctx.connection, registry: ctx.turns, clock: ctx.clock, log: ctx.log };
+  for (const [i, e] of entries.entries()) {
+    if (!e.end) {
+      entries[i] = await locateMessage(e.ref!, deps, ctx.caps.turnStart, hints, ctx.signal);
+    }
+  }
+  const base = {
+    v: 1 as const,
+    tool: "codex_wait_reply" as const,
+    ...refs[0],
+    waitSeconds: given.timeoutSeconds,
+    ...(form === "many" ? { messages: refs } : {}),
+  };
+  const round = state?.round ?? 0;
+  const progress = form === "one" ? "detail" : "summary";
+  const out = await waitInCall(entries, ctx, { base, round, until: given.until, progress });
+  if ("inputRequired" in out) return out;
+  const results = out.ends.map(waitResult);
+  return form === "one" ? results[0] : mergeResults(given.until, results);
 }
 
 function explainOne(out: SingleOutput, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
-  const pending = out.pendingApprovals?.length
-    ? `${out.pendingApprovals.length} request(s) from Codex wait for your answer: ${
-      out.pendingApprovals.map((p) => p.summary).join("; ")
+  const pending = out.pendingRequests?.length
+    ? `${out.pendingRequests.length} request(s) from Codex wait for your answer: ${
+      out.pendingRequests.map((p) => p.summary).join("; ")
     }.`
     : "";
   const again = "Call codex_wait_reply again to keep waiting.";
@@ -192,7 +211,7 @@ function explainMany(out: WaitOutput, turnStart: boolean): Explained {
   const head = `${out.done} of ${all.length} final (until ${out.until}).`;
   const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m, turnStart))}`);
   const open = all.filter((m) => m.timedOut).length;
-  const asking = all.filter((m) => m.pendingApprovals?.length).length;
+  const asking = all.filter((m) => m.pendingRequests?.length).length;
   return {
     said: [head, ...each].join("\n"),
     next: sentences(
@@ -204,11 +223,4 @@ function explainMany(out: WaitOutput, turnStart: boolean): Explained {
         : "All are final: each message's replies are in messages",
     ),
   };
-}
-
-/** What the last read saw, without any text. */
-function describe(p: WaitProgress): string {
-  const last = p.last;
-  if (last.status === "observed" && last.turn) return `matched, turn ${last.turn.status}`;
-  return last.status === "no_match" ? "message not found yet" : last.status;
 }

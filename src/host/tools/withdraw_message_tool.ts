@@ -7,11 +7,8 @@
 
 import { z } from "zod";
 import { clientMessageId, threadRef } from "../../ops/inputs.ts";
-import {
-  withdrawMessage,
-  type WithdrawResult,
-  withdrawSchema,
-} from "../../ops/withdraw_message.ts";
+import { withdrawMessage } from "../../ops/withdraw_message.ts";
+import { type WithdrawResult, withdrawSchema } from "../../reply/schemas.ts";
 import { asRelayError } from "../../core/errors.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
