@@ -82,10 +82,18 @@ async function call<N extends ToolName>(
   name: N,
   args: Structured,
   progress?: string[],
+  onFirstProgress?: () => void,
 ): Promise<ToolOutput<N>> {
   const result = await callTool(client, name, args, {
     timeout: 90_000,
-    ...(progress ? { onprogress: (p) => void progress.push(String(p.message)) } : {}),
+    ...(progress
+      ? {
+        onprogress: (p) => {
+          progress.push(String(p.message));
+          onFirstProgress?.();
+        },
+      }
+      : {}),
   });
   assert.ok(!result.isError, JSON.stringify(result.content));
   assert.ok(result.structuredContent, `${name} answered with structuredContent`);
@@ -121,12 +129,16 @@ for (const mode of MODES) {
       const { refs, barriers } = await runAll(client, f, keys, threads);
       const progress: string[] = [];
       const began = performance.now();
+      const waiting = Promise.withResolvers<void>();
       const any = call(
         client,
         "codex_wait_reply",
         { messages: refs, timeoutSeconds: 50 },
         progress,
+        waiting.resolve,
       );
+      // b ends only once the wait has said where it stands (else its first word may be "1 of 3").
+      await waiting.promise;
       await barriers.get("b")!.release();
       const first = await any;
       assert.ok(performance.now() - began < 25_000, "woken by b's end, not the 50 s timeout");
