@@ -168,6 +168,20 @@ Deno.test("readReply: a search cursor continues the search at its app-server cur
   }]);
 });
 
+Deno.test("readReply: a search cursor's page without a match is no_match and never looks in the queue (only a fresh read does)", async () => {
+  const cursor = encodeCursor({ v: 1, kind: "search", ...SCOPE, appCursor: "app-7" });
+  const { session, calls } = scriptedSession({
+    "thread/items/list": () => ({ data: [entry(user("other"))], nextCursor: null }),
+    "thread/queue/list": () => ({
+      data: [{ id: "q1", clientUserMessageId: "c1" }],
+      nextCursor: null,
+    }),
+  });
+  const out = await readReply(session, { ...SCOPE, cursor });
+  assert.deepEqual([out.status, out.searchCursor, out.replies], ["no_match", null, []]);
+  assert.deepEqual(calls.map(([m]) => m), ["thread/items/list"]);
+});
+
 Deno.test("readReply: two matching user items are ambiguous, nothing more is read", async () => {
   const { session, calls } = scriptedSession({
     "thread/items/list": () => ({
