@@ -148,6 +148,7 @@ export async function locateMessage(
   const read = await deps.connection
     .operation((s) => readReply(s, scope), { signal, label: "attach" })
     .catch(() => undefined);
+  // Stryker disable next-line OptionalChaining: an observed read always names its turn
   if (read?.status !== "observed" || read.turn?.status !== "running") return { ref };
   const attached = await attachTurn(deps, { ...scope, turnId: read.turn.id }, signal);
   return attached ? { ref, run: attached } : { ref };

@@ -94,6 +94,7 @@ Deno.test("parseResult(): a result arrives parsed: relied-on fields kept, the re
     config: { sandbox_mode: "read-only" },
   });
   assert.equal(parseResult("thread/queue/start", { turn: { id: "u" } }), undefined);
+  assert.equal(parseResult("turn/steer", { turnId: "t7" }), "t7");
   assert.deepEqual(parseResult("account/read", { account: null, requiresOpenaiAuth: true }), {
     accountType: null,
     requiresOpenaiAuth: true,
@@ -128,6 +129,7 @@ Deno.test("parseResult(): a malformed result is protocol_error with its parser's
       "Unexpected app-server result: thread/read thread.cwd is empty",
     ],
     ["config/read", { config: null }, "config/read returned no config object"],
+    ["turn/steer", { turnId: 7 }, "Unexpected app-server result: turnId is not a string"],
   ];
   for (const [method, value, message] of cases) {
     assert.throws(

@@ -7,7 +7,12 @@ import {
 } from "../../src/connect/connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
-import { ATTACH_BUDGET_MS, attachTurn, STATUS_PAGES } from "../../src/turn/turn_attach.ts";
+import {
+  ATTACH_BUDGET_MS,
+  attachTurn,
+  locateMessage,
+  STATUS_PAGES,
+} from "../../src/turn/turn_attach.ts";
 import type { TurnRegistry } from "../../src/turn/turn_registry.ts";
 import type { TurnRuntime } from "../../src/turn/turn_runtime.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
@@ -78,6 +83,16 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   let holdFails: RelayError | undefined;
   const connection = {
     capabilities: { shared: options.attaches ?? true },
+    // An operation's session answers as the held connection does (the read before an attach).
+    operation: (fn: (s: unknown) => Promise<unknown>) =>
+      fn({
+        call: typedCall((method, raw) => {
+          calls.push([method, raw as Params]);
+          return Promise.resolve(answer(method, raw as Params, 1));
+        }),
+        signal: new AbortController().signal,
+        remainingMs: () => ATTACH_BUDGET_MS,
+      }),
     hold: (o: unknown) => {
       holds.push(o);
       return holdFails ? Promise.reject(holdFails) : Promise.resolve(conn);
@@ -86,6 +101,8 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const registry = {
     closing: options.closing ?? false,
     active: (threadId: string) => threadId === THREAD ? active : undefined,
+    byId: () => undefined,
+    finished: () => undefined,
     begin: (threadId: string, clientMessageId: string, state: { kind: string }) => {
       assert.equal(state.kind, "running", "an attached run begins running");
       if (threadId === THREAD && active) return undefined;
@@ -109,6 +126,7 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
     methods: () => calls.map(([m]) => m),
     setActive: (a: typeof active) => (active = a),
     failHold: (e: RelayError) => (holdFails = e),
+    deps: () => ({ connection, registry, clock: new ManualClock(), log: silentLogger }),
     attach: (clientMessageId = "m") =>
       attachTurn(
         { connection, registry, clock: new ManualClock(), log: silentLogger },
@@ -237,4 +255,43 @@ Deno.test("attachTurn: a runtime that appears on the thread while its status is 
   assert.equal(await w.attach("m"), mine);
   assert.deepEqual(w.events, ["close"]);
   assert.deepEqual(w.methods(), ["thread/list"]);
+});
+
+/** A loaded thread whose search page holds message `m` of turn t1, in `status`. */
+const withMessage = (status: string): Answer => (method, params, n) =>
+  method === "thread/items/list"
+    ? {
+      data: [{
+        turnId: "t1",
+        item: { type: "userMessage", id: "u1", clientId: "m", content: [] },
+      }],
+      nextCursor: null,
+    }
+    : loaded("active", [turn("t1", status, status === "inProgress" ? null : 1)])(
+      method,
+      params,
+      n,
+    );
+
+Deno.test("locateMessage(): a message whose turn runs on an attaching backend is followed by a runtime attached to that turn", async () => {
+  const w = world(withMessage("inProgress"));
+  const ref = { threadId: THREAD, clientMessageId: "m" };
+  const entry = await locateMessage(ref, w.deps(), true, [], w.signal);
+  assert.deepEqual(entry, { ref, run: w.runtime });
+  assert.ok(w.events.includes(`adopt ${THREAD} m t1`), w.events.join(" | "));
+});
+
+Deno.test("locateMessage(): a message whose turn ended, one another run claims first, or a backend that does not attach, is read", async () => {
+  const ref = { threadId: THREAD, clientMessageId: "m" };
+  const ended = world(withMessage("completed"));
+  assert.deepEqual(await locateMessage(ref, ended.deps(), true, [], ended.signal), { ref });
+  const claimed = world(withMessage("inProgress"));
+  claimed.setActive({ clientMessageId: "another" });
+  assert.deepEqual(await locateMessage(ref, claimed.deps(), true, [], claimed.signal), { ref });
+  const notAttaching = world(withMessage("inProgress"));
+  assert.deepEqual(
+    await locateMessage(ref, notAttaching.deps(), false, [], notAttaching.signal),
+    { ref },
+  );
+  assert.deepEqual(notAttaching.calls, [], "nothing read when it may not attach");
 });
