@@ -36,7 +36,7 @@ const ignored = (_value: unknown): void => {};
 function parseTurnStarted(value: unknown): string {
   const turn = (value as { turn?: { id?: unknown } } | null)?.turn;
   if (typeof turn?.id !== "string") {
-    throw new RelayError("protocol_error", "Unexpected app-server result: turn.id is not a string");
+    throw new Error("Unexpected app-server result: turn.id is not a string");
   }
   return turn.id;
 }
@@ -45,7 +45,7 @@ function parseTurnStarted(value: unknown): string {
 function parseTurnSteered(value: unknown): string {
   const turnId = (value as { turnId?: unknown } | null)?.turnId;
   if (typeof turnId !== "string") {
-    throw new RelayError("protocol_error", "Unexpected app-server result: turnId is not a string");
+    throw new Error("Unexpected app-server result: turnId is not a string");
   }
   return turnId;
 }

@@ -95,6 +95,8 @@ Deno.test("parseResult(): a result arrives parsed: relied-on fields kept, the re
   });
   assert.equal(parseResult("thread/queue/start", { turn: { id: "u" } }), undefined);
   assert.equal(parseResult("turn/steer", { turnId: "t7" }), "t7");
+  assert.equal(parseResult("turn/start", { turn: { id: "t8" } }), "t8");
+  assert.equal(parseResult("review/start", { turn: { id: "t9" }, reviewThreadId: "r" }), "t9");
   assert.deepEqual(parseResult("account/read", { account: null, requiresOpenaiAuth: true }), {
     accountType: null,
     requiresOpenaiAuth: true,
@@ -130,6 +132,9 @@ Deno.test("parseResult(): a malformed result is protocol_error with its parser's
     ],
     ["config/read", { config: null }, "config/read returned no config object"],
     ["turn/steer", { turnId: 7 }, "Unexpected app-server result: turnId is not a string"],
+    ["turn/steer", null, "Unexpected app-server result: turnId is not a string"],
+    ["turn/start", { turn: { id: 7 } }, "Unexpected app-server result: turn.id is not a string"],
+    ["review/start", null, "Unexpected app-server result: turn.id is not a string"],
   ];
   for (const [method, value, message] of cases) {
     assert.throws(

@@ -49,7 +49,10 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const calls: [string, Params][] = [];
   const counts = new Map<string, number>();
   const holds: unknown[] = [];
-  let active: { clientMessageId: string } | undefined;
+  let active: { clientMessageId: string; threadId?: string } | undefined;
+  const byId = new Map<string, { threadId: string; clientMessageId: string }>();
+  let finished: { threadId: string; clientMessageId: string } | undefined;
+  const operations: unknown[] = [];
   let run: { threadId: string; clientMessageId: string } | undefined;
   const runtime = {
     clientMessageId: "m",
@@ -84,8 +87,8 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const connection = {
     capabilities: { shared: options.attaches ?? true },
     // An operation's session answers as the held connection does (the read before an attach).
-    operation: (fn: (s: unknown) => Promise<unknown>) =>
-      fn({
+    operation: (fn: (s: unknown) => Promise<unknown>, opts: unknown) =>
+      operations.push(opts) && fn({
         call: typedCall((method, raw) => {
           calls.push([method, raw as Params]);
           return Promise.resolve(answer(method, raw as Params, 1));
@@ -101,8 +104,11 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   const registry = {
     closing: options.closing ?? false,
     active: (threadId: string) => threadId === THREAD ? active : undefined,
-    byId: () => undefined,
-    finished: () => undefined,
+    byId: (id: string) => byId.get(id),
+    finished: (threadId: string, clientMessageId: string) =>
+      finished?.threadId === threadId && finished.clientMessageId === clientMessageId
+        ? finished
+        : undefined,
     begin: (threadId: string, clientMessageId: string, state: { kind: string }) => {
       assert.equal(state.kind, "running", "an attached run begins running");
       if (threadId === THREAD && active) return undefined;
@@ -125,6 +131,9 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
     runtime,
     methods: () => calls.map(([m]) => m),
     setActive: (a: typeof active) => (active = a),
+    byId,
+    operations,
+    setFinished: (f: typeof finished) => (finished = f),
     failHold: (e: RelayError) => (holdFails = e),
     deps: () => ({ connection, registry, clock: new ManualClock(), log: silentLogger }),
     attach: (clientMessageId = "m") =>
@@ -294,4 +303,33 @@ Deno.test("locateMessage(): a message whose turn ended, one another run claims f
     { ref },
   );
   assert.deepEqual(notAttaching.calls, [], "nothing read when it may not attach");
+});
+
+Deno.test("locateMessage(): the message's own run (active, or by a retried call's run id) is followed, its finished run ends the entry; nothing is read", async () => {
+  const ref = { threadId: THREAD, clientMessageId: "m" };
+  const w = world(withMessage("inProgress"));
+  const mine = { threadId: THREAD, clientMessageId: "m" };
+  w.setActive(mine);
+  assert.deepEqual(await locateMessage(ref, w.deps(), true, [], w.signal), { ref, run: mine });
+  w.setActive({ threadId: THREAD, clientMessageId: "another" });
+  w.byId.set("r-other", { threadId: OTHER, clientMessageId: "m" });
+  w.byId.set("r-mine", mine);
+  assert.deepEqual(
+    await locateMessage(ref, w.deps(), true, ["r-other", "r-mine"], w.signal),
+    { ref, run: mine },
+  );
+  w.setActive(undefined);
+  w.setFinished(mine);
+  assert.deepEqual(await locateMessage(ref, w.deps(), true, ["r-other"], w.signal), {
+    ref,
+    end: { kind: "settled", run: mine },
+  });
+  assert.deepEqual(w.calls, [], "nothing read");
+  w.setFinished(undefined);
+  await locateMessage(ref, w.deps(), true, [], w.signal);
+  assert.deepEqual(
+    w.operations,
+    [{ signal: w.signal, label: "attach" }],
+    "the read runs under the call's signal",
+  );
 });
