@@ -333,3 +333,15 @@ Deno.test("locateMessage(): the message's own run (active, or by a retried call'
     "the read runs under the call's signal",
   );
 });
+
+Deno.test("locateMessage(): when the read before an attach fails, the message is read as any other", async () => {
+  const ref = { threadId: THREAD, clientMessageId: "m" };
+  const w = world(withMessage("inProgress"));
+  const deps = w.deps();
+  const busy = new RelayError("busy", "no slot", { written: false });
+  const connection = {
+    ...deps.connection,
+    operation: () => Promise.reject(busy),
+  } as typeof deps.connection;
+  assert.deepEqual(await locateMessage(ref, { ...deps, connection }, true, [], w.signal), { ref });
+});
