@@ -3,7 +3,6 @@ import { scriptedSession } from "../../testing/scripted_session.ts";
 import { type ReasonCode, RelayError } from "../../src/core/errors.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
 import { readReply } from "../../src/ops/read_reply.ts";
-import { isSettled, NOT_FOUND_CONFIRM_MS, notFoundSince } from "../../src/ops/wait_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -397,28 +396,4 @@ Deno.test("readReply: a page that is not the turn's last but consumed nothing fa
   // Page 1 consumes up to m1; page 2 (the same items again, anchored at m1) advances nothing.
   const out = await readReply(session, SCOPE);
   assert.deepEqual([out.status, out.reason], ["unavailable", "protocol_error"]);
-});
-
-Deno.test("isSettled: a queued message ends a wait only where nothing could start it (unwatched, no turn running)", () => {
-  const base = {
-    ...SCOPE,
-    turn: null,
-    replies: [],
-    nextCursor: null,
-    searchCursor: null,
-  };
-  const idle = { ...base, status: "queued" as const, turnRunning: false };
-  const busy = { ...base, status: "queued" as const, turnRunning: true };
-  assert.equal(isSettled(idle, false), true);
-  assert.equal(isSettled(idle, true), false, "a daemon may start it at once");
-  assert.equal(isSettled(busy, false), false, "it runs after the running turn");
-  const notFound = { ...base, status: "not_found" as const };
-  assert.equal(isSettled(notFound), false, "Codex may be taking it from the queue");
-  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS - 1), false, "just under the bound");
-  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS), true, "missing that long ends it");
-  assert.equal(isSettled(notFound, false, NOT_FOUND_CONFIRM_MS), true);
-  assert.equal(notFoundSince(notFound, undefined, 7), 7, "a first not_found starts the streak");
-  assert.equal(notFoundSince(notFound, 3, 7), 3, "a later one keeps its start");
-  assert.equal(notFoundSince(idle, 3, 7), undefined, "any other read ends the streak");
-  assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
 });

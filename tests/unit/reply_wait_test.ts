@@ -3,7 +3,16 @@ import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
 import type { ObservedTurnStatus, ReadReplyResult } from "../../src/reply/schemas.ts";
-import { isSettled, WAIT_BACKOFF, Wake, WATCHED_BACKOFF } from "../../src/ops/wait_reply.ts";
+import {
+  isSettled,
+  NOT_FOUND_CONFIRM_MS,
+  notFoundSince,
+  Pacing,
+  pause,
+  WAIT_BACKOFF,
+  Wake,
+  WATCHED_BACKOFF,
+} from "../../src/ops/wait_reply.ts";
 import { readWait } from "../../testing/read_wait.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
 
@@ -331,4 +340,75 @@ Deno.test("Wake counts every poke and calls the one current waiter once; a cance
   wake.poke();
   assert.deepEqual(calls, ["second"]);
   assert.equal(wake.count, 3);
+});
+
+Deno.test("isSettled: a queued message ends a wait only where nothing could start it (unwatched, no turn running)", () => {
+  const base = {
+    threadId: "01a22a5c-6698-7df3-813e-7166a248c477",
+    clientMessageId: "c1",
+    turn: null,
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+  };
+  const idle = { ...base, status: "queued" as const, turnRunning: false };
+  const busy = { ...base, status: "queued" as const, turnRunning: true };
+  assert.equal(isSettled(idle, false), true);
+  assert.equal(isSettled(idle, true), false, "a daemon may start it at once");
+  assert.equal(isSettled(busy, false), false, "it runs after the running turn");
+  const notFound = { ...base, status: "not_found" as const };
+  assert.equal(isSettled(notFound), false, "Codex may be taking it from the queue");
+  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS - 1), false, "just under the bound");
+  assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS), true, "missing that long ends it");
+  assert.equal(isSettled(notFound, false, NOT_FOUND_CONFIRM_MS), true);
+  assert.equal(notFoundSince(notFound, undefined, 7), 7, "a first not_found starts the streak");
+  assert.equal(notFoundSince(notFound, 3, 7), 3, "a later one keeps its start");
+  assert.equal(notFoundSince(idle, 3, 7), undefined, "any other read ends the streak");
+  assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
+});
+
+Deno.test("pause() resolves true after its time or at a wake, false at once when the signal is aborted or aborts", async () => {
+  const clock = new ManualClock();
+  const never = new AbortController().signal;
+  const timed = pause(clock, 100, never, new Wake());
+  clock.advance(99);
+  const early = await Promise.race([timed, Promise.resolve("pending")]);
+  assert.equal(early, "pending", "not before its time");
+  clock.advance(1);
+  assert.equal(await timed, true);
+
+  const wake = new Wake();
+  const woken = pause(clock, 10_000, never, wake);
+  wake.poke();
+  assert.equal(await woken, true);
+
+  const aborted = new AbortController();
+  aborted.abort();
+  assert.equal(await pause(clock, 10_000, aborted.signal, new Wake()), false);
+
+  const later = new AbortController();
+  const cut = pause(clock, 10_000, later.signal, new Wake());
+  later.abort();
+  assert.equal(await cut, false);
+  clock.advance(10_000);
+});
+
+Deno.test("Pacing.after() on a watched session uses the slow watched pacing, but the read pacing after a turn seen running elsewhere", () => {
+  const base = {
+    threadId: "01a22a5c-6698-7df3-813e-7166a248c477",
+    clientMessageId: "c1",
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+  };
+  const running = {
+    ...base,
+    status: "observed" as const,
+    association: "same_turn_not_exclusive" as const,
+    turn: { id: "t", status: "running" as const },
+  };
+  const elsewhere = { ...running, turn: { id: "t", status: "unverified" as const } };
+  assert.equal(new Pacing(true).after([running, undefined]), WATCHED_BACKOFF.initialMs);
+  assert.equal(new Pacing(true).after([undefined, elsewhere]), WAIT_BACKOFF.initialMs);
+  assert.equal(new Pacing(false).after([running]), WAIT_BACKOFF.initialMs);
 });
