@@ -371,18 +371,24 @@ Deno.test("codex_run forwards an MCP form elicitation as is and returns the answ
   });
 });
 
+/** `n` command approvals ("step 1".."step n") in one turn, then its final answer. */
+function approvalSteps(n: number): TurnStep[] {
+  const steps: TurnStep[] = [];
+  for (let i = 1; i <= n; i++) {
+    steps.push({
+      request: {
+        method: COMMAND_APPROVAL.method,
+        params: { ...COMMAND_APPROVAL.params, command: `step ${i}` },
+      },
+    });
+  }
+  steps.push({ item: agentItem("msg_f", FINAL) }, { end: "completed" });
+  return steps;
+}
+
 for (const protocol of PROTOCOLS) {
   Deno.test(`[${protocol}] twelve approvals in one turn complete across codex_run and codex_wait_reply`, async () => {
-    const steps: TurnStep[] = [];
-    for (let i = 1; i <= 12; i++) {
-      steps.push({
-        request: {
-          method: COMMAND_APPROVAL.method,
-          params: { ...COMMAND_APPROVAL.params, command: `step ${i}` },
-        },
-      });
-    }
-    steps.push({ item: agentItem("msg_f", FINAL) }, { end: "completed" });
+    const steps = approvalSteps(12);
     const { s, threadId } = scenario(steps);
     const asked: string[] = [];
     await withTurnRelay(s, {
@@ -420,16 +426,7 @@ for (const protocol of PROTOCOLS) {
 }
 
 Deno.test("codex_wait_reply whose input rounds run out returns the request still waiting as pendingRequests", async () => {
-  const steps: TurnStep[] = [];
-  for (let i = 1; i <= 19; i++) {
-    steps.push({
-      request: {
-        method: COMMAND_APPROVAL.method,
-        params: { ...COMMAND_APPROVAL.params, command: `step ${i}` },
-      },
-    });
-  }
-  steps.push({ item: agentItem("msg_f", FINAL) }, { end: "completed" });
+  const steps = approvalSteps(19);
   const { s, threadId } = scenario(steps);
   let asked = 0;
   await withTurnRelay(s, {
