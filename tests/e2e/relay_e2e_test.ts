@@ -465,13 +465,13 @@ Deno.test({
       // and then the turn still reads unverified, with a cursor for what may follow.
       const out = body(structured(result));
       const stillRunning = (out.turn as Rec).status === "unverified";
+      if (stillRunning) assert.equal(typeof out.nextCursor, "string");
       assert.deepEqual(out, {
         ...observed(seed.threadId, clientId, turnId, [final], {
           ...(stillRunning ? { status: "unverified", nextCursor: out.nextCursor as string } : {}),
         }),
         timedOut: false,
       });
-      if (stillRunning) assert.equal(typeof out.nextCursor, "string");
       assertNoLeak(result, [text, "Looking at"]);
 
       // The cursor taken while the turn ran continues with what came after.
