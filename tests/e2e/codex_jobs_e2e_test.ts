@@ -8,6 +8,7 @@
  *
  * Run: `deno test -P tests/e2e/codex_jobs_e2e_test.ts` with codex in `.codex-npm/` or `CODEX_BIN`.
  */
+import { VERDICT_SCHEMA } from "../../testing/verdict_schema.ts";
 import assert from "node:assert/strict";
 import { e2eCodex, withWorld, type World } from "./_relay_e2e.ts";
 import { callTool } from "../../testing/call_tool.ts";
@@ -18,16 +19,7 @@ const ignore = BIN === null;
 const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 const LONG = { timeout: 90_000, resetTimeoutOnProgress: true };
 
-const SCHEMA = {
-  type: "object",
-  properties: {
-    verdict: { type: "string", enum: ["pass", "fail"] },
-    issues: { type: "array", items: { type: "string" } },
-    count: { type: "integer" },
-  },
-  required: ["verdict", "issues", "count"],
-  additionalProperties: false,
-};
+const SCHEMA = VERDICT_SCHEMA;
 
 /** A git repository in the workspace: calc.js committed adding, changed (uncommitted) to divide. */
 async function gitRepo(w: World): Promise<string> {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { VERDICT_SCHEMA } from "../../testing/verdict_schema.ts";
 import assert from "assert";
 import {
   agentItem,
@@ -43,16 +44,7 @@ async function withJobs(
 const sent = async (f: FixtureHome, method: string) =>
   (await f.requests()).filter((r) => r.method === method).map((r) => r.params as Obj);
 
-const SCHEMA = {
-  type: "object",
-  properties: {
-    verdict: { type: "string", enum: ["pass", "fail"] },
-    issues: { type: "array", items: { type: "string" } },
-    count: { type: "integer" },
-  },
-  required: ["verdict", "issues", "count"],
-  additionalProperties: false,
-};
+const SCHEMA = VERDICT_SCHEMA;
 
 Deno.test("codex_review in a cwd: a new read-only thread, the findings, and codex_wait_reply by its id", async () => {
   await withJobs({ threads: [] }, async (client, f) => {

@@ -2,6 +2,7 @@
  * outputSchema: a schema that breaks JSON Schema or one of strict mode's rules is refused with
  * its path and rule; the final answer is checked against the schema and never throws.
  */
+import { VERDICT_SCHEMA } from "../../testing/verdict_schema.ts";
 import assert from "assert";
 import {
   checkOutputSchema,
@@ -17,16 +18,7 @@ type Schema = {
 };
 
 /** The schema of transcript 23. */
-const VERDICT: Schema = {
-  type: "object",
-  properties: {
-    verdict: { type: "string", enum: ["pass", "fail"] },
-    issues: { type: "array", items: { type: "string" } },
-    count: { type: "integer" },
-  },
-  required: ["verdict", "issues", "count"],
-  additionalProperties: false,
-};
+const VERDICT: Schema = VERDICT_SCHEMA;
 
 const rule = (schema: unknown) => {
   const p = checkOutputSchema(schema);
