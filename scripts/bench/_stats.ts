@@ -4,8 +4,6 @@
  * @module
  */
 
-export const GOAL_RATIO = 1.2;
-
 export const GOAL_RSS_MIB = 60;
 
 export function median(xs: readonly number[]): number {
