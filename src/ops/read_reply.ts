@@ -149,8 +149,15 @@ async function read(
     if (found.kind === "ambiguous") return buildReadResult({ ...scope, match: found });
     match = found;
   }
-  const turnStatus = await turnStatusOf(session, threadId, match.turnId);
-  const projected = await projectTurn(session, threadId, match.turnId, from);
+  // Both reads at once (one round trip less); a failed status read still fails the read first.
+  const [status, projection] = await Promise.allSettled([
+    turnStatusOf(session, threadId, match.turnId),
+    projectTurn(session, threadId, match.turnId, from),
+  ]);
+  if (status.status === "rejected") throw status.reason;
+  if (projection.status === "rejected") throw projection.reason;
+  const turnStatus = status.value;
+  const projected = projection.value;
   const more = projected.more || !isTerminal(turnStatus);
   const nextCursor = more
     ? encodeCursor({
