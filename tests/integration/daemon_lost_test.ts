@@ -123,7 +123,7 @@ for (const tool of ["codex_run", "codex_wait_reply"] as const) {
         }
         // The run stays listed with what is known: lost, and since when.
         const listed = (await callTool(relay.client, "codex_list_threads", {})).structuredContent;
-        const runs = listed.runs as Structured[];
+        const runs = listed.runs ?? [];
         assert.equal(runs.length, 1, JSON.stringify(listed));
         assert.equal(runs[0].state, "lost", JSON.stringify(runs));
         assert.equal(runs[0].threadId, t.id);
@@ -157,7 +157,7 @@ Deno.test("daemon stopped while codex_wait_reply {messages} follows a run: the m
       });
       await turn.reached();
       const run = (await started).structuredContent;
-      const clientMessageId = (run.receipt as Structured).clientMessageId;
+      const clientMessageId = run.receipt!.clientMessageId;
       const followingNow = Promise.withResolvers<void>();
       const following = callTool(relay.client, "codex_wait_reply", {
         messages: [{ threadId: t.id, clientMessageId }],
@@ -166,7 +166,7 @@ Deno.test("daemon stopped while codex_wait_reply {messages} follows a run: the m
       await within(followingNow.promise, "codex_wait_reply following the turn");
       await stopDaemon(f, s);
       const out = (await within(following, "the wait answering", 5_000)).structuredContent;
-      const [one] = out.messages as Structured[];
+      const [one] = out.messages ?? [];
       assert.equal(one.status, "unavailable", JSON.stringify(out));
       assert.equal(one.reason, "connection_lost", JSON.stringify(out));
       assert.equal(one.timedOut, false, JSON.stringify(out));

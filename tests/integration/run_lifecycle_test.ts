@@ -8,7 +8,7 @@
  */
 
 import assert from "assert";
-import { callTool } from "../../testing/call_tool.ts";
+import { callTool, type ToolName } from "../../testing/call_tool.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 import { within } from "../../testing/deadline.ts";
@@ -19,7 +19,7 @@ type Relay = Awaited<ReturnType<typeof startRelay>>;
 
 const FLAGS = ["--allow-turn-start", "--allow-reply-read"];
 
-async function call(relay: Relay, name: string, args: Structured) {
+async function call<N extends ToolName>(relay: Relay, name: N, args: Structured) {
   const r = await callTool(relay.client, name, args, { timeout: 60_000 });
   assert.ok(r.structuredContent, `${name} answered with structuredContent`);
   return {
@@ -61,7 +61,7 @@ for (const mode of ["spawn", "daemon"] as const) {
         assert.equal(stopped.out.status, "interrupted", stopped.text);
         assert.match(stopped.text, /cancelled the run before its message was queued/);
         const run = await within(running, "codex_run answering after the interrupt");
-        const receipt = run.out.receipt as Structured;
+        const receipt = run.out.receipt!;
         assert.equal(receipt.status, "not_sent", run.text);
         assert.equal(run.out.reason, "cancelled", run.text);
         assert.equal(run.out.turn, null, run.text);
@@ -89,18 +89,18 @@ for (const mode of ["spawn", "daemon"] as const) {
       assert.equal(started.length, 1, JSON.stringify(runs.map((r) => r.out)));
       assert.equal(refused.length, 2, JSON.stringify(runs.map((r) => r.out)));
       for (const r of refused) {
-        assert.equal((r.out.receipt as Structured).status, "not_sent", r.text);
+        assert.equal(r.out.receipt?.status, "not_sent", r.text);
       }
       assert.equal(await sent(f, "thread/queue/add"), 1, "one message was queued");
       await turn.reached();
       await turn.release();
-      const id = (started[0].out.receipt as Structured).clientMessageId;
+      const id = started[0].out.receipt!.clientMessageId;
       const done = await call(relay, "codex_wait_reply", {
         threadId: t.id,
         clientMessageId: id,
         timeoutSeconds: 30,
       });
-      assert.equal((done.out.turn as Structured).status, "completed", done.text);
+      assert.equal(done.out.turn?.status, "completed", done.text);
     });
   });
 }
@@ -120,7 +120,7 @@ for (const form of ["single", "messages"] as const) {
         call(relay, "codex_run", { threadId: t.id, text: "go", waitSeconds: 1 }),
         turn.reached(),
       ]);
-      const clientMessageId = (run.out.receipt as Structured).clientMessageId as string;
+      const clientMessageId = run.out.receipt!.clientMessageId;
       const ref = { threadId: t.id, clientMessageId };
       const args = form === "single" ? { ...ref, timeoutSeconds: 30 } : {
         messages: [ref],
@@ -143,9 +143,9 @@ for (const form of ["single", "messages"] as const) {
           (await callTool(relay.client, "codex_wait_reply", args)).structuredContent!,
         ]
       ) {
-        const one = form === "single" ? result : (result.messages as Structured[])[0];
+        const one = form === "single" ? result : result.messages![0];
         assert.equal(one.timedOut, false, JSON.stringify(result));
-        assert.equal((one.turn as Structured).status, "failed", JSON.stringify(result));
+        assert.equal(one.turn?.status, "failed", JSON.stringify(result));
         assert.match(String(one.error), /The connection to the app-server ended during the turn/);
         if (form === "messages") assert.equal(result.done, 1);
       }
