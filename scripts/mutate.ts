@@ -203,8 +203,8 @@ async function runGroup(name: string, incremental: boolean): Promise<[string, bo
   return [lines.join("\n"), s.score >= TARGET];
 }
 
-/** The score every group must reach (mutants disabled in the source are out of it). */
-const TARGET = 90;
+/** The score every group must reach: every mutant not disabled in the source as equivalent is detected. */
+const TARGET = 100;
 
 if (import.meta.main) {
   const changed = Deno.args.find((a) => a === "--changed" || a.startsWith("--changed="));
