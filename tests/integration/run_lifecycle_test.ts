@@ -75,6 +75,36 @@ for (const mode of ["spawn", "daemon"] as const) {
     });
   }
 
+  Deno.test(`[${mode}] codex_interrupt while codex_run waits for a new thread's MCP servers cancels the run: not_sent, nothing queued`, async () => {
+    const s: Scenario = {
+      threads: [],
+      newThreadScripts: [[{ end: "completed" }]],
+      mcpServers: { slow: { command: "slow-mcp" } },
+      mcpStartup: { slow: { barrier: "mcp-slow" } },
+    };
+    await withRelay(mode, s, async (relay, f) => {
+      const slow = await f.barrier("mcp-slow");
+      const running = call(relay, "codex_run", { cwd: "/workspace", text: "go", waitSeconds: 5 });
+      await slow.reached();
+      const listed = await call(relay, "codex_list_threads", {});
+      const [starting] = listed.out.runs as Structured[];
+      assert.ok(starting, listed.text);
+      const stopped = await call(relay, "codex_interrupt", { threadId: starting.threadId });
+      assert.equal(stopped.out.status, "interrupted", stopped.text);
+      const run = await within(running, "codex_run answering after the interrupt");
+      assert.deepEqual(run.out.receipt, {
+        status: "not_sent",
+        reason: "cancelled",
+        message: "codex_interrupt cancelled the run before its message was queued",
+        clientMessageId: starting.clientMessageId,
+        threadId: starting.threadId,
+      });
+      assert.equal(run.out.turn, null, run.text);
+      await slow.release().catch(() => {});
+      assert.equal(await sent(f, "thread/queue/add"), 0, "nothing was queued");
+    });
+  });
+
   Deno.test(`[${mode}] three codex_run at once on one thread: one run, two turn_running, one message queued`, async () => {
     const t = thread({ scripts: [[{ barrier: "turn" }, { end: "completed" }]] });
     await withRelay(mode, { threads: [t] }, async (relay, f) => {
