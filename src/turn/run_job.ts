@@ -1,7 +1,7 @@
 /**
  * What a run does, beyond "a message queued and started" (`codex_run`): one
  * kind per job, as a union. The kind decides how the run starts
- * (`job_start.ts`), how its own turn is told (a review's is `review/start`'s
+ * (`load_and_send.ts`), how its own turn is told (a review's is `review/start`'s
  * turn R), how it is interrupted (a review: R, else its inner turn R'), whether
  * it can be steered, and what is read when it ends.
  * @module

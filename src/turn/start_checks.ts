@@ -1,7 +1,8 @@
 /**
- * What a start checks before it sends anything that starts work: a login,
- * the cwd of a new thread, the thread's cwd (for its config layers), an
- * `outputSchema` (strict mode), and the models Codex offers.
+ * What a start (`turn_start.ts`) checks before it sends anything that starts
+ * work: a login, the cwd of a new thread, an `outputSchema` (strict mode),
+ * and the run's settings (against the configuration, what earlier runs left
+ * with the thread, and the models Codex offers).
  * @module
  */
 
@@ -9,65 +10,23 @@ import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type ModelInfo, unknownModel } from "../codex/models.ts";
-import type { McpServerMissing, Receipt } from "../reply/schemas.ts";
-import { mintRunId } from "../ops/run_id.ts";
 import { checkOutputSchema } from "../reply/structured.ts";
-import type { TurnRuntime } from "./turn_runtime.ts";
-import type { Run } from "./run_book.ts";
-
-/** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
-export type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
-
-/** How a start went: a runtime following the turn, or (`reason`, `message`) why there is none. */
-export interface StartResult {
-  receipt: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-  /** The thread's MCP servers the turn runs without (failed, or not ready in time). */
-  mcpServers?: McpServerMissing[];
-}
-
-/** The usual text of a start's reason (a message's start; a job says its own). */
-export const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
-  turn_running:
-    "codex-relay is already running a turn on this thread: follow it with codex_wait_reply or stop it with codex_interrupt",
-  held_elsewhere:
-    "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
-};
-
-/** Names a new thread; a failure is a note of the run. */
-export async function nameThread(
-  session: Session,
-  runtime: TurnRuntime,
-  name: string,
-): Promise<void> {
-  try {
-    await session.call("thread/name/set", { threadId: runtime.threadId, name });
-  } catch (error) {
-    runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
-  }
-}
+import type { Logger } from "../core/log.ts";
+import { serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { readConfig, recursionOverrides } from "./recursion_guard.ts";
+import {
+  type Applied,
+  checkTightening,
+  runConfig,
+  type RunOptions,
+  tighterOf,
+} from "./run_options.ts";
 
 /** Threads whose run settings are remembered (the oldest are forgotten first). */
-export const REMEMBERED_THREADS = 10_000;
+const REMEMBERED_THREADS = 10_000;
 
 /** Pages of `model/list` read at most (Codex's catalogue fits one). */
 const MODEL_PAGES = 5;
-
-/** What a start's body reports. */
-export interface Attempt {
-  receipt?: Receipt;
-  runtime?: TurnRuntime;
-  reason?: ReasonCode;
-  message?: string;
-  failed?: boolean;
-  /** The resolved thread, for the receipt of a start that failed before queueing. */
-  threadId?: string;
-  /** `message` says why, not the reason's usual text (a job: nothing was queued). */
-  ownMessage?: boolean;
-  mcpServers?: McpServerMissing[];
-}
 
 /**
  * Why no turn can run, asked of Codex before anything is queued
@@ -111,41 +70,69 @@ export async function missingDirectory(session: Session, cwd: string): Promise<s
   }
 }
 
-/**
- * The thread's working directory, asked of Codex (`thread/read`, which reads
- * a stored thread without loading it). What a plain resume gives the thread
- * comes from that cwd's config layers (a trusted project's
- * `.codex/config.toml` over the user's), so its config is read there.
- */
-export async function threadRead(
-  session: Session,
-  threadId: string,
-): Promise<{ cwd: string; loaded: boolean }> {
-  return await session.call("thread/read", { threadId });
-}
-
-/** A structured run refused before anything is sent: its schema breaks strict mode. */
-export function schemaRefusal(
-  schema: Record<string, unknown>,
-  threadId: string,
-): Promise<StartResult> | undefined {
+/** Why `schema` cannot be a structured run's `outputSchema` (strict mode), or undefined. */
+export function schemaProblem(schema: Record<string, unknown>): string | undefined {
   const problem = checkOutputSchema(schema);
   if (!problem) return undefined;
-  const message = `outputSchema ${
-    problem.path || "(root)"
-  }: ${problem.message} (rule ${problem.rule})`;
-  const receipt: Receipt = {
-    status: "not_sent",
-    reason: "invalid_schema",
-    message,
-    clientMessageId: mintRunId(),
-    threadId,
-  };
-  return Promise.resolve({ receipt, reason: "invalid_schema", message });
+  return `outputSchema ${problem.path || "(root)"}: ${problem.message} (rule ${problem.rule})`;
+}
+
+/**
+ * The settings runs send their threads, checked before they are sent; what
+ * they left with each thread is remembered (Codex keeps it for later turns).
+ */
+export class RunSettings {
+  readonly #log: Logger;
+  readonly #disabledMcpServers: readonly string[];
+  /** What this relay's runs left with each thread. */
+  readonly #applied = new Map<string, Applied>();
+  /** `model/list`, read at the first run that names a model or an effort. */
+  readonly #models = new ModelCatalogue();
+
+  constructor(log: Logger, disabledMcpServers: readonly string[]) {
+    this.#log = log;
+    this.#disabledMcpServers = disabledMcpServers;
+  }
+
+  /**
+   * Reads the configuration once (`config/read` at the thread's cwd, so with
+   * the layers a plain resume or start there applies): refuses options
+   * looser than it or than what earlier runs left with `threadId` (none for
+   * a new thread), and returns the `config` overrides (recursion guard,
+   * effort) and the MCP servers a load with them starts. Options that pass
+   * only tighten, so what they leave with the thread is never looser.
+   */
+  async check(
+    session: Session,
+    cwd: string,
+    options: RunOptions,
+    threadId?: string,
+  ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
+    await this.#models.check(session, options);
+    const read = await readConfig(session.call, cwd, this.#log);
+    checkTightening(read, options, threadId === undefined ? {} : this.#applied.get(threadId));
+    const guard = recursionOverrides(read, this.#disabledMcpServers, this.#log);
+    const config = runConfig(guard, options);
+    return { config, servers: serversToStart(read, config) };
+  }
+
+  /**
+   * Remembers what a start or resume with `options` leaves with the thread
+   * (sent from here on: it may apply even when the start then fails).
+   */
+  remember(threadId: string, options: RunOptions): void {
+    if (options.sandbox === undefined && options.approvalPolicy === undefined) return;
+    const next = tighterOf(this.#applied.get(threadId) ?? {}, options);
+    this.#applied.delete(threadId);
+    this.#applied.set(threadId, next);
+    if (this.#applied.size > REMEMBERED_THREADS) {
+      this.#applied.delete(this.#applied.keys().next().value!);
+    }
+  }
 }
 
 /** The models Codex offers (`model/list`, every page), read once per process. */
-export class ModelCatalogue {
+class ModelCatalogue {
   #list: readonly ModelInfo[] | undefined;
 
   /** Refuses (`unknown_model`) a model or effort Codex does not offer; reads nothing without one. */

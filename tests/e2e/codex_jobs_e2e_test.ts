@@ -139,17 +139,23 @@ Deno.test({
 });
 
 Deno.test({
-  name: "e2e codex_run outputSchema: a valid value, and a non-JSON answer valid: false",
+  name:
+    "e2e codex_run outputSchema: a valid value on a new named thread, and a non-JSON answer valid: false",
   ignore,
   fn: () =>
     withWorld({}, async (w) => {
       const relay = await w.relay(FLAGS);
       const out = await run(relay, {
         cwd: w.home.workspace,
+        name: "verdict thread",
         text: "give me a verdict",
         outputSchema: SCHEMA,
       });
       assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+      assert.equal(out.notes, undefined, "the thread was named before its turn started");
+      const listed = (await callTool(relay.client, "codex_list_threads", {}, LONG))
+        .structuredContent;
+      assert.equal(listed.threads.find((t) => t.id === out.threadId)?.name, "verdict thread");
       assert.deepEqual(out.structured, {
         valid: true,
         value: { verdict: "pass", issues: ["mock"], count: 42 },

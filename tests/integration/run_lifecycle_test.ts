@@ -75,6 +75,55 @@ for (const mode of ["spawn", "daemon"] as const) {
     });
   }
 
+  Deno.test(`[${mode}] codex_interrupt while codex_review on a thread given by its name is at thread/read cancels it: not_sent, no review started`, async () => {
+    const t = thread({ name: "reviewed" });
+    const s: Scenario = { threads: [t], faults: [{ method: "thread/read", barrier: "step" }] };
+    await withRelay(mode, s, async (relay, f) => {
+      const hold = await f.barrier("step");
+      const args = { threadId: "reviewed", target: "uncommitted", waitSeconds: 5 };
+      const running = call(relay, "codex_review", args);
+      await hold.reached();
+      const stopped = await call(relay, "codex_interrupt", { threadId: t.id });
+      assert.equal(stopped.out.status, "interrupted", stopped.text);
+      const run = await within(running, "codex_review answering after the interrupt");
+      const receipt = run.out.receipt as Structured;
+      assert.deepEqual([receipt.status, receipt.threadId], ["not_sent", t.id], run.text);
+      assert.equal(run.out.reason, "cancelled", run.text);
+      await hold.release().catch(() => {});
+      assert.equal(await sent(f, "review/start"), 0, "no review was started");
+    });
+  });
+
+  Deno.test(`[${mode}] codex_interrupt while codex_run waits for a new thread's MCP servers cancels the run: not_sent, nothing queued`, async () => {
+    const s: Scenario = {
+      threads: [],
+      newThreadScripts: [[{ end: "completed" }]],
+      mcpServers: { slow: { command: "slow-mcp" } },
+      mcpStartup: { slow: { barrier: "mcp-slow" } },
+    };
+    await withRelay(mode, s, async (relay, f) => {
+      const slow = await f.barrier("mcp-slow");
+      const running = call(relay, "codex_run", { cwd: "/workspace", text: "go", waitSeconds: 5 });
+      await slow.reached();
+      const listed = await call(relay, "codex_list_threads", {});
+      const [starting] = listed.out.runs as Structured[];
+      assert.ok(starting, listed.text);
+      const stopped = await call(relay, "codex_interrupt", { threadId: starting.threadId });
+      assert.equal(stopped.out.status, "interrupted", stopped.text);
+      const run = await within(running, "codex_run answering after the interrupt");
+      assert.deepEqual(run.out.receipt, {
+        status: "not_sent",
+        reason: "cancelled",
+        message: "codex_interrupt cancelled the run before its message was queued",
+        clientMessageId: starting.clientMessageId,
+        threadId: starting.threadId,
+      });
+      assert.equal(run.out.turn, null, run.text);
+      await slow.release().catch(() => {});
+      assert.equal(await sent(f, "thread/queue/add"), 0, "nothing was queued");
+    });
+  });
+
   Deno.test(`[${mode}] three codex_run at once on one thread: one run, two turn_running, one message queued`, async () => {
     const t = thread({ scripts: [[{ barrier: "turn" }, { end: "completed" }]] });
     await withRelay(mode, { threads: [t] }, async (relay, f) => {
