@@ -72,7 +72,6 @@ export const GROUPS: Record<string, Group> = {
     tests: [
       "tests/unit/reply_wait_test.ts",
       "tests/unit/wait_set_test.ts",
-      "tests/unit/reply_edges_test.ts",
       "tests/unit/wait_engine_test.ts",
     ],
   },

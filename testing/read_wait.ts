@@ -2,7 +2,9 @@
  * The wait engine on one read message, as `codex_wait_reply {threadId,
  * clientMessageId}` runs it when no run of this relay is followed: for the
  * unit tests of its reads' pacing, wakes and progress (a manual clock, a
- * scripted read, no I/O).
+ * scripted read, no I/O). A wait that runs away fails instead of hanging:
+ * one that spins ({@linkcode spinGuard}), one that reads more often than a
+ * wait ever does, one that asks for input it never had.
  * @module
  */
 
@@ -12,6 +14,7 @@ import type { ReadReplyInput } from "../src/ops/read_reply.ts";
 import type { ReadReplyResult, WaitMessageResult } from "../src/reply/schemas.ts";
 import { waitResult } from "../src/turn/run_result.ts";
 import { type FollowedRun, waitOn } from "../src/turn/wait_engine.ts";
+import { spinGuard } from "./spin_guard.ts";
 
 /** What one read's progress report says. */
 export interface ReadProgress {
@@ -22,6 +25,9 @@ export interface ReadProgress {
 }
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** More reads than a wait ever makes: at most 4 a second (WAIT_BACKOFF) for at most 55 s is 220. */
+const READ_LIMIT = 250;
 
 /** Waits on one message read on `session` with `read`, as the single form of `codex_wait_reply`. */
 export async function readWait(
@@ -35,8 +41,9 @@ export async function readWait(
   },
 ): Promise<WaitMessageResult> {
   const { timeoutSeconds, ...ref } = input;
+  let reads = 0;
   const out = await waitOn<FollowedRun>([{ ref }], {
-    clock: options.clock,
+    clock: spinGuard(options.clock),
     signal: session.signal,
     log: quiet,
     timeoutMs: timeoutSeconds * 1000,
@@ -46,7 +53,10 @@ export async function readWait(
     ...(options.backoff ? { pacing: options.backoff } : {}),
   }, {
     operation: (fn) => fn(session),
-    read: options.read,
+    read: (session, input) =>
+      ++reads > READ_LIMIT
+        ? Promise.reject(new Error(`read ${reads} times: a runaway wait`))
+        : options.read(session, input),
     readFollowed: () => Promise.reject(new Error("nothing is followed")),
     settled: () => Promise.reject(new Error("nothing is followed")),
     pending: () => [],
@@ -54,7 +64,7 @@ export async function readWait(
     report: async (p) => {
       if (p.kind === "read") await options.onProgress?.(p);
     },
-    ask: () => Promise.resolve("none"),
+    ask: () => Promise.reject(new Error("asked for input: a read wait has no requests")),
   });
   if (out.kind !== "done") throw new Error("a read wait offered a round");
   return waitResult(out.ends[0]);

@@ -72,8 +72,8 @@ export const NOT_FOUND_CONFIRM_MS = 500;
  */
 export function isSettled(
   result: ReadReplyResult,
-  watched = true,
-  notFoundForMs = 0,
+  watched: boolean,
+  notFoundForMs: number,
 ): boolean {
   if (result.status === "no_match") return false;
   if (result.status === "not_found") return notFoundForMs >= NOT_FOUND_CONFIRM_MS;

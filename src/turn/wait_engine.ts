@@ -134,13 +134,14 @@ export async function waitOn<R extends FollowedRun>(
   options: WaitOptions,
   ports: WaitPorts<R>,
 ): Promise<WaitOutcome> {
+  const { log } = options;
   const wait = new Wait(entries, options, ports);
   if (!wait.slots.some(isRead)) return await wait.follow();
   try {
     return await ports.operation((session) => wait.follow(session));
   } catch (error) {
     const { reason } = asRelayError(error);
-    options.log.warn("wait failed", { reason });
+    log.warn("wait failed", { reason });
     return await wait.done(reason);
   }
 }
@@ -154,12 +155,13 @@ class Wait<R extends FollowedRun> {
   readonly #wake = new Wake();
   readonly #started: number;
   readonly #deadline: number;
-  #pacing = new Pacing(false);
-  #watched = false;
+  /** Set by `follow()`, which every read comes after. */
+  #pacing!: Pacing;
+  #watched!: boolean;
   #reads = 0;
   #nextReadAt: number;
   #wakesAtRead = 0;
-  #summary = "";
+  #summary: string | undefined;
   #notices = 0;
   /** The progress report of the last read, sent once the pause is armed. */
   #report: (() => Promise<void>) | undefined;
@@ -179,12 +181,13 @@ class Wait<R extends FollowedRun> {
   /** The loop, on `session` when there are messages to read. */
   async follow(session?: Session): Promise<WaitOutcome> {
     const signal = session?.signal ?? this.#options.signal;
+    // A wait has a session exactly when it has messages to read.
     const unwatch = this.slots.filter(isRead).map((s) =>
-      session?.watch?.(s.ref!.threadId, (method) => {
+      session!.watch?.(s.ref!.threadId, (method) => {
         if (WAKING.has(method)) this.#wake.poke();
       })
     );
-    this.#watched = unwatch.some((u) => u !== undefined);
+    this.#watched = session?.watch !== undefined;
     this.#pacing = new Pacing(this.#watched, this.#options.pacing);
     try {
       while (true) {
@@ -210,6 +213,7 @@ class Wait<R extends FollowedRun> {
       for (const u of unwatch) u?.();
     }
     // The operation cancelled (the call, its connection): what is still read cannot be known.
+    // Stryker disable next-line BooleanLiteral: only the reason is kept, whether it was written never reaches a result
     const cancelled = session?.signal.aborted ? abortReason(session.signal, true) : undefined;
     return await this.done(cancelled?.reason);
   }
@@ -221,7 +225,8 @@ class Wait<R extends FollowedRun> {
       if (reason && isRead(s)) s.end = readEnd(unavailableRead(s.ref!, reason), true);
       if (s.end) ends.push(s.end);
       else if (s.run) ends.push(await this.#standing(s, s.run));
-      else ends.push(readEnd(s.last ?? unavailableRead(s.ref!, "timeout"), false));
+      // A read entry is read in the loop's first pass: every way out before it gives a reason.
+      else ends.push(readEnd(s.last!, false));
     }
     return { kind: "done", ends };
   }
@@ -270,12 +275,13 @@ class Wait<R extends FollowedRun> {
       s.last = await this.#ports.read(session, s.ref!);
       const now = clock.now();
       s.missingSince = notFoundSince(s.last, s.missingSince, now);
-      const missingFor = s.missingSince === undefined ? 0 : now - s.missingSince;
+      const missingFor = now - (s.missingSince ?? now);
       if (isSettled(s.last, this.#watched, missingFor)) s.end = readEnd(s.last, true);
     }
     this.#nextReadAt = clock.now() + this.#pacing.after(due.map((s) => s.last));
     const last = due[0].last!;
-    if (this.#options.progress === "detail" && !due[0].end && clock.now() < this.#deadline) {
+    // One entry: a read that ends it, or one at the deadline, ends the wait before this goes out.
+    if (this.#options.progress === "detail") {
       const elapsedMs = clock.now() - this.#started;
       const timeoutMs = this.#options.timeoutMs;
       // Sent once the pause is armed, so a listener sees it pending.
@@ -310,7 +316,7 @@ class Wait<R extends FollowedRun> {
     const waits: Promise<unknown>[] = this.slots.flatMap((s, i) =>
       s.run && !s.end ? [s.run.waitForChange(seen[i], until, both)] : []
     );
-    waits.push(pause(this.#clock, ms, both, reads ? this.#wake : new Wake()));
+    waits.push(pause(this.#clock, ms, both, this.#wake));
     try {
       await this.#reported();
       await Promise.race(waits);
@@ -351,6 +357,7 @@ function readEnd(read: ReadReplyResult, final: boolean): EntryEnd {
   return { kind: "read", read, final };
 }
 
+/** An entry to read: a message whose run is not followed, its end not known (every entry has a `ref` or a `run`). */
 function isRead(s: WaitEntry<FollowedRun>): boolean {
-  return !s.end && !s.run && s.ref !== undefined;
+  return !s.end && !s.run;
 }

@@ -1,20 +1,7 @@
 import assert from "assert";
 import { RelayError } from "../../src/core/errors.ts";
-import { systemClock } from "../../src/core/clock.ts";
-import { ManualClock } from "../../testing/manual_clock.ts";
-import type { Session } from "../../src/connect/connection.ts";
 import { decodeBase64Url, encodeBase64Url } from "../../src/reply/_base64url.ts";
-import {
-  buildReadResult,
-  decodeCursor,
-  matchUserItem,
-  projectReplies,
-  utf8Truncate,
-} from "../../src/reply/mod.ts";
-import type { ReadReplyResult } from "../../src/reply/schemas.ts";
-import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
-import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
-import { readWait } from "../../testing/read_wait.ts";
+import { decodeCursor, matchUserItem, projectReplies, utf8Truncate } from "../../src/reply/mod.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -132,76 +119,4 @@ Deno.test("projectReplies: malformed pages fail closed with what was wrong", () 
       what,
     );
   }
-});
-
-// ------------------------------------------------------------------ wait
-
-Deno.test("codex_wait_reply bounds: 1..55 s per call, 30 by default", () => {
-  assert.deepEqual({ ...WAIT_SECONDS }, { min: 1, max: 55, default: 30 });
-});
-
-const running = (): ReadReplyResult =>
-  buildReadResult({
-    ...SCOPE,
-    match: { kind: "observed", turnId: TURN, itemId: "u1" },
-    turnStatus: "unverified",
-    replies: [],
-  });
-
-function session(signal = new AbortController().signal): Session {
-  return {
-    call: () => Promise.reject(new Error("no RPC")),
-    signal,
-    remainingMs: () => 1e9,
-  };
-}
-
-Deno.test("waitOn() on a read message: without a cursor the request carries none; its deadline counts from its own start", async () => {
-  const clock = new ManualClock();
-  clock.advance(5_000); // The clock did not start with this wait.
-  const seen: ReadReplyInput[] = [];
-  const reports: number[] = [];
-  const out = await readWait(session(), { ...SCOPE, timeoutSeconds: 1 }, {
-    clock,
-    onProgress: (p) => {
-      reports.push(p.elapsedMs);
-      while (clock.pending > 0) clock.advance(1);
-    },
-    read: (_s, input) => {
-      seen.push(input);
-      return Promise.resolve(running());
-    },
-  });
-  assert.equal(out.timedOut, true);
-  // WAIT_BACKOFF: 100 ms, then growing to at most 250 ms; a last read at the deadline.
-  assert.deepEqual(reports, [0, 100, 300, 550, 800]);
-  assert.equal(seen.length, 6);
-  assert.deepEqual(seen[0], SCOPE);
-  assert.ok(!("cursor" in seen[0]));
-});
-
-Deno.test("waitOn() on a read message: works without a progress listener", async () => {
-  const out = await readWait(session(), { ...SCOPE, timeoutSeconds: 0.005 }, {
-    clock: systemClock,
-    backoff: { initialMs: 1, maxMs: 1 },
-    read: () => Promise.resolve(running()),
-  });
-  assert.equal(out.timedOut, true);
-});
-
-Deno.test("waitOn() on a read message: an operation aborted during a read does not pause or read again", async () => {
-  const clock = new ManualClock();
-  const controller = new AbortController();
-  let reads = 0;
-  const out = await readWait(session(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
-    clock,
-    read: () => {
-      reads++;
-      controller.abort();
-      return Promise.resolve(running());
-    },
-  });
-  assert.equal(reads, 1);
-  assert.deepEqual([out.status, out.reason, out.timedOut], ["unavailable", "cancelled", false]);
-  assert.equal(clock.pending, 0);
 });

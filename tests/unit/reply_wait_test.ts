@@ -1,4 +1,6 @@
+/** Protects: codex_wait_reply on one message (ops/wait_reply.ts through the wait engine): when a read ends it, the pacing of its reads, wakes, the not_found window, its deadline, abort. */
 import assert from "assert";
+import { systemClock } from "../../src/core/clock.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
@@ -10,6 +12,7 @@ import {
   Pacing,
   pause,
   WAIT_BACKOFF,
+  WAIT_SECONDS,
   Wake,
   WATCHED_BACKOFF,
 } from "../../src/ops/wait_reply.ts";
@@ -38,13 +41,19 @@ function fakeSession(signal = new AbortController().signal): Session {
   };
 }
 
-/** A progress listener that lets the armed pause fire, recording how long it was. */
+/** Lets the armed pause end on the clock; returns how long it was (one that never ends fails). */
+function endPause(clock: ManualClock): number {
+  const from = clock.now();
+  for (let ms = 0; clock.pending > 0; ms++) {
+    if (ms > 60_000) throw new Error("a pause that never ends");
+    clock.advance(1);
+  }
+  return clock.now() - from;
+}
+
+/** A progress listener that lets the armed pause end, recording how long it was. */
 function drive(clock: ManualClock, pauses: number[]) {
-  return () => {
-    const from = clock.now();
-    while (clock.pending > 0) clock.advance(1);
-    pauses.push(clock.now() - from);
-  };
+  return () => void pauses.push(endPause(clock));
 }
 
 Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous or unavailable", () => {
@@ -60,7 +69,7 @@ Deno.test("isSettled() ends a wait on a final answer, a terminal turn, ambiguous
     [buildReadResult({ ...SCOPE, match: { kind: "unavailable", reason: "timeout" } }), true],
   ];
   for (const [result, settled] of cases) {
-    assert.equal(isSettled(result), settled, JSON.stringify(result));
+    assert.equal(isSettled(result, true, 0), settled, JSON.stringify(result));
   }
 });
 
@@ -117,7 +126,7 @@ Deno.test("waitOn() on a read message reports progress without reply text, once 
     clock,
     onProgress: (p) => {
       reports.push({ reads: p.reads, elapsedMs: p.elapsedMs, timeoutMs: p.timeoutMs });
-      while (clock.pending > 0) clock.advance(1);
+      endPause(clock);
     },
     read: () => Promise.resolve(observed("unverified")),
   });
@@ -353,18 +362,37 @@ Deno.test("isSettled: a queued message ends a wait only where nothing could star
   };
   const idle = { ...base, status: "queued" as const, turnRunning: false };
   const busy = { ...base, status: "queued" as const, turnRunning: true };
-  assert.equal(isSettled(idle, false), true);
-  assert.equal(isSettled(idle, true), false, "a daemon may start it at once");
-  assert.equal(isSettled(busy, false), false, "it runs after the running turn");
+  assert.equal(isSettled(idle, false, 0), true);
+  assert.equal(isSettled(idle, true, 0), false, "a daemon may start it at once");
+  assert.equal(isSettled(busy, false, 0), false, "it runs after the running turn");
   const notFound = { ...base, status: "not_found" as const };
-  assert.equal(isSettled(notFound), false, "Codex may be taking it from the queue");
+  assert.equal(isSettled(notFound, true, 0), false, "Codex may be taking it from the queue");
   assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS - 1), false, "just under the bound");
   assert.equal(isSettled(notFound, true, NOT_FOUND_CONFIRM_MS), true, "missing that long ends it");
   assert.equal(isSettled(notFound, false, NOT_FOUND_CONFIRM_MS), true);
   assert.equal(notFoundSince(notFound, undefined, 7), 7, "a first not_found starts the streak");
   assert.equal(notFoundSince(notFound, 3, 7), 3, "a later one keeps its start");
   assert.equal(notFoundSince(idle, 3, 7), undefined, "any other read ends the streak");
-  assert.equal(isSettled({ ...base, status: "no_match" }, false), false);
+  assert.equal(isSettled({ ...base, status: "no_match" }, false, 0), false);
+});
+
+Deno.test("waitOn() on a read message ends at not_found only once its reads said so for 500 ms in a row", async () => {
+  const clock = new ManualClock();
+  clock.advance(5_000); // The window counts from the streak's first read, not from the clock's start.
+  const notFound = buildReadResult({ ...SCOPE, match: { kind: "not_found" } });
+  const results = [notFound, noMatch(), notFound, notFound, notFound];
+  const readsAt: number[] = [];
+  const out = await readWait(fakeSession(), { ...SCOPE, timeoutSeconds: 30 }, {
+    clock,
+    onProgress: () => void endPause(clock),
+    read: () => {
+      readsAt.push(clock.now() - 5_000);
+      return Promise.resolve(results.shift() ?? observed("completed", ["late"]));
+    },
+  });
+  // Read at 0, 100, 300, 550, 800 (unwatched); the streak starts again at 300: 500 ms at 800.
+  assert.deepEqual(readsAt, [0, 100, 300, 550, 800]);
+  assert.deepEqual([out.status, out.timedOut], ["not_found", false]);
 });
 
 Deno.test("pause() resolves true after its time or at a wake, false at once when the signal is aborted or aborts", async () => {
@@ -411,4 +439,58 @@ Deno.test("Pacing.after() on a watched session uses the slow watched pacing, but
   assert.equal(new Pacing(true).after([running, undefined]), WATCHED_BACKOFF.initialMs);
   assert.equal(new Pacing(true).after([undefined, elsewhere]), WAIT_BACKOFF.initialMs);
   assert.equal(new Pacing(false).after([running]), WAIT_BACKOFF.initialMs);
+});
+
+Deno.test("codex_wait_reply bounds: 1..55 s per call, 30 by default", () => {
+  assert.deepEqual({ ...WAIT_SECONDS }, { min: 1, max: 55, default: 30 });
+});
+
+Deno.test("waitOn() on a read message: without a cursor the request carries none; its deadline counts from its own start", async () => {
+  const clock = new ManualClock();
+  clock.advance(5_000); // The clock did not start with this wait.
+  const seen: ReadReplyInput[] = [];
+  const reports: number[] = [];
+  const out = await readWait(fakeSession(), { ...SCOPE, timeoutSeconds: 1 }, {
+    clock,
+    onProgress: (p) => {
+      reports.push(p.elapsedMs);
+      endPause(clock);
+    },
+    read: (_s, input) => {
+      seen.push(input);
+      return Promise.resolve(observed("unverified"));
+    },
+  });
+  assert.equal(out.timedOut, true);
+  // WAIT_BACKOFF: 100 ms, then growing to at most 250 ms; a last read at the deadline.
+  assert.deepEqual(reports, [0, 100, 300, 550, 800]);
+  assert.equal(seen.length, 6);
+  assert.deepEqual(seen[0], SCOPE);
+  assert.ok(!("cursor" in seen[0]));
+});
+
+Deno.test("waitOn() on a read message: works without a progress listener", async () => {
+  const out = await readWait(fakeSession(), { ...SCOPE, timeoutSeconds: 0.005 }, {
+    clock: systemClock,
+    backoff: { initialMs: 1, maxMs: 1 },
+    read: () => Promise.resolve(observed("unverified")),
+  });
+  assert.equal(out.timedOut, true);
+});
+
+Deno.test("waitOn() on a read message: an operation aborted during a read does not pause or read again", async () => {
+  const clock = new ManualClock();
+  const controller = new AbortController();
+  let reads = 0;
+  const out = await readWait(fakeSession(controller.signal), { ...SCOPE, timeoutSeconds: 30 }, {
+    clock,
+    read: () => {
+      reads++;
+      controller.abort();
+      return Promise.resolve(observed("unverified"));
+    },
+  });
+  assert.equal(reads, 1);
+  assert.deepEqual([out.status, out.reason, out.timedOut], ["unavailable", "cancelled", false]);
+  assert.equal(clock.pending, 0);
 });

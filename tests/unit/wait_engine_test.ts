@@ -1,6 +1,8 @@
 /** Protects: the wait engine (one or several entries, any/all, the deadline, a run's end or loss, pending input). */
 import assert from "assert";
+import { RelayError } from "../../src/core/errors.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
+import { spinGuard } from "../../testing/spin_guard.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import type { Pending } from "../../src/elicit/router.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
@@ -19,10 +21,11 @@ import {
 } from "../../src/turn/wait_engine.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
+const OTHER = "01a22a5c-6698-7df3-813e-7166a248c999";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** A followed run moved by hand: `change()` moves it and wakes its waiters. */
+/** A followed run moved by hand: `change()` moves it and wakes its waiters; `waits` counts the engine's waits on it. */
 class FakeRun implements FollowedRun {
   readonly id: string = crypto.randomUUID();
   version = 0;
@@ -30,6 +33,7 @@ class FakeRun implements FollowedRun {
   lost = false;
   notes: string[] = [];
   requests: Pending[] = [];
+  waits = 0;
   readonly clientMessageId: string;
   #waiters = new Set<() => void>();
   #armed: (() => void)[] = [];
@@ -56,6 +60,7 @@ class FakeRun implements FollowedRun {
   }
 
   waitForChange(seen: number, untilMs: number, signal: AbortSignal): Promise<void> {
+    this.waits++;
     if (this.version !== seen || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -110,13 +115,14 @@ const session: Session = {
   remainingMs: () => 1e9,
 };
 
-/** Options and ports with a manual clock; what was reported and asked is recorded. */
+/** Options and ports with a manual clock (guarded: a wait that spins fails); what was reported and asked is recorded. */
 function rig(clock: ManualClock, over: Partial<WaitOptions> = {}) {
   const reports: Progress[] = [];
   const asked: Asked[][] = [];
   let answer: "offered" | "spent" | "none" = "offered";
+  let roundsOver = false;
   const options: WaitOptions = {
-    clock,
+    clock: spinGuard(clock),
     signal: new AbortController().signal,
     log: quiet,
     timeoutMs: 10_000,
@@ -128,12 +134,20 @@ function rig(clock: ManualClock, over: Partial<WaitOptions> = {}) {
   const ports: WaitPorts<FakeRun> = {
     operation: (fn) => fn(session),
     read: () => Promise.reject(new Error("nothing is read")),
-    readFollowed: (run) => Promise.resolve(observed(run.clientMessageId, [])),
+    readFollowed: (_run, ref) => Promise.resolve(observed(ref.clientMessageId, [])),
     settled: (run) => Promise.resolve(finished(run)),
     pending: (run) => run.requests.map((p) => ({ method: p.method, summary: p.summary })),
     askable: (run) => run.requests,
     report: (p) => Promise.resolve(void reports.push(p)),
-    ask: (a) => Promise.resolve(void asked.push(a)).then(() => answer),
+    ask: (a) => {
+      // Asking for nothing, again once a round was offered or spent, or over and over: a wait that loops.
+      if (roundsOver || a.length === 0 || asked.length === 10) {
+        return Promise.reject(new Error("asked after the last round"));
+      }
+      asked.push(a);
+      roundsOver = answer !== "none";
+      return Promise.resolve(answer);
+    },
   };
   return { options, ports, reports, asked, answerWith: (a: typeof answer) => answer = a };
 }
@@ -350,4 +364,182 @@ Deno.test("waitOn() gives a read message unavailable when its operation fails", 
   if (out.kind !== "done") throw new Error("not done");
   const result = waitResult(out.ends[0]);
   assert.deepEqual([result.status, result.timedOut], ["unavailable", false]);
+});
+
+/** Resolves once every queued promise job ran: a wait that parks has parked by then (one that spins is ended by its run's guard first). */
+const parked = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Reads that answer per message, in turn; the last answer of each repeats. */
+function scripted(answers: Record<string, ReadReplyResult[]>) {
+  const readsOf: Record<string, number> = {};
+  const read = (_session: Session, ref: { clientMessageId: string }) => {
+    const id = ref.clientMessageId;
+    const list = answers[id];
+    readsOf[id] = (readsOf[id] ?? 0) + 1;
+    return Promise.resolve(list.length > 1 ? list.shift()! : list[0]);
+  };
+  return { read, readsOf };
+}
+
+Deno.test("waitOn() follows runs without an operation: a codex_run wait holds no connection", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock);
+  const { options, ports } = rig(clock);
+  ports.operation = () => Promise.reject(new Error("a run's wait opens no operation"));
+  const armed = run.waiting();
+  const out = waitOn([{ run }], options, ports);
+  await armed;
+  run.change((r) => r.ended = true);
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  assert.deepEqual(kinds(done.ends), ["settled"]);
+});
+
+Deno.test("waitOn() on a run returns at once when the call is aborted: the run as it stands, not final", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock);
+  run.notes.push("Turn started");
+  const call = new AbortController();
+  const { options, ports, reports } = rig(clock, { signal: call.signal });
+  const armed = run.waiting();
+  const out = waitOn([{ run }], options, ports);
+  await armed;
+  call.abort();
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  assert.deepEqual(kinds(done.ends), ["running"]);
+  assert.equal(waitResult(done.ends[0]).timedOut, true);
+  assert.deepEqual(reports, [{ kind: "note", text: "Turn started", n: 1 }]);
+  assert.equal(clock.now(), 0);
+  assert.equal(clock.pending, 0, "no timer outlives the wait");
+});
+
+Deno.test("waitOn() returns a run without a message at the deadline as it stands, reading nothing", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock);
+  const { options, ports } = rig(clock, { timeoutMs: 1_000 });
+  let followedReads = 0;
+  const readFollowed = ports.readFollowed;
+  ports.readFollowed = (r, ref) => (followedReads++, readFollowed(r, ref));
+  const armed = run.waiting();
+  const out = waitOn([{ run }], options, ports);
+  await armed;
+  clock.advance(1_000);
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  const end = done.ends[0];
+  assert.ok(end.kind === "running" && end.read === undefined);
+  assert.equal(followedReads, 0);
+  const result = waitResult(end);
+  assert.deepEqual([result.status, result.reason, result.timedOut], [
+    "unavailable",
+    "timeout",
+    true,
+  ]);
+});
+
+Deno.test("waitOn() at the deadline gives a followed message whose last read fails unavailable, with the read's reason", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock);
+  const { options, ports } = rig(clock, { timeoutMs: 1_000 });
+  ports.readFollowed = () => Promise.reject(new RelayError("rpc_error", "the read failed"));
+  const armed = run.waiting();
+  const out = waitOn([{ ref: { threadId: THREAD, clientMessageId: "c1" }, run }], options, ports);
+  await armed;
+  clock.advance(1_000);
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  const end = done.ends[0];
+  assert.equal(end.kind, "running");
+  const result = waitResult(end);
+  assert.deepEqual([result.status, result.reason, result.timedOut], [
+    "unavailable",
+    "rpc_error",
+    true,
+  ]);
+  assert.equal(result.threadId, THREAD);
+});
+
+Deno.test("waitOn() on several entries sends only the count, once each time it changes, numbered; no notes or reads; it sleeps until something happens", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock, "r");
+  const { read } = scripted({
+    a: [observed("a", []), observed("a", ["done"])],
+    b: [observed("b", []), observed("b", []), observed("b", ["done"])],
+  });
+  const { options, ports, reports } = rig(clock, { progress: "summary", until: "all" });
+  ports.read = read;
+  let armed = run.waiting();
+  const out = waitOn(
+    [
+      { ref: { threadId: THREAD, clientMessageId: "a" } },
+      { ref: { threadId: THREAD, clientMessageId: "b" } },
+      { run },
+    ],
+    options,
+    ports,
+  );
+  await armed; // Read at 0: neither is final.
+  armed = run.waiting();
+  clock.advance(100); // Read at 100: a is final.
+  await armed;
+  armed = run.waiting();
+  run.change((r) => r.notes.push("Ran ls")); // A note: the count stays.
+  await armed;
+  await parked();
+  assert.equal(run.waits, 3, "one wait on the run per change or read");
+  armed = run.waiting();
+  clock.advance(200); // Read at 300: b is final; only the run is left.
+  await armed;
+  clock.advance(1_000); // Past when a read would have been due: none is left to read.
+  run.change((r) => r.ended = true);
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  assert.deepEqual(kinds(done.ends), ["read", "read", "settled"]);
+  assert.deepEqual(done.ends.map((e) => waitResult(e).timedOut), [false, false, false]);
+  assert.deepEqual(reports, [
+    { kind: "summary", text: "0 of 3 done", n: 1 },
+    { kind: "summary", text: "1 of 3 done", n: 2 },
+    { kind: "summary", text: "2 of 3 done", n: 3 },
+    { kind: "summary", text: "3 of 3 done", n: 4 },
+  ]);
+  assert.equal(run.waits, 4);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("waitOn() watches the threads of the messages it reads, not those of the runs it follows", async () => {
+  const clock = new ManualClock();
+  const run = new FakeRun(clock, "a");
+  const { read, readsOf } = scripted({ b: [observed("b", [])] });
+  const { options, ports } = rig(clock, { progress: "summary" });
+  ports.read = read;
+  const watchers = new Map<string, (method: string, params: unknown) => void>();
+  ports.operation = (fn) =>
+    fn({
+      ...session,
+      watch: (threadId, onNotification) => {
+        watchers.set(threadId, onNotification);
+        return () => watchers.delete(threadId);
+      },
+    });
+  let armed = run.waiting();
+  const out = waitOn(
+    [
+      { ref: { threadId: THREAD, clientMessageId: "a" }, run },
+      { ref: { threadId: OTHER, clientMessageId: "b" } },
+    ],
+    options,
+    ports,
+  );
+  await armed;
+  armed = run.waiting();
+  watchers.get(THREAD)?.("turn/completed", {}); // The followed message's thread: no wake.
+  watchers.get(OTHER)!("turn/completed", {}); // The read message's thread wakes it.
+  await armed;
+  assert.equal(readsOf.b, 2, "read once more, on the read message's wake only");
+  run.change((r) => r.ended = true);
+  const done = await out;
+  if (done.kind !== "done") throw new Error("not done");
+  assert.deepEqual(kinds(done.ends), ["settled", "read"]);
+  assert.equal(watchers.size, 0, "the watch ends with the wait");
 });
