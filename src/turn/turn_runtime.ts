@@ -18,39 +18,44 @@ import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
 import { type Failure, stalledFailure } from "./classify_failure.ts";
-import {
-  type BeginOptions,
-  MAX_DECLINED_KEPT,
-  type RunSnapshot,
-  type RuntimeDeps,
-  type TurnLimits,
-} from "./runtime_types.ts";
-import { advance, phaseOf, type RunEnd, type RunState, STARTING } from "./run_state.ts";
+import type { Run, RunSnapshot } from "./run_book.ts";
+import { phaseOf, type RunEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
-import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
+import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
 import { requestInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
-import { TurnEvents } from "./turn_events.ts";
-import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
+import { type Happened, TurnEvents } from "./turn_events.ts";
+import type { RunJob } from "./run_job.ts";
 
-export { type BeginOptions, DEFAULT_TURN_LIMITS, MAX_DECLINED_KEPT } from "./runtime_types.ts";
-export type { RunPhase, RunSnapshot, RuntimeDeps, TurnLimits } from "./runtime_types.ts";
+/** How many declined requests a runtime remembers. */
+const MAX_DECLINED_KEPT = 20;
+
+/** What runtimes are built from (the registry's own). */
+export interface RuntimeDeps {
+  router: ElicitationRouter;
+  clock: Clock;
+  log: Logger;
+  limits: TurnLimits;
+  /** The connection is shared (the daemon): follow only this message's turn. */
+  shared?: boolean;
+  /** Wall-clock ms (when a lost run was lost; default `Date.now`). */
+  wallNow?: () => number;
+}
 
 /** A runtime following one message's turn on one held helper. */
 export class TurnRuntime implements RuntimeHandle {
+  /** Its run: the run's state is kept there, and moved by the runtime. */
+  readonly run: Run<TurnRuntime>;
   readonly id: string;
   readonly threadId: string;
   readonly clientMessageId: string;
   /** What the run does. */
   readonly job: RunJob;
   readonly #conn: HeldConnection;
+  readonly #deps: RuntimeDeps;
   readonly #router: ElicitationRouter;
   readonly #clock: Clock;
   readonly #log: Logger;
-  readonly #limits: TurnLimits;
-  readonly #state: () => RunState;
-  readonly #move: NonNullable<RuntimeDeps["run"]>["move"];
-  readonly #wallNow: () => number;
   #queuedSubmissionId: string | undefined;
   #failure: Failure | undefined;
   #error: string | undefined;
@@ -60,73 +65,46 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #watch: TurnWatchdog;
   readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
-  #onEnd: ((runtime: TurnRuntime) => void) | undefined;
-  #onLost: (() => void) | undefined;
+  #onEnd: (() => void) | undefined;
   #stalling = false;
-  readonly #shared: boolean;
   readonly #own = new OwnRequests();
 
-  constructor(
-    conn: HeldConnection,
-    threadId: string,
-    clientMessageId: string,
-    deps: RuntimeDeps,
-  ) {
+  /** A runtime of `run` on `conn`; `turnId` when it attaches to a turn that already runs. */
+  constructor(conn: HeldConnection, run: Run<TurnRuntime>, deps: RuntimeDeps, turnId?: string) {
     this.#conn = conn;
-    this.id = deps.id ?? crypto.randomUUID();
-    const run = deps.run ?? ownState(deps.turnId === undefined ? STARTING : { kind: "running" });
-    this.#state = run.state;
-    this.#move = run.move;
-    this.#wallNow = deps.wallNow ?? Date.now;
-    this.threadId = threadId;
-    this.clientMessageId = clientMessageId;
-    this.job = deps.job ?? MESSAGE_JOB;
+    this.run = run;
+    this.id = run.id;
+    this.threadId = run.threadId;
+    this.clientMessageId = run.clientMessageId;
+    this.job = run.job;
+    this.#deps = deps;
     this.#router = deps.router;
     this.#clock = deps.clock;
     this.#log = deps.log;
-    this.#limits = deps.limits;
     this.#changes = new RunChanges(deps.clock);
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    this.#shared = deps.shared ?? false;
-    this.#events = new TurnEvents(threadId, clientMessageId, deps.turnId ?? null, {
-      note: (message) => this.#note(message),
-      ownTurnStarted: () => {
-        this.#move({ kind: "turnStarted" });
-        this.#note("Your message's turn started");
-      },
-      finish: (phase, error, failure) => this.#finish(phase, error, failure),
-      toolCall: (id, completed) => {
-        this.#watch.toolCall(id, completed);
-        this.#armStall();
-      },
-      resolved: (requestId) => this.#router.resolved(this, requestId),
-      queuePaused: () => {
-        // Only a queued message's run waits on the queue; the others never restart it.
-        if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
-      },
-      failure: () => this.#failure,
-    }, this.job.kind === "review");
+    const review = run.job.kind === "review";
+    this.#events = new TurnEvents(run.threadId, run.clientMessageId, turnId ?? null, review);
     conn.listen({
-      onNotification: (method, params) => this.#events.notification(method, params),
+      onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
       onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
     void conn.ended.then((error) => this.#onHelperEnded(error));
   }
 
-  /** Starts the watchdog; `queuedSubmissionId` lets a paused queue be restarted. */
-  begin(
-    queuedSubmissionId: string | undefined,
-    onEnd: (runtime: TurnRuntime) => void,
-    options: BeginOptions = {},
-  ): void {
+  /**
+   * Starts following the turn: the watchdog (unless `watchdog` is false: an
+   * attached follower); `queuedSubmissionId` lets a paused queue be
+   * restarted; `onEnd` is called once the turn ended.
+   */
+  begin(queuedSubmissionId: string | undefined, onEnd: () => void, watchdog = true): void {
     this.#queuedSubmissionId = queuedSubmissionId;
     this.#onEnd = onEnd;
-    this.#onLost = options.onLost;
-    // A fast turn may have ended while the runtime was still being set up.
-    if (this.ended) return onEnd(this);
-    if (this.lost) return this.#onLost?.();
-    this.#watch.start(options.watchdog ?? true);
+    // A fast turn may have ended (or its connection been lost) while the runtime was set up.
+    if (this.ended) return onEnd();
+    if (this.lost) return void this.detach();
+    this.#watch.start(watchdog);
     this.#armStall();
   }
 
@@ -135,16 +113,16 @@ export class TurnRuntime implements RuntimeHandle {
     return this.#events.currentTurnId !== null;
   }
   /** The run's own turn is `turnId` (a review's turn R, as `review/start` answered). */
-  claim = (turnId: string): void => this.#events.claim(turnId);
+  claim = (turnId: string): void => this.#act(this.#events.claim(turnId));
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {
-    return this.#state().kind === "lost";
+    return this.run.state.kind === "lost";
   }
 
   /** The turn's status as a read saw it after attaching (an earlier end sends no event). */
   observed(status: string, error?: TurnError | null): void {
-    this.#events.ended(status, error);
+    this.#act(this.#events.ended(status, error));
   }
 
   /**
@@ -175,7 +153,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Whether the turn has ended. */
   get ended(): boolean {
-    return this.#state().kind === "ended";
+    return this.run.state.kind === "ended";
   }
 
   /** The run as of now. */
@@ -184,7 +162,7 @@ export class TurnRuntime implements RuntimeHandle {
       threadId: this.threadId,
       clientMessageId: this.clientMessageId,
       turnId: this.#events.turnId,
-      phase: phaseOf(this.#state()),
+      phase: phaseOf(this.run.state),
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#events.itemsCompleted,
@@ -263,11 +241,12 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.ended || !this.#alive) return;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
     const never = new AbortController().signal;
-    const pick = () => turnsToInterrupt(this.#events, this.#shared || this.job.kind === "review");
+    const ownOnly = this.#deps.shared || this.job.kind === "review";
+    const pick = () => turnsToInterrupt(this.#events, ownOnly);
     let turnIds = pick();
     // One grace for waiting for the turn (below) and for its end (requestInterrupt).
-    const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    if (turnIds.length === 0 && phaseOf(this.#state()) === "queued") {
+    const until = this.#clock.now() + this.#deps.limits.interruptGraceMs;
+    if (turnIds.length === 0 && phaseOf(this.run.state) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
       while (pick().length === 0 && !this.ended && this.#alive && this.#clock.now() < until) {
         await this.waitForChange(this.version, until, never);
@@ -292,7 +271,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Its message was withdrawn from the queue before its turn started: the run ends so. */
   withdrawn(): void {
-    if (phaseOf(this.#state()) !== "queued") return;
+    if (phaseOf(this.run.state) !== "queued") return;
     this.#finish("interrupted", "Withdrawn from the queue before its turn started");
   }
 
@@ -320,7 +299,7 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** A server request: on a shared connection only this run's turn's reach the router. */
   #onServerRequest(request: ServerRequest): void {
-    if (this.#shared && !this.#own.take(request, this.#events.turnId)) {
+    if (this.#deps.shared && !this.#own.take(request, this.#events.turnId)) {
       // Another turn's (the user's own), or one delivered again: left alone here.
       this.#log.debug("request left alone", { method: request.method });
       return;
@@ -341,25 +320,26 @@ export class TurnRuntime implements RuntimeHandle {
 
   #finish(phase: RunEnd, error?: string, failure?: Failure): void {
     if (this.ended) return;
-    this.#move({ kind: "ended", end: phase });
+    this.run.move({ kind: "ended", end: phase });
     this.#error = error;
     this.#failure = failure;
     this.#watch.stop();
     this.#note(`The turn ended: ${phase}`);
     this.#log.info("turn ended", { phase, failureClass: failure?.failureClass });
-    this.#onEnd?.(this);
+    this.#onEnd?.();
   }
 
   #onHelperEnded(error: RelayError): void {
     this.#alive = false;
-    if (this.#shared && !this.ended && this.#released === undefined) {
-      // The daemon runs the turn on: this runtime only lost sight of it.
-      this.#move({ kind: "lost", at: this.#wallNow() });
+    if (this.#deps.shared && !this.ended && this.#released === undefined) {
+      // The daemon runs the turn on: this runtime only lost sight of it. The run stays listed
+      // as lost; a later follower attaches.
+      this.run.move({ kind: "lost", at: (this.#deps.wallNow ?? Date.now)() });
       this.#watch.stop();
       this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
       this.#router.forget(this);
       this.changed();
-      this.#onLost?.();
+      if (this.#onEnd) void this.detach();
       return;
     }
     if (!this.ended) {
@@ -388,13 +368,26 @@ export class TurnRuntime implements RuntimeHandle {
     this.#finish("interrupted", undefined, this.#failure);
   }
 
+  /** Acts on what the thread's events told. */
+  #act(happened: Happened[]): void {
+    for (const h of happened) {
+      if (h.kind === "note") this.#note(h.text);
+      else if (h.kind === "ownTurnStarted") {
+        this.run.move({ kind: "turnStarted" });
+        this.#note("Your message's turn started");
+      } else if (h.kind === "ended") {
+        // An interrupt keeps the failure recorded so far (a stall's).
+        this.#finish(h.end, h.error, h.end === "interrupted" ? this.#failure : h.failure);
+      } else if (h.kind === "toolCall") {
+        this.#watch.toolCall(h.id, h.completed);
+        this.#armStall();
+      } else if (h.kind === "resolved") this.#router.resolved(this, h.requestId);
+      // Codex paused the queue: only a queued message's run waits on it, the others never restart it.
+      else if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
+    }
+  }
+
   #note(message: string): void {
     this.#changes.note(message);
   }
-}
-
-/** A run state of a runtime's own (one made outside a registry). */
-function ownState(initial: RunState): NonNullable<RuntimeDeps["run"]> {
-  let state = initial;
-  return { state: () => state, move: (event) => (state = advance(state, event)) };
 }
