@@ -23,7 +23,7 @@ import { phaseOf, type RunEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
-import { requestInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
+import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { type Happened, TurnEvents } from "./turn_events.ts";
 import type { RunJob } from "./run_job.ts";
 
@@ -240,32 +240,25 @@ export class TurnRuntime implements RuntimeHandle {
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
     this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
-    const never = new AbortController().signal;
     const ownOnly = this.#deps.shared || this.job.kind === "review";
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
-    let turnIds = pick();
-    // One grace for waiting for the turn (below) and for its end (requestInterrupt).
+    const over = () => this.ended || !this.#alive;
+    // One grace for waiting for the turn (a queued run's) and for its end.
     const until = this.#clock.now() + this.#deps.limits.interruptGraceMs;
-    if (turnIds.length === 0 && phaseOf(this.run.state) === "queued") {
+    if (pick().length === 0 && phaseOf(this.run.state) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      while (pick().length === 0 && !this.ended && this.#alive && this.#clock.now() < until) {
-        await this.waitForChange(this.version, until, never);
-      }
-      if (this.ended || !this.#alive) return;
-      turnIds = pick();
+      await this.#until(() => pick().length > 0 || over(), until);
+      if (over()) return;
     }
-    const unconfirmed = turnIds.length
-      ? await requestInterrupt({
-        conn: this.#conn,
-        threadId: this.threadId,
-        turnIds,
-        clock: this.#clock,
-        log: this.#log,
-        graceMs: Math.max(1, until - this.#clock.now()),
-        settled: () => this.ended || !this.#alive,
-        nextChange: (untilMs) => this.waitForChange(this.version, untilMs, never),
-      })
-      : undefined;
+    const turnIds = pick();
+    let unconfirmed: string | undefined;
+    if (turnIds.length) {
+      const end = Math.max(until, this.#clock.now() + 1);
+      const target = { threadId: this.threadId, turnIds };
+      unconfirmed = await sendInterrupt(this.#conn, target, end, this.#clock, this.#log);
+      if (unconfirmed === undefined) await this.#until(over, end);
+      if (!over()) unconfirmed ??= END_NOT_REPORTED;
+    }
     if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
   }
 
@@ -384,6 +377,14 @@ export class TurnRuntime implements RuntimeHandle {
       } else if (h.kind === "resolved") this.#router.resolved(this, h.requestId);
       // Codex paused the queue: only a queued message's run waits on it, the others never restart it.
       else if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
+    }
+  }
+
+  /** Waits on this runtime's changes until `done()` holds or the clock reaches `until`. */
+  async #until(done: () => boolean, until: number): Promise<void> {
+    const never = new AbortController().signal;
+    while (!done() && this.#clock.now() < until) {
+      await this.waitForChange(this.version, until, never);
     }
   }
 
