@@ -234,13 +234,9 @@ export class RunBook<H = unknown> {
 
   /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
-    let found: FinishedRun | undefined;
-    for (const r of this.#runs.values()) {
-      if (r.threadId !== threadId || r.clientMessageId !== clientMessageId) continue;
-      if (r.state.kind !== "ended" || !r.finished || this.#expired(r)) continue;
-      found = r.finished;
-    }
-    return found;
+    const mine = (r: Record<H>) => r.threadId === threadId && r.clientMessageId === clientMessageId;
+    const kept = (r: Record<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
+    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r))?.finished;
   }
 
   /**
@@ -265,6 +261,7 @@ export class RunBook<H = unknown> {
     this.#evict();
     return out;
   }
+
   #entry(r: Record<H>, pending: number): ListedRun {
     const startedAt = new Date(r.startedAt).toISOString();
     const base = { threadId: r.threadId, clientMessageId: r.clientMessageId, startedAt };

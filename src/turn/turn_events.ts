@@ -12,6 +12,7 @@ import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
 import type { RunEnd } from "./run_state.ts";
+import type { Run } from "./run_book.ts";
 
 /** What the events told, for the runtime to act on. */
 export type Happened =
@@ -38,25 +39,17 @@ export class TurnEvents {
   itemsCompleted = 0;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
-  readonly #threadId: string;
-  readonly #clientMessageId: string;
-  /** A review: its turn is claimed (`review/start`'s answer), never told by a user message. */
-  readonly #review: boolean;
+  /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
+  readonly #run: Pick<Run, "threadId" | "clientMessageId" | "job">;
   /** Recent turns started on the thread and the turn each runs inside (a review's R' names R). */
   readonly #roots = new Map<string, string>();
   /** Recent turns that ended before they were claimed. */
   readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
 
-  constructor(
-    threadId: string,
-    clientMessageId: string,
-    turnId: string | null,
-    review = false,
-  ) {
-    this.#threadId = threadId;
-    this.#clientMessageId = clientMessageId;
+  /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
+  constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
+    this.#run = run;
     this.turnId = turnId;
-    this.#review = review;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -81,7 +74,9 @@ export class TurnEvents {
   /** One notification of the connection (other threads' are ignored). */
   notification(method: string, raw: unknown): Happened[] {
     const event = parseTurnEvent(method, raw);
-    if (!event || (event.threadId !== undefined && event.threadId !== this.#threadId)) return [];
+    if (!event || (event.threadId !== undefined && event.threadId !== this.#run.threadId)) {
+      return [];
+    }
     switch (event.kind) {
       case "turnStarted":
         this.currentTurnId = event.turnId;
@@ -111,8 +106,8 @@ export class TurnEvents {
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {
     if (item.type === "userMessage" && this.turnId === null) {
-      if (this.#review) return []; // The reviewer's prompt: a review's turn is claimed, not told.
-      if (item.clientId === this.#clientMessageId) {
+      if (this.#run.job.kind === "review") return []; // The reviewer's prompt: a review's turn is claimed, not told.
+      if (item.clientId === this.#run.clientMessageId) {
         this.turnId = turnId;
         return [{ kind: "ownTurnStarted" }];
       }

@@ -43,8 +43,7 @@ export async function sendInterrupt(
   conn: HeldConnection,
   target: { threadId: string; turnIds: readonly string[] },
   until: number,
-  clock: Clock,
-  log: Logger,
+  { clock, log }: { clock: Clock; log: Logger },
 ): Promise<string | undefined> {
   for (const [i, turnId] of target.turnIds.entries()) {
     try {

@@ -43,7 +43,7 @@ export interface RuntimeDeps {
 }
 
 /** A runtime following one message's turn on one held helper. */
-export class TurnRuntime implements RuntimeHandle {
+export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** Its run: the run's state is kept there, and moved by the runtime. */
   readonly run: Run<TurnRuntime>;
   readonly id: string;
@@ -51,11 +51,9 @@ export class TurnRuntime implements RuntimeHandle {
   readonly clientMessageId: string;
   /** What the run does. */
   readonly job: RunJob;
-  readonly #conn: HeldConnection;
+  /** The connection, for reads on the held thread. */
+  readonly connection: HeldConnection;
   readonly #deps: RuntimeDeps;
-  readonly #router: ElicitationRouter;
-  readonly #clock: Clock;
-  readonly #log: Logger;
   #queuedSubmissionId: string | undefined;
   #failure: Failure | undefined;
   #error: string | undefined;
@@ -63,7 +61,6 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #events: TurnEvents;
   #alive = true;
   readonly #watch: TurnWatchdog;
-  readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
   #onEnd: (() => void) | undefined;
   #stalling = false;
@@ -71,20 +68,16 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** A runtime of `run` on `conn`; `turnId` when it attaches to a turn that already runs. */
   constructor(conn: HeldConnection, run: Run<TurnRuntime>, deps: RuntimeDeps, turnId?: string) {
-    this.#conn = conn;
+    super(deps.clock);
+    this.connection = conn;
     this.run = run;
     this.id = run.id;
     this.threadId = run.threadId;
     this.clientMessageId = run.clientMessageId;
     this.job = run.job;
     this.#deps = deps;
-    this.#router = deps.router;
-    this.#clock = deps.clock;
-    this.#log = deps.log;
-    this.#changes = new RunChanges(deps.clock);
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    const review = run.job.kind === "review";
-    this.#events = new TurnEvents(run.threadId, run.clientMessageId, turnId ?? null, review);
+    this.#events = new TurnEvents(run, turnId ?? null);
     conn.listen({
       onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
       onServerRequest: (request) => this.#onServerRequest(request),
@@ -133,8 +126,8 @@ export class TurnRuntime implements RuntimeHandle {
   detach(): Promise<void> {
     this.#released ??= (async () => {
       this.#watch.stop();
-      this.#router.forget(this);
-      await this.#conn.close();
+      this.#deps.router.forget(this);
+      await this.connection.close();
       this.#alive = false;
       this.changed();
     })();
@@ -144,11 +137,6 @@ export class TurnRuntime implements RuntimeHandle {
   /** Whether the helper is alive. */
   get alive(): boolean {
     return this.#alive;
-  }
-
-  /** The connection, for reads on the held thread. */
-  get connection(): HeldConnection {
-    return this.#conn;
   }
 
   /** Whether the turn has ended. */
@@ -172,30 +160,10 @@ export class TurnRuntime implements RuntimeHandle {
     };
   }
 
-  /** Progress messages from index `from` on. */
-  progressSince(from: number): string[] {
-    return this.#changes.since(from);
-  }
-
-  /** A counter that moves whenever something a follower cares about happens. */
-  get version(): number {
-    return this.#changes.version;
-  }
-
-  /** Resolves when `version` moves past `seen`, at `untilMs` (clock time), or on abort. */
-  waitForChange(seen: number, untilMs: number, signal: AbortSignal): Promise<void> {
-    return this.#changes.waitForChange(seen, untilMs, signal);
-  }
-
-  /** RuntimeHandle: wakes followers. */
-  changed(): void {
-    this.#changes.changed();
-  }
-
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
   waitingOnHuman(waiting: boolean): void {
     if (!this.#watch.waitingOnHuman(waiting)) return;
-    if (waiting) this.#note("Waiting on an approval or answer from you");
+    if (waiting) this.progress("Waiting on an approval or answer from you");
     this.#armStall();
   }
 
@@ -203,7 +171,7 @@ export class TurnRuntime implements RuntimeHandle {
   declinedUnforwardable(declined: DeclinedRequest): void {
     this.#declined.push({ method: declined.method, summary: declined.summary });
     if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
-    this.#note(`Declined a request codex-relay cannot forward: ${declined.summary}`);
+    this.progress(`Declined a request codex-relay cannot forward: ${declined.summary}`);
   }
 
   /** RuntimeHandle: an accepted answer went to Codex as `decline`, because of `problem`. */
@@ -218,17 +186,17 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Records something the client should know about the run (results carry it as `notes`). */
   addNote(note: string): void {
-    if (this.#events.story.note(note)) this.#note(note);
+    if (this.#events.story.note(note)) this.progress(note);
   }
 
   /** RuntimeHandle: answers a server request. */
   respond(rpcId: RpcId, result: unknown): void {
-    this.#conn.respond(rpcId, result);
+    this.connection.respond(rpcId, result);
   }
 
   /** RuntimeHandle: answers a server request with an error. */
   respondError(rpcId: RpcId, code: number, message: string): void {
-    this.#conn.respondError(rpcId, code, message);
+    this.connection.respondError(rpcId, code, message);
   }
 
   /**
@@ -239,12 +207,14 @@ export class TurnRuntime implements RuntimeHandle {
    */
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
-    this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
+    this.progress(
+      why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
+    );
     const ownOnly = this.#deps.shared || this.job.kind === "review";
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
     const over = () => this.ended || !this.#alive;
     // One grace for waiting for the turn (a queued run's) and for its end.
-    const until = this.#clock.now() + this.#deps.limits.interruptGraceMs;
+    const until = this.#deps.clock.now() + this.#deps.limits.interruptGraceMs;
     if (pick().length === 0 && phaseOf(this.run.state) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
       await this.#until(() => pick().length > 0 || over(), until);
@@ -253,9 +223,9 @@ export class TurnRuntime implements RuntimeHandle {
     const turnIds = pick();
     let unconfirmed: string | undefined;
     if (turnIds.length) {
-      const end = Math.max(until, this.#clock.now() + 1);
+      const end = Math.max(until, this.#deps.clock.now() + 1);
       const target = { threadId: this.threadId, turnIds };
-      unconfirmed = await sendInterrupt(this.#conn, target, end, this.#clock, this.#log);
+      unconfirmed = await sendInterrupt(this.connection, target, end, this.#deps);
       if (unconfirmed === undefined) await this.#until(over, end);
       if (!over()) unconfirmed ??= END_NOT_REPORTED;
     }
@@ -272,18 +242,18 @@ export class TurnRuntime implements RuntimeHandle {
   release(): Promise<void> {
     this.#released ??= (async () => {
       this.#watch.stop();
-      this.#router.declineAll(this, "the runtime is closing");
+      this.#deps.router.declineAll(this, "the runtime is closing");
       if (this.#alive) {
         try {
-          await this.#conn.call("thread/unsubscribe", { threadId: this.threadId }, {
+          await this.connection.call("thread/unsubscribe", { threadId: this.threadId }, {
             timeoutMs: 2000,
           });
         } catch {
           // Exiting releases the thread as well.
         }
       }
-      this.#router.forget(this);
-      await this.#conn.close();
+      this.#deps.router.forget(this);
+      await this.connection.close();
       this.#alive = false;
       this.changed();
     })();
@@ -294,15 +264,15 @@ export class TurnRuntime implements RuntimeHandle {
   #onServerRequest(request: ServerRequest): void {
     if (this.#deps.shared && !this.#own.take(request, this.#events.turnId)) {
       // Another turn's (the user's own), or one delivered again: left alone here.
-      this.#log.debug("request left alone", { method: request.method });
+      this.#deps.log.debug("request left alone", { method: request.method });
       return;
     }
-    this.#router.receive(this, request.id, request.method, request.params);
+    this.#deps.router.receive(this, request.id, request.method, request.params);
   }
 
   async #restartQueue(): Promise<void> {
     try {
-      await this.#conn.call("thread/queue/start", {
+      await this.connection.call("thread/queue/start", {
         threadId: this.threadId,
         ...(this.#queuedSubmissionId ? { queuedSubmissionId: this.#queuedSubmissionId } : {}),
       });
@@ -317,33 +287,30 @@ export class TurnRuntime implements RuntimeHandle {
     this.#error = error;
     this.#failure = failure;
     this.#watch.stop();
-    this.#note(`The turn ended: ${phase}`);
-    this.#log.info("turn ended", { phase, failureClass: failure?.failureClass });
+    this.progress(`The turn ended: ${phase}`);
+    this.#deps.log.info("turn ended", { phase, failureClass: failure?.failureClass });
     this.#onEnd?.();
   }
 
   #onHelperEnded(error: RelayError): void {
     this.#alive = false;
-    if (this.#deps.shared && !this.ended && this.#released === undefined) {
+    const lost = this.#deps.shared && !this.ended && this.#released === undefined;
+    if (lost) {
       // The daemon runs the turn on: this runtime only lost sight of it. The run stays listed
       // as lost; a later follower attaches.
       this.run.move({ kind: "lost", at: (this.#deps.wallNow ?? Date.now)() });
       this.#watch.stop();
-      this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
-      this.#router.forget(this);
-      this.changed();
-      if (this.#onEnd) void this.detach();
-      return;
-    }
-    if (!this.ended) {
+      this.#deps.log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
+    } else if (!this.ended) {
       const why = `The connection to the app-server ended during the turn (${error.reason})`;
       this.#finish("failed", `${why}: ${error.message}`, {
         failureClass: "internal",
         retryable: false,
       });
     }
-    this.#router.forget(this);
+    this.#deps.router.forget(this);
     this.changed();
+    if (lost && this.#onEnd) void this.detach();
   }
 
   #armStall(): void {
@@ -354,7 +321,7 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.ended || this.#stalling) return;
     this.#stalling = true;
     this.#failure = stalledFailure(this.#events.itemsCompleted > 0);
-    this.#log.warn("turn stalled", { why });
+    this.#deps.log.warn("turn stalled", { why });
     await this.interrupt(
       why === "stalled" ? "no activity within the stall budget" : "the turn ran past the backstop",
     );
@@ -364,17 +331,17 @@ export class TurnRuntime implements RuntimeHandle {
   /** Acts on what the thread's events told. */
   #act(happened: Happened[]): void {
     for (const h of happened) {
-      if (h.kind === "note") this.#note(h.text);
+      if (h.kind === "note") this.progress(h.text);
       else if (h.kind === "ownTurnStarted") {
         this.run.move({ kind: "turnStarted" });
-        this.#note("Your message's turn started");
+        this.progress("Your message's turn started");
       } else if (h.kind === "ended") {
         // An interrupt keeps the failure recorded so far (a stall's).
         this.#finish(h.end, h.error, h.end === "interrupted" ? this.#failure : h.failure);
       } else if (h.kind === "toolCall") {
         this.#watch.toolCall(h.id, h.completed);
         this.#armStall();
-      } else if (h.kind === "resolved") this.#router.resolved(this, h.requestId);
+      } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
       // Codex paused the queue: only a queued message's run waits on it, the others never restart it.
       else if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
     }
@@ -383,12 +350,8 @@ export class TurnRuntime implements RuntimeHandle {
   /** Waits on this runtime's changes until `done()` holds or the clock reaches `until`. */
   async #until(done: () => boolean, until: number): Promise<void> {
     const never = new AbortController().signal;
-    while (!done() && this.#clock.now() < until) {
+    while (!done() && this.#deps.clock.now() < until) {
       await this.waitForChange(this.version, until, never);
     }
-  }
-
-  #note(message: string): void {
-    this.#changes.note(message);
   }
 }
