@@ -1,9 +1,11 @@
 /**
- * This relay's runs: one map of run records (state: `run_state.ts`), and
- * every view the relay needs derived from it: the run on a thread (one at a
- * time, decided atomically by {@linkcode RunBook.begin}), a run by id, the
- * finished run of a message (for followers that come after its end), and
- * one look for `codex_list_threads`.
+ * This relay's runs: one map of run records (state: `run_state.ts`, moved
+ * by {@linkcode Run.move}), and every view the relay needs derived from it:
+ * the run on a thread (one at a time, decided atomically by
+ * {@linkcode RunBook.begin}) and its handle, a handle by the run's id, the
+ * threads running, the finished run of a message (for followers that come
+ * after its end), and one look for `codex_list_threads`. A run's handle is
+ * what follows its turn (the registry's: the turn runtime).
  *
  * The listing rule: a live run is listed as it is; a run that ended is listed,
  * with how it ended, by the first look taken after its end and by no later one

@@ -1,7 +1,7 @@
 /**
- * The runs of this relay and their runtimes: the registry is the one map of
- * runs (`run_book.ts`, whose views it is) that gives its runs runtimes. A run
- * exists from its first step ({@linkcode RunBook.begin}: one run per thread,
+ * The runs of this relay and their runtimes: the registry is the run book
+ * (`run_book.ts`: the one map of runs and every view of it) that gives its
+ * runs their runtimes. A run exists from its first step ({@linkcode RunBook.begin}: one run per thread,
  * decided atomically), gets a runtime when it holds a connection
  * ({@linkcode TurnRegistry.adopt}), is settled when its turn ends (its
  * replies read, the run recorded) and ended at shutdown. Starting them is

@@ -342,8 +342,10 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
         this.#watch.toolCall(h.id, h.completed);
         this.#armStall();
       } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
-      // Codex paused the queue: only a queued message's run waits on it, the others never restart it.
-      else if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
+      else if (!this.#stalling && this.job.kind === "message") {
+        // Codex paused the queue: only a queued message's run waits on it, no other restarts it.
+        void this.#restartQueue();
+      }
     }
   }
 
