@@ -1,9 +1,11 @@
 /**
- * This relay's runs: one map of run records (state: `run_state.ts`), and
- * every view the relay needs derived from it: the run on a thread (one at a
- * time, decided atomically by {@linkcode RunBook.begin}), a run by id, the
- * finished run of a message (for followers that come after its end), and
- * one look for `codex_list_threads`.
+ * This relay's runs: one map of run records (state: `run_state.ts`, moved
+ * by {@linkcode Run.move}), and every view the relay needs derived from it:
+ * the run on a thread (one at a time, decided atomically by
+ * {@linkcode RunBook.begin}) and its handle, a handle by the run's id, the
+ * threads running, the finished run of a message (for followers that come
+ * after its end), and one look for `codex_list_threads`. A run's handle is
+ * what follows its turn (the registry's: the turn runtime).
  *
  * The listing rule: a live run is listed as it is; a run that ended is listed,
  * with how it ended, by the first look taken after its end and by no later one
@@ -16,9 +18,18 @@
  */
 
 import type { Clock } from "../core/clock.ts";
-import type { ListedRun, ReadReplyResult } from "../reply/schemas.ts";
-import { advance, isFinal, phaseOf, type RunEvent, type RunState, STARTING } from "./run_state.ts";
-import type { RunSnapshot } from "./runtime_types.ts";
+import type { DeclinedRequest } from "../elicit/router.ts";
+import type { ListedRun, QueuedAhead, ReadReplyResult } from "../reply/schemas.ts";
+import type { Failure } from "./classify_failure.ts";
+import {
+  advance,
+  isFinal,
+  phaseOf,
+  type RunEvent,
+  type RunPhase,
+  type RunState,
+  STARTING,
+} from "./run_state.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 
 /** How many ended runs wait for the next look. */
@@ -27,6 +38,23 @@ export const UNSEEN_MAX = 64;
 export const FINISHED_TTL_MS = 10 * 60 * 1000;
 /** How many finished runs are kept for followers. */
 export const FINISHED_MAX = 200;
+
+/** What a run's runtime reports about its turn. */
+export interface RunSnapshot {
+  threadId: string;
+  clientMessageId: string;
+  turnId: string | null;
+  phase: RunPhase;
+  failure?: Failure;
+  error?: string;
+  itemsCompleted: number;
+  /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
+  declinedRequests: DeclinedRequest[];
+  /** Messages queued ahead of the run's own whose turns its start also started (ids, never text). */
+  queuedAhead: QueuedAhead[];
+  /** What the client should know about the run (an answer that counted as a decline, a name not set). */
+  notes: string[];
+}
 
 /** A finished run, as results report it. */
 export interface FinishedRun {
@@ -45,7 +73,7 @@ export interface Run<H = unknown> {
   readonly job: RunJob;
   /** Wall-clock ms when it began. */
   readonly startedAt: number;
-  /** Where it is (change it only through {@linkcode RunBook.move}). */
+  /** Where it is (change it only through {@linkcode Run.move}). */
   readonly state: RunState;
   /** What follows its turn, once the run holds a connection. */
   handle?: H;
@@ -57,6 +85,8 @@ export interface Run<H = unknown> {
   readonly started: Promise<void>;
   /** Its end, once settled. */
   readonly finished?: FinishedRun;
+  /** Moves it by `event` (`run_state.ts`); returns its new state. */
+  move(event: RunEvent): RunState;
 }
 
 /** The mutable record behind a {@linkcode Run}. */
@@ -77,19 +107,26 @@ interface Record<H> extends Run<H> {
 export class RunBook<H = unknown> {
   readonly #clock: Clock;
   readonly #wallNow: () => number;
+  readonly #pending: (run: Run<H>) => number;
   readonly #runs = new Map<string, Record<H>>();
   #finals = 0;
+  #closing = false;
 
-  /** `wallNow`: wall-clock ms (the listed `startedAt`, `lostAt`). */
-  constructor(clock: Clock, wallNow: () => number = Date.now) {
+  /**
+   * `wallNow`: wall-clock ms (the listed `startedAt`, `lostAt`); `pending`:
+   * how many Codex requests of a live run wait for the client (listed).
+   */
+  constructor(clock: Clock, wallNow: () => number = Date.now, pending = (_: Run<H>) => 0) {
     this.#clock = clock;
     this.#wallNow = wallNow;
+    this.#pending = pending;
   }
 
   /**
    * A new run of `clientMessageId` on `threadId` in `state` (default
-   * starting), or undefined when the thread has a live run already: the one
-   * check and the insert happen together, so of concurrent starts one wins.
+   * starting), or undefined when the thread has a live run already or the
+   * book is closing: the one check and the insert happen together, so of
+   * concurrent starts one wins.
    */
   begin(
     threadId: string,
@@ -97,7 +134,7 @@ export class RunBook<H = unknown> {
     state: RunState = STARTING,
     job: RunJob = MESSAGE_JOB,
   ): Run<H> | undefined {
-    if (this.live(threadId)) return undefined;
+    if (this.#closing || this.run(threadId)) return undefined;
     for (const [id, r] of this.#runs) {
       // The same message followed again: its lost record is superseded.
       if (
@@ -121,16 +158,26 @@ export class RunBook<H = unknown> {
       started: started.promise,
       leftStart: started.resolve,
       listed: false,
+      move: (event) => this.#move(record, event),
     };
     if (state.kind !== "starting") started.resolve();
     this.#runs.set(record.id, record);
     return record;
   }
 
-  /** Moves `run` by `event` (`run_state.ts`); returns its new state. */
-  move(run: Run<H>, event: RunEvent): RunState {
-    const record = this.#runs.get(run.id);
-    if (!record) return run.state;
+  /** Whether the book is closing (no run may begin). */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** From now on no run begins. */
+  close(): void {
+    this.#closing = true;
+  }
+
+  /** Moves `record` by `event`; a run no longer in the book (forgotten, evicted) stays as it is. */
+  #move(record: Record<H>, event: RunEvent): RunState {
+    if (this.#runs.get(record.id) !== record) return record.state;
     const was = record.state;
     record.state = advance(was, event);
     if (record.state.kind !== "starting") record.leftStart();
@@ -144,7 +191,7 @@ export class RunBook<H = unknown> {
 
   /** Records how `run` ended (its replies read) and wakes everyone waiting on it. */
   settle(run: Run<H>, finished: FinishedRun): void {
-    const record = this.#runs.get(run.id) ?? (run as Record<H>);
+    const record = run as Record<H>;
     record.finished = finished;
     record.resolve(finished);
   }
@@ -157,14 +204,19 @@ export class RunBook<H = unknown> {
   }
 
   /** The live run on `threadId` (starting, queued or running), if any. */
-  live(threadId: string): Run<H> | undefined {
+  run(threadId: string): Run<H> | undefined {
     for (const r of this.#runs.values()) if (r.threadId === threadId && !isFinal(r.state)) return r;
     return undefined;
   }
 
-  /** A run by id (gone once evicted). */
-  byId(id: string): Run<H> | undefined {
-    return this.#runs.get(id);
+  /** The handle (runtime) of the live run on `threadId`, if it has one. */
+  active(threadId: string): H | undefined {
+    return this.run(threadId)?.handle;
+  }
+
+  /** A run's handle by the run's id (absent once the run is gone or had none). */
+  byId(id: string): H | undefined {
+    return this.#runs.get(id)?.handle;
   }
 
   /** The live runs. */
@@ -172,29 +224,37 @@ export class RunBook<H = unknown> {
     return [...this.#runs.values()].filter((r) => !isFinal(r.state));
   }
 
+  /** How many runs are live. */
+  get size(): number {
+    return this.lives().length;
+  }
+
+  /** The threads with a run whose message is queued or whose turn runs. */
+  runningThreads(): ReadonlySet<string> {
+    return new Set(this.lives().filter((r) => r.state.kind !== "starting").map((r) => r.threadId));
+  }
+
   /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
-    let found: FinishedRun | undefined;
-    for (const r of this.#runs.values()) {
-      if (r.threadId !== threadId || r.clientMessageId !== clientMessageId) continue;
-      if (r.state.kind !== "ended" || !r.finished || this.#expired(r)) continue;
-      found = r.finished;
-    }
-    return found;
+    const mine = (r: Record<H>) => r.threadId === threadId && r.clientMessageId === clientMessageId;
+    const kept = (r: Record<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
+    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r))?.finished;
   }
 
   /**
-   * One look (`codex_list_threads`): the live runs as they are (`pending`:
-   * how many Codex requests of a run wait for the client), the lost ones, then
-   * the ended runs no look listed yet (listed now, and by no later look).
+   * One look (`codex_list_threads`): the live runs as they are (with their
+   * pending requests), the lost ones, then the ended runs no look listed yet
+   * (listed now, and by no later look).
    */
-  look(pending: (run: Run<H>) => number): ListedRun[] {
+  look(): ListedRun[] {
     const out: ListedRun[] = [];
     const ended: Record<H>[] = [];
     for (const r of this.#runs.values()) {
       if (r.state.kind === "ended") {
         if (!r.listed) ended.push(r);
-      } else if (r.state.kind !== "lost" || !this.#expired(r)) out.push(this.#entry(r, pending(r)));
+      } else if (r.state.kind !== "lost" || !this.#expired(r)) {
+        out.push(this.#entry(r, this.#pending(r)));
+      }
     }
     for (const r of ended.sort((a, b) => a.finalSeq! - b.finalSeq!)) {
       out.push(this.#entry(r, 0));

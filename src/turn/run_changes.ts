@@ -1,6 +1,7 @@
 /**
  * What followers of a turn runtime wait on: a version that moves whenever
- * something they care about happens, and the run's progress messages.
+ * something they care about happens, and the run's progress messages. The
+ * runtime is one (it extends {@linkcode RunChanges}).
  * @module
  */
 
@@ -17,23 +18,23 @@ export class RunChanges {
     this.#clock = clock;
   }
 
-  /** The counter. */
+  /** A counter that moves whenever something a follower cares about happens. */
   get version(): number {
     return this.#version;
   }
 
   /** Progress messages from index `from` on. */
-  since(from: number): string[] {
+  progressSince(from: number): string[] {
     return this.#progress.slice(from);
   }
 
   /** Records a progress message (a change). */
-  note(message: string): void {
+  protected progress(message: string): void {
     this.#progress.push(message);
     this.changed();
   }
 
-  /** Moves the version and wakes every waiter. */
+  /** Moves the version and wakes every waiter (RuntimeHandle: the router's changes too). */
   changed(): void {
     this.#version++;
     for (const wake of [...this.#waiters]) wake();

@@ -19,7 +19,7 @@ import type {
 import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import type { FinishedRun } from "./run_book.ts";
-import type { RunSnapshot } from "./turn_runtime.ts";
+import type { RunSnapshot } from "./run_book.ts";
 
 /** The `declinedRequests` field of a snapshot: present only when something was declined. */
 export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: RequestSummary[] } {

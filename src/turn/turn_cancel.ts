@@ -59,10 +59,6 @@ export async function cancelOnThread(
       result: await withdraw(deps, runtime, threadId, clientMessageId!, signal),
     };
   }
-  if (run?.state.kind === "starting") {
-    // Still at its first steps (nothing queued): the start is cancelled.
-    return { kind: "run", run: await deps.registry.interrupt(threadId) };
-  }
   if (runtime && run?.state.kind === "queued" && runtime.alive) {
     const result = await withdraw(deps, runtime, threadId, runtime.clientMessageId, signal);
     if (result.status === "withdrawn") {
@@ -72,6 +68,7 @@ export async function cancelOnThread(
     }
     // Codex took it meanwhile (its turn starts), or the delete is unconfirmed: interrupt.
   }
+  // A run still at its first steps (nothing queued) is cancelled, a queued or running one interrupted.
   return { kind: "run", run: await deps.registry.interrupt(threadId) };
 }
 

@@ -2,8 +2,8 @@
  * What a turn runtime makes of its thread's notifications: which turn is
  * its own (the one whose user message carries its `clientMessageId`), the
  * earlier queued messages that ran first, what Codex is doing (in words),
- * the items its turn completed, and how that turn ended. It keeps that state;
- * the runtime acts on what it reports ({@linkcode EventSink}).
+ * the items its turn completed, and how that turn ended. It keeps that state
+ * and returns what happened ({@linkcode Happened}); the runtime acts on it.
  * @module
  */
 
@@ -12,24 +12,22 @@ import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
 import type { RunEnd } from "./run_state.ts";
+import type { Run } from "./run_book.ts";
 
-/** What the runtime does with what the events say. */
-export interface EventSink {
+/** What the events told, for the runtime to act on. */
+export type Happened =
   /** A progress note for the client. */
-  note(message: string): void;
+  | { kind: "note"; text: string }
   /** The runtime's own turn started. */
-  ownTurnStarted(): void;
-  /** The runtime's own turn ended so. */
-  finish(phase: RunEnd, error?: string, failure?: Failure): void;
+  | { kind: "ownTurnStarted" }
+  /** The own turn ended so (an interrupted one carries no failure: the runtime keeps its own). */
+  | { kind: "ended"; end: RunEnd; error?: string; failure?: Failure }
   /** An MCP tool call started or completed. */
-  toolCall(id: string, completed: boolean): void;
+  | { kind: "toolCall"; id: string; completed: boolean }
   /** Codex resolved a server request (another client answered it). */
-  resolved(requestId: unknown): void;
+  | { kind: "resolved"; requestId: unknown }
   /** An earlier message's turn was interrupted before the own one started: Codex paused the queue. */
-  queuePaused(): void;
-  /** The failure recorded so far (an interrupt keeps it). */
-  failure(): Failure | undefined;
-}
+  | { kind: "queuePaused" };
 
 /** The turn-level state of one runtime, fed by its thread's notifications. */
 export class TurnEvents {
@@ -41,28 +39,17 @@ export class TurnEvents {
   itemsCompleted = 0;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
-  readonly #threadId: string;
-  readonly #clientMessageId: string;
-  readonly #sink: EventSink;
-  /** A review: its turn is claimed (`review/start`'s answer), never told by a user message. */
-  readonly #review: boolean;
+  /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
+  readonly #run: Pick<Run, "threadId" | "clientMessageId" | "job">;
   /** Recent turns started on the thread and the turn each runs inside (a review's R' names R). */
   readonly #roots = new Map<string, string>();
   /** Recent turns that ended before they were claimed. */
   readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
 
-  constructor(
-    threadId: string,
-    clientMessageId: string,
-    turnId: string | null,
-    sink: EventSink,
-    review = false,
-  ) {
-    this.#threadId = threadId;
-    this.#clientMessageId = clientMessageId;
+  /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
+  constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
+    this.#run = run;
     this.turnId = turnId;
-    this.#sink = sink;
-    this.#review = review;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -77,94 +64,92 @@ export class TurnEvents {
    * The own turn is `turnId` (a review's R, as `review/start` answered): from
    * now on its events are the run's; when it already ended, the run ends so.
    */
-  claim(turnId: string): void {
-    if (this.turnId !== null) return;
+  claim(turnId: string): Happened[] {
+    if (this.turnId !== null) return [];
     this.turnId = turnId;
-    this.#sink.ownTurnStarted();
     const ended = this.#endedEarly.get(turnId);
-    if (ended) this.ended(ended.status, ended.error);
+    return [{ kind: "ownTurnStarted" }, ...(ended ? this.ended(ended.status, ended.error) : [])];
   }
 
   /** One notification of the connection (other threads' are ignored). */
-  notification(method: string, raw: unknown): void {
+  notification(method: string, raw: unknown): Happened[] {
     const event = parseTurnEvent(method, raw);
-    if (!event || (event.threadId !== undefined && event.threadId !== this.#threadId)) return;
+    if (!event || (event.threadId !== undefined && event.threadId !== this.#run.threadId)) {
+      return [];
+    }
     switch (event.kind) {
       case "turnStarted":
         this.currentTurnId = event.turnId;
         if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
-        if (this.turnId === null) this.#sink.note("A turn started");
-        break;
-      case "item":
-        this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
-        if (!event.completed) {
-          this.#activity((raw as { item?: unknown } | null)?.item, event.turnId);
-        }
-        break;
+        return this.turnId === null ? note("A turn started") : [];
+      case "item": {
+        const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
+        if (event.completed) return item;
+        return [...item, ...this.#activity((raw as { item?: unknown } | null)?.item, event.turnId)];
+      }
       case "turnCompleted":
-        this.#turnCompleted(event.turnId, event.status, event.error);
-        break;
+        return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
-        this.#sink.resolved(event.requestId);
-        break;
+        return [{ kind: "resolved", requestId: event.requestId }];
     }
+    return [];
   }
 
   /** The own turn ended with `status` (from a notification or a read); others change nothing. */
-  ended(status: string | undefined, error: TurnError | null | undefined): void {
-    if (status === "completed") this.#sink.finish("completed");
-    else if (status === "failed") {
-      const failure = classifyFailure(error?.codexErrorInfo, error?.message);
-      this.#sink.finish("failed", error?.message, failure);
-    } else if (status === "interrupted") {
-      this.#sink.finish("interrupted", undefined, this.#sink.failure());
-    }
+  ended(status: string | undefined, error: TurnError | null | undefined): Happened[] {
+    if (status === "completed") return [{ kind: "ended", end: "completed" }];
+    if (status === "interrupted") return [{ kind: "ended", end: "interrupted" }];
+    if (status !== "failed") return [];
+    const failure = classifyFailure(error?.codexErrorInfo, error?.message);
+    return [{ kind: "ended", end: "failed", error: error?.message, failure }];
   }
 
-  #item(completed: boolean, turnId: string | null, item: ItemRef): void {
+  #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {
     if (item.type === "userMessage" && this.turnId === null) {
-      if (this.#review) return; // The reviewer's prompt: a review's turn is claimed, not told.
-      if (item.clientId === this.#clientMessageId) {
+      if (this.#run.job.kind === "review") return []; // The reviewer's prompt: a review's turn is claimed, not told.
+      if (item.clientId === this.#run.clientMessageId) {
         this.turnId = turnId;
-        this.#sink.ownTurnStarted();
-        return;
+        return [{ kind: "ownTurnStarted" }];
       }
       // A user message of another queued message ran before this runtime's own.
       const clientId = typeof item.clientId === "string" ? item.clientId : null;
-      const line = this.story.aheadStarted(clientId, turnId);
-      if (line) this.#sink.note(line);
-      return;
-    }
-    if (item.type === "mcpToolCall" && item.id !== undefined) {
-      this.#sink.toolCall(item.id, completed);
+      return note(this.story.aheadStarted(clientId, turnId));
     }
     if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.turnId) {
       this.itemsCompleted++;
     }
+    if (item.type !== "mcpToolCall" || item.id === undefined) return [];
+    return [{ kind: "toolCall", id: item.id, completed }];
   }
 
   /** Notes what Codex started doing, in words (kinds and names, never content). */
-  #activity(item: unknown, turnId: string | null): void {
+  #activity(item: unknown, turnId: string | null): Happened[] {
     const ours = this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
-    const line = this.story.activity(item, ours);
-    if (line) this.#sink.note(line);
+    return note(this.story.activity(item, ours));
   }
 
   #turnCompleted(
     id: string | null,
     status: string | undefined,
     error: TurnError | null | undefined,
-  ): void {
+  ): Happened[] {
     if (id === null || id !== this.turnId) {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
       this.currentTurnId = null;
       if (id !== null && this.turnId === null) remember(this.#endedEarly, id, { status, error });
-      if (status === "interrupted" && this.turnId === null) this.#sink.queuePaused();
-      return;
+      return status === "interrupted" && this.turnId === null ? [{ kind: "queuePaused" }] : [];
     }
     // The own turn ended: any status but completed and failed counts as interrupted.
-    this.ended(status === "completed" || status === "failed" ? status : "interrupted", error);
+    return this.ended(
+      status === "completed" || status === "failed" ? status : "interrupted",
+      error,
+    );
   }
+}
+
+/** A note, when there is one to send. */
+function note(text: string | undefined): Happened[] {
+  return text ? [{ kind: "note", text }] : [];
 }
 
 /** How many recent turns the maps above keep (a thread runs one turn at a time). */

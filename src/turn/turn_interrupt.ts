@@ -1,7 +1,7 @@
 /**
- * Asking Codex to interrupt a turn and waiting for it to report the end,
- * within one grace period in all. What is left unconfirmed is said in words:
- * the runtime then stops following the turn (which may run on until its
+ * Asking Codex to interrupt a turn: which turns to name, and sending
+ * `turn/interrupt` by them. What is left unconfirmed is said in words: the
+ * runtime then stops following the turn (which may run on until its
  * app-server ends: at once for a turn alone in its app-server, never in a daemon).
  * @module
  */
@@ -33,45 +33,36 @@ export function turnsToInterrupt(
   return inner && inner !== first ? [first, inner] : [first];
 }
 
-/** What an interrupt needs of its runtime. */
-export interface InterruptTarget {
-  conn: HeldConnection;
-  threadId: string;
-  /** The ids to try, in order, until Codex accepts one (a review: R, then its inner turn R'). */
-  turnIds: readonly string[];
-  clock: Clock;
-  log: Logger;
-  graceMs: number;
-  /** Whether the turn has ended or the connection is gone (no end is coming then). */
-  settled(): boolean;
-  /** Resolves at the runtime's next change or at `untilMs`. */
-  nextChange(untilMs: number): Promise<void>;
-}
-
 /**
- * Sends `turn/interrupt` and waits for the turn's end. Resolves undefined
- * when it ended (or the connection went), else with why it is unconfirmed.
+ * Sends `turn/interrupt` for the first of `turnIds` that Codex accepts (a
+ * refused id: the next one), each call bounded by `until` (clock ms).
+ * Resolves undefined once one is accepted (Codex then reports the end with
+ * `turn/completed`), else with why the interrupt is unconfirmed.
  */
-export async function requestInterrupt(t: InterruptTarget): Promise<string | undefined> {
-  const until = t.clock.now() + t.graceMs;
-  for (const [i, turnId] of t.turnIds.entries()) {
+export async function sendInterrupt(
+  conn: HeldConnection,
+  target: { threadId: string; turnIds: readonly string[] },
+  until: number,
+  { clock, log }: { clock: Clock; log: Logger },
+): Promise<string | undefined> {
+  for (const [i, turnId] of target.turnIds.entries()) {
     try {
-      await t.conn.call("turn/interrupt", { threadId: t.threadId, turnId }, {
-        timeoutMs: Math.max(1, until - t.clock.now()),
+      await conn.call("turn/interrupt", { threadId: target.threadId, turnId }, {
+        timeoutMs: Math.max(1, until - clock.now()),
       });
-      break;
+      return undefined;
     } catch (error) {
       const refused = error instanceof RelayError && error.rpcCode !== undefined;
-      if (refused && i + 1 < t.turnIds.length) continue; // Refused by this id: the next one.
+      if (refused && i + 1 < target.turnIds.length) continue; // Refused by this id: the next one.
       // Refused, unanswered or the helper failed: no turn/completed is coming.
       const reason = error instanceof RelayError ? error.reason : "unknown";
-      t.log.warn("interrupt failed", { reason });
+      log.warn("interrupt failed", { reason });
       return `Codex did not confirm the interrupt (${reason}); codex-relay stopped following the turn, which may run on until its app-server ends`;
     }
   }
-  // Accepted: Codex reports the end with turn/completed.
-  while (!t.settled() && t.clock.now() < until) await t.nextChange(until);
-  return t.settled()
-    ? undefined
-    : "Codex accepted the interrupt but did not report the turn's end in time; codex-relay stopped following the turn, which may run on until its app-server ends";
+  return undefined;
 }
+
+/** Why an interrupt Codex accepted is unconfirmed: the turn's end did not come within the grace. */
+export const END_NOT_REPORTED =
+  "Codex accepted the interrupt but did not report the turn's end in time; codex-relay stopped following the turn, which may run on until its app-server ends";

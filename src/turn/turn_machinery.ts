@@ -10,7 +10,7 @@ import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import { ElicitationRouter } from "../elicit/router.ts";
 import { TurnRegistry } from "./turn_registry.ts";
-import { DEFAULT_TURN_LIMITS, type TurnLimits } from "./turn_runtime.ts";
+import { DEFAULT_TURN_LIMITS, type TurnLimits } from "./turn_watchdog.ts";
 import { TurnStarts } from "./turn_start.ts";
 
 /** What the machinery is built from. */

@@ -1,150 +1,60 @@
 /**
- * The runs of this relay (one map: `run_book.ts`) and their runtimes: a run
- * exists from its first step ({@linkcode TurnRegistry.begin}: one run per
- * thread, decided atomically), gets a runtime when it holds a connection,
- * is settled when its turn ends (its replies read, the run recorded) and
- * ended at shutdown. Starting them is `turn_start.ts`.
+ * The runs of this relay and their runtimes: the registry is the run book
+ * (`run_book.ts`: the one map of runs and every view of it) that gives its
+ * runs their runtimes. A run exists from its first step ({@linkcode RunBook.begin}: one run per thread,
+ * decided atomically), gets a runtime when it holds a connection
+ * ({@linkcode TurnRegistry.adopt}), is settled when its turn ends (its
+ * replies read, the run recorded) and ended at shutdown. Starting them is
+ * `turn_start.ts`.
  * @module
  */
 
 import { asRelayError } from "../core/errors.ts";
-import type { Logger } from "../core/log.ts";
-import type { Clock } from "../core/clock.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
-import type { ElicitationRouter } from "../elicit/router.ts";
-import type { ListedRun, Receipt } from "../reply/schemas.ts";
-import { type RunJob, settledRead } from "./run_job.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ReadReplyResult, Receipt } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
-import { type FinishedRun, type Run, RunBook } from "./run_book.ts";
-import { CANCELLED_START, phaseOf, type RunState } from "./run_state.ts";
-import { type RunSnapshot, type TurnLimits, TurnRuntime } from "./turn_runtime.ts";
+import { settledRead } from "./run_job.ts";
+import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
+import { CANCELLED_START, phaseOf } from "./run_state.ts";
+import { type RuntimeDeps, TurnRuntime } from "./turn_runtime.ts";
 
 export type { FinishedRun, Run } from "./run_book.ts";
+export { CANCELLED_START } from "./run_state.ts";
 
-/** What the registry is built from. */
-export interface RegistryDeps {
-  router: ElicitationRouter;
-  clock: Clock;
-  log: Logger;
-  limits: TurnLimits;
+/** What the registry is built from (its runtimes too). */
+export interface RegistryDeps extends RuntimeDeps {
   /** Whether finished runs read their replies (the reply-read level). */
   readsReplies: boolean;
-  /**
-   * The connection is shared (the daemon): runtimes follow only their own
-   * turn, and at shutdown they detach, leaving their turns running.
-   */
-  shared?: boolean;
-  /** Wall-clock milliseconds, for the runs' `startedAt` (default `Date.now`). */
-  wallNow?: () => number;
 }
 
 /** Budget of reading a finished run's replies on its own connection. */
 const SETTLE_READ_MS = 20_000;
 
-export { CANCELLED_START } from "./run_state.ts";
-
-/** The registry. */
-export class TurnRegistry {
+/** The registry: the run book of runs followed by turn runtimes. */
+export class TurnRegistry extends RunBook<TurnRuntime> {
   readonly #deps: RegistryDeps;
-  readonly #book: RunBook<TurnRuntime>;
-  readonly #wallNow: () => number;
-  #closing = false;
 
   constructor(deps: RegistryDeps) {
+    const pending = (run: Run<TurnRuntime>) =>
+      run.handle ? deps.router.pendingFor(run.handle).length : 0;
+    super(deps.clock, deps.wallNow, pending);
     this.#deps = deps;
-    this.#wallNow = deps.wallNow ?? Date.now;
-    this.#book = new RunBook(deps.clock, this.#wallNow);
-  }
-
-  /**
-   * One look at this relay's runs (`codex_list_threads`): those it follows
-   * now, the lost ones, then those that ended since the last look (each listed once).
-   */
-  look(): ListedRun[] {
-    return this.#book.look((run) =>
-      run.handle ? this.#deps.router.pendingFor(run.handle).length : 0
-    );
-  }
-
-  /** Whether the registry is shutting down (no new runtime may start). */
-  get closing(): boolean {
-    return this.#closing;
-  }
-
-  /**
-   * A new run of `clientMessageId` on `threadId`, or undefined when this relay
-   * has a run there already (`turn_running`): of concurrent calls one wins.
-   */
-  begin(
-    threadId: string,
-    clientMessageId: string,
-    state?: RunState,
-    job?: RunJob,
-  ): Run<TurnRuntime> | undefined {
-    return this.#closing ? undefined : this.#book.begin(threadId, clientMessageId, state, job);
   }
 
   /** Its message is on its way to the queue (`thread/queue/add` is sent now). */
   writing(run: Run<TurnRuntime>): void {
-    this.#book.move(run, { kind: "writing" });
-  }
-
-  /** The live run on `threadId` (starting, queued or running), if any. */
-  run(threadId: string): Run<TurnRuntime> | undefined {
-    return this.#book.live(threadId);
-  }
-
-  /** The runtime of the live run on `threadId`, if it has one. */
-  active(threadId: string): TurnRuntime | undefined {
-    return this.#book.live(threadId)?.handle;
-  }
-
-  /** The threads this relay runs a turn on now (its message queued or its turn running). */
-  runningThreads(): ReadonlySet<string> {
-    return new Set(
-      this.#book.lives().filter((r) => r.state.kind !== "starting").map((r) => r.threadId),
-    );
-  }
-
-  /** A run's runtime by the run's id (absent once the run is gone or had none). */
-  byId(id: string): TurnRuntime | undefined {
-    return this.#book.byId(id)?.handle;
-  }
-
-  /** Live runs now. */
-  get size(): number {
-    return this.#book.lives().length;
+    run.move({ kind: "writing" });
   }
 
   /** Resolves with the run once `runtime`'s turn ended and its replies were read. */
   settled(runtime: TurnRuntime): Promise<FinishedRun> {
-    const run = this.#book.byId(runtime.id);
-    return run?.settled ??
-      Promise.resolve(this.finished(runtime.threadId, runtime.clientMessageId)!);
-  }
-
-  /** A finished run of this message, if this relay ran it recently. */
-  finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
-    return this.#book.finished(threadId, clientMessageId);
+    return runtime.run.settled;
   }
 
   /** A runtime following `run`'s turn on `conn`; `turnId` when it attaches to a running turn. */
   adopt(conn: HeldConnection, run: Run<TurnRuntime>, turnId?: string): TurnRuntime {
-    const runtime = new TurnRuntime(conn, run.threadId, run.clientMessageId, {
-      id: run.id,
-      run: { state: () => run.state, move: (event) => this.#book.move(run, event) },
-      wallNow: this.#wallNow,
-      router: this.#deps.router,
-      clock: this.#deps.clock,
-      log: this.#deps.log,
-      limits: this.#deps.limits,
-      shared: this.#deps.shared,
-      ...(turnId === undefined ? {} : { turnId }),
-      job: run.job,
-    });
-    run.handle = runtime;
-    return runtime;
+    run.handle = new TurnRuntime(conn, run, this.#deps, turnId);
+    return run.handle;
   }
 
   /**
@@ -153,10 +63,7 @@ export class TurnRegistry {
    */
   drop(run: Run<TurnRuntime>): void {
     if (run.handle) this.#deps.router.forget(run.handle);
-    this.#book.forget(
-      run,
-      cancelledByInterrupt(run) ? { snapshot: startSnapshot(run) } : undefined,
-    );
+    this.forget(run, cancelledByInterrupt(run) ? { snapshot: startSnapshot(run) } : undefined);
   }
 
   /**
@@ -164,9 +71,8 @@ export class TurnRegistry {
    * them) unless Codex already did, and watches the turn of `receipt`'s message.
    */
   async launch(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
-    const run = this.#book.byId(runtime.id);
-    if (run) this.#book.move(run, { kind: "queued" });
-    this.#track(runtime, receipt.queuedSubmissionId, true);
+    runtime.run.move({ kind: "queued" });
+    runtime.begin(receipt.queuedSubmissionId, () => void this.#settle(runtime));
     try {
       await conn.call("thread/queue/start", { threadId: receipt.threadId });
     } catch {
@@ -176,25 +82,13 @@ export class TurnRegistry {
 
   /** Watches the turn of a run that started it itself (`turn/start`, `review/start`). */
   watch(runtime: TurnRuntime): void {
-    const run = this.#book.byId(runtime.id);
-    if (run) this.#book.move(run, { kind: "queued" });
-    this.#track(runtime, undefined, true);
+    runtime.run.move({ kind: "queued" });
+    runtime.begin(undefined, () => void this.#settle(runtime));
   }
 
   /** Follows an attached runtime's turn (no watchdog: the relay did not start it here). */
   follow(runtime: TurnRuntime): void {
-    this.#track(runtime, undefined, false);
-  }
-
-  #track(runtime: TurnRuntime, queuedSubmissionId: string | undefined, watchdog: boolean): void {
-    runtime.begin(queuedSubmissionId, () => void this.#settle(runtime), {
-      watchdog,
-      onLost: () => {
-        // The turn runs on in the daemon; the run stays listed as lost, a later follower attaches.
-        this.#deps.router.forget(runtime);
-        void runtime.detach();
-      },
-    });
+    runtime.begin(undefined, () => void this.#settle(runtime), false);
   }
 
   /**
@@ -203,15 +97,15 @@ export class TurnRegistry {
    * Resolves with its end, or undefined when there is none.
    */
   async interrupt(threadId: string): Promise<FinishedRun | undefined> {
-    let run = this.#book.live(threadId);
+    let run = this.run(threadId);
     if (run?.state.kind === "starting" && run.state.writing) {
       // Its message is on its way to the queue: interrupt it as the queued run it becomes.
       await run.started;
-      run = this.#book.live(threadId);
+      run = this.run(threadId);
     }
     if (!run) return undefined;
     if (run.state.kind === "starting") {
-      this.#book.move(run, { kind: "ended", end: "interrupted" });
+      run.move({ kind: "ended", end: "interrupted" });
       run.cancel.abort();
     } else await run.handle?.interrupt();
     return await run.settled;
@@ -219,9 +113,9 @@ export class TurnRegistry {
 
   /** Ends every runtime: declines what they wait on, interrupts their turns, releases threads. */
   async shutdown(): Promise<void> {
-    this.#closing = true;
-    const runtimes = this.#book.lives().flatMap((r) => r.handle ? [r.handle] : []);
-    for (const run of this.#book.lives()) if (!run.handle) run.cancel.abort();
+    this.close();
+    const runtimes = this.lives().flatMap((r) => r.handle ? [r.handle] : []);
+    for (const run of this.lives()) if (!run.handle) run.cancel.abort();
     if (this.#deps.shared) {
       // Their turns live in the daemon: detach only (pending requests stay pending there).
       await Promise.all(runtimes.map((runtime) => runtime.detach()));
@@ -236,14 +130,13 @@ export class TurnRegistry {
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {
-    const run = this.#book.byId(runtime.id);
     const finished: FinishedRun = { snapshot: runtime.snapshot() };
     if (this.#deps.readsReplies) {
       const replies = await this.#readReplies(runtime);
       if (replies) finished.replies = knownEnd(replies, finished.snapshot);
     }
     await runtime.release();
-    if (run) this.#book.settle(run, finished);
+    this.settle(runtime.run, finished);
   }
 
   /**

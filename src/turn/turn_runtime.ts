@@ -18,39 +18,42 @@ import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
 import { type Failure, stalledFailure } from "./classify_failure.ts";
-import {
-  type BeginOptions,
-  MAX_DECLINED_KEPT,
-  type RunSnapshot,
-  type RuntimeDeps,
-  type TurnLimits,
-} from "./runtime_types.ts";
-import { advance, phaseOf, type RunEnd, type RunState, STARTING } from "./run_state.ts";
+import type { Run, RunSnapshot } from "./run_book.ts";
+import { phaseOf, type RunEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
-import { type StallWhy, TurnWatchdog } from "./turn_watchdog.ts";
-import { requestInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
-import { TurnEvents } from "./turn_events.ts";
-import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
+import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
+import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
+import { type Happened, TurnEvents } from "./turn_events.ts";
+import type { RunJob } from "./run_job.ts";
 
-export { type BeginOptions, DEFAULT_TURN_LIMITS, MAX_DECLINED_KEPT } from "./runtime_types.ts";
-export type { RunPhase, RunSnapshot, RuntimeDeps, TurnLimits } from "./runtime_types.ts";
+/** How many declined requests a runtime remembers. */
+const MAX_DECLINED_KEPT = 20;
+
+/** What runtimes are built from (the registry's own). */
+export interface RuntimeDeps {
+  router: ElicitationRouter;
+  clock: Clock;
+  log: Logger;
+  limits: TurnLimits;
+  /** The connection is shared (the daemon): follow only this message's turn. */
+  shared?: boolean;
+  /** Wall-clock ms (when a lost run was lost; default `Date.now`). */
+  wallNow?: () => number;
+}
 
 /** A runtime following one message's turn on one held helper. */
-export class TurnRuntime implements RuntimeHandle {
+export class TurnRuntime extends RunChanges implements RuntimeHandle {
+  /** Its run: the run's state is kept there, and moved by the runtime. */
+  readonly run: Run<TurnRuntime>;
   readonly id: string;
   readonly threadId: string;
   readonly clientMessageId: string;
   /** What the run does. */
   readonly job: RunJob;
-  readonly #conn: HeldConnection;
-  readonly #router: ElicitationRouter;
-  readonly #clock: Clock;
-  readonly #log: Logger;
-  readonly #limits: TurnLimits;
-  readonly #state: () => RunState;
-  readonly #move: NonNullable<RuntimeDeps["run"]>["move"];
-  readonly #wallNow: () => number;
+  /** The connection, for reads on the held thread. */
+  readonly connection: HeldConnection;
+  readonly #deps: RuntimeDeps;
   #queuedSubmissionId: string | undefined;
   #failure: Failure | undefined;
   #error: string | undefined;
@@ -58,75 +61,43 @@ export class TurnRuntime implements RuntimeHandle {
   readonly #events: TurnEvents;
   #alive = true;
   readonly #watch: TurnWatchdog;
-  readonly #changes: RunChanges;
   #released: Promise<void> | undefined;
-  #onEnd: ((runtime: TurnRuntime) => void) | undefined;
-  #onLost: (() => void) | undefined;
+  #onEnd: (() => void) | undefined;
   #stalling = false;
-  readonly #shared: boolean;
   readonly #own = new OwnRequests();
 
-  constructor(
-    conn: HeldConnection,
-    threadId: string,
-    clientMessageId: string,
-    deps: RuntimeDeps,
-  ) {
-    this.#conn = conn;
-    this.id = deps.id ?? crypto.randomUUID();
-    const run = deps.run ?? ownState(deps.turnId === undefined ? STARTING : { kind: "running" });
-    this.#state = run.state;
-    this.#move = run.move;
-    this.#wallNow = deps.wallNow ?? Date.now;
-    this.threadId = threadId;
-    this.clientMessageId = clientMessageId;
-    this.job = deps.job ?? MESSAGE_JOB;
-    this.#router = deps.router;
-    this.#clock = deps.clock;
-    this.#log = deps.log;
-    this.#limits = deps.limits;
-    this.#changes = new RunChanges(deps.clock);
+  /** A runtime of `run` on `conn`; `turnId` when it attaches to a turn that already runs. */
+  constructor(conn: HeldConnection, run: Run<TurnRuntime>, deps: RuntimeDeps, turnId?: string) {
+    super(deps.clock);
+    this.connection = conn;
+    this.run = run;
+    this.id = run.id;
+    this.threadId = run.threadId;
+    this.clientMessageId = run.clientMessageId;
+    this.job = run.job;
+    this.#deps = deps;
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    this.#shared = deps.shared ?? false;
-    this.#events = new TurnEvents(threadId, clientMessageId, deps.turnId ?? null, {
-      note: (message) => this.#note(message),
-      ownTurnStarted: () => {
-        this.#move({ kind: "turnStarted" });
-        this.#note("Your message's turn started");
-      },
-      finish: (phase, error, failure) => this.#finish(phase, error, failure),
-      toolCall: (id, completed) => {
-        this.#watch.toolCall(id, completed);
-        this.#armStall();
-      },
-      resolved: (requestId) => this.#router.resolved(this, requestId),
-      queuePaused: () => {
-        // Only a queued message's run waits on the queue; the others never restart it.
-        if (!this.#stalling && this.job.kind === "message") void this.#restartQueue();
-      },
-      failure: () => this.#failure,
-    }, this.job.kind === "review");
+    this.#events = new TurnEvents(run, turnId ?? null);
     conn.listen({
-      onNotification: (method, params) => this.#events.notification(method, params),
+      onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
       onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
     void conn.ended.then((error) => this.#onHelperEnded(error));
   }
 
-  /** Starts the watchdog; `queuedSubmissionId` lets a paused queue be restarted. */
-  begin(
-    queuedSubmissionId: string | undefined,
-    onEnd: (runtime: TurnRuntime) => void,
-    options: BeginOptions = {},
-  ): void {
+  /**
+   * Starts following the turn: the watchdog (unless `watchdog` is false: an
+   * attached follower); `queuedSubmissionId` lets a paused queue be
+   * restarted; `onEnd` is called once the turn ended.
+   */
+  begin(queuedSubmissionId: string | undefined, onEnd: () => void, watchdog = true): void {
     this.#queuedSubmissionId = queuedSubmissionId;
     this.#onEnd = onEnd;
-    this.#onLost = options.onLost;
-    // A fast turn may have ended while the runtime was still being set up.
-    if (this.ended) return onEnd(this);
-    if (this.lost) return this.#onLost?.();
-    this.#watch.start(options.watchdog ?? true);
+    // A fast turn may have ended (or its connection been lost) while the runtime was set up.
+    if (this.ended) return onEnd();
+    if (this.lost) return void this.detach();
+    this.#watch.start(watchdog);
     this.#armStall();
   }
 
@@ -135,16 +106,16 @@ export class TurnRuntime implements RuntimeHandle {
     return this.#events.currentTurnId !== null;
   }
   /** The run's own turn is `turnId` (a review's turn R, as `review/start` answered). */
-  claim = (turnId: string): void => this.#events.claim(turnId);
+  claim = (turnId: string): void => this.#act(this.#events.claim(turnId));
 
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {
-    return this.#state().kind === "lost";
+    return this.run.state.kind === "lost";
   }
 
   /** The turn's status as a read saw it after attaching (an earlier end sends no event). */
   observed(status: string, error?: TurnError | null): void {
-    this.#events.ended(status, error);
+    this.#act(this.#events.ended(status, error));
   }
 
   /**
@@ -155,8 +126,8 @@ export class TurnRuntime implements RuntimeHandle {
   detach(): Promise<void> {
     this.#released ??= (async () => {
       this.#watch.stop();
-      this.#router.forget(this);
-      await this.#conn.close();
+      this.#deps.router.forget(this);
+      await this.connection.close();
       this.#alive = false;
       this.changed();
     })();
@@ -168,14 +139,9 @@ export class TurnRuntime implements RuntimeHandle {
     return this.#alive;
   }
 
-  /** The connection, for reads on the held thread. */
-  get connection(): HeldConnection {
-    return this.#conn;
-  }
-
   /** Whether the turn has ended. */
   get ended(): boolean {
-    return this.#state().kind === "ended";
+    return this.run.state.kind === "ended";
   }
 
   /** The run as of now. */
@@ -184,7 +150,7 @@ export class TurnRuntime implements RuntimeHandle {
       threadId: this.threadId,
       clientMessageId: this.clientMessageId,
       turnId: this.#events.turnId,
-      phase: phaseOf(this.#state()),
+      phase: phaseOf(this.run.state),
       failure: this.#failure,
       error: this.#error,
       itemsCompleted: this.#events.itemsCompleted,
@@ -194,30 +160,10 @@ export class TurnRuntime implements RuntimeHandle {
     };
   }
 
-  /** Progress messages from index `from` on. */
-  progressSince(from: number): string[] {
-    return this.#changes.since(from);
-  }
-
-  /** A counter that moves whenever something a follower cares about happens. */
-  get version(): number {
-    return this.#changes.version;
-  }
-
-  /** Resolves when `version` moves past `seen`, at `untilMs` (clock time), or on abort. */
-  waitForChange(seen: number, untilMs: number, signal: AbortSignal): Promise<void> {
-    return this.#changes.waitForChange(seen, untilMs, signal);
-  }
-
-  /** RuntimeHandle: wakes followers. */
-  changed(): void {
-    this.#changes.changed();
-  }
-
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
   waitingOnHuman(waiting: boolean): void {
     if (!this.#watch.waitingOnHuman(waiting)) return;
-    if (waiting) this.#note("Waiting on an approval or answer from you");
+    if (waiting) this.progress("Waiting on an approval or answer from you");
     this.#armStall();
   }
 
@@ -225,7 +171,7 @@ export class TurnRuntime implements RuntimeHandle {
   declinedUnforwardable(declined: DeclinedRequest): void {
     this.#declined.push({ method: declined.method, summary: declined.summary });
     if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
-    this.#note(`Declined a request codex-relay cannot forward: ${declined.summary}`);
+    this.progress(`Declined a request codex-relay cannot forward: ${declined.summary}`);
   }
 
   /** RuntimeHandle: an accepted answer went to Codex as `decline`, because of `problem`. */
@@ -240,17 +186,17 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** Records something the client should know about the run (results carry it as `notes`). */
   addNote(note: string): void {
-    if (this.#events.story.note(note)) this.#note(note);
+    if (this.#events.story.note(note)) this.progress(note);
   }
 
   /** RuntimeHandle: answers a server request. */
   respond(rpcId: RpcId, result: unknown): void {
-    this.#conn.respond(rpcId, result);
+    this.connection.respond(rpcId, result);
   }
 
   /** RuntimeHandle: answers a server request with an error. */
   respondError(rpcId: RpcId, code: number, message: string): void {
-    this.#conn.respondError(rpcId, code, message);
+    this.connection.respondError(rpcId, code, message);
   }
 
   /**
@@ -261,38 +207,34 @@ export class TurnRuntime implements RuntimeHandle {
    */
   async interrupt(why = "interrupted"): Promise<void> {
     if (this.ended || !this.#alive) return;
-    this.#note(why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`);
-    const never = new AbortController().signal;
-    const pick = () => turnsToInterrupt(this.#events, this.#shared || this.job.kind === "review");
-    let turnIds = pick();
-    // One grace for waiting for the turn (below) and for its end (requestInterrupt).
-    const until = this.#clock.now() + this.#limits.interruptGraceMs;
-    if (turnIds.length === 0 && phaseOf(this.#state()) === "queued") {
+    this.progress(
+      why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
+    );
+    const ownOnly = this.#deps.shared || this.job.kind === "review";
+    const pick = () => turnsToInterrupt(this.#events, ownOnly);
+    const over = () => this.ended || !this.#alive;
+    // One grace for waiting for the turn (a queued run's) and for its end.
+    const until = this.#deps.clock.now() + this.#deps.limits.interruptGraceMs;
+    if (pick().length === 0 && phaseOf(this.run.state) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      while (pick().length === 0 && !this.ended && this.#alive && this.#clock.now() < until) {
-        await this.waitForChange(this.version, until, never);
-      }
-      if (this.ended || !this.#alive) return;
-      turnIds = pick();
+      await this.#until(() => pick().length > 0 || over(), until);
+      if (over()) return;
     }
-    const unconfirmed = turnIds.length
-      ? await requestInterrupt({
-        conn: this.#conn,
-        threadId: this.threadId,
-        turnIds,
-        clock: this.#clock,
-        log: this.#log,
-        graceMs: Math.max(1, until - this.#clock.now()),
-        settled: () => this.ended || !this.#alive,
-        nextChange: (untilMs) => this.waitForChange(this.version, untilMs, never),
-      })
-      : undefined;
+    const turnIds = pick();
+    let unconfirmed: string | undefined;
+    if (turnIds.length) {
+      const end = Math.max(until, this.#deps.clock.now() + 1);
+      const target = { threadId: this.threadId, turnIds };
+      unconfirmed = await sendInterrupt(this.connection, target, end, this.#deps);
+      if (unconfirmed === undefined) await this.#until(over, end);
+      if (!over()) unconfirmed ??= END_NOT_REPORTED;
+    }
     if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
   }
 
   /** Its message was withdrawn from the queue before its turn started: the run ends so. */
   withdrawn(): void {
-    if (phaseOf(this.#state()) !== "queued") return;
+    if (phaseOf(this.run.state) !== "queued") return;
     this.#finish("interrupted", "Withdrawn from the queue before its turn started");
   }
 
@@ -300,18 +242,18 @@ export class TurnRuntime implements RuntimeHandle {
   release(): Promise<void> {
     this.#released ??= (async () => {
       this.#watch.stop();
-      this.#router.declineAll(this, "the runtime is closing");
+      this.#deps.router.declineAll(this, "the runtime is closing");
       if (this.#alive) {
         try {
-          await this.#conn.call("thread/unsubscribe", { threadId: this.threadId }, {
+          await this.connection.call("thread/unsubscribe", { threadId: this.threadId }, {
             timeoutMs: 2000,
           });
         } catch {
           // Exiting releases the thread as well.
         }
       }
-      this.#router.forget(this);
-      await this.#conn.close();
+      this.#deps.router.forget(this);
+      await this.connection.close();
       this.#alive = false;
       this.changed();
     })();
@@ -320,17 +262,17 @@ export class TurnRuntime implements RuntimeHandle {
 
   /** A server request: on a shared connection only this run's turn's reach the router. */
   #onServerRequest(request: ServerRequest): void {
-    if (this.#shared && !this.#own.take(request, this.#events.turnId)) {
+    if (this.#deps.shared && !this.#own.take(request, this.#events.turnId)) {
       // Another turn's (the user's own), or one delivered again: left alone here.
-      this.#log.debug("request left alone", { method: request.method });
+      this.#deps.log.debug("request left alone", { method: request.method });
       return;
     }
-    this.#router.receive(this, request.id, request.method, request.params);
+    this.#deps.router.receive(this, request.id, request.method, request.params);
   }
 
   async #restartQueue(): Promise<void> {
     try {
-      await this.#conn.call("thread/queue/start", {
+      await this.connection.call("thread/queue/start", {
         threadId: this.threadId,
         ...(this.#queuedSubmissionId ? { queuedSubmissionId: this.#queuedSubmissionId } : {}),
       });
@@ -341,36 +283,34 @@ export class TurnRuntime implements RuntimeHandle {
 
   #finish(phase: RunEnd, error?: string, failure?: Failure): void {
     if (this.ended) return;
-    this.#move({ kind: "ended", end: phase });
+    this.run.move({ kind: "ended", end: phase });
     this.#error = error;
     this.#failure = failure;
     this.#watch.stop();
-    this.#note(`The turn ended: ${phase}`);
-    this.#log.info("turn ended", { phase, failureClass: failure?.failureClass });
-    this.#onEnd?.(this);
+    this.progress(`The turn ended: ${phase}`);
+    this.#deps.log.info("turn ended", { phase, failureClass: failure?.failureClass });
+    this.#onEnd?.();
   }
 
   #onHelperEnded(error: RelayError): void {
     this.#alive = false;
-    if (this.#shared && !this.ended && this.#released === undefined) {
-      // The daemon runs the turn on: this runtime only lost sight of it.
-      this.#move({ kind: "lost", at: this.#wallNow() });
+    const lost = this.#deps.shared && !this.ended && this.#released === undefined;
+    if (lost) {
+      // The daemon runs the turn on: this runtime only lost sight of it. The run stays listed
+      // as lost; a later follower attaches.
+      this.run.move({ kind: "lost", at: (this.#deps.wallNow ?? Date.now)() });
       this.#watch.stop();
-      this.#log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
-      this.#router.forget(this);
-      this.changed();
-      this.#onLost?.();
-      return;
-    }
-    if (!this.ended) {
+      this.#deps.log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
+    } else if (!this.ended) {
       const why = `The connection to the app-server ended during the turn (${error.reason})`;
       this.#finish("failed", `${why}: ${error.message}`, {
         failureClass: "internal",
         retryable: false,
       });
     }
-    this.#router.forget(this);
+    this.#deps.router.forget(this);
     this.changed();
+    if (lost && this.#onEnd) void this.detach();
   }
 
   #armStall(): void {
@@ -381,20 +321,39 @@ export class TurnRuntime implements RuntimeHandle {
     if (this.ended || this.#stalling) return;
     this.#stalling = true;
     this.#failure = stalledFailure(this.#events.itemsCompleted > 0);
-    this.#log.warn("turn stalled", { why });
+    this.#deps.log.warn("turn stalled", { why });
     await this.interrupt(
       why === "stalled" ? "no activity within the stall budget" : "the turn ran past the backstop",
     );
     this.#finish("interrupted", undefined, this.#failure);
   }
 
-  #note(message: string): void {
-    this.#changes.note(message);
+  /** Acts on what the thread's events told. */
+  #act(happened: Happened[]): void {
+    for (const h of happened) {
+      if (h.kind === "note") this.progress(h.text);
+      else if (h.kind === "ownTurnStarted") {
+        this.run.move({ kind: "turnStarted" });
+        this.progress("Your message's turn started");
+      } else if (h.kind === "ended") {
+        // An interrupt keeps the failure recorded so far (a stall's).
+        this.#finish(h.end, h.error, h.end === "interrupted" ? this.#failure : h.failure);
+      } else if (h.kind === "toolCall") {
+        this.#watch.toolCall(h.id, h.completed);
+        this.#armStall();
+      } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
+      else if (!this.#stalling && this.job.kind === "message") {
+        // Codex paused the queue: only a queued message's run waits on it, no other restarts it.
+        void this.#restartQueue();
+      }
+    }
   }
-}
 
-/** A run state of a runtime's own (one made outside a registry). */
-function ownState(initial: RunState): NonNullable<RuntimeDeps["run"]> {
-  let state = initial;
-  return { state: () => state, move: (event) => (state = advance(state, event)) };
+  /** Waits on this runtime's changes until `done()` holds or the clock reaches `until`. */
+  async #until(done: () => boolean, until: number): Promise<void> {
+    const never = new AbortController().signal;
+    while (!done() && this.#deps.clock.now() < until) {
+      await this.waitForChange(this.version, until, never);
+    }
+  }
 }

@@ -7,7 +7,26 @@
  */
 
 import type { Clock, Timer } from "../core/clock.ts";
-import type { TurnLimits } from "./runtime_types.ts";
+
+/** A runtime's bounds: the watchdog's, and the grace of an interrupt. */
+export interface TurnLimits {
+  /** Silence after which a turn counts as stalled. */
+  stallMs: number;
+  /** Silence allowed while an MCP tool call is in flight. */
+  toolCallStallMs: number;
+  /** The longest a turn may run under the relay. */
+  backstopMs: number;
+  /** How long to wait for Codex to confirm an interrupt before reaping. */
+  interruptGraceMs: number;
+}
+
+/** Default bounds. */
+export const DEFAULT_TURN_LIMITS: Readonly<TurnLimits> = Object.freeze({
+  stallMs: 120_000,
+  toolCallStallMs: 600_000,
+  backstopMs: 30 * 60_000,
+  interruptGraceMs: 10_000,
+});
 
 /** Why the watchdog fired. */
 export type StallWhy = "stalled" | "backstop";

@@ -25,7 +25,7 @@ import { summaryText, untilReached, type WaitUntil } from "../reply/wait_set.ts"
 import type { FinishedRun } from "./run_book.ts";
 import type { RequestSummary } from "../reply/schemas.ts";
 import type { EntryEnd } from "./run_result.ts";
-import type { RunSnapshot } from "./runtime_types.ts";
+import type { RunSnapshot } from "./run_book.ts";
 
 /** What the engine reads of a run it follows (a `TurnRuntime`). */
 export interface FollowedRun {

@@ -1,7 +1,8 @@
 import { untilChanged } from "../../testing/deadline.ts";
 import assert from "assert";
 import { type TurnRig, turnRig } from "../../testing/turn_rig.ts";
-import { DEFAULT_TURN_LIMITS, type TurnRuntime } from "../../src/turn/turn_runtime.ts";
+import type { TurnRuntime } from "../../src/turn/turn_runtime.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_watchdog.ts";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import type { Scenario, TurnStep } from "../../fixtures/scenario.ts";
 

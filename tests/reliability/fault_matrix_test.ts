@@ -70,7 +70,7 @@ import {
   seeded,
   startRelayProcess,
 } from "./_reliability.ts";
-import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_watchdog.ts";
 import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import { runTool } from "../../src/host/tools/run_tool.ts";
 import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";

@@ -14,8 +14,8 @@ import {
 import { RelayError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { ElicitationRouter } from "../../src/elicit/router.ts";
-import { TurnRuntime } from "../../src/turn/turn_runtime.ts";
-import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_runtime.ts";
+import { TurnRegistry } from "../../src/turn/turn_registry.ts";
+import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_watchdog.ts";
 import { attachTurn } from "../../src/turn/turn_attach.ts";
 import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import type { Connection } from "../../src/connect/connection.ts";
@@ -45,6 +45,19 @@ function fakeHeld(answer: (method: string) => unknown = () => ({})) {
   return { conn, sent, answered, listeners: () => listeners };
 }
 
+/** The runtime of a run of "my-message" on `THREAD`, started on a shared connection `conn`. */
+function sharedRuntime(conn: HeldConnection, router: ElicitationRouter, clock: ManualClock) {
+  const registry = new TurnRegistry({
+    router,
+    clock,
+    log: silentLogger,
+    limits: DEFAULT_TURN_LIMITS,
+    shared: true,
+    readsReplies: false,
+  });
+  return registry.adopt(conn, registry.begin(THREAD, "my-message")!);
+}
+
 Deno.test("a runtime on the daemon takes only its own turn's requests, once: never another turn's, before or after its turn id is known", () => {
   const received: { id: unknown; turnId: unknown }[] = [];
   const router = {
@@ -55,13 +68,7 @@ Deno.test("a runtime on the daemon takes only its own turn's requests, once: nev
     resolved: () => {},
   } as unknown as ElicitationRouter;
   const held = fakeHeld();
-  const runtime = new TurnRuntime(held.conn, THREAD, "my-message", {
-    router,
-    clock: new ManualClock(),
-    log: silentLogger,
-    limits: DEFAULT_TURN_LIMITS,
-    shared: true,
-  });
+  const runtime = sharedRuntime(held.conn, router, new ManualClock());
   const request = (id: number, turnId?: string) =>
     held.listeners().onServerRequest!({
       id,
@@ -168,13 +175,7 @@ function queuedRuntime() {
   };
   const router = { forget: () => {}, declineAll: () => {}, resolved: () => {} };
   const clock = new ManualClock();
-  const runtime = new TurnRuntime(conn, THREAD, "my-message", {
-    router: router as unknown as ElicitationRouter,
-    clock,
-    log: silentLogger,
-    limits: DEFAULT_TURN_LIMITS,
-    shared: true,
-  });
+  const runtime = sharedRuntime(conn, router as unknown as ElicitationRouter, clock);
   const notify = (method: string, params: unknown) => listeners.onNotification!(method, params);
   return { runtime, sent, clock, notify };
 }

@@ -7,15 +7,16 @@
  */
 
 import assert from "assert";
-import { FINISHED_TTL_MS, RunBook, UNSEEN_MAX } from "../../src/turn/run_book.ts";
+import { FINISHED_TTL_MS, type Run, RunBook, UNSEEN_MAX } from "../../src/turn/run_book.ts";
 import { advance, phaseOf, type RunState } from "../../src/turn/run_state.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
 
-function book(wall: { now: number } = { now: T0 }) {
+/** A book on a manual clock; `pending` says how many requests of a run wait for the client. */
+function book(wall: { now: number } = { now: T0 }, pending: (run: Run) => number = () => 0) {
   const clock = new ManualClock();
-  return { clock, book: new RunBook(clock, () => wall.now) };
+  return { clock, book: new RunBook(clock, () => wall.now, pending) };
 }
 
 const snapshot = (threadId: string, clientMessageId: string) => ({
@@ -57,20 +58,41 @@ Deno.test("RunBook.begin() gives a thread one live run: a second begin is refuse
   assert.ok(first);
   assert.equal(b.begin("t1", "m2"), undefined, "turn_running");
   assert.ok(b.begin("t2", "m3"), "another thread");
-  b.move(first, { kind: "ended", end: "interrupted" });
+  first.move({ kind: "ended", end: "interrupted" });
   assert.ok(b.begin("t1", "m4"), "after the end");
+});
+
+Deno.test("RunBook's views: a thread's live run and its handle, a handle by id, the threads running; closing refuses begin", () => {
+  const { book: b } = book();
+  const queued = b.begin("t1", "m1", { kind: "queued" })!;
+  const starting = b.begin("t2", "m2")!;
+  queued.handle = "runtime 1";
+  assert.equal(b.run("t1"), queued);
+  assert.equal(b.active("t1"), "runtime 1");
+  assert.equal(b.active("t2"), undefined, "no handle yet");
+  assert.equal(b.byId(queued.id), "runtime 1");
+  assert.deepEqual([...b.runningThreads()], ["t1"], "a run still starting runs nothing yet");
+  assert.equal(b.size, 2);
+  b.forget(starting);
+  starting.move({ kind: "ended", end: "failed" });
+  assert.deepEqual(starting.state, { kind: "starting", writing: false }, "a forgotten run stays");
+  b.close();
+  assert.equal(b.begin("t3", "m3"), undefined, "closing");
+  assert.ok(b.closing);
 });
 
 Deno.test("a live run is listed with its state and startedAt; pending requests make it waiting_for_approval with the count", () => {
   const wall = { now: T0 };
-  const { book: b } = book(wall);
+  let waiting = "";
+  const { book: b } = book(wall, (r) => r.id === waiting ? 2 : 0);
   const a = b.begin("thread-a", "msg-a")!;
-  b.move(a, { kind: "turnStarted" });
+  a.move({ kind: "turnStarted" });
   wall.now += 5_000;
   const c = b.begin("thread-b", "msg-b")!;
-  b.move(c, { kind: "turnStarted" });
+  c.move({ kind: "turnStarted" });
   b.begin("thread-c", "msg-c");
-  assert.deepEqual(b.look((r) => r.id === c.id ? 2 : 0), [
+  waiting = c.id;
+  assert.deepEqual(b.look(), [
     {
       threadId: "thread-a",
       clientMessageId: "msg-a",
@@ -94,10 +116,10 @@ Deno.test("a live run is listed with its state and startedAt; pending requests m
 });
 
 Deno.test("an ended run is listed by the next look only, with how it ended and when it started", () => {
-  const { book: b } = book();
+  const { book: b } = book(undefined, () => 1);
   const a = b.begin("thread-a", "msg-a")!;
-  b.move(a, { kind: "ended", end: "failed" });
-  assert.deepEqual(b.look(() => 1), [
+  a.move({ kind: "ended", end: "failed" });
+  assert.deepEqual(b.look(), [
     {
       threadId: "thread-a",
       clientMessageId: "msg-a",
@@ -105,23 +127,23 @@ Deno.test("an ended run is listed by the next look only, with how it ended and w
       startedAt: "2026-12-01T10:00:00.000Z",
     },
   ]);
-  assert.deepEqual(b.look(() => 0), [], "not by a later look");
+  assert.deepEqual(b.look(), [], "not by a later look");
 });
 
 Deno.test("a forgotten run (its start failed) is not listed", () => {
   const { book: b } = book();
   const a = b.begin("thread-a", "msg-a")!;
   b.forget(a);
-  assert.deepEqual(b.look(() => 0), []);
-  assert.equal(b.live("thread-a"), undefined);
+  assert.deepEqual(b.look(), []);
+  assert.equal(b.run("thread-a"), undefined);
 });
 
 Deno.test("a lost run is listed lost with since when by every look, until the same message is followed again", () => {
   const wall = { now: T0 };
   const { book: b } = book(wall);
   const a = b.begin("thread-a", "msg-a")!;
-  b.move(a, { kind: "turnStarted" });
-  b.move(a, { kind: "lost", at: T0 + 7_000 });
+  a.move({ kind: "turnStarted" });
+  a.move({ kind: "lost", at: T0 + 7_000 });
   const lost = {
     threadId: "thread-a",
     clientMessageId: "msg-a",
@@ -129,21 +151,21 @@ Deno.test("a lost run is listed lost with since when by every look, until the sa
     startedAt: "2026-12-01T10:00:00.000Z",
     lostAt: "2026-12-01T10:00:07.000Z",
   };
-  assert.deepEqual(b.look(() => 0), [lost]);
-  assert.deepEqual(b.look(() => 0), [lost], "again");
-  assert.equal(b.live("thread-a"), undefined, "no live run: a follower may attach");
+  assert.deepEqual(b.look(), [lost]);
+  assert.deepEqual(b.look(), [lost], "again");
+  assert.equal(b.run("thread-a"), undefined, "no live run: a follower may attach");
   b.begin("thread-a", "msg-a", { kind: "running" });
-  assert.deepEqual(b.look(() => 0).map((r) => r.state), ["running"]);
+  assert.deepEqual(b.look().map((r) => r.state), ["running"]);
 });
 
 Deno.test(`at most ${UNSEEN_MAX} ended runs wait for a look: at the bound all are listed, past it the oldest is dropped`, () => {
   const { book: b } = book();
   const end = (i: number) =>
-    b.move(b.begin(`t${i}`, `msg-${i}`)!, { kind: "ended", end: "completed" });
+    b.begin(`t${i}`, `msg-${i}`)!.move({ kind: "ended", end: "completed" });
   for (let i = 0; i < UNSEEN_MAX; i++) end(i);
-  assert.equal(b.look(() => 0).length, UNSEEN_MAX);
+  assert.equal(b.look().length, UNSEEN_MAX);
   for (let i = 0; i <= UNSEEN_MAX; i++) end(i);
-  const past = b.look(() => 0);
+  const past = b.look();
   assert.equal(past.length, UNSEEN_MAX);
   assert.equal(past[0].clientMessageId, "msg-1", "the oldest (msg-0) was dropped");
   assert.equal(past.at(-1)!.clientMessageId, `msg-${UNSEEN_MAX}`);
@@ -152,7 +174,7 @@ Deno.test(`at most ${UNSEEN_MAX} ended runs wait for a look: at the bound all ar
 Deno.test("a finished run is kept for followers for the TTL, then forgotten", async () => {
   const { book: b, clock } = book();
   const a = b.begin("t", "m")!;
-  b.move(a, { kind: "ended", end: "completed" });
+  a.move({ kind: "ended", end: "completed" });
   b.settle(a, { snapshot: snapshot("t", "m") });
   assert.equal((await a.settled).snapshot.phase, "completed");
   assert.ok(b.finished("t", "m"));

@@ -9,7 +9,7 @@ import { buildReadResult } from "../../src/reply/mod.ts";
 import type { ReadReplyResult } from "../../src/reply/schemas.ts";
 import type { FinishedRun } from "../../src/turn/run_book.ts";
 import { type EntryEnd, waitResult } from "../../src/turn/run_result.ts";
-import type { RunSnapshot } from "../../src/turn/runtime_types.ts";
+import type { RunSnapshot } from "../../src/turn/run_book.ts";
 import {
   type Asked,
   type FollowedRun,

@@ -1,0 +1,85 @@
+/**
+ * TurnEvents (`src/turn/turn_events.ts`): what a runtime's thread
+ * notifications tell it, as the outcomes the runtime acts on: which turn is
+ * its own, the messages queued ahead of it, its MCP tool calls, a paused
+ * queue, and how its own turn ended (a review's turn claimed after it ended
+ * too).
+ */
+
+import assert from "assert";
+import { TurnEvents } from "../../src/turn/turn_events.ts";
+
+const THREAD = "01a22a5b-0000-7000-8000-000000000001";
+const MESSAGE = { kind: "message" } as const;
+const REVIEW = { kind: "review", target: { type: "uncommittedChanges" } } as const;
+
+function events(job: typeof MESSAGE | typeof REVIEW = MESSAGE) {
+  const e = new TurnEvents({ threadId: THREAD, clientMessageId: "mine", job }, null);
+  const user = (turnId: string, clientId: string) =>
+    e.notification("item/started", {
+      threadId: THREAD,
+      turnId,
+      item: { type: "userMessage", id: `u-${turnId}`, clientId },
+    });
+  const completed = (turnId: string, status: string, error?: unknown) =>
+    e.notification("turn/completed", { threadId: THREAD, turn: { id: turnId, status, error } });
+  return { e, user, completed };
+}
+
+Deno.test("TurnEvents tells a message queued ahead, then its own turn by its clientMessageId, and ignores other threads", () => {
+  const { e, user } = events();
+  assert.deepEqual(e.notification("turn/started", { threadId: THREAD, turn: { id: "t0" } }), [
+    { kind: "note", text: "A turn started" },
+  ]);
+  assert.deepEqual(user("t0", "theirs"), [
+    { kind: "note", text: "A message queued ahead of yours runs first (clientMessageId theirs)" },
+  ]);
+  assert.deepEqual(user("t0", "theirs"), [], "the same message ahead is told once");
+  assert.deepEqual(e.notification("turn/started", { threadId: "other", turn: { id: "x" } }), []);
+  assert.deepEqual(user("t1", "mine"), [{ kind: "ownTurnStarted" }]);
+  assert.equal(e.turnId, "t1");
+  assert.deepEqual(e.story.queuedAhead, [{ clientMessageId: "theirs", turnId: "t0" }]);
+});
+
+Deno.test("TurnEvents reports an MCP tool call's start and end, and counts the own turn's completed items", () => {
+  const { e, user } = events();
+  user("t1", "mine");
+  const call = (method: string, status: string) =>
+    e.notification(method, {
+      threadId: THREAD,
+      turnId: "t1",
+      item: { type: "mcpToolCall", id: "mcp_1", status, server: "docs", tool: "search" },
+    });
+  assert.deepEqual(call("item/started", "inProgress"), [
+    { kind: "toolCall", id: "mcp_1", completed: false },
+    { kind: "note", text: "Codex is calling tool search of server docs" },
+  ]);
+  assert.deepEqual(call("item/completed", "completed"), [
+    { kind: "toolCall", id: "mcp_1", completed: true },
+  ]);
+  assert.equal(e.itemsCompleted, 1);
+});
+
+Deno.test("TurnEvents: an earlier turn interrupted pauses the queue; the own turn's end says how it ended", () => {
+  const { e, user, completed } = events();
+  assert.deepEqual(completed("t0", "interrupted"), [{ kind: "queuePaused" }]);
+  user("t1", "mine");
+  assert.deepEqual(completed("t1", "failed", { message: "boom", codexErrorInfo: "badRequest" }), [
+    {
+      kind: "ended",
+      end: "failed",
+      error: "boom",
+      failure: { failureClass: "bad_request", retryable: false },
+    },
+  ]);
+  assert.deepEqual(completed("t1", "cancelled"), [{ kind: "ended", end: "interrupted" }]);
+  assert.deepEqual(e.ended("inProgress", null), [], "a turn still running did not end");
+});
+
+Deno.test("TurnEvents: a review's turn is claimed, never told by a user message; claimed after its end, it ends at once", () => {
+  const { e, user, completed } = events(REVIEW);
+  assert.deepEqual(user("r", "mine"), [], "the reviewer's prompt tells nothing");
+  assert.deepEqual(completed("r", "completed"), []);
+  assert.deepEqual(e.claim("r"), [{ kind: "ownTurnStarted" }, { kind: "ended", end: "completed" }]);
+  assert.deepEqual(e.claim("r2"), [], "claimed once");
+});
