@@ -202,5 +202,9 @@ Deno.test({
         waited.replies?.some((r) => "text" in r && r.text === "Echo: steer: also mention bananas"),
         JSON.stringify(waited.replies),
       );
+      // The steer's message is read, not followed: its wait may return at its final answer while
+      // the turn still ends. The run's own wait returns once the run ended and its host is gone.
+      const ended = await wait(relay, base.threadId, base.receipt.clientMessageId);
+      assert.equal(ended.turn?.status, "completed", JSON.stringify(ended));
     }),
 });
