@@ -70,6 +70,18 @@ Deno.test("readReply() fails the read when the summary items view is not answere
   );
 });
 
+Deno.test("readReply() fails the read with the turn page's own reason when that page is not answered", async () => {
+  const { session } = scriptedSession({
+    "thread/items/list": (p) => {
+      if (!p.turnId) return { data: [entry(user)], nextCursor: null };
+      throw new RelayError("timeout", "no answer", { written: true });
+    },
+    "thread/turns/list": () => completed,
+  });
+  const out = await readReply(session, SCOPE);
+  assert.deepEqual([out.status, out.reason, out.replies], ["unavailable", "timeout", []]);
+});
+
 Deno.test("readReply() fails closed when a page of the turn does not advance", async () => {
   const { session } = scriptedSession({
     "thread/items/list": (p) =>

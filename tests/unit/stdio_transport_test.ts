@@ -197,3 +197,56 @@ Deno.test("LineStdioTransport after stdin EOF: answers still go out, the owed on
   await t.close();
   assert.equal(closed, true);
 });
+
+/** A transport over `input` lines whose output the test reads: what it passes on, and the lines it wrote. */
+function wired(lines: string[]) {
+  const written: string[] = [];
+  const output = new WritableStream<Uint8Array>({
+    write: (b) => void written.push(new TextDecoder().decode(b)),
+  });
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      if (lines.length) c.enqueue(new TextEncoder().encode(lines.join("\n") + "\n"));
+      c.close();
+    },
+  });
+  const t = new LineStdioTransport({ input, output, maxMessageBytes: 1024, log: silentLogger });
+  const messages: unknown[] = [];
+  t.onmessage = (m) => void messages.push(m);
+  const ended = new Promise<void>((resolve) => (t.oninputend = resolve));
+  return { t, output, written, messages, ended };
+}
+
+Deno.test("LineStdioTransport answers an invalid request by its own id, a string as well as a number", async () => {
+  const { t, written, messages, ended } = wired([
+    JSON.stringify({ jsonrpc: "2.0", id: "abc", method: 42 }),
+    JSON.stringify({ jsonrpc: "2.0", id: 7, method: 42 }),
+  ]);
+  await t.start();
+  await ended;
+  await t.releaseOutput();
+  assert.equal(messages.length, 0);
+  const answers = written.map((l) => JSON.parse(l));
+  assert.deepEqual(answers.map((a) => [a.id, a.error?.code]), [["abc", -32600], [7, -32600]]);
+  await t.close();
+});
+
+Deno.test("LineStdioTransport.releaseOutput() writes every queued line, then gives the open output back to its owner", async () => {
+  const { t, output, written } = wired([]);
+  await t.start();
+  const note = (n: number) => ({
+    jsonrpc: "2.0" as const,
+    method: "notifications/message",
+    params: { n },
+  });
+  const sent = [1, 2, 3].map((n) => t.send(note(n)));
+  await t.releaseOutput();
+  assert.deepEqual(written.map((l) => JSON.parse(l).params.n), [1, 2, 3], "all written first");
+  await Promise.all(sent);
+  // The owner can write again: the lock is released and the stream is still open.
+  const writer = output.getWriter();
+  await writer.write(new TextEncoder().encode("owner\n"));
+  assert.equal(written.at(-1), "owner\n");
+  await writer.close();
+  await t.close();
+});
