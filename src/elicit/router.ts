@@ -40,7 +40,7 @@ export interface RuntimeHandle {
   /** An accepted answer broke the requested schema and was sent as `decline`: why. */
   answerRefused?(summary: string, problem: string): void;
   /** A request was answered `cancel` (Codex stops the turn): which, and who cancelled it. */
-  requestCancelled?(cancelled: Cancelled): void;
+  requestCancelled(cancelled: Cancelled): void;
 }
 
 /** A request the router declined at once because it cannot be forwarded to the client. */
@@ -183,7 +183,7 @@ export class ElicitationRouter {
         forward.kind === "url" ? urlAnswer(answer.action) : refusalAnswer(method, answer.action),
       );
       if (answer.action === "cancel") {
-        entry.runtime.requestCancelled?.({ method, summary: asked(entry), by: "client" });
+        entry.runtime.requestCancelled({ method, summary: asked(entry), by: "client" });
       }
       return "answered";
     }
@@ -251,7 +251,7 @@ export class ElicitationRouter {
     this.#retire(entry);
     if (entry.runtime.alive) {
       entry.runtime.respond(entry.rpcId, refusalAnswer(entry.method, "cancel"));
-      entry.runtime.requestCancelled?.({
+      entry.runtime.requestCancelled({
         method: entry.method,
         summary: asked(entry),
         by: "deadline",

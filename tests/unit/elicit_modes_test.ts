@@ -21,6 +21,7 @@ class Runtime implements RuntimeHandle {
   }
   changed(): void {}
   waitingOnHuman(): void {}
+  requestCancelled(): void {}
   declinedUnforwardable(declined: DeclinedRequest): void {
     this.declined.push(declined);
   }

@@ -384,3 +384,16 @@ Deno.test("cancelledNote names the kind of request, what it asked and who cancel
     /MCP server request .* nobody answered it within 10 minutes/,
   );
 });
+
+Deno.test("ElicitationRouter names a cancelled request on one line of at most 300 characters", () => {
+  const r = router();
+  const a = new FakeRuntime();
+  const command = `echo ${"x".repeat(200)}\necho ${"y".repeat(200)}`;
+  r.receive(a, 1, "item/commandExecution/requestApproval", { ...APPROVAL, command });
+  const [p] = r.pendingFor(a);
+  assert.equal(r.answer(p.token, a.id, { action: "cancel" }), "answered");
+  const { summary } = a.cancelled[0];
+  assert.equal(summary.length, 300);
+  assert.ok(!summary.includes("\n"), "one line");
+  assert.match(summary, /echo x{200} echo y+$/, "the command, its newline a space, cut at 300");
+});
