@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { roundBelongs, type RoundState } from "../input_rounds.ts";
+import type { RoundState } from "../input_rounds.ts";
 import {
   type Receipt,
   type RequestSummary,
@@ -15,7 +15,7 @@ import {
   type RunResult,
 } from "../../reply/schemas.ts";
 import { runResult } from "../../turn/run_result.ts";
-import { type CallWaited, type RoundBase, runEnd, takeAnswers, waitInCall } from "../wait_call.ts";
+import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
@@ -66,9 +66,6 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   },
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
-    const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retryRun("codex_run", state, args, ctx);
-    refuseLostState(ctx);
     const options: RunOptions = {
       name: args.name,
       model: args.model,
@@ -77,95 +74,93 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
     };
-    const start = args.threadId
-      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
-      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
-    return await followStart("codex_run", start, args, ctx);
+    return await runCall(
+      "codex_run",
+      args,
+      ctx,
+      () =>
+        args.threadId
+          ? ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
+          : ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options),
+    );
   },
   explain: explainRun,
 };
 
-/** A retry carrying input responses without its state: nothing is started a second time. */
-export function refuseLostState(ctx: CallContext): void {
+/**
+ * A call of a run (`codex_run`, `codex_review`): a first call starts the run
+ * (`start`) and waits on it; a retried round takes its answers and waits on
+ * the same run again. Returns the run's result, or the input round it offers.
+ */
+export async function runCall(
+  tool: "codex_run" | "codex_review",
+  args: { threadId?: string; waitSeconds: number },
+  ctx: CallContext,
+  start: () => Promise<StartResult>,
+): Promise<RunResult | ToolInputRequired> {
+  const prior = retriedRound(ctx, { tool, threadRef: args.threadId });
+  if (prior) return await resumeRun(prior, ctx);
   if (ctx.mcp.mcpReq.inputResponses !== undefined) {
     throw new ToolRefusal(
       "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
     );
   }
-}
-
-/** Follows a started run (codex_run, codex_review) until its end, the wait's end or input. */
-export async function followStart(
-  tool: "codex_run" | "codex_review",
-  start: StartResult,
-  args: { threadId?: string; waitSeconds: number },
-  ctx: CallContext,
-): Promise<RunResult | ToolInputRequired> {
-  if (!start.runtime) {
+  const { receipt, runtime, reason, message, mcpServers } = await start();
+  if (!runtime) {
     return {
-      receipt: start.receipt,
-      threadId: start.receipt.threadId || args.threadId || "",
+      receipt,
+      threadId: receipt.threadId || args.threadId || "",
       turn: null,
-      reason: start.reason,
-      message: start.message,
+      reason,
+      message,
     };
   }
+  const { threadId, clientMessageId } = runtime;
   const base = {
     v: 1 as const,
     tool,
-    threadId: start.runtime.threadId,
-    clientMessageId: start.runtime.clientMessageId,
+    threadId,
+    clientMessageId,
     waitSeconds: args.waitSeconds,
-    receipt: start.receipt,
+    receipt,
   };
-  const out = shape(await follow(start.runtime, ctx, base, 0), start.receipt);
+  const out = await waitOnRun(runtime, ctx, base);
   // The servers the turn runs without (issue 31); the run's notes say it in every result.
-  if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
+  if (mcpServers && !("inputRequired" in out)) out.mcpServers = mcpServers;
   return out;
 }
 
-/** A retried call of a run (codex_run, codex_review) that carries its input-round state. */
-export async function retryRun(
-  tool: "codex_run" | "codex_review",
-  state: RoundState,
-  args: { threadId?: string },
+/** A retried round: the run waited on again, or its end when its runtime is gone. */
+async function resumeRun(
+  prior: RoundState,
   ctx: CallContext,
 ): Promise<RunResult | ToolInputRequired> {
-  takeAnswers(
-    ctx.router,
-    state,
-    ctx.mcp.mcpReq.inputResponses,
-    roundBelongs(state, { tool, threadRef: args.threadId }),
-  );
-  const receipt = state.receipt!;
-  const runtime = ctx.turns.byId(state.runtimeId);
-  if (!runtime) {
-    const run = ctx.turns.finished(state.threadId, state.clientMessageId);
-    if (run) return runResult({ kind: "settled", run }, receipt);
-    return {
-      receipt,
-      threadId: state.threadId,
-      turn: null,
-      reason: "cancelled",
-      message: "The turn's runtime is gone (codex-relay restarted or released it)",
-    };
-  }
-  const { tokens: _t, round: _r, runtimeId: _id, runtimeIds: _ids, ...base } = state;
-  return shape(await follow(runtime, ctx, base, state.round), receipt);
+  const runtime = ctx.turns.byId(prior.runtimeId);
+  // The state's round fields are replaced by the next round's.
+  if (runtime) return await waitOnRun(runtime, ctx, prior, prior);
+  const run = ctx.turns.finished(prior.threadId, prior.clientMessageId);
+  if (run) return runResult({ kind: "settled", run }, prior.receipt!);
+  return {
+    receipt: prior.receipt!,
+    threadId: prior.threadId,
+    turn: null,
+    reason: "cancelled",
+    message: "The turn's runtime is gone (codex-relay restarted or released it)",
+  };
 }
 
-/** Follows one run with the wait engine for up to `base.waitSeconds`. */
-function follow(
+/** Waits on the run this call follows for up to `base.waitSeconds`: its result, or an input round. */
+async function waitOnRun(
   runtime: TurnRuntime,
   ctx: CallContext,
   base: RoundBase,
-  round: number,
-): Promise<CallWaited> {
-  return waitInCall([{ run: runtime }], ctx, { base, round, until: "any", progress: "detail" });
-}
-
-function shape(waited: CallWaited, receipt: Receipt): RunResult | ToolInputRequired {
-  return "inputRequired" in waited ? waited : runResult(runEnd(waited.ends[0]), receipt);
+  prior?: RoundState,
+): Promise<RunResult | ToolInputRequired> {
+  const out = await waitInCall([{ run: runtime }], ctx, base, prior, "any");
+  if ("inputRequired" in out) return out;
+  const end = out.ends[0];
+  if (end.kind === "read") throw new Error("a run's entry ended as a read");
+  return runResult(end, base.receipt!);
 }
 
 function pendingText(pending: RequestSummary[] | undefined): string {
