@@ -8,13 +8,8 @@
 
 import { z } from "zod";
 import type { RoundState } from "../input_rounds.ts";
-import {
-  type Receipt,
-  type RequestSummary,
-  runOutput,
-  type RunResult,
-} from "../../reply/schemas.ts";
-import { runResult } from "../../turn/run_result.ts";
+import { runOutput, type RunResult } from "../../reply/schemas.ts";
+import { noTurnResult, runResult } from "../../turn/run_result.ts";
 import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
@@ -22,7 +17,7 @@ import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
-import { declinedText, replyText } from "../render_reply.ts";
+import { declinedText, pendingText, replyText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
 import { type Explained, reasonNext } from "../next_steps.ts";
 
@@ -107,13 +102,7 @@ export async function runCall(
   }
   const { receipt, runtime, reason, message, mcpServers } = await start();
   if (!runtime) {
-    return {
-      receipt,
-      threadId: receipt.threadId || args.threadId || "",
-      turn: null,
-      reason,
-      message,
-    };
+    return noTurnResult(receipt, receipt.threadId || args.threadId || "", reason, message);
   }
   const { threadId, clientMessageId } = runtime;
   const base = {
@@ -140,13 +129,8 @@ async function resumeRun(
   if (runtime) return await waitOnRun(runtime, ctx, prior, prior);
   const run = ctx.turns.finished(prior.threadId, prior.clientMessageId);
   if (run) return runResult({ kind: "settled", run }, prior.receipt!);
-  return {
-    receipt: prior.receipt!,
-    threadId: prior.threadId,
-    turn: null,
-    reason: "cancelled",
-    message: "The turn's runtime is gone (codex-relay restarted or released it)",
-  };
+  const gone = "The turn's runtime is gone (codex-relay restarted or released it)";
+  return noTurnResult(prior.receipt!, prior.threadId, "cancelled", gone);
 }
 
 /** Waits on the run this call follows for up to `base.waitSeconds`: its result, or an input round. */
@@ -163,13 +147,6 @@ async function waitOnRun(
   return runResult(end, base.receipt!);
 }
 
-function pendingText(pending: RequestSummary[] | undefined): string {
-  if (!pending?.length) return "";
-  return `${pending.length} request(s) from Codex wait for your answer: ${
-    pending.map((p) => p.summary).join("; ")
-  }.`;
-}
-
 function aheadText(out: RunResult): string {
   const ahead = out.queuedAhead;
   if (!ahead?.length) return "";
@@ -177,13 +154,6 @@ function aheadText(out: RunResult): string {
     `${e.clientMessageId ?? "a message without clientMessageId"} (turn ${e.turnId ?? "unknown"})`
   ).join(", ");
   return `Starting it also started ${ahead.length} message(s) queued ahead of yours first: ${list}.`;
-}
-
-/** Where a running turn lives, as the backend decides. */
-function whereItRuns(surface: Surface | undefined): string {
-  return surface?.backend.turnsOutliveRelay
-    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
-    : "It runs inside codex-relay and ends if codex-relay exits";
 }
 
 /** The review part of a result: its findings, one line each, then its text. */
@@ -226,21 +196,13 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   const notes = (out.notes ?? []).map(sentence);
   if (out.turn.status === "running") return explainRunning(out, ids, notes, surface);
+  const retry = out.retryable ? `, retryable${retryAfter(out)}` : ", not retryable";
   const failure = out.failureClass
-    ? sentences(
-      `Failure class ${out.failureClass}${
-        out.retryable
-          ? `, retryable${out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""}`
-          : ", not retryable"
-      }`,
-      out.error,
-    )
+    ? sentences(`Failure class ${out.failureClass}${retry}`, out.error)
     : sentence(out.error);
   const none = out.turn.status === "completed"
     ? "It stored no final answer."
-    : `It ${
-      out.turn.status === "interrupted" ? "was interrupted" : "failed"
-    } before a final answer.`;
+    : `It ${TURN_ENDED[out.turn.status]} before a final answer.`;
   const replies = out.replies
     ? out.replies.length
       ? `Final answer${out.replies.length > 1 ? "s" : ""}: ${
@@ -269,13 +231,16 @@ const TURN_ENDED: Record<string, string> = {
   interrupted: "was interrupted",
 };
 
+/** How long to wait before a retry, when the result says (" after N ms"). */
+function retryAfter(out: RunResult): string {
+  return out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : "";
+}
+
 /** What to do after a turn that ended. */
 function endedNext(out: RunResult): string {
   if (out.fix) return sentence(`Fix: ${out.fix}`);
   if (out.retryable) {
-    return `The turn ended; it may be retried${
-      out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""
-    } with a new codex_run.`;
+    return `The turn ended; it may be retried${retryAfter(out)} with a new codex_run.`;
   }
   if (out.turn?.status === "interrupted") {
     return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
@@ -297,6 +262,10 @@ function explainRunning(
   surface: Surface | undefined,
 ): Explained {
   const reads = surface?.caps.replyRead !== false;
+  // Where a running turn lives, as the backend decides.
+  const where = surface?.backend.turnsOutliveRelay
+    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
+    : "It runs inside codex-relay and ends if codex-relay exits";
   if (out.reason === "connection_lost") {
     return {
       said: sentences(`${out.message} (${ids})`, ...notes),
@@ -308,7 +277,7 @@ function explainRunning(
   return {
     said: sentences(
       `The turn is running (${ids})`,
-      whereItRuns(surface),
+      where,
       aheadText(out),
       ...notes,
       pendingText(out.pendingRequests),

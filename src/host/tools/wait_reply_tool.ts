@@ -43,7 +43,7 @@ import {
   type ToolInputRequired,
   ToolRefusal,
 } from "../tool.ts";
-import { declinedText, explainReadReply } from "../render_reply.ts";
+import { declinedText, explainReadReply, pendingText } from "../render_reply.ts";
 import { type Explained, textOf } from "../next_steps.ts";
 import { sentence, sentences } from "../text.ts";
 
@@ -84,15 +84,13 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
   return dup < 0 ? undefined : `messages[${dup}] repeats an earlier message`;
 }
 
-const input = waitReplyInput;
-
 /** The `codex_wait_reply` tool. */
-export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
+export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
     "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several at once.",
-  inputSchema: input,
+  inputSchema: waitReplyInput,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
@@ -110,7 +108,7 @@ export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
  * at once (`unavailable`); the others wait in one wait of the engine.
  */
 async function waitMessages(
-  args: z.output<typeof input>,
+  args: z.output<typeof waitReplyInput>,
   ctx: CallContext,
 ): Promise<WaitReplyResult | ToolInputRequired> {
   const many = args.messages !== undefined;
@@ -157,22 +155,14 @@ async function waitMessages(
 
 function explainOne(out: WaitMessageResult, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
-  const pending = out.pendingRequests?.length
-    ? `${out.pendingRequests.length} request(s) from Codex wait for your answer: ${
-      out.pendingRequests.map((p) => p.summary).join("; ")
-    }.`
-    : "";
-  const again = "Call codex_wait_reply again to keep waiting.";
-  const read = explainReadReply(out, {
-    keepWaiting: out.timedOut
-      ? `The wait timed out; call codex_wait_reply again to keep waiting.`
-      : again,
-    turnStart,
-  });
+  const pending = pendingText(out.pendingRequests);
+  const timedOut = "The wait timed out; call codex_wait_reply again to keep waiting.";
+  const keepWaiting = out.timedOut ? timedOut : "Call codex_wait_reply again to keep waiting.";
+  const read = explainReadReply(out, { keepWaiting, turnStart });
   const next = pending
     ? "Call codex_wait_reply again to answer them."
     : out.timedOut && out.status === "no_match"
-    ? "The wait timed out; call codex_wait_reply again to keep waiting."
+    ? timedOut
     : read.next;
   const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
   return {
