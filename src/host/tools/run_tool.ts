@@ -2,7 +2,8 @@
  * `codex_run` (turn-start level): runs a message as a Codex turn in this
  * relay, forwarding Codex's approvals and elicitations to the client as
  * user-input rounds of the call, and returns when the turn ends or the wait
- * ends.
+ * ends. What `codex_review` shares with it is here too: the call of a run
+ * ({@linkcode runCall}) and the text of its result ({@linkcode explainRun}).
  * @module
  */
 
