@@ -14,6 +14,7 @@ import {
 import type { AnswerOutcome, ElicitationRouter, Pending } from "../elicit/router.ts";
 import type { Receipt } from "../reply/schemas.ts";
 import { canonicalRef, isUuid } from "../ops/inputs.ts";
+import type { WaitMessageRef } from "../reply/wait_set.ts";
 
 /** Rounds one tool call may return before it hands over (clients stop after 10). */
 export const MAX_ROUNDS_PER_CALL = 9;
@@ -34,7 +35,7 @@ export interface RoundState {
   /** codex_run's receipt, carried to its final result. */
   receipt?: Receipt;
   /** A wait on several messages: the list (resolved ids), in the order given. */
-  messages?: { threadId: string; clientMessageId: string }[];
+  messages?: WaitMessageRef[];
   /** A wait on several messages: the runtime each token belongs to (same order as `tokens`). */
   runtimeIds?: string[];
 }
@@ -133,10 +134,8 @@ export function applyAnswers(
 export type RoundCall =
   /** A run (`codex_run`, `codex_review`), with the `threadId` it was given (a name cannot be compared without a lookup). */
   | { tool: "codex_run" | "codex_review"; threadRef?: string }
-  /** `codex_wait_reply` on one message (resolved id). */
-  | { tool: "codex_wait_reply"; threadId: string; clientMessageId: string }
-  /** `codex_wait_reply` on several messages (resolved ids, in the order given). */
-  | { tool: "codex_wait_reply"; messages: { threadId: string; clientMessageId: string }[] };
+  /** `codex_wait_reply` on one message, or on several (`messages`); resolved ids, in the order given. */
+  | { tool: "codex_wait_reply" } & Pick<RoundState, "threadId" | "clientMessageId" | "messages">;
 
 /**
  * Whether a sealed round state was minted for this call: the same tool and
@@ -155,14 +154,10 @@ export function roundBelongs(state: RoundState, call: RoundCall): boolean {
     return state.receipt !== undefined &&
       (ref === undefined || !isUuid(ref) || canonicalRef(ref) === state.threadId);
   }
-  if ("messages" in call) {
-    const listed = state.messages;
-    return listed !== undefined && listed.length === call.messages.length &&
-      listed.every((m, i) =>
-        m.threadId === call.messages[i].threadId &&
-        m.clientMessageId === call.messages[i].clientMessageId
-      );
-  }
-  return state.messages === undefined && state.threadId === call.threadId &&
-    state.clientMessageId === call.clientMessageId;
+  const same = (a: WaitMessageRef, b: WaitMessageRef) =>
+    a.threadId === b.threadId && a.clientMessageId === b.clientMessageId;
+  const listed = state.messages;
+  const asked = call.messages;
+  if (listed === undefined || asked === undefined) return listed === asked && same(state, call);
+  return listed.length === asked.length && listed.every((m, i) => same(m, asked[i]));
 }

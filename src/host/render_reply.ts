@@ -29,6 +29,14 @@ export function declinedText(declined: RequestSummary[] | undefined): string {
   }.`;
 }
 
+/** What the text says about requests of Codex waiting for the caller's answer (a sentence, or empty). */
+export function pendingText(pending: RequestSummary[] | undefined): string {
+  if (!pending?.length) return "";
+  return `${pending.length} request(s) from Codex wait for your answer: ${
+    pending.map((p) => p.summary).join("; ")
+  }.`;
+}
+
 const STATUS_TEXT: Record<string, string> = {
   running: "running",
   completed: "completed",

@@ -3,17 +3,16 @@
  * call: its progress becomes the call's progress notifications, the requests
  * of its followed runs become the call's input rounds (up to
  * {@linkcode MAX_ROUNDS_PER_CALL}), and a retried call's answers go back to
- * those requests first ({@linkcode takeAnswers}).
+ * those requests first ({@linkcode retriedRound}).
  * @module
  */
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { heldSession } from "../connect/connection.ts";
-import type { ElicitationRouter } from "../elicit/router.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { WAIT_MARGIN_MS } from "../ops/wait_reply.ts";
 import type { WaitUntil } from "../reply/wait_set.ts";
-import type { EntryEnd, RunEnd } from "../turn/run_result.ts";
+import type { EntryEnd } from "../turn/run_result.ts";
 import type { TurnRuntime } from "../turn/turn_runtime.ts";
 import { type Progress, type WaitEntry, waitOn, type WaitPorts } from "../turn/wait_engine.ts";
 import {
@@ -21,49 +20,42 @@ import {
   askable,
   inputRound,
   MAX_ROUNDS_PER_CALL,
+  roundBelongs,
+  type RoundCall,
   type RoundState,
 } from "./input_rounds.ts";
 import { type CallContext, ToolRefusal } from "./tool.ts";
 
-/** The part of a round's state that does not change between rounds. */
+/** What every round of a call carries: its tool and arguments, and a run's receipt. */
 export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeId" | "runtimeIds">;
 
-/** How a call waits: its rounds so far, what it stops at and what its progress says. */
-export interface CallWait {
-  /** The state every round of this call carries. */
-  base: RoundBase;
-  /** Rounds this call returned so far (0 on a first call). */
-  round: number;
-  until: WaitUntil;
-  /** `detail` (one entry) or `summary` (several). */
-  progress: "detail" | "summary";
-}
-
-/** The ends of the call's entries, or the input round it returns. */
-export type CallWaited = { inputRequired: InputRequiredResult } | { ends: EntryEnd[] };
-
 /**
- * Waits on `entries` for up to `base.waitSeconds` inside the call `ctx`.
+ * Waits on `entries` for up to `base.waitSeconds` inside the call `ctx`, the
+ * rounds of `prior` (a retried call's state) counted; the progress tells one
+ * entry in detail and several (`base.messages`) by their count. Returns the
+ * input round it offers, or each entry's end.
  *
  * @example
  * ```ts
- * const out = await waitInCall([{ run: runtime }], ctx, { base, round: 0, until: "any", progress: "detail" });
+ * const out = await waitInCall([{ run: runtime }], ctx, base, undefined, "any");
  * ```
  */
 export async function waitInCall(
   entries: WaitEntry<TurnRuntime>[],
   ctx: CallContext,
-  call: CallWait,
-): Promise<CallWaited> {
+  base: RoundBase,
+  prior: RoundState | undefined,
+  until: WaitUntil,
+): Promise<{ inputRequired: InputRequiredResult } | { ends: EntryEnd[] }> {
   const { router, clock } = ctx;
-  let round = call.round;
+  let round = prior?.round ?? 0;
   let offered: InputRequiredResult | undefined;
   const modes = ctx.clientModes();
   const ports: WaitPorts<TurnRuntime> = {
     operation: (fn) =>
       ctx.connection.operation(fn, {
         signal: ctx.signal,
-        budgetMs: call.base.waitSeconds * 1000 + WAIT_MARGIN_MS,
+        budgetMs: base.waitSeconds * 1000 + WAIT_MARGIN_MS,
         label: "wait",
       }),
     read: readReply,
@@ -73,16 +65,16 @@ export async function waitInCall(
         ref,
       ),
     settled: (run) => ctx.turns.settled(run),
-    pending: (run) => pendingSummaries(router, run),
+    pending: (run) => router.pendingFor(run).map((p) => ({ method: p.method, summary: p.summary })),
     askable: (run) => askable(router, router.pendingFor(run), modes),
     report: (p) => ctx.progress(progressText(p), p.kind === "read" ? p.reads : p.n),
     ask: async (asked) => {
       if (round >= MAX_ROUNDS_PER_CALL) return "spent";
       const state: RoundState = {
-        ...call.base,
+        ...base,
         runtimeId: asked[0].runId,
         tokens: asked.map((a) => a.request.token),
-        ...(call.base.messages ? { runtimeIds: asked.map((a) => a.runId) } : {}),
+        ...(base.messages ? { runtimeIds: asked.map((a) => a.runId) } : {}),
         round: round + 1,
       };
       const requests = asked.map((a) => a.request);
@@ -96,23 +88,12 @@ export async function waitInCall(
     clock,
     signal: ctx.signal,
     log: ctx.log,
-    timeoutMs: call.base.waitSeconds * 1000,
-    until: call.until,
-    progress: call.progress,
-    fromStart: call.round === 0,
+    timeoutMs: base.waitSeconds * 1000,
+    until,
+    progress: base.messages ? "summary" : "detail",
+    fromStart: round === 0,
   }, ports);
   return out.kind === "offered" ? { inputRequired: offered! } : { ends: out.ends };
-}
-
-/** A followed run's end (an entry of a run is never a read). */
-export function runEnd(end: EntryEnd): RunEnd {
-  if (end.kind === "read") throw new Error("a run's entry ended as a read");
-  return end;
-}
-
-/** The requests of `runtime` still waiting for an answer, as results report them. */
-function pendingSummaries(router: ElicitationRouter, runtime: TurnRuntime) {
-  return router.pendingFor(runtime).map((p) => ({ method: p.method, summary: p.summary }));
 }
 
 /** The text of a progress notification. */
@@ -130,26 +111,23 @@ function progressText(p: Progress): string {
 }
 
 /**
- * Takes the answers a retried call carries. `belongs` tells whether the
- * sealed state was minted for this tool and these arguments. A state of
- * another call, or one whose every token was answered already or expired (a
- * replay), is refused and nothing reaches Codex.
+ * The state of a retried round, its answers taken (undefined on a first
+ * call). A state minted for another call (`roundBelongs`), or one whose every
+ * token was answered already or expired (a replay), is refused and nothing
+ * reaches Codex.
  *
  * @example
  * ```ts
- * takeAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses, roundBelongs(state, call));
+ * const prior = retriedRound(ctx, { tool: "codex_run", threadRef: args.threadId });
  * ```
  */
-export function takeAnswers(
-  router: ElicitationRouter,
-  state: RoundState,
-  responses: unknown,
-  belongs: boolean,
-): void {
-  if (!belongs) {
+export function retriedRound(ctx: CallContext, call: RoundCall): RoundState | undefined {
+  const state = ctx.mcp.mcpReq.requestState<RoundState>();
+  if (state === undefined) return undefined;
+  if (!roundBelongs(state, call)) {
     throw new ToolRefusal("This input round belongs to another call; nothing was sent to Codex");
   }
-  const outcomes = applyAnswers(router, state, responses);
+  const outcomes = applyAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses);
   if (
     outcomes.length > 0 && outcomes.every((o) => o === "unknown_token" || o === "wrong_runtime")
   ) {
@@ -157,4 +135,5 @@ export function takeAnswers(
       "This input round was already answered or has expired; nothing was sent to Codex",
     );
   }
+  return state;
 }

@@ -16,21 +16,16 @@ import type {
   WaitMessageResult,
   WithdrawResult,
 } from "../reply/schemas.ts";
+import type { ReasonCode } from "../core/errors.ts";
 import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./run_book.ts";
 
 /** The `declinedRequests` field of a snapshot: present only when something was declined. */
-export function runDeclined(snapshot: RunSnapshot): { declinedRequests?: RequestSummary[] } {
-  return snapshot.declinedRequests.length > 0
-    ? {
-      declinedRequests: snapshot.declinedRequests.map((d) => ({
-        method: d.method,
-        summary: d.summary,
-      })),
-    }
-    : {};
+function runDeclined(snapshot: RunSnapshot): { declinedRequests?: RequestSummary[] } {
+  const declined = snapshot.declinedRequests.map(({ method, summary }) => ({ method, summary }));
+  return declined.length > 0 ? { declinedRequests: declined } : {};
 }
 
 /** The turn fields of a snapshot. */
@@ -135,6 +130,16 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;
+}
+
+/** The `codex_run` result of a run without a turn: its start refused, or its runtime gone. */
+export function noTurnResult(
+  receipt: Receipt,
+  threadId: string,
+  reason: ReasonCode | undefined,
+  message: string | undefined,
+): RunResult {
+  return { receipt, threadId, turn: null, reason, message };
 }
 
 /** The `codex_interrupt` result of a run that ended (or of no run). */

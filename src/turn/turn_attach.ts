@@ -68,11 +68,10 @@ export async function attachTurn(
   let runtime: TurnRuntime | undefined;
   let run: Run<TurnRuntime> | undefined;
   try {
-    if (!(await loadedInDaemon(session, threadId))) {
-      await conn.close();
-      return mine();
+    // A thread not loaded there is never resumed; one with a run of this relay is not claimed twice.
+    if (await loadedInDaemon(session, threadId)) {
+      run = registry.begin(threadId, clientMessageId, { kind: "running" });
     }
-    run = registry.begin(threadId, clientMessageId, { kind: "running" });
     if (!run) {
       await conn.close();
       return mine();

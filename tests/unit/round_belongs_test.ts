@@ -36,12 +36,14 @@ Deno.test("roundBelongs() takes a wait on several messages back only with the sa
   const a = { threadId: T, clientMessageId: "a" };
   const b = { threadId: T, clientMessageId: "b" };
   const state = { ...base, messages: [a, b] };
-  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", messages: [a, b] }), true);
-  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", messages: [b, a] }), false);
-  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", messages: [a] }), false);
+  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", ...a, messages: [a, b] }), true);
+  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", ...b, messages: [b, a] }), false);
+  assert.equal(roundBelongs(state, { tool: "codex_wait_reply", ...a, messages: [a] }), false);
   assert.equal(
     roundBelongs(base, {
       tool: "codex_wait_reply",
+      threadId: T,
+      clientMessageId: "m",
       messages: [{ threadId: T, clientMessageId: "m" }],
     }),
     false,

@@ -8,12 +8,11 @@
  */
 
 import { z } from "zod";
-import type { RoundState } from "../input_rounds.ts";
 import { runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { ReviewTarget } from "../../codex/methods.ts";
 import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import type { Tool, ToolInputRequired } from "../tool.ts";
-import { explainRun, followStart, refuseLostState, retryRun } from "./run_tool.ts";
+import { explainRun, runCall } from "./run_tool.ts";
 
 const cwd = z.string().min(1).max(4096).regex(
   /^(\/|[A-Za-z]:[\\/])/,
@@ -84,13 +83,14 @@ export const reviewTool: Tool<typeof input, typeof runOutput> = {
   },
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
-    const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retryRun("codex_review", state, args, ctx);
-    refuseLostState(ctx);
     const where = args.threadId ? { threadId: args.threadId } : { cwd: args.cwd! };
     const options = { model: args.model, effort: args.effort };
-    const start = await ctx.starts.review(where, reviewTarget(args), ctx.signal, options);
-    return await followStart("codex_review", start, args, ctx);
+    return await runCall(
+      "codex_review",
+      args,
+      ctx,
+      () => ctx.starts.review(where, reviewTarget(args), ctx.signal, options),
+    );
   },
   explain: explainRun,
 };

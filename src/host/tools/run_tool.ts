@@ -2,27 +2,23 @@
  * `codex_run` (turn-start level): runs a message as a Codex turn in this
  * relay, forwarding Codex's approvals and elicitations to the client as
  * user-input rounds of the call, and returns when the turn ends or the wait
- * ends.
+ * ends. What `codex_review` shares with it is here too: the call of a run
+ * ({@linkcode runCall}) and the text of its result ({@linkcode explainRun}).
  * @module
  */
 
 import { z } from "zod";
-import { roundBelongs, type RoundState } from "../input_rounds.ts";
-import {
-  type Receipt,
-  type RequestSummary,
-  runOutput,
-  type RunResult,
-} from "../../reply/schemas.ts";
-import { runResult } from "../../turn/run_result.ts";
-import { type CallWaited, type RoundBase, runEnd, takeAnswers, waitInCall } from "../wait_call.ts";
+import type { RoundState } from "../input_rounds.ts";
+import { runOutput, type RunResult } from "../../reply/schemas.ts";
+import { noTurnResult, runResult } from "../../turn/run_result.ts";
+import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
-import { declinedText, replyText } from "../render_reply.ts";
+import { declinedText, pendingText, replyText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
 import { type Explained, reasonNext } from "../next_steps.ts";
 
@@ -66,9 +62,6 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
   },
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
-    const state = ctx.mcp.mcpReq.requestState<RoundState>();
-    if (state !== undefined) return await retryRun("codex_run", state, args, ctx);
-    refuseLostState(ctx);
     const options: RunOptions = {
       name: args.name,
       model: args.model,
@@ -77,102 +70,82 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
     };
-    const start = args.threadId
-      ? await ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
-      : await ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options);
-    return await followStart("codex_run", start, args, ctx);
+    return await runCall(
+      "codex_run",
+      args,
+      ctx,
+      () =>
+        args.threadId
+          ? ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
+          : ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options),
+    );
   },
   explain: explainRun,
 };
 
-/** A retry carrying input responses without its state: nothing is started a second time. */
-export function refuseLostState(ctx: CallContext): void {
+/**
+ * A call of a run (`codex_run`, `codex_review`): a first call starts the run
+ * (`start`) and waits on it; a retried round takes its answers and waits on
+ * the same run again. Returns the run's result, or the input round it offers.
+ */
+export async function runCall(
+  tool: "codex_run" | "codex_review",
+  args: { threadId?: string; waitSeconds: number },
+  ctx: CallContext,
+  start: () => Promise<StartResult>,
+): Promise<RunResult | ToolInputRequired> {
+  const prior = retriedRound(ctx, { tool, threadRef: args.threadId });
+  if (prior) return await resumeRun(prior, ctx);
   if (ctx.mcp.mcpReq.inputResponses !== undefined) {
     throw new ToolRefusal(
       "This call carries input responses but no requestState. Nothing was queued or sent to Codex",
     );
   }
-}
-
-/** Follows a started run (codex_run, codex_review) until its end, the wait's end or input. */
-export async function followStart(
-  tool: "codex_run" | "codex_review",
-  start: StartResult,
-  args: { threadId?: string; waitSeconds: number },
-  ctx: CallContext,
-): Promise<RunResult | ToolInputRequired> {
-  if (!start.runtime) {
-    return {
-      receipt: start.receipt,
-      threadId: start.receipt.threadId || args.threadId || "",
-      turn: null,
-      reason: start.reason,
-      message: start.message,
-    };
+  const { receipt, runtime, reason, message, mcpServers } = await start();
+  if (!runtime) {
+    return noTurnResult(receipt, receipt.threadId || args.threadId || "", reason, message);
   }
+  const { threadId, clientMessageId } = runtime;
   const base = {
     v: 1 as const,
     tool,
-    threadId: start.runtime.threadId,
-    clientMessageId: start.runtime.clientMessageId,
+    threadId,
+    clientMessageId,
     waitSeconds: args.waitSeconds,
-    receipt: start.receipt,
+    receipt,
   };
-  const out = shape(await follow(start.runtime, ctx, base, 0), start.receipt);
+  const out = await waitOnRun(runtime, ctx, base);
   // The servers the turn runs without (issue 31); the run's notes say it in every result.
-  if (start.mcpServers && !("inputRequired" in out)) out.mcpServers = start.mcpServers;
+  if (mcpServers && !("inputRequired" in out)) out.mcpServers = mcpServers;
   return out;
 }
 
-/** A retried call of a run (codex_run, codex_review) that carries its input-round state. */
-export async function retryRun(
-  tool: "codex_run" | "codex_review",
-  state: RoundState,
-  args: { threadId?: string },
+/** A retried round: the run waited on again, or its end when its runtime is gone. */
+async function resumeRun(
+  prior: RoundState,
   ctx: CallContext,
 ): Promise<RunResult | ToolInputRequired> {
-  takeAnswers(
-    ctx.router,
-    state,
-    ctx.mcp.mcpReq.inputResponses,
-    roundBelongs(state, { tool, threadRef: args.threadId }),
-  );
-  const receipt = state.receipt!;
-  const runtime = ctx.turns.byId(state.runtimeId);
-  if (!runtime) {
-    const run = ctx.turns.finished(state.threadId, state.clientMessageId);
-    if (run) return runResult({ kind: "settled", run }, receipt);
-    return {
-      receipt,
-      threadId: state.threadId,
-      turn: null,
-      reason: "cancelled",
-      message: "The turn's runtime is gone (codex-relay restarted or released it)",
-    };
-  }
-  const { tokens: _t, round: _r, runtimeId: _id, runtimeIds: _ids, ...base } = state;
-  return shape(await follow(runtime, ctx, base, state.round), receipt);
+  const runtime = ctx.turns.byId(prior.runtimeId);
+  // The state's round fields are replaced by the next round's.
+  if (runtime) return await waitOnRun(runtime, ctx, prior, prior);
+  const run = ctx.turns.finished(prior.threadId, prior.clientMessageId);
+  if (run) return runResult({ kind: "settled", run }, prior.receipt!);
+  const gone = "The turn's runtime is gone (codex-relay restarted or released it)";
+  return noTurnResult(prior.receipt!, prior.threadId, "cancelled", gone);
 }
 
-/** Follows one run with the wait engine for up to `base.waitSeconds`. */
-function follow(
+/** Waits on the run this call follows for up to `base.waitSeconds`: its result, or an input round. */
+async function waitOnRun(
   runtime: TurnRuntime,
   ctx: CallContext,
   base: RoundBase,
-  round: number,
-): Promise<CallWaited> {
-  return waitInCall([{ run: runtime }], ctx, { base, round, until: "any", progress: "detail" });
-}
-
-function shape(waited: CallWaited, receipt: Receipt): RunResult | ToolInputRequired {
-  return "inputRequired" in waited ? waited : runResult(runEnd(waited.ends[0]), receipt);
-}
-
-function pendingText(pending: RequestSummary[] | undefined): string {
-  if (!pending?.length) return "";
-  return `${pending.length} request(s) from Codex wait for your answer: ${
-    pending.map((p) => p.summary).join("; ")
-  }.`;
+  prior?: RoundState,
+): Promise<RunResult | ToolInputRequired> {
+  const out = await waitInCall([{ run: runtime }], ctx, base, prior, "any");
+  if ("inputRequired" in out) return out;
+  const end = out.ends[0];
+  if (end.kind === "read") throw new Error("a run's entry ended as a read");
+  return runResult(end, base.receipt!);
 }
 
 function aheadText(out: RunResult): string {
@@ -182,13 +155,6 @@ function aheadText(out: RunResult): string {
     `${e.clientMessageId ?? "a message without clientMessageId"} (turn ${e.turnId ?? "unknown"})`
   ).join(", ");
   return `Starting it also started ${ahead.length} message(s) queued ahead of yours first: ${list}.`;
-}
-
-/** Where a running turn lives, as the backend decides. */
-function whereItRuns(surface: Surface | undefined): string {
-  return surface?.backend.turnsOutliveRelay
-    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
-    : "It runs inside codex-relay and ends if codex-relay exits";
 }
 
 /** The review part of a result: its findings, one line each, then its text. */
@@ -231,21 +197,13 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
   const ids = `thread ${out.threadId}, clientMessageId ${r.clientMessageId}`;
   const notes = (out.notes ?? []).map(sentence);
   if (out.turn.status === "running") return explainRunning(out, ids, notes, surface);
+  const retry = out.retryable ? `, retryable${retryAfter(out)}` : ", not retryable";
   const failure = out.failureClass
-    ? sentences(
-      `Failure class ${out.failureClass}${
-        out.retryable
-          ? `, retryable${out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""}`
-          : ", not retryable"
-      }`,
-      out.error,
-    )
+    ? sentences(`Failure class ${out.failureClass}${retry}`, out.error)
     : sentence(out.error);
   const none = out.turn.status === "completed"
     ? "It stored no final answer."
-    : `It ${
-      out.turn.status === "interrupted" ? "was interrupted" : "failed"
-    } before a final answer.`;
+    : `It ${TURN_ENDED[out.turn.status]} before a final answer.`;
   const replies = out.replies
     ? out.replies.length
       ? `Final answer${out.replies.length > 1 ? "s" : ""}: ${
@@ -274,13 +232,16 @@ const TURN_ENDED: Record<string, string> = {
   interrupted: "was interrupted",
 };
 
+/** How long to wait before a retry, when the result says (" after N ms"). */
+function retryAfter(out: RunResult): string {
+  return out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : "";
+}
+
 /** What to do after a turn that ended. */
 function endedNext(out: RunResult): string {
   if (out.fix) return sentence(`Fix: ${out.fix}`);
   if (out.retryable) {
-    return `The turn ended; it may be retried${
-      out.retryAfterMs ? ` after ${out.retryAfterMs} ms` : ""
-    } with a new codex_run.`;
+    return `The turn ended; it may be retried${retryAfter(out)} with a new codex_run.`;
   }
   if (out.turn?.status === "interrupted") {
     return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
@@ -302,6 +263,10 @@ function explainRunning(
   surface: Surface | undefined,
 ): Explained {
   const reads = surface?.caps.replyRead !== false;
+  // Where a running turn lives, as the backend decides.
+  const where = surface?.backend.turnsOutliveRelay
+    ? "It runs in the Codex daemon and keeps running if codex-relay exits"
+    : "It runs inside codex-relay and ends if codex-relay exits";
   if (out.reason === "connection_lost") {
     return {
       said: sentences(`${out.message} (${ids})`, ...notes),
@@ -313,7 +278,7 @@ function explainRunning(
   return {
     said: sentences(
       `The turn is running (${ids})`,
-      whereItRuns(surface),
+      where,
       aheadText(out),
       ...notes,
       pendingText(out.pendingRequests),

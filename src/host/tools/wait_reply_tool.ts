@@ -28,14 +28,12 @@ import {
   WAIT_MESSAGES,
   WAIT_UNTIL,
   type WaitMessageRef,
-  type WaitUntil,
 } from "../../reply/wait_set.ts";
 import { waitResult } from "../../turn/run_result.ts";
 import { locateMessage } from "../../turn/turn_attach.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import type { WaitEntry } from "../../turn/wait_engine.ts";
-import { roundBelongs, type RoundCall, type RoundState } from "../input_rounds.ts";
-import { takeAnswers, waitInCall } from "../wait_call.ts";
+import { retriedRound, waitInCall } from "../wait_call.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { RelayError } from "../../core/errors.ts";
 import {
@@ -45,7 +43,7 @@ import {
   type ToolInputRequired,
   ToolRefusal,
 } from "../tool.ts";
-import { declinedText, explainReadReply } from "../render_reply.ts";
+import { declinedText, explainReadReply, pendingText } from "../render_reply.ts";
 import { type Explained, textOf } from "../next_steps.ts";
 import { sentence, sentences } from "../text.ts";
 
@@ -86,111 +84,85 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
   return dup < 0 ? undefined : `messages[${dup}] repeats an earlier message`;
 }
 
-const input = waitReplyInput;
-
-type WaitOutput = WaitReplyResult;
-type SingleOutput = WaitMessageResult;
-
 /** The `codex_wait_reply` tool. */
-export const waitReplyTool: Tool<typeof input, typeof waitReplySchema> = {
+export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description:
     "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several at once.",
-  inputSchema: input,
+  inputSchema: waitReplyInput,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
-  async run(args, ctx): Promise<WaitOutput | ToolInputRequired> {
-    if (args.messages) {
-      const until = args.until ?? "any";
-      return await waitMessages({ ...args, messages: args.messages, until }, "many", ctx);
-    }
-    const messages = [{ threadId: args.threadId!, clientMessageId: args.clientMessageId! }];
-    return await waitMessages({ ...args, messages, until: "any" }, "one", ctx);
-  },
+  run: waitMessages,
   explain(out, surface) {
     const turnStart = surface?.caps.turnStart ?? false;
     if (out.messages) return explainMany(out, turnStart);
-    return explainOne(out as SingleOutput, turnStart);
+    return explainOne(out as WaitMessageResult, turnStart);
   },
 };
 
-/** One message (`form` one) or several: the single form is the list of one, rendered as it always was. */
+/**
+ * Waits on the messages named: one (threadId, clientMessageId), rendered as it
+ * always was, or `messages`, merged. A message whose thread is not found ends
+ * at once (`unavailable`); the others wait in one wait of the engine.
+ */
 async function waitMessages(
-  given: { messages: WaitMessageRef[]; until: WaitUntil; timeoutSeconds: number; cursor?: string },
-  form: "one" | "many",
+  args: z.output<typeof waitReplyInput>,
   ctx: CallContext,
-): Promise<WaitOutput | ToolInputRequired> {
+): Promise<WaitReplyResult | ToolInputRequired> {
+  const many = args.messages !== undefined;
+  const named = args.messages ??
+    [{ threadId: args.threadId!, clientMessageId: args.clientMessageId! }];
+  const refs: WaitMessageRef[] = [];
   const entries: WaitEntry<TurnRuntime>[] = [];
-  for (const m of given.messages) {
-    const threadId = await resolveRef(ctx.connection, m.threadId, ctx.signal);
-    const ref = {
-      threadId: threadId instanceof RelayError ? m.threadId : threadId,
+  for (const m of named) {
+    const found = await resolveRef(ctx.connection, m.threadId, ctx.signal);
+    const id = {
+      threadId: found instanceof RelayError ? m.threadId : found,
       clientMessageId: m.clientMessageId,
-      ...(given.cursor === undefined ? {} : { cursor: given.cursor }),
     };
-    if (!(threadId instanceof RelayError)) entries.push({ ref });
-    else {entries.push({
-        ref,
-        end: { kind: "read", read: unavailableRead(ref, threadId.reason), final: true },
-      });}
+    const ref = { ...id, ...(args.cursor === undefined ? {} : { cursor: args.cursor }) };
+    const read = found instanceof RelayError ? unavailableRead(ref, found.reason) : undefined;
+    refs.push(id);
+    entries.push(read ? { ref, end: { kind: "read", read, final: true } } : { ref });
   }
-  if (form === "one" && entries[0].end) return waitResult(entries[0].end);
-  const refs = entries.map((e) => ({
-    threadId: e.ref!.threadId,
-    clientMessageId: e.ref!.clientMessageId,
-  }));
+  if (!many && entries[0].end) return waitResult(entries[0].end);
   // The same message named twice (an id in another case, or by name): refused as a literal repeat.
   const dup = duplicateAt(refs);
   if (dup >= 0) throw new ToolRefusal(`messages[${dup}] repeats an earlier message`);
-  const call: RoundCall = form === "one"
-    ? { tool: "codex_wait_reply", ...refs[0] }
-    : { tool: "codex_wait_reply", messages: refs };
-  const state = ctx.mcp.mcpReq.requestState<RoundState>();
-  if (state !== undefined) {
-    takeAnswers(ctx.router, state, ctx.mcp.mcpReq.inputResponses, roundBelongs(state, call));
-  }
-  const hints = state ? (state.runtimeIds ?? [state.runtimeId]) : [];
+  const base = {
+    v: 1 as const,
+    tool: "codex_wait_reply" as const,
+    ...refs[0],
+    waitSeconds: args.timeoutSeconds,
+    ...(many ? { messages: refs } : {}),
+  };
+  const prior = retriedRound(ctx, base);
+  const hints = prior ? (prior.runtimeIds ?? [prior.runtimeId]) : [];
   const deps = { connection: ctx.connection, registry: ctx.turns, clock: ctx.clock, log: ctx.log };
   for (const [i, e] of entries.entries()) {
     if (!e.end) {
       entries[i] = await locateMessage(e.ref!, deps, ctx.caps.turnStart, hints, ctx.signal);
     }
   }
-  const base = {
-    v: 1 as const,
-    tool: "codex_wait_reply" as const,
-    ...refs[0],
-    waitSeconds: given.timeoutSeconds,
-    ...(form === "many" ? { messages: refs } : {}),
-  };
-  const round = state?.round ?? 0;
-  const progress = form === "one" ? "detail" : "summary";
-  const out = await waitInCall(entries, ctx, { base, round, until: given.until, progress });
+  const until = args.until ?? "any";
+  const out = await waitInCall(entries, ctx, base, prior, until);
   if ("inputRequired" in out) return out;
   const results = out.ends.map(waitResult);
-  return form === "one" ? results[0] : mergeResults(given.until, results);
+  return many ? mergeResults(until, results) : results[0];
 }
 
-function explainOne(out: SingleOutput, turnStart: boolean): Explained {
+function explainOne(out: WaitMessageResult, turnStart: boolean): Explained {
   const notes = (out.notes ?? []).map(sentence);
-  const pending = out.pendingRequests?.length
-    ? `${out.pendingRequests.length} request(s) from Codex wait for your answer: ${
-      out.pendingRequests.map((p) => p.summary).join("; ")
-    }.`
-    : "";
-  const again = "Call codex_wait_reply again to keep waiting.";
-  const read = explainReadReply(out, {
-    keepWaiting: out.timedOut
-      ? `The wait timed out; call codex_wait_reply again to keep waiting.`
-      : again,
-    turnStart,
-  });
+  const pending = pendingText(out.pendingRequests);
+  const timedOut = "The wait timed out; call codex_wait_reply again to keep waiting.";
+  const keepWaiting = out.timedOut ? timedOut : "Call codex_wait_reply again to keep waiting.";
+  const read = explainReadReply(out, { keepWaiting, turnStart });
   const next = pending
     ? "Call codex_wait_reply again to answer them."
     : out.timedOut && out.status === "no_match"
-    ? "The wait timed out; call codex_wait_reply again to keep waiting."
+    ? timedOut
     : read.next;
   const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
   return {
@@ -206,7 +178,7 @@ function explainOne(out: SingleOutput, turnStart: boolean): Explained {
 }
 
 /** Several messages: the count, then each message's text in order. */
-function explainMany(out: WaitOutput, turnStart: boolean): Explained {
+function explainMany(out: WaitReplyResult, turnStart: boolean): Explained {
   const all = out.messages ?? [];
   const head = `${out.done} of ${all.length} final (until ${out.until}).`;
   const each = all.map((m, i) => `[${i + 1}] ${textOf(explainOne(m, turnStart))}`);
