@@ -64,7 +64,7 @@ export async function waitInCall(
         heldSession(run.connection, ctx.signal, ctx.connection.limits.rpcTimeoutMs, clock),
         ref,
       ),
-    settled: (run) => ctx.turns.settled(run),
+    settled: (run) => run.run.settled,
     pending: (run) => router.pendingFor(run).map((p) => ({ method: p.method, summary: p.summary })),
     askable: (run) => askable(router, router.pendingFor(run), modes),
     report: (p) => ctx.progress(progressText(p), p.kind === "read" ? p.reads : p.n),

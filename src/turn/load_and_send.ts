@@ -58,8 +58,8 @@ export async function loadThread(
   config: Record<string, unknown>,
   options: RunOptions,
 ): Promise<Loaded> {
-  const { threadId } = runtime;
-  const isJob = runtime.job.kind !== "message";
+  const { threadId } = runtime.run;
+  const isJob = runtime.run.job.kind !== "message";
   if (isJob && (await session.call("thread/queue/list", { threadId })).data.length > 0) {
     return BUSY;
   }
@@ -77,14 +77,10 @@ export async function loadThread(
     return isJob ? { reason: e.reason, message: HELD } : "held";
   }
   const problems = unapplied(options, resumed).join(" and ");
-  if (problems && isJob) {
-    const message =
-      `Codex already has this thread loaded and keeps its settings: it runs with ${problems}, so the job would not run as asked`;
-    return { reason: "not_allowed", message };
-  }
   if (problems) {
-    const message =
-      `Codex already has this thread loaded (the daemon, or an earlier run of this relay while other turns run), and keeps a loaded thread's settings: it runs with ${problems}, so the turn would not run as asked`;
+    const message = isJob
+      ? `Codex already has this thread loaded and keeps its settings: it runs with ${problems}, so the job would not run as asked`
+      : `Codex already has this thread loaded (the daemon, or an earlier run of this relay while other turns run), and keeps a loaded thread's settings: it runs with ${problems}, so the turn would not run as asked`;
     return { reason: "not_allowed", message };
   }
   return isJob && (resumed.active || runtime.busy) ? BUSY : "loaded";
@@ -105,12 +101,15 @@ export async function sendWork(
   text: string,
   held: boolean,
 ): Promise<Sent> {
-  const { threadId, clientMessageId, job } = runtime;
+  const { threadId, clientMessageId, job } = runtime.run;
   if (job.kind === "message") {
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     if (receipt.status !== "queued") return { receipt };
     if (held) return { receipt, reason: "held_elsewhere" };
-    await registry.launch(conn, runtime, receipt);
+    registry.watch(runtime, receipt.queuedSubmissionId);
+    // At its head: messages queued earlier run first, as Codex would run them. "queue is
+    // empty" / "active or pending turn": Codex started it (or an earlier message) itself.
+    await conn.call("thread/queue/start", { threadId }).catch(() => {});
     return { receipt, runtime };
   }
   let turnId: string;

@@ -209,11 +209,6 @@ export class RunBook<H = unknown> {
     return undefined;
   }
 
-  /** The handle (runtime) of the live run on `threadId`, if it has one. */
-  active(threadId: string): H | undefined {
-    return this.run(threadId)?.handle;
-  }
-
   /** A run's handle by the run's id (absent once the run is gone or had none). */
   byId(id: string): H | undefined {
     return this.#runs.get(id)?.handle;
@@ -222,11 +217,6 @@ export class RunBook<H = unknown> {
   /** The live runs. */
   lives(): Run<H>[] {
     return [...this.#runs.values()].filter((r) => !isFinal(r.state));
-  }
-
-  /** How many runs are live. */
-  get size(): number {
-    return this.lives().length;
   }
 
   /** The threads with a run whose message is queued or whose turn runs. */

@@ -86,8 +86,8 @@ export class RunSettings {
   readonly #disabledMcpServers: readonly string[];
   /** What this relay's runs left with each thread. */
   readonly #applied = new Map<string, Applied>();
-  /** `model/list`, read at the first run that names a model or an effort. */
-  readonly #models = new ModelCatalogue();
+  /** The models Codex offers (`model/list`, every page), read once per process. */
+  #models: readonly ModelInfo[] | undefined;
 
   constructor(log: Logger, disabledMcpServers: readonly string[]) {
     this.#log = log;
@@ -108,7 +108,11 @@ export class RunSettings {
     options: RunOptions,
     threadId?: string,
   ): Promise<{ config: Record<string, unknown>; servers: readonly StartingServer[] }> {
-    await this.#models.check(session, options);
+    if (options.model !== undefined || options.effort !== undefined) {
+      // Refused (`unknown_model`): a model or effort Codex does not offer.
+      const unknown = unknownModel(this.#models ??= await readModels(session), options);
+      if (unknown) throw new RelayError("unknown_model", unknown);
+    }
     const read = await readConfig(session.call, cwd, this.#log);
     checkTightening(read, options, threadId === undefined ? {} : this.#applied.get(threadId));
     const guard = recursionOverrides(read, this.#disabledMcpServers, this.#log);
@@ -131,32 +135,18 @@ export class RunSettings {
   }
 }
 
-/** The models Codex offers (`model/list`, every page), read once per process. */
-class ModelCatalogue {
-  #list: readonly ModelInfo[] | undefined;
-
-  /** Refuses (`unknown_model`) a model or effort Codex does not offer; reads nothing without one. */
-  async check(session: Session, chosen: { model?: string; effort?: string }): Promise<void> {
-    if (chosen.model === undefined && chosen.effort === undefined) return;
-    const unknown = unknownModel(await this.list(session), chosen);
-    if (unknown) throw new RelayError("unknown_model", unknown);
+/** Every page of `model/list` (at most {@linkcode MODEL_PAGES}). */
+async function readModels(session: Session): Promise<ModelInfo[]> {
+  const models: ModelInfo[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MODEL_PAGES; page++) {
+    const listed = await session.call("model/list", {
+      includeHidden: true,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    models.push(...listed.data);
+    if (listed.nextCursor === null) break;
+    cursor = listed.nextCursor;
   }
-
-  /** The models, read at the first call. */
-  async list(session: Session): Promise<readonly ModelInfo[]> {
-    if (this.#list) return this.#list;
-    const models: ModelInfo[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MODEL_PAGES; page++) {
-      const listed = await session.call("model/list", {
-        includeHidden: true,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      models.push(...listed.data);
-      if (listed.nextCursor === null) break;
-      cursor = listed.nextCursor;
-    }
-    this.#list = models;
-    return models;
-  }
+  return models;
 }

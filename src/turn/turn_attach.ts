@@ -53,10 +53,10 @@ export async function attachTurn(
   const { threadId, clientMessageId, turnId } = target;
   if (!connection.capabilities.shared || registry.closing) return undefined;
   const mine = () => {
-    const active = registry.active(threadId);
-    return active?.clientMessageId === clientMessageId ? active : undefined;
+    const live = registry.run(threadId);
+    return live?.clientMessageId === clientMessageId ? live.handle : undefined;
   };
-  if (registry.active(threadId)) return mine();
+  if (registry.run(threadId)?.handle) return mine();
   let conn: HeldConnection;
   try {
     conn = await connection.hold({ signal, budgetMs: ATTACH_BUDGET_MS });
@@ -79,7 +79,7 @@ export async function attachTurn(
     runtime = registry.adopt(conn, run, turnId);
     conn.follow(threadId);
     await session.call("thread/resume", { threadId, excludeTurns: true });
-    registry.follow(runtime);
+    registry.watch(runtime, undefined, false);
     // A turn that ended before the subscription sends no turn/completed: read its status.
     const page = await session.call("thread/turns/list", {
       threadId,
@@ -136,8 +136,10 @@ export async function locateMessage(
 ): Promise<WaitEntry<TurnRuntime>> {
   const { registry } = deps;
   const same = (r: TurnRuntime | undefined) =>
-    r?.threadId === ref.threadId && r.clientMessageId === ref.clientMessageId ? r : undefined;
-  const run = same(registry.active(ref.threadId)) ??
+    r?.run.threadId === ref.threadId && r.run.clientMessageId === ref.clientMessageId
+      ? r
+      : undefined;
+  const run = same(registry.run(ref.threadId)?.handle) ??
     hints.map((id) => same(registry.byId(id))).find((r) => r);
   if (run) return { ref, run };
   const finished = registry.finished(ref.threadId, ref.clientMessageId);

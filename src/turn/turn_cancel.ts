@@ -60,10 +60,10 @@ export async function cancelOnThread(
     };
   }
   if (runtime && run?.state.kind === "queued" && runtime.alive) {
-    const result = await withdraw(deps, runtime, threadId, runtime.clientMessageId, signal);
+    const result = await withdraw(deps, runtime, threadId, runtime.run.clientMessageId, signal);
     if (result.status === "withdrawn") {
       runtime.withdrawn();
-      await deps.registry.settled(runtime);
+      await runtime.run.settled;
       return { kind: "withdraw", result };
     }
     // Codex took it meanwhile (its turn starts), or the delete is unconfirmed: interrupt.

@@ -41,16 +41,6 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     this.#deps = deps;
   }
 
-  /** Its message is on its way to the queue (`thread/queue/add` is sent now). */
-  writing(run: Run<TurnRuntime>): void {
-    run.move({ kind: "writing" });
-  }
-
-  /** Resolves with the run once `runtime`'s turn ended and its replies were read. */
-  settled(runtime: TurnRuntime): Promise<FinishedRun> {
-    return runtime.run.settled;
-  }
-
   /** A runtime following `run`'s turn on `conn`; `turnId` when it attaches to a running turn. */
   adopt(conn: HeldConnection, run: Run<TurnRuntime>, turnId?: string): TurnRuntime {
     run.handle = new TurnRuntime(conn, run, this.#deps, turnId);
@@ -67,28 +57,14 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   }
 
   /**
-   * Starts the thread's queue (at its head: messages queued earlier run first, as Codex would run
-   * them) unless Codex already did, and watches the turn of `receipt`'s message.
+   * Follows `runtime`'s turn until it ends, then settles its run: a run
+   * whose message is queued (`queuedSubmissionId`: a paused queue is
+   * restarted) or whose own turn was started, or (`watchdog` false) one
+   * attached to a turn the relay did not start here.
    */
-  async launch(conn: HeldConnection, runtime: TurnRuntime, receipt: Receipt): Promise<void> {
+  watch(runtime: TurnRuntime, queuedSubmissionId?: string, watchdog = true): void {
     runtime.run.move({ kind: "queued" });
-    runtime.begin(receipt.queuedSubmissionId, () => void this.#settle(runtime));
-    try {
-      await conn.call("thread/queue/start", { threadId: receipt.threadId });
-    } catch {
-      // "queue is empty" / "active or pending turn": Codex started it (or an earlier message) itself.
-    }
-  }
-
-  /** Watches the turn of a run that started it itself (`turn/start`, `review/start`). */
-  watch(runtime: TurnRuntime): void {
-    runtime.run.move({ kind: "queued" });
-    runtime.begin(undefined, () => void this.#settle(runtime));
-  }
-
-  /** Follows an attached runtime's turn (no watchdog: the relay did not start it here). */
-  follow(runtime: TurnRuntime): void {
-    runtime.begin(undefined, () => void this.#settle(runtime), false);
+    runtime.begin(queuedSubmissionId, () => void this.#settle(runtime), watchdog);
   }
 
   /**
@@ -124,7 +100,7 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     this.#deps.router.declineAll(undefined, "codex-relay is shutting down");
     await Promise.all(runtimes.map(async (runtime) => {
       await runtime.interrupt("codex-relay is shutting down").catch(() => {});
-      await this.settled(runtime).catch(() => {});
+      await runtime.run.settled.catch(() => {});
       await runtime.release();
     }));
   }
@@ -149,7 +125,7 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     const never = new AbortController().signal;
     try {
       const session = heldSession(runtime.connection, never, SETTLE_READ_MS, this.#deps.clock);
-      return await settledRead(session, runtime.job, runtime.snapshot());
+      return await settledRead(session, runtime.run.job, runtime.snapshot());
     } catch (error) {
       this.#deps.log.warn("reading replies failed", { reason: asRelayError(error).reason });
       return undefined;

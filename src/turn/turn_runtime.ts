@@ -25,7 +25,6 @@ import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
 import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { type Happened, TurnEvents } from "./turn_events.ts";
-import type { RunJob } from "./run_job.ts";
 
 /** How many declined requests a runtime remembers. */
 const MAX_DECLINED_KEPT = 20;
@@ -47,10 +46,6 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** Its run: the run's state is kept there, and moved by the runtime. */
   readonly run: Run<TurnRuntime>;
   readonly id: string;
-  readonly threadId: string;
-  readonly clientMessageId: string;
-  /** What the run does. */
-  readonly job: RunJob;
   /** The connection, for reads on the held thread. */
   readonly connection: HeldConnection;
   readonly #deps: RuntimeDeps;
@@ -72,9 +67,6 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.connection = conn;
     this.run = run;
     this.id = run.id;
-    this.threadId = run.threadId;
-    this.clientMessageId = run.clientMessageId;
-    this.job = run.job;
     this.#deps = deps;
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#events = new TurnEvents(run, turnId ?? null);
@@ -124,14 +116,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
    * next follower); nothing is interrupted or declined. Idempotent.
    */
   detach(): Promise<void> {
-    this.#released ??= (async () => {
-      this.#watch.stop();
-      this.#deps.router.forget(this);
-      await this.connection.close();
-      this.#alive = false;
-      this.changed();
-    })();
-    return this.#released;
+    return this.#close(false);
   }
 
   /** Whether the helper is alive. */
@@ -147,8 +132,8 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** The run as of now. */
   snapshot(): RunSnapshot {
     return {
-      threadId: this.threadId,
-      clientMessageId: this.clientMessageId,
+      threadId: this.run.threadId,
+      clientMessageId: this.run.clientMessageId,
       turnId: this.#events.turnId,
       phase: phaseOf(this.run.state),
       failure: this.#failure,
@@ -210,7 +195,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.progress(
       why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
     );
-    const ownOnly = this.#deps.shared || this.job.kind === "review";
+    const ownOnly = this.#deps.shared || this.run.job.kind === "review";
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
     const over = () => this.ended || !this.#alive;
     // One grace for waiting for the turn (a queued run's) and for its end.
@@ -224,7 +209,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     let unconfirmed: string | undefined;
     if (turnIds.length) {
       const end = Math.max(until, this.#deps.clock.now() + 1);
-      const target = { threadId: this.threadId, turnIds };
+      const target = { threadId: this.run.threadId, turnIds };
       unconfirmed = await sendInterrupt(this.connection, target, end, this.#deps);
       if (unconfirmed === undefined) await this.#until(over, end);
       if (!over()) unconfirmed ??= END_NOT_REPORTED;
@@ -240,14 +225,21 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
 
   /** Releases the thread (unsubscribe) and reaps the helper. Idempotent. */
   release(): Promise<void> {
+    return this.#close(true);
+  }
+
+  /** Stops following, once: `release` declines what waits and unsubscribes first. */
+  #close(release: boolean): Promise<void> {
     this.#released ??= (async () => {
       this.#watch.stop();
-      this.#deps.router.declineAll(this, "the runtime is closing");
-      if (this.#alive) {
+      if (release) {
+        this.#deps.router.declineAll(this, "the runtime is closing");
         try {
-          await this.connection.call("thread/unsubscribe", { threadId: this.threadId }, {
-            timeoutMs: 2000,
-          });
+          if (this.#alive) {
+            await this.connection.call("thread/unsubscribe", { threadId: this.run.threadId }, {
+              timeoutMs: 2000,
+            });
+          }
         } catch {
           // Exiting releases the thread as well.
         }
@@ -273,7 +265,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   async #restartQueue(): Promise<void> {
     try {
       await this.connection.call("thread/queue/start", {
-        threadId: this.threadId,
+        threadId: this.run.threadId,
         ...(this.#queuedSubmissionId ? { queuedSubmissionId: this.#queuedSubmissionId } : {}),
       });
     } catch {
@@ -342,7 +334,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
         this.#watch.toolCall(h.id, h.completed);
         this.#armStall();
       } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
-      else if (!this.#stalling && this.job.kind === "message") {
+      else if (!this.#stalling && this.run.job.kind === "message") {
         // Codex paused the queue: only a queued message's run waits on it, no other restarts it.
         void this.#restartQueue();
       }

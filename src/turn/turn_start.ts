@@ -5,16 +5,16 @@
  * 1. `#start`: the run's `clientMessageId` minted; a connection held, with one
  *    budget ({@linkcode START_BUDGET_MS}) for the whole start; the login
  *    checked (`account/read`).
- * 2. `#find` or `#make`: the thread named (`thread/read`) or a new one in a
+ * 2. `#run`: the thread named (`thread/read`) or a new one in a
  *    cwd (`thread/start`); the run's settings checked against the
  *    configuration there (`start_checks.ts`); the run claimed on the thread
  *    as soon as it is known (one run per thread, `turn_running`; from then an
  *    interrupt cancels the start: `not_sent`, `cancelled`).
- * 3. `#run`: a runtime follows the thread; a new thread is named, an existing
+ * 3. then a runtime follows the thread; a new thread is named, an existing
  *    one loaded (`thread/resume`); the MCP servers the load started are
  *    waited for; the run's work is sent (a message queued and its queue
  *    started, a structured run or review its own turn: `load_and_send.ts`).
- * 4. `#outcome`: the runtime handed on, or why none runs.
+ * 4. back in `#start`: the runtime handed on, or why none runs.
  * @module
  */
 
@@ -38,8 +38,7 @@ import { mintRunId } from "../ops/run_id.ts";
 import { type RunOptions, runParams } from "./run_options.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
-import type { StartingServer } from "../ops/mcp_startup.ts";
-import { afterLoadWait, type McpWatch, watchMcpStartup } from "../ops/mcp_wait.ts";
+import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,
@@ -94,19 +93,6 @@ type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
 type Attempt =
   | { runtime: TurnRuntime; receipt: Receipt; mcpServers: McpServerMissing[] }
   | { receipt?: Receipt; reason?: ReasonCode; message?: string; threadId?: string };
-
-/** The thread of a run, found or made, with the run claimed on it. */
-interface Found {
-  run: Run<TurnRuntime>;
-  /** A thread this start made (`thread/start`): loaded and idle, nothing to resume. */
-  fresh: boolean;
-  /** The config overrides of its load (recursion guard, effort). */
-  config: Record<string, unknown>;
-  /** The MCP servers its load starts (none for a thread loaded already). */
-  servers: readonly StartingServer[];
-  /** Their startup statuses, watched from right before the load. */
-  watch: McpWatch;
-}
 
 /** Starts runs. */
 export class TurnStarts {
@@ -166,7 +152,9 @@ export class TurnStarts {
    * still reports a receipt: `not_sent`, with an id that was never sent. A
    * UUID names the thread before any step: the run is claimed at once, so
    * from the first step an interrupt cancels it and a second run on the
-   * thread is refused.
+   * thread is refused. Then what the attempt comes to: its runtime, or why
+   * none runs (the run dropped; one an interrupt cancelled while it started
+   * is `not_sent`, `cancelled`).
    */
   async #start(
     where: Where,
@@ -195,6 +183,10 @@ export class TurnStarts {
       run?.cancel.signal.addEventListener("abort", () => stop.abort(), { once: true });
       return run;
     };
+    const cancelled = () =>
+      run && cancelledByInterrupt(run)
+        ? notSent("cancelled", CANCELLED_START, run.threadId)
+        : undefined;
     if (known !== undefined && !claim(known)) {
       return notSent("turn_running", REASON_MESSAGES.turn_running!);
     }
@@ -206,7 +198,7 @@ export class TurnStarts {
     } catch (error) {
       const e = asRelayError(error);
       if (run) registry.drop(run);
-      return cancelledStart(run) ?? notSent(e.reason, e.message);
+      return cancelled() ?? notSent(e.reason, e.message);
     }
     const session = heldSession(conn, both, START_BUDGET_MS - (clock.now() - begun), clock);
     let attempt: Attempt;
@@ -217,112 +209,6 @@ export class TurnStarts {
       const e = asRelayError(error);
       attempt = { reason: e.reason, message: e.message };
     }
-    return await this.#outcome(attempt, conn, run, signal, session, notSent);
-  }
-
-  /**
-   * The thread `ref` names, claimed for the run: its cwd (`thread/read`, which
-   * reads a stored thread without loading it) is where its configuration is
-   * read, since a plain resume gives the thread that cwd's config layers (a
-   * trusted project's `.codex/config.toml` over the user's).
-   */
-  async #find(
-    conn: HeldConnection,
-    session: Session,
-    claim: Claim,
-    ref: string,
-    options: RunOptions,
-  ): Promise<Found | Attempt> {
-    const threadId = await resolveThread(session, ref);
-    if (threadId instanceof RelayError) {
-      return { reason: threadId.reason, message: threadId.message };
-    }
-    const run = claim(threadId);
-    if (!run) return { reason: "turn_running", threadId };
-    const read = await session.call("thread/read", { threadId });
-    const { config, servers } = await this.#settings.check(session, read.cwd, options, threadId);
-    const watch = watchMcpStartup(conn, this.#deps.clock);
-    // A thread loaded already started its servers then: only a load here waits for them.
-    return { run, fresh: false, config, servers: read.loaded ? [] : servers, watch };
-  }
-
-  /** A new thread in `cwd` with the options (`thread/start`), claimed for the run. */
-  async #make(
-    conn: HeldConnection,
-    session: Session,
-    claim: Claim,
-    cwd: string,
-    options: RunOptions,
-  ): Promise<Found | Attempt> {
-    const missing = await missingDirectory(session, cwd);
-    if (missing) return { reason: "cwd_not_found", message: missing };
-    const { config, servers } = await this.#settings.check(session, cwd, options);
-    const watch = watchMcpStartup(conn, this.#deps.clock);
-    const { threadId } = await session.call("thread/start", { cwd, ...runParams(options), config })
-      .catch((error) => {
-        watch.stop();
-        throw error;
-      });
-    this.#settings.remember(threadId, options);
-    const run = claim(threadId);
-    if (run) return { run, fresh: true, config, servers, watch };
-    watch.stop();
-    return { reason: "turn_running", threadId };
-  }
-
-  /**
-   * The steps of a start once the login is known: the thread found or made,
-   * the run claimed on it; a runtime following the thread before anything is
-   * sent (so it sees the run's own turn from its first event); a new thread
-   * named, an existing one loaded; the MCP servers the load started waited
-   * for; then the run's work sent, unless an interrupt cancelled the run.
-   */
-  async #run(
-    conn: HeldConnection,
-    session: Session,
-    claim: Claim,
-    where: Where,
-    text: string,
-    options: RunOptions,
-  ): Promise<Attempt> {
-    const found = "threadId" in where
-      ? await this.#find(conn, session, claim, where.threadId, options)
-      : await this.#make(conn, session, claim, where.cwd, options);
-    if (!("run" in found)) return found;
-    const { run, fresh, watch } = found;
-    const { threadId } = run;
-    const { registry } = this.#deps;
-    try {
-      const runtime = registry.adopt(conn, run);
-      conn.follow(threadId);
-      if (fresh && options.name !== undefined) await nameThread(session, runtime, options.name);
-      const loaded = fresh ? "loaded" : await loadThread(session, runtime, found.config, options);
-      const refused = typeof loaded === "object" ? loaded : undefined;
-      // Refused after the resume: a loaded thread kept its own settings.
-      if (!fresh && refused?.reason !== "not_allowed") this.#settings.remember(threadId, options);
-      if (refused) return { ...refused, threadId };
-      // Held elsewhere: nothing was loaded here, so no server of it starts here.
-      const mcpServers = loaded === "held"
-        ? []
-        : await afterLoadWait(watch, threadId, found.servers, session, (n) => runtime.addNote(n));
-      if (cancelledByInterrupt(run)) return { reason: "cancelled", message: CANCELLED_START };
-      registry.writing(run);
-      const sent = await sendWork(registry, conn, session, runtime, text, loaded === "held");
-      return "runtime" in sent ? { ...sent, mcpServers } : sent;
-    } finally {
-      watch.stop();
-    }
-  }
-
-  /** What a start's attempt comes to: its runtime, or why none runs (the run dropped). */
-  async #outcome(
-    attempt: Attempt,
-    conn: HeldConnection,
-    run: Run<TurnRuntime> | undefined,
-    signal: AbortSignal,
-    session: Session,
-    notSent: (reason: ReasonCode, message: string, id?: string) => StartResult,
-  ): Promise<StartResult> {
     let { receipt } = attempt;
     if (receipt && receipt.status !== "not_sent") {
       this.queuedHere.record(receipt.threadId, receipt.clientMessageId);
@@ -331,11 +217,10 @@ export class TurnStarts {
       const { runtime, mcpServers } = attempt;
       return { receipt: attempt.receipt, runtime, ...(mcpServers.length ? { mcpServers } : {}) };
     }
-    if (run) this.#deps.registry.drop(run);
+    if (run) registry.drop(run);
     const broken = conn.failure !== undefined;
     await conn.close();
-    const cancelled = receipt ? undefined : cancelledStart(run);
-    if (cancelled) return cancelled;
+    if (!receipt && cancelled()) return cancelled()!;
     let { reason, message } = attempt;
     if (receipt?.status === "unknown" && broken) {
       // The connection failed before the relay could look the message up: look on a fresh
@@ -357,6 +242,83 @@ export class TurnStarts {
       .operation((s) => confirmUnknown(s, receipt), { signal, budgetMs, label: "confirm" })
       .catch(() => receipt);
   }
+
+  /**
+   * The steps of a start once the login is known. The thread: the one
+   * `where.threadId` names, claimed for the run at once (its cwd, from
+   * `thread/read`, which reads a stored thread without loading it, is where
+   * its configuration is read, since a plain resume gives the thread that
+   * cwd's config layers: a trusted project's `.codex/config.toml` over the
+   * user's), or a new one in `where.cwd` with the options (`thread/start`),
+   * claimed once made. The settings are checked there before anything starts,
+   * and the MCP servers' startup watched from right before the load. Then a
+   * runtime follows the thread before anything is sent (so it sees the run's
+   * own turn from its first event); a new thread is named, an existing one
+   * loaded; the MCP servers the load started waited for; then the run's work
+   * sent, unless an interrupt cancelled the run.
+   */
+  async #run(
+    conn: HeldConnection,
+    session: Session,
+    claim: Claim,
+    where: Where,
+    text: string,
+    options: RunOptions,
+  ): Promise<Attempt> {
+    let threadId: string | undefined;
+    let cwd: string;
+    let loaded = false;
+    if ("threadId" in where) {
+      const resolved = await resolveThread(session, where.threadId);
+      if (resolved instanceof RelayError) {
+        return { reason: resolved.reason, message: resolved.message };
+      }
+      threadId = resolved;
+      if (!claim(threadId)) return { reason: "turn_running", threadId };
+      ({ cwd, loaded } = await session.call("thread/read", { threadId }));
+    } else {
+      cwd = where.cwd;
+      const missing = await missingDirectory(session, cwd);
+      if (missing) return { reason: "cwd_not_found", message: missing };
+    }
+    const { config, servers } = await this.#settings.check(session, cwd, options, threadId);
+    const watch = watchMcpStartup(conn, this.#deps.clock);
+    const { registry } = this.#deps;
+    try {
+      const fresh = threadId === undefined;
+      if (fresh) {
+        ({ threadId } = await session.call("thread/start", { cwd, ...runParams(options), config }));
+        this.#settings.remember(threadId, options);
+      }
+      const run = claim(threadId!);
+      if (!run) return { reason: "turn_running", threadId };
+      const runtime = registry.adopt(conn, run);
+      conn.follow(run.threadId);
+      if (fresh && options.name !== undefined) await nameThread(session, runtime, options.name);
+      const load = fresh ? "loaded" : await loadThread(session, runtime, config, options);
+      const refused = typeof load === "object" ? load : undefined;
+      // Refused after the resume: a loaded thread kept its own settings.
+      if (!fresh && refused?.reason !== "not_allowed") {
+        this.#settings.remember(run.threadId, options);
+      }
+      if (refused) return { ...refused, threadId };
+      // Held elsewhere: nothing was loaded here, so no server of it starts here. A thread
+      // loaded already started its servers then: only a load here waits for them.
+      const mcpServers = load === "held" ? [] : await afterLoadWait(
+        watch,
+        run.threadId,
+        loaded ? [] : servers,
+        session,
+        (n) => runtime.addNote(n),
+      );
+      if (cancelledByInterrupt(run)) return { reason: "cancelled", message: CANCELLED_START };
+      run.move({ kind: "writing" });
+      const sent = await sendWork(registry, conn, session, runtime, text, load === "held");
+      return "runtime" in sent ? { ...sent, mcpServers } : sent;
+    } finally {
+      watch.stop();
+    }
+  }
 }
 
 /** The job of a `codex_run`: a message, or with `outputSchema` a structured run. */
@@ -368,28 +330,8 @@ function jobOf(options: RunOptions): RunJob {
 /** Names a new thread; a failure is a note of the run. */
 async function nameThread(session: Session, runtime: TurnRuntime, name: string): Promise<void> {
   try {
-    await session.call("thread/name/set", { threadId: runtime.threadId, name });
+    await session.call("thread/name/set", { threadId: runtime.run.threadId, name });
   } catch (error) {
     runtime.addNote(`The thread could not be named (${asRelayError(error).reason})`);
   }
-}
-
-/**
- * The result of a start an interrupt cancelled before its message was
- * queued: `not_sent`, `cancelled`, nothing started.
- */
-function cancelledStart(run: Run<TurnRuntime> | undefined): StartResult | undefined {
-  if (!run || !cancelledByInterrupt(run)) return undefined;
-  const message = CANCELLED_START;
-  return {
-    receipt: {
-      status: "not_sent",
-      reason: "cancelled",
-      message,
-      clientMessageId: run.clientMessageId,
-      threadId: run.threadId,
-    },
-    reason: "cancelled",
-    message,
-  };
 }

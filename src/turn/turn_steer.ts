@@ -33,9 +33,9 @@ export async function steerRun(
   signal: AbortSignal,
 ): Promise<SteerResult> {
   const { threadId } = steer;
-  const runtime = registry.active(threadId);
+  const runtime = registry.run(threadId)?.handle;
   const mine = runtime && !runtime.ended && runtime.alive &&
-    (steer.clientMessageId === undefined || steer.clientMessageId === runtime.clientMessageId);
+    (steer.clientMessageId === undefined || steer.clientMessageId === runtime.run.clientMessageId);
   if (!runtime || !mine) {
     return {
       status: "not_running",
@@ -44,7 +44,7 @@ export async function steerRun(
         "codex-relay runs no turn on this thread (with that clientMessageId); nothing was sent",
     };
   }
-  if (runtime.job.kind === "review") {
+  if (runtime.run.job.kind === "review") {
     return {
       status: "not_steerable",
       threadId,

@@ -62,7 +62,7 @@ for (const shared of [true, false]) {
         try {
           const started = await starts.inThread(t.id, "hello", new AbortController().signal);
           assert.ok(started.runtime, `started: ${started.message}`);
-          await turns.settled(started.runtime);
+          await started.runtime.run.settled;
           const methods = (await methodsFor(f, t.id)).filter((m) =>
             m === "thread/resume" || m === "thread/queue/add"
           );

@@ -53,13 +53,13 @@ Deno.test("TurnRuntime interrupts a silent turn after the stall budget and repor
     r.clock.advance(DEFAULT_TURN_LIMITS.stallMs - 1);
     assert.equal(runtime.ended, false, "not stalled before the budget");
     r.clock.advance(1);
-    const run = await r.turns.settled(runtime);
+    const run = await runtime.run.settled;
     assert.equal(run.snapshot.phase, "interrupted");
     assert.deepEqual(run.snapshot.failure, { failureClass: "stalled", retryable: true });
     const methods = (await r.f.requests()).map((q) => q.method);
     assert.ok(methods.includes("turn/interrupt"));
     assert.ok(methods.includes("thread/unsubscribe"), "the thread is released");
-    assert.equal(r.turns.size, 0);
+    assert.equal(r.turns.lives().length, 0);
     assert.equal(r.connection.stats.alive, 0, "the runtime's helper is reaped");
   } finally {
     await done(r);
@@ -94,7 +94,7 @@ Deno.test("TurnRuntime allows a longer silence while an MCP tool call is in flig
     r.clock.advance(DEFAULT_TURN_LIMITS.stallMs * 2);
     assert.equal(runtime.ended, false, "an in-flight MCP tool call extends the budget");
     r.clock.advance(DEFAULT_TURN_LIMITS.toolCallStallMs);
-    const run = await r.turns.settled(runtime);
+    const run = await runtime.run.settled;
     assert.equal(run.snapshot.failure?.failureClass, "stalled");
   } finally {
     await done(r);
@@ -130,7 +130,7 @@ Deno.test("TurnRuntime does not count time waiting on a human toward the stall b
       }),
       "answered",
     );
-    const run = await r.turns.settled(runtime);
+    const run = await runtime.run.settled;
     assert.equal(run.snapshot.phase, "completed");
     assert.equal(run.snapshot.failure, undefined);
     assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "accept" }]);
@@ -158,7 +158,7 @@ Deno.test("TurnRuntime: the deadline answers cancel to Codex, and the run's note
     const runtime = await start(r);
     await until(runtime, () => r.router.pendingFor(runtime).length > 0);
     r.clock.advance(10 * 60_000);
-    await r.turns.settled(runtime);
+    await runtime.run.settled;
     assert.deepEqual((await r.f.answers()).map((a) => a.result), [{ decision: "cancel" }]);
     assert.match(
       runtime.snapshot().notes.join("\n"),
@@ -179,7 +179,7 @@ Deno.test("TurnRegistry disables codex-relay MCP servers and named ones when it 
   }, ["docs_search"]);
   try {
     const runtime = await start(r);
-    await r.turns.settled(runtime);
+    await runtime.run.settled;
     const resume = (await r.f.requests()).find((q) => q.method === "thread/resume");
     assert.deepEqual((resume?.params as { config: unknown }).config, {
       "mcp_servers.relay.enabled": false,

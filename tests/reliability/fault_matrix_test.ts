@@ -844,7 +844,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
         );
         await assertReceiptsTruthful(f, rig.receipts);
       }
-      assert.equal(turns.size, 0, `${label}: no runtime is left`);
+      assert.equal(turns.lives().length, 0, `${label}: no runtime is left`);
       assert.equal(connection.stats.alive, 0, `${label}: every helper was reaped`);
       assert.deepEqual(f.alive(), [], `${label}: no process is left`);
       await assertThreadsReleased(f, `${label}: `);

@@ -383,13 +383,13 @@ Deno.test("load (turn start): with 8 turns running on the one turn host, a list 
     );
 
     await barriers[0].release(); // The first turn ends: its seat is given back.
-    assert.equal((await turns.settled(runtimes[0])).snapshot.phase, "completed");
+    assert.equal((await runtimes[0].run.settled).snapshot.phase, "completed");
     const ran = await starts.inThread(tenth.id, "tenth", signal);
     assert.ok(ran.runtime, `the tenth call ran: ${ran.message}`);
-    assert.equal((await turns.settled(ran.runtime)).snapshot.phase, "completed");
+    assert.equal((await ran.runtime.run.settled).snapshot.phase, "completed");
     for (const b of barriers.slice(1)) await b.release();
     for (const runtime of runtimes) {
-      assert.equal((await turns.settled(runtime)).snapshot.phase, "completed");
+      assert.equal((await runtime.run.settled).snapshot.phase, "completed");
     }
     assert.equal(connection.stats.held, 0);
     for (const pid of turnPids) {

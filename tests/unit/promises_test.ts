@@ -101,7 +101,7 @@ Deno.test("a runtime on the daemon takes only its own turn's requests, once: nev
   request(5);
   assert.deepEqual(received, [{ id: 4, turnId: "my-turn" }]);
   assert.deepEqual(held.answered, [], "another turn's requests are never answered or declined");
-  assert.equal(runtime.threadId, THREAD);
+  assert.equal(runtime.run.threadId, THREAD);
 });
 
 Deno.test("following a turn in daemon mode never resumes a thread the daemon has not loaded", async () => {
@@ -127,7 +127,7 @@ Deno.test("following a turn in daemon mode never resumes a thread the daemon has
   );
   assert.equal(attached, undefined, "not attached");
   assert.deepEqual(held.sent, ["thread/list"], "its status was read, and it was not resumed");
-  assert.equal(turns.active(THREAD), undefined, "no runtime is left on the thread");
+  assert.equal(turns.run(THREAD)?.handle, undefined, "no runtime is left on the thread");
 });
 
 Deno.test("thread names match exactly, case included", async () => {

@@ -68,11 +68,11 @@ Deno.test("RunBook's views: a thread's live run and its handle, a handle by id, 
   const starting = b.begin("t2", "m2")!;
   queued.handle = "runtime 1";
   assert.equal(b.run("t1"), queued);
-  assert.equal(b.active("t1"), "runtime 1");
-  assert.equal(b.active("t2"), undefined, "no handle yet");
+  assert.equal(b.run("t1")?.handle, "runtime 1");
+  assert.equal(b.run("t2")?.handle, undefined, "no handle yet");
   assert.equal(b.byId(queued.id), "runtime 1");
   assert.deepEqual([...b.runningThreads()], ["t1"], "a run still starting runs nothing yet");
-  assert.equal(b.size, 2);
+  assert.equal(b.lives().length, 2);
   b.forget(starting);
   starting.move({ kind: "ended", end: "failed" });
   assert.deepEqual(starting.state, { kind: "starting", writing: false }, "a forgotten run stays");

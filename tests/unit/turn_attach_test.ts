@@ -43,19 +43,26 @@ const turn = (id: string, status: string, completedAt: number | null, error: unk
   durationMs: null,
 });
 
+/** What the registry hands out for a run: its runtime, which names the run it follows. */
+interface Handle {
+  run: { threadId: string; clientMessageId: string };
+}
+const handle = (clientMessageId: string, threadId = THREAD): Handle => ({
+  run: { threadId, clientMessageId },
+});
+
 /** A world: a shared connection whose held connection answers with `answer`; a recording registry. */
 function world(answer: Answer, options: { attaches?: boolean; closing?: boolean } = {}) {
   const events: string[] = [];
   const calls: [string, Params][] = [];
   const counts = new Map<string, number>();
   const holds: unknown[] = [];
-  let active: { clientMessageId: string; threadId?: string } | undefined;
-  const byId = new Map<string, { threadId: string; clientMessageId: string }>();
+  let active: Handle | undefined;
+  const byId = new Map<string, Handle>();
   let finished: { threadId: string; clientMessageId: string } | undefined;
   const operations: unknown[] = [];
   let run: { threadId: string; clientMessageId: string } | undefined;
   const runtime = {
-    clientMessageId: "m",
     observed: (status: string, error: unknown) =>
       events.push(`observed ${status} ${JSON.stringify(error)}`),
     detach: () => {
@@ -103,7 +110,8 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   } as unknown as Connection;
   const registry = {
     closing: options.closing ?? false,
-    active: (threadId: string) => threadId === THREAD ? active : undefined,
+    run: (threadId: string) =>
+      threadId === THREAD && active ? { ...active.run, handle: active } : undefined,
     byId: (id: string) => byId.get(id),
     finished: (threadId: string, clientMessageId: string) =>
       finished?.threadId === threadId && finished.clientMessageId === clientMessageId
@@ -120,7 +128,10 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
       events.push(`adopt ${r.threadId} ${r.clientMessageId} ${turnId}`);
       return runtime;
     },
-    follow: (r: unknown) => events.push(r === runtime ? "registry.follow" : "follow ?"),
+    watch: (r: unknown, queued: unknown, watchdog: boolean) =>
+      events.push(
+        r === runtime && queued === undefined && !watchdog ? "registry.watch" : "watch ?",
+      ),
     drop: (r: unknown) => events.push(r === run ? "drop" : "drop ?"),
   } as unknown as TurnRegistry;
   const signal = new AbortController().signal;
@@ -169,7 +180,7 @@ Deno.test("attachTurn on a thread the daemon has loaded: holds, subscribes, resu
         itemsView: "notLoaded",
       }],
     ]);
-    assert.deepEqual(w.events, [`adopt ${THREAD} m t1`, `follow ${THREAD}`, "registry.follow"]);
+    assert.deepEqual(w.events, [`adopt ${THREAD} m t1`, `follow ${THREAD}`, "registry.watch"]);
   }
 });
 
@@ -225,7 +236,7 @@ Deno.test("attachTurn does not attach when it cannot, should not, or fails; noth
   for (const w of [cannot, closing]) assert.deepEqual([w.holds, w.calls, w.events], [[], [], []]);
 
   const busy = world(loaded("idle"));
-  const mine = { clientMessageId: "m" };
+  const mine = handle("m");
   busy.setActive(mine);
   assert.equal(await busy.attach("m"), mine, "the message's own runtime is the answer");
   assert.equal(await busy.attach("other"), undefined, "another message's runtime: not attached");
@@ -256,7 +267,7 @@ Deno.test("attachTurn does not attach when it cannot, should not, or fails; noth
 });
 
 Deno.test("attachTurn: a runtime that appears on the thread while its status is read wins; the held connection closes", async () => {
-  const mine = { clientMessageId: "m" };
+  const mine = handle("m");
   const w: ReturnType<typeof world> = world(() => {
     w.setActive(mine);
     return listOf("idle");
@@ -295,7 +306,7 @@ Deno.test("locateMessage(): a message whose turn ended, one another run claims f
   const ended = world(withMessage("completed"));
   assert.deepEqual(await locateMessage(ref, ended.deps(), true, [], ended.signal), { ref });
   const claimed = world(withMessage("inProgress"));
-  claimed.setActive({ clientMessageId: "another" });
+  claimed.setActive(handle("another"));
   assert.deepEqual(await locateMessage(ref, claimed.deps(), true, [], claimed.signal), { ref });
   const notAttaching = world(withMessage("inProgress"));
   assert.deepEqual(
@@ -308,21 +319,21 @@ Deno.test("locateMessage(): a message whose turn ended, one another run claims f
 Deno.test("locateMessage(): the message's own run (active, or by a retried call's run id) is followed, its finished run ends the entry; nothing is read", async () => {
   const ref = { threadId: THREAD, clientMessageId: "m" };
   const w = world(withMessage("inProgress"));
-  const mine = { threadId: THREAD, clientMessageId: "m" };
+  const mine = handle("m");
   w.setActive(mine);
   assert.deepEqual(await locateMessage(ref, w.deps(), true, [], w.signal), { ref, run: mine });
-  w.setActive({ threadId: THREAD, clientMessageId: "another" });
-  w.byId.set("r-other", { threadId: OTHER, clientMessageId: "m" });
+  w.setActive(handle("another"));
+  w.byId.set("r-other", handle("m", OTHER));
   w.byId.set("r-mine", mine);
   assert.deepEqual(
     await locateMessage(ref, w.deps(), true, ["r-other", "r-mine"], w.signal),
     { ref, run: mine },
   );
   w.setActive(undefined);
-  w.setFinished(mine);
+  w.setFinished(mine.run);
   assert.deepEqual(await locateMessage(ref, w.deps(), true, ["r-other"], w.signal), {
     ref,
-    end: { kind: "settled", run: mine },
+    end: { kind: "settled", run: mine.run },
   });
   assert.deepEqual(w.calls, [], "nothing read");
   w.setFinished(undefined);

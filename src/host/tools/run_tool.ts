@@ -105,7 +105,7 @@ export async function runCall(
   if (!runtime) {
     return noTurnResult(receipt, receipt.threadId || args.threadId || "", reason, message);
   }
-  const { threadId, clientMessageId } = runtime;
+  const { threadId, clientMessageId } = runtime.run;
   const base = {
     v: 1 as const,
     tool,
