@@ -11,7 +11,7 @@
 
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
-import type { ReadReplyResult, Receipt } from "../reply/schemas.ts";
+import type { ReadReplyResult } from "../reply/schemas.ts";
 import { isTerminal } from "../reply/turn_status.ts";
 import { settledRead } from "./run_job.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
