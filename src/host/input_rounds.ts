@@ -24,7 +24,6 @@ export interface RoundState {
   v: 1;
   /** The tool whose call this round belongs to. */
   tool: "codex_run" | "codex_review" | "codex_wait_reply";
-  runtimeId: string;
   threadId: string;
   clientMessageId: string;
   /** The tokens asked in this round. */
@@ -36,8 +35,8 @@ export interface RoundState {
   receipt?: Receipt;
   /** A wait on several messages: the list (resolved ids), in the order given. */
   messages?: WaitMessageRef[];
-  /** A wait on several messages: the runtime each token belongs to (same order as `tokens`). */
-  runtimeIds?: string[];
+  /** The runtime each token belongs to (same order as `tokens`). */
+  runtimeIds: string[];
 }
 
 /** What the client can be asked. */
@@ -100,18 +99,18 @@ export function inputRound(
 
 /**
  * Applies the client's answers of a retried call to the tokens its state
- * names (each to its own runtime's request: `runtimeIds` when the round
- * offered the requests of several turns). A token without an answer is
+ * names (each to its own runtime's request: a round may offer the requests
+ * of several turns). A token without an answer is
  * declined. Resolves with each outcome.
  */
 export function applyAnswers(
   router: ElicitationRouter,
-  state: Pick<RoundState, "tokens" | "runtimeId" | "runtimeIds">,
+  state: Pick<RoundState, "tokens" | "runtimeIds">,
   responses: unknown,
 ): AnswerOutcome[] {
   const outcomes: AnswerOutcome[] = [];
   for (const [i, token] of state.tokens.entries()) {
-    const runtimeId = state.runtimeIds?.[i] ?? state.runtimeId;
+    const runtimeId = state.runtimeIds[i];
     // deno-lint-ignore no-explicit-any
     const view = inputResponse(responses as any, token) as {
       kind: string;

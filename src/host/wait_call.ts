@@ -27,7 +27,7 @@ import {
 import { type CallContext, ToolRefusal } from "./tool.ts";
 
 /** What every round of a call carries: its tool and arguments, and a run's receipt. */
-export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeId" | "runtimeIds">;
+export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeIds">;
 
 /**
  * Waits on `entries` for up to `base.waitSeconds` inside the call `ctx`, the
@@ -72,9 +72,8 @@ export async function waitInCall(
       if (round >= MAX_ROUNDS_PER_CALL) return "spent";
       const state: RoundState = {
         ...base,
-        runtimeId: asked[0].runId,
         tokens: asked.map((a) => a.request.token),
-        ...(base.messages ? { runtimeIds: asked.map((a) => a.runId) } : {}),
+        runtimeIds: asked.map((a) => a.runId),
         round: round + 1,
       };
       const requests = asked.map((a) => a.request);

@@ -69,16 +69,12 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
 
   /**
    * Interrupts the run this relay has on `threadId`: one still starting is
-   * cancelled (nothing is queued), a queued or running one interrupted.
+   * cancelled (nothing is queued), a queued or running one interrupted (the
+   * caller waits first for a message on its way to the queue: `turn_cancel.ts`).
    * Resolves with its end, or undefined when there is none.
    */
   async interrupt(threadId: string): Promise<FinishedRun | undefined> {
-    let run = this.run(threadId);
-    if (run?.state.kind === "starting" && run.state.writing) {
-      // Its message is on its way to the queue: interrupt it as the queued run it becomes.
-      await run.started;
-      run = this.run(threadId);
-    }
+    const run = this.run(threadId);
     if (!run) return undefined;
     if (run.state.kind === "starting") {
       run.move({ kind: "ended", end: "interrupted" });

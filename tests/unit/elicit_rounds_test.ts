@@ -31,7 +31,7 @@ function state(runtimeId: string, tokens: string[]): RoundState {
   return {
     v: 1,
     tool: "codex_run",
-    runtimeId,
+    runtimeIds: tokens.map(() => runtimeId),
     threadId: "t",
     clientMessageId: "c",
     tokens,
