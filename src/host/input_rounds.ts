@@ -56,11 +56,7 @@ export function askable(
 ): Pending[] {
   const ok: Pending[] = [];
   for (const p of pending) {
-    const can = p.forward.kind === "form"
-      ? modes.form
-      : p.forward.kind === "url"
-      ? modes.url
-      : false;
+    const can = p.forward.kind === "form" ? modes.form : p.forward.kind === "url" && modes.url;
     if (can) ok.push(p);
     else router.decline(p.token, "the client does not support this kind of user input");
   }
