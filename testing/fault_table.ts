@@ -2,7 +2,9 @@
  * The fault matrix's expectation table: every fixture fault, how it is
  * provoked, and what each tool's caller sees, at the queue and reply-read
  * levels and at the turn-start level (`codex_run` with the fault at each step
- * of starting a turn, `codex_interrupt` with it at `turn/interrupt`).
+ * of starting a turn, `codex_interrupt` with it at `turn/interrupt`), and for
+ * Codex's own jobs (`codex_review` with the fault at each of its steps,
+ * `codex_steer` with it at `turn/steer`).
  * `fault_matrix_test.ts` runs it and the "Faults" tables of
  * `docs/reliability.md` ({@linkcode FAULT_DOC}) are printed from it
  * (`deno run scripts/fault_table.ts`), so the two cannot drift: the test
@@ -54,6 +56,18 @@ export interface RunSeen {
   failureClass?: string;
 }
 
+/** The steps of `codex_review` (inline, on an idle thread by id) a request fault is put on, in order. */
+export const REVIEW_SITES = ["config/read", "thread/resume", "review/start"] as const;
+
+/** A step of `codex_review`. */
+export type ReviewSite = (typeof REVIEW_SITES)[number];
+
+/** What a `codex_steer` caller sees (the fault is put on `turn/steer` of a running turn). */
+export interface SteerSeen {
+  status: "steered" | "unknown" | "unavailable" | "not_running";
+  reason?: string;
+}
+
 /** What a `codex_interrupt` caller sees (the fault is put on `turn/interrupt` of a running turn). */
 export interface InterruptSeen {
   status: "interrupted" | "ended" | "not_running";
@@ -66,6 +80,9 @@ export interface InterruptSeen {
 export interface TurnStartSeen {
   codex_run: Record<RunSite, RunSeen>;
   codex_interrupt: InterruptSeen;
+  /** `codex_review` (the result is `codex_run`'s). */
+  codex_review: Record<ReviewSite, RunSeen>;
+  codex_steer: SteerSeen;
 }
 
 /** How a fault is provoked. */
@@ -140,7 +157,14 @@ const runEnded = (turn: "completed" | "failed", failureClass?: string): RunSeen 
 /** The helper died or broke while the turn ran: the turn failed as `internal`. */
 const DIED_MID_TURN = runEnded("failed", "internal");
 
-/** No helper can start: nothing is queued, and no turn runs that could be interrupted. */
+/** A review with `started` when the fault hits `review/start`, and nothing sent when it hits a step before. */
+const review = (reason: string, started: RunSeen): Record<ReviewSite, RunSeen> => ({
+  "config/read": runNotSent(reason),
+  "thread/resume": runNotSent(reason),
+  "review/start": started,
+});
+
+/** No helper can start: nothing is queued, and no turn runs that could be interrupted or steered. */
 const turnCannotStart = (reason: string): TurnStartSeen => ({
   codex_run: {
     "config/read": runNotSent(reason),
@@ -149,6 +173,8 @@ const turnCannotStart = (reason: string): TurnStartSeen => ({
     "thread/queue/start": runNotSent(reason),
   },
   codex_interrupt: { status: "not_running" },
+  codex_review: review(reason, runNotSent(reason)),
+  codex_steer: { status: "not_running" },
 });
 const TURN_OK: TurnStartSeen = {
   codex_run: {
@@ -158,13 +184,20 @@ const TURN_OK: TurnStartSeen = {
     "thread/queue/start": runEnded("completed"),
   },
   codex_interrupt: { status: "interrupted" },
+  codex_review: {
+    "config/read": runEnded("completed"),
+    "thread/resume": runEnded("completed"),
+    "review/start": runEnded("completed"),
+  },
+  codex_steer: { status: "steered" },
 };
 /**
  * The connection breaks after the app-server acted on the request: the config
  * cannot be trusted (nothing queued); a resumed thread is not followed (nothing
  * queued); a message stored in the loaded thread was started at once, so
  * `thread/queue/list` on a fresh helper cannot find it (`unknown`); a running
- * turn fails; an interrupt already took effect.
+ * turn fails; an interrupt already took effect. A review that Codex started
+ * dies with its helper, unconfirmed (`unknown`); so may a steer's input.
  */
 const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
   codex_run: {
@@ -174,13 +207,16 @@ const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
     "thread/queue/start": DIED_MID_TURN,
   },
   codex_interrupt: { status: "interrupted" },
+  codex_review: review(reason, runNotStarted(reason, { status: "unknown", reason })),
+  codex_steer: { status: "unknown", reason },
 });
 /**
  * An error answer: the config read fails closed, the thread is not loaded
  * (nothing is queued), the queue refuses the message; Codex starts a message
  * queued to a loaded thread itself, so a refused `thread/queue/start` changes
  * nothing; a refused interrupt is enforced by releasing the turn (the turn
- * host, whose only turn it is here, is reaped with it).
+ * host, whose only turn it is here, is reaped with it). A refused review
+ * starts nothing; a refused steer leaves the turn as it was (`unavailable`).
  */
 const turnRefused = (reason: string): TurnStartSeen => ({
   codex_run: {
@@ -190,6 +226,8 @@ const turnRefused = (reason: string): TurnStartSeen => ({
     "thread/queue/start": runEnded("completed"),
   },
   codex_interrupt: { status: "interrupted" },
+  codex_review: review(reason, runNotSent(reason)),
+  codex_steer: { status: "unavailable", reason },
 });
 
 const MIB = 1024 * 1024;
@@ -242,6 +280,11 @@ export const FAULT_CASES: readonly FaultCase[] = [
         "thread/queue/start": DIED_MID_TURN,
       },
       codex_interrupt: { status: "ended", turn: "failed", failureClass: "internal" },
+      codex_review: review(
+        "protocol_error",
+        runNotStarted("protocol_error", { status: "unknown", reason: "protocol_error" }),
+      ),
+      codex_steer: { status: "unknown", reason: "protocol_error" },
     },
   },
   {
@@ -308,6 +351,11 @@ export const FAULT_CASES: readonly FaultCase[] = [
         "thread/queue/start": runEnded("completed"),
       },
       codex_interrupt: { status: "interrupted" },
+      codex_review: review(
+        "timeout",
+        runNotStarted("timeout", { status: "unknown", reason: "timeout" }),
+      ),
+      codex_steer: { status: "unknown", reason: "timeout" },
     },
   },
   {
@@ -398,6 +446,10 @@ function runCell(r: RunSeen): string {
   return `${receipt}; turn \`${r.turn}\`${r.failureClass ? `, \`${r.failureClass}\`` : ""}`;
 }
 
+function steerCell(s: SteerSeen): string {
+  return s.reason ? `\`${s.status}\`, \`${s.reason}\`` : `\`${s.status}\``;
+}
+
 function interruptCell(i: InterruptSeen): string {
   if (!i.turn) return `\`${i.status}\``;
   return `\`${i.status}\`; turn \`${i.turn}\`${i.failureClass ? `, \`${i.failureClass}\`` : ""}`;
@@ -413,10 +465,15 @@ function markdownTable(header: string[], rows: string[][]): string {
 export const TURN_TABLE_CAPTION =
   'At the turn-start level (`--allow-turn-start --allow-reply-read`), a request fault is put on one step of `codex_run` (thread by id), or on `turn/interrupt` while the turn runs; after each, the same thread runs a turn to its end and is released. A `codex_run` cell is the receipt, then the turn or why it did not start. "Never answers" runs through an in-process connection on a manual clock.';
 
+/** The caption before the table of Codex's own jobs. */
+export const JOBS_TABLE_CAPTION =
+  "Codex's own jobs, at the same level: the fault is put on one step of `codex_review` (inline, on an idle thread by id), or on `turn/steer` while a turn of the relay runs; after each, the same thread runs a turn to its end and is released. A `codex_review` cell reads as a `codex_run` cell.";
+
 /**
  * The README tables: one row per fault, one column per tool; then the
  * turn-start table, one column per step of `codex_run` and one for
- * `codex_interrupt`.
+ * `codex_interrupt`; then the jobs' table, one column per step of
+ * `codex_review` and one for `codex_steer`.
  */
 export function faultTableMarkdown(): string {
   const first = markdownTable(
@@ -437,7 +494,29 @@ export function faultTableMarkdown(): string {
       c.turnNote ?? "",
     ]),
   );
-  return [first, "", wrap(TURN_TABLE_CAPTION, 100), "", second].join("\n");
+  const third = markdownTable(
+    [
+      "fault (fixture app-server)",
+      ...REVIEW_SITES.map((m) => `\`codex_review\`, fault at \`${m}\``),
+      "`codex_steer`, fault at `turn/steer`",
+    ],
+    FAULT_CASES.map((c) => [
+      c.fault,
+      ...REVIEW_SITES.map((m) => runCell(c.turnStart.codex_review[m])),
+      steerCell(c.turnStart.codex_steer),
+    ]),
+  );
+  return [
+    first,
+    "",
+    wrap(TURN_TABLE_CAPTION, 100),
+    "",
+    second,
+    "",
+    wrap(JOBS_TABLE_CAPTION, 100),
+    "",
+    third,
+  ].join("\n");
 }
 
 /** Greedy word wrap at `width` columns, as `deno fmt` wraps markdown prose. */

@@ -10,10 +10,12 @@
  *
  * At the turn-start level (`--allow-turn-start --allow-reply-read`), one
  * relay per step of `codex_run` (config/read, thread/resume,
- * thread/queue/add, thread/queue/start) and one for `codex_interrupt`
- * (turn/interrupt of a running turn) take every fault at once; after each,
- * the same thread runs a turn to its end on a clean fixture and is released
- * (the fixture's holds and releases balance).
+ * thread/queue/add, thread/queue/start), one for `codex_interrupt`
+ * (turn/interrupt of a running turn), one per step of `codex_review`
+ * (config/read, thread/resume, review/start) and one for `codex_steer`
+ * (turn/steer of a running turn) take every fault at once; after each, the
+ * same thread runs a turn to its end on a clean fixture and is released (the
+ * fixture's holds and releases balance).
  */
 
 import { untilChanged } from "../../testing/deadline.ts";
@@ -45,10 +47,13 @@ import {
   type MatrixTool,
   README_MARKERS,
   requestFaults,
+  REVIEW_SITES,
+  type ReviewSite,
   RUN_SITES,
   type RunSeen,
   type RunSite,
   type Seen,
+  type SteerSeen,
   tablesOf,
 } from "../../testing/fault_table.ts";
 import { type CallResult, callTool } from "../../testing/call_tool.ts";
@@ -74,6 +79,8 @@ import { DEFAULT_TURN_LIMITS } from "../../src/turn/turn_watchdog.ts";
 import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import { runTool } from "../../src/host/tools/run_tool.ts";
 import { interruptTool } from "../../src/host/tools/interrupt_tool.ts";
+import { reviewTool } from "../../src/host/tools/review_tool.ts";
+import { steerTool } from "../../src/host/tools/steer_tool.ts";
 import { ROOT } from "../../testing/relay.ts";
 import { denoOnPathIsShim } from "../../testing/npm_shim.ts";
 
@@ -239,8 +246,6 @@ const COVERED: readonly string[] = [
   ...MATRIX_TOOLS,
   "codex_run",
   "codex_interrupt",
-  // Issue 30: their columns are not written yet (left undone, see its report); their refusals
-  // and Codex's errors are covered by tests/integration/codex_jobs_test.ts.
   "codex_review",
   "codex_steer",
 ];
@@ -502,14 +507,29 @@ const RUN_OK: RunSeen = {
   turn: "completed",
 };
 
-/** Where a turn-start fault is put: a step of codex_run, or turn/interrupt of a running turn. */
-type TurnSite = RunSite | "turn/interrupt";
-const TURN_SITES: readonly TurnSite[] = [...RUN_SITES, "turn/interrupt"];
+/** Where a turn-start fault is put: a step of codex_run or codex_review, or a method of a running turn. */
+type TurnSite =
+  | { tool: "codex_run"; site: RunSite }
+  | { tool: "codex_interrupt"; site: "turn/interrupt" }
+  | { tool: "codex_review"; site: ReviewSite }
+  | { tool: "codex_steer"; site: "turn/steer" };
+const TURN_SITES: readonly TurnSite[] = [
+  ...RUN_SITES.map((site) => ({ tool: "codex_run", site }) as const),
+  { tool: "codex_interrupt", site: "turn/interrupt" },
+  ...REVIEW_SITES.map((site) => ({ tool: "codex_review", site }) as const),
+  { tool: "codex_steer", site: "turn/steer" },
+];
+/** A site's name in messages: the method, after the tool for the jobs. */
+const siteName = (w: TurnSite) =>
+  w.tool === "codex_run" || w.tool === "codex_interrupt" ? w.site : `${w.tool} ${w.site}`;
+/** A review of the caller's uncommitted changes, inline on the thread. */
+const reviewArgs = (threadId: string) => ({ threadId, target: "uncommitted", waitSeconds: 30 });
 
 /** One thread per row: no row sees what an earlier one left. */
-function turnThreads(site: TurnSite): Map<string, FixtureThread> {
+function turnThreads(where: TurnSite): Map<string, FixtureThread> {
   // Where the fault must hit a running turn, the turn waits on an approval meanwhile.
-  const waits = site === "thread/queue/start" || site === "turn/interrupt";
+  const waits = where.site === "thread/queue/start" || where.site === "turn/interrupt" ||
+    where.site === "turn/steer";
   const steps: TurnStep[] = [
     ...(waits ? [APPROVAL] : []),
     { item: agentItem("msg_turn_final", TURN_FINAL) },
@@ -529,7 +549,9 @@ function turnThreads(site: TurnSite): Map<string, FixtureThread> {
 }
 
 interface TurnRig {
-  site: TurnSite;
+  where: TurnSite;
+  /** {@linkcode siteName} of `where`. */
+  site: string;
   relay: RelayProcess;
   f: FixtureHome;
   threads: Map<string, FixtureThread>;
@@ -538,10 +560,10 @@ interface TurnRig {
 }
 
 async function turnRig(
-  site: TurnSite,
+  where: TurnSite,
   env: (f: FixtureHome) => Record<string, string> = (f) => f.env,
 ): Promise<TurnRig> {
-  const threads = turnThreads(site);
+  const threads = turnThreads(where);
   const base: Scenario = { threads: [...threads.values()] };
   const f = await FixtureHome.create(base);
   const relay = await startRelayProcess({
@@ -554,15 +576,16 @@ async function turnRig(
     assert.ok(COVERED.includes(name), `${name} has no column in testing/fault_table.ts`);
   }
   assert.ok(registered.includes("codex_run") && registered.includes("codex_interrupt"));
-  return { site, relay, f, threads, base, receipts: [] };
+  return { where, site: siteName(where), relay, f, threads, base, receipts: [] };
 }
 
-/** Checks a codex_run result against `seen`; keeps its receipt for the truthfulness check. */
+/** Checks a codex_run (or codex_review) result against `seen`; keeps its receipt for the truthfulness check. */
 function assertRun(
   rig: TurnRig,
   result: CallResult,
   seen: RunSeen,
   label: string,
+  tool: "codex_run" | "codex_review" = "codex_run",
 ): Record<string, unknown> {
   assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
   const out = result.structuredContent;
@@ -582,11 +605,27 @@ function assertRun(
     assert.equal(out.retryable, false, got);
   }
   const replies = (out.replies as { text: string }[] | undefined)?.map((r) => r.text);
-  if (seen.turn === "completed") assert.deepEqual(replies, [TURN_FINAL], got);
+  if (seen.turn === "completed" && tool === "codex_review") {
+    assert.ok((out.review as { text?: string } | undefined)?.text, `${label}: the review is read`);
+  } else if (seen.turn === "completed") assert.deepEqual(replies, [TURN_FINAL], got);
   assert.deepEqual(leakedSecrets(out), [], `${label}: nothing outside the caller's scope`);
   assert.deepEqual(leakedSecrets(text), [], `${label}: nothing outside the caller's scope`);
-  rig.receipts.push(receipt);
+  // A review stores no message (its clientMessageId is the relay's own): only a run's receipt
+  // can be checked against the store.
+  if (tool === "codex_run") rig.receipts.push(receipt);
   return out;
+}
+
+function assertSteer(result: CallResult, seen: SteerSeen, label: string): void {
+  assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
+  const out = result.structuredContent;
+  assert.ok(out, `${label}: structured content`);
+  const text = resultText(result);
+  const got = `${label}: got ${JSON.stringify(out)} / ${text}`;
+  assert.equal(out.status, seen.status, got);
+  assert.equal(out.reason, seen.reason, got);
+  if (seen.reason) assert.ok(text.includes(seen.reason), `${label}: the text names the reason`);
+  assert.deepEqual(leakedSecrets(out), [], `${label}: nothing outside the caller's scope`);
 }
 
 function assertInterrupt(result: CallResult, seen: InterruptSeen, label: string): void {
@@ -613,43 +652,62 @@ async function turnCase(rig: TurnRig, c: FaultCase): Promise<void> {
   const provoke = c.provoke;
   await rig.f.write(
     provoke.kind === "request"
-      ? { ...rig.base, faults: [{ method: rig.site, once: token, action: provoke.action }] }
+      ? { ...rig.base, faults: [{ method: rig.where.site, once: token, action: provoke.action }] }
       : provoke.kind === "startup"
       ? { ...rig.base, startup: provoke.startup }
       : rig.base,
   );
   const args = () => ({ threadId: t.id, text: `${TEXT_MARK} ${++calls}`, waitSeconds: 30 });
   const client = rig.relay.client;
-  if (rig.site !== "turn/interrupt") {
+  const where = rig.where;
+  if (where.tool === "codex_run") {
     assertRun(
       rig,
       await callTool(client, "codex_run", args()),
-      c.turnStart.codex_run[rig.site],
+      c.turnStart.codex_run[where.site],
       label,
     );
+  } else if (where.tool === "codex_review") {
+    const reviewed = await callTool(client, "codex_review", reviewArgs(t.id));
+    assertRun(rig, reviewed, c.turnStart.codex_review[where.site], label, "codex_review");
   } else {
-    const seen = c.turnStart.codex_interrupt;
+    const interrupting = where.tool === "codex_interrupt";
     const first = await callToolManual(client, "codex_run", args());
-    if (seen.status === "not_running") {
+    const ran = interrupting
+      ? c.turnStart.codex_interrupt.status !== "not_running"
+      : c.turnStart.codex_steer.status !== "not_running";
+    if (!ran) {
       assert.ok(!isInputRequired(first), `${label}: no turn can start`);
       assertRun(rig, first, c.turnStart.codex_run["config/read"], `${label} (codex_run)`);
     } else {
       assert.ok(isInputRequired(first), `${label}: the turn runs, waiting on its approval`);
     }
     const spawned = (await rig.f.spawned()).length;
-    const interrupted = await callTool(client, "codex_interrupt", { threadId: t.id });
-    assertInterrupt(interrupted, seen, label);
-    // Codex answered or failed at once: the relay did not wait out the grace
-    // (a wait that ran out says so: "(timeout)" or "did not report the turn's end in time").
-    assert.doesNotMatch(
-      resultText(interrupted),
-      /\(timeout\)|in time/,
-      `${label}: codex_interrupt did not wait out the grace`,
-    );
+    if (interrupting) {
+      const interrupted = await callTool(client, "codex_interrupt", { threadId: t.id });
+      assertInterrupt(interrupted, c.turnStart.codex_interrupt, label);
+      // Codex answered or failed at once: the relay did not wait out the grace
+      // (a wait that ran out says so: "(timeout)" or "did not report the turn's end in time").
+      assert.doesNotMatch(
+        resultText(interrupted),
+        /\(timeout\)|in time/,
+        `${label}: codex_interrupt did not wait out the grace`,
+      );
+    } else {
+      const text = `${TEXT_MARK} steer ${++calls}`;
+      assertSteer(
+        await callTool(client, "codex_steer", { threadId: t.id, text }),
+        c.turnStart.codex_steer,
+        label,
+      );
+      // The turn the steer found still waits on its approval (or died with its helper): end it.
+      const ended = await callTool(client, "codex_interrupt", { threadId: t.id });
+      assert.notEqual(ended.isError, true, `${label}: ${resultText(ended)}`);
+    }
     assert.equal(
       (await rig.f.spawned()).length,
       spawned,
-      `${label}: codex_interrupt spawns nothing`,
+      `${label}: ${where.tool} spawns nothing`,
     );
   }
   if (provoke.kind === "request") {
@@ -690,7 +748,7 @@ async function closeTurnRig(rig: TurnRig): Promise<void> {
   await assertThreadsReleased(rig.f, `${rig.site}: `);
 }
 
-Deno.test("fault matrix (turn start): every fault at each step of codex_run and at codex_interrupt gives a clear status and reason, leaves no process, releases the thread, and the server serves on", async (t) => {
+Deno.test("fault matrix (turn start): every fault at each step of codex_run and codex_review, at codex_interrupt and at codex_steer gives a clear status and reason, leaves no process, releases the thread, and the server serves on", async (t) => {
   const dirs: string[] = [];
   const tempDir = async () => {
     const d = await Deno.makeTempDir({ prefix: "codex-relay-path-" });
@@ -707,11 +765,12 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
       mode: 0o755,
     });
   const sites = await Promise.all(TURN_SITES.map((site) => turnRig(site)));
-  const notProgram = await turnRig("config/read", (f) => ({
+  const first = TURN_SITES[0];
+  const notProgram = await turnRig(first, (f) => ({
     ...f.env,
     PATH: `${notProgramDir}:${f.path}`,
   }));
-  const missing = await turnRig("config/read", (f) => ({ ...f.env, PATH: missingDir }));
+  const missing = await turnRig(first, (f) => ({ ...f.env, PATH: missingDir }));
   const rigs = [...sites, notProgram, missing];
   let closing: PromiseSettledResult<void>[] = [];
   try {
@@ -736,6 +795,9 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
         for (const site of RUN_SITES) {
           assert.deepEqual(run[site], run["config/read"], "the fault comes before any step");
         }
+        for (const site of REVIEW_SITES) {
+          assert.deepEqual(c.turnStart.codex_review[site], run["config/read"], "before any step");
+        }
         const threadId = rig.threads.get(c.id)!.id;
         const args = () => ({ threadId, text: `${TEXT_MARK} ${++calls}` });
         const client = rig.relay.client;
@@ -743,6 +805,13 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
         assertInterrupt(
           await callTool(client, "codex_interrupt", { threadId }),
           c.turnStart.codex_interrupt,
+          c.id,
+        );
+        const reviewed = await callTool(client, "codex_review", reviewArgs(threadId));
+        assertRun(rig, reviewed, c.turnStart.codex_review["config/read"], c.id, "codex_review");
+        assertSteer(
+          await callTool(client, "codex_steer", { threadId, text: `${TEXT_MARK} steer` }),
+          c.turnStart.codex_steer,
           c.id,
         );
         await install(c.id === "missing" ? missingDir : notProgramDir);
@@ -764,22 +833,22 @@ Deno.test("fault matrix (turn start): every fault at each step of codex_run and 
   for (const c of closing) if (c.status === "rejected") throw c.reason;
 });
 
-Deno.test("fault matrix (turn start): a helper that never answers, at each step of codex_run and at turn/interrupt (in process, manual clock)", async () => {
+Deno.test("fault matrix (turn start): a helper that never answers, at each step of codex_run and codex_review, at turn/interrupt and at turn/steer (in process, manual clock)", async () => {
   const c = FAULT_CASES.find((x) => x.id === "never_answers")!;
   const caps: Capabilities = { replyRead: true, turnStart: true };
-  for (const site of TURN_SITES) {
-    const t = turnThreads(site).get(c.id)!;
-    const barrier = `never-${site.replaceAll("/", "-")}`;
+  for (const where of TURN_SITES) {
+    const t = turnThreads(where).get(c.id)!;
+    const barrier = `never-${siteName(where).replaceAll(/[/ ]/g, "-")}`;
     const f = await FixtureHome.create({
       threads: [t],
-      faults: [{ method: site, once: "never", action: { never: true }, barrier }],
+      faults: [{ method: where.site, once: "never", action: { never: true }, barrier }],
     });
     const seen = await f.barrier(barrier);
     const { clock, connection, router, turns, starts } = wireTurns(f, {
       caps,
       connectionOnManualClock: true,
     });
-    // What codex_run and codex_interrupt use of a call's context (a client without elicitation).
+    // What the turn-start tools use of a call's context (a client without elicitation).
     const ctx = {
       connection,
       caps,
@@ -794,11 +863,11 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       clientModes: () => ({ form: false, url: false }),
       mintRound: () => Promise.reject(new Error("no input rounds here")),
     } as unknown as CallContext;
-    const label = `never_answers/${site} (in process)`;
+    const label = `never_answers/${siteName(where)} (in process)`;
     try {
       let pending: Promise<unknown>;
       let deadline: number;
-      if (site === "turn/interrupt") {
+      if (where.tool === "codex_interrupt" || where.tool === "codex_steer") {
         const started = await starts.inThread(t.id, "never", ctx.signal);
         const runtime = started.runtime!;
         assert.ok(runtime, `${label}: the turn started`);
@@ -807,8 +876,16 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
           () => router.pendingFor(runtime).length > 0,
           `${label}: Codex's request reaching the router`,
         );
-        pending = interruptTool.run({ threadId: t.id }, ctx);
-        deadline = DEFAULT_TURN_LIMITS.interruptGraceMs;
+        if (where.tool === "codex_interrupt") {
+          pending = interruptTool.run({ threadId: t.id }, ctx);
+          deadline = DEFAULT_TURN_LIMITS.interruptGraceMs;
+        } else {
+          pending = steerTool.run({ threadId: t.id, text: "never" }, ctx);
+          deadline = 12_000;
+        }
+      } else if (where.tool === "codex_review") {
+        pending = reviewTool.run(reviewTool.inputSchema.parse(reviewArgs(t.id)), ctx);
+        deadline = 12_000;
       } else {
         pending = runTool.run(
           runTool.inputSchema.parse({ threadId: t.id, text: "never", waitSeconds: 30 }),
@@ -825,7 +902,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       assert.equal(settled, false, `${label}: not timed out before ${deadline} ms`);
       clock.advance(1);
       const out = await pending as Record<string, unknown>;
-      if (site === "turn/interrupt") {
+      if (where.tool === "codex_interrupt") {
         const text = toolText(interruptTool, out as never);
         assertInterrupt(
           { structuredContent: out, content: [{ type: "text", text }] },
@@ -833,14 +910,30 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
           label,
         );
         assert.match(text, /did not confirm/, `${label}: the text says why`);
+      } else if (where.tool === "codex_steer") {
+        const text = toolText(steerTool, out as never);
+        assertSteer(
+          { structuredContent: out, content: [{ type: "text", text }] },
+          c.turnStart.codex_steer,
+          label,
+        );
+        // The turn still waits on its approval: end it as codex_interrupt would.
+        const ending = interruptTool.run({ threadId: t.id }, ctx);
+        clock.advance(DEFAULT_TURN_LIMITS.interruptGraceMs);
+        await ending;
       } else {
-        const text = toolText(runTool, out as never);
+        const tool = where.tool === "codex_review" ? reviewTool : runTool;
+        const text = toolText(tool as Tool<z.ZodTypeAny, z.ZodTypeAny>, out as never);
         const rig = { receipts: [] as Record<string, unknown>[] } as unknown as TurnRig;
+        const seenHere = where.tool === "codex_review"
+          ? c.turnStart.codex_review[where.site]
+          : c.turnStart.codex_run[where.site];
         assertRun(
           rig,
           { structuredContent: out, content: [{ type: "text", text }] },
-          c.turnStart.codex_run[site],
+          seenHere,
           label,
+          where.tool,
         );
         await assertReceiptsTruthful(f, rig.receipts);
       }
