@@ -18,6 +18,7 @@ import type {
 } from "../reply/schemas.ts";
 import type { ReasonCode } from "../core/errors.ts";
 import { buildReadResult, unavailableRead } from "../reply/read_result.ts";
+import { isTerminal } from "../reply/turn_status.ts";
 import { CANCELLED_START } from "./run_state.ts";
 import type { FinishedRun } from "./run_book.ts";
 import type { RunSnapshot } from "./run_book.ts";
@@ -178,23 +179,28 @@ export function withdrawnResult(w: WithdrawResult): InterruptResult {
 
 /**
  * What a wait reports of a run that ended: the replies read at its end, with
- * its known end. When they could not be read (its app-server was lost with
- * it), the end the run saw: its turn with that status and no replies, or,
- * when no turn had started, `unavailable` (`connection_lost`).
+ * its known end (a read that cannot tell it, as a fresh app-server sees a
+ * turn its lost app-server ran as unfinished, reports the end the run saw).
+ * When they could not be read (its app-server was lost with it), the end the
+ * run saw: its turn with that status and no replies, or, when no turn had
+ * started, `unavailable` (`connection_lost`).
  */
 export function endedRead(run: FinishedRun): ReadReplyResult {
-  if (run.replies) return run.replies;
-  const { snapshot } = run;
+  const { snapshot, replies } = run;
+  const phase = snapshot.phase;
+  const known = phase === "queued" || phase === "running" ? undefined : phase;
+  if (replies) {
+    const turn = replies.status === "observed" ? replies.turn : null;
+    if (!turn || isTerminal(turn.status) || !known) return replies;
+    return { ...replies, turn: { ...turn, status: known } };
+  }
   const scope = { threadId: snapshot.threadId, clientMessageId: snapshot.clientMessageId };
-  const status = snapshot.phase === "queued" || snapshot.phase === "running"
-    ? "unverified"
-    : snapshot.phase;
   if (snapshot.turnId === null) {
     return buildReadResult({ ...scope, match: { kind: "unavailable", reason: "connection_lost" } });
   }
   return buildReadResult({
     ...scope,
     match: { kind: "observed", turnId: snapshot.turnId, itemId: "" },
-    turnStatus: status,
+    turnStatus: known ?? "unverified",
   });
 }

@@ -12,7 +12,6 @@
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import { isTerminal } from "../reply/turn_status.ts";
 import { settledRead } from "./run_job.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
 import { CANCELLED_START, phaseOf } from "./run_state.ts";
@@ -105,7 +104,7 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     const finished: FinishedRun = { snapshot: runtime.snapshot() };
     if (this.#deps.readsReplies) {
       const replies = await this.#readReplies(runtime);
-      if (replies) finished.replies = knownEnd(replies, finished.snapshot);
+      if (replies) finished.replies = replies;
     }
     await runtime.release();
     this.settle(runtime.run, finished);
@@ -127,18 +126,6 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       return undefined;
     }
   }
-}
-
-/**
- * The replies of an ended run with its known end: a read that cannot tell
- * the turn's end (a fresh app-server sees a turn its lost app-server ran as
- * unfinished) reports the end the run saw.
- */
-function knownEnd(read: ReadReplyResult, snapshot: RunSnapshot): ReadReplyResult {
-  if (read.status !== "observed" || !read.turn || isTerminal(read.turn.status)) return read;
-  const phase = snapshot.phase;
-  if (phase === "queued" || phase === "running") return read;
-  return { ...read, turn: { ...read.turn, status: phase } };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Pending } from "../../src/elicit/router.ts";
 import { buildReadResult } from "../../src/reply/mod.ts";
 import type { ReadReplyResult } from "../../src/reply/schemas.ts";
 import type { FinishedRun } from "../../src/turn/run_book.ts";
-import { type EntryEnd, waitResult } from "../../src/turn/run_result.ts";
+import { endedRead, type EntryEnd, waitResult } from "../../src/turn/run_result.ts";
 import type { RunSnapshot } from "../../src/turn/run_book.ts";
 import {
   type Asked,
@@ -542,4 +542,42 @@ Deno.test("waitOn() watches the threads of the messages it reads, not those of t
   if (done.kind !== "done") throw new Error("not done");
   assert.deepEqual(kinds(done.ends), ["settled", "read"]);
   assert.equal(watchers.size, 0, "the watch ends with the wait");
+});
+
+Deno.test("endedRead() answers an ended run with the end it saw where the read cannot tell it, and never overrides a read that can", () => {
+  const scope = { threadId: THREAD, clientMessageId: "c1" };
+  const snapshot = (phase: RunSnapshot["phase"], turnId: string | null = "t1"): RunSnapshot => ({
+    ...scope,
+    turnId,
+    phase,
+    itemsCompleted: 0,
+    declinedRequests: [],
+    queuedAhead: [],
+    notes: [],
+  });
+  const read = (turnStatus: string) =>
+    buildReadResult(
+      {
+        ...scope,
+        match: { kind: "observed", turnId: "t1", itemId: "" },
+        turnStatus,
+      } as Parameters<typeof buildReadResult>[0],
+    );
+  const status = (run: FinishedRun) => endedRead(run).turn?.status;
+  // The relay counted the turn interrupted (Codex did not confirm): a read still sees it running.
+  assert.equal(
+    status({ snapshot: snapshot("interrupted"), replies: read("running") }),
+    "interrupted",
+  );
+  assert.equal(status({ snapshot: snapshot("failed"), replies: read("unverified") }), "failed");
+  assert.equal(
+    status({ snapshot: snapshot("interrupted"), replies: read("completed") }),
+    "completed",
+  );
+  assert.equal(status({ snapshot: snapshot("running"), replies: read("running") }), "running");
+  // No replies (its app-server was lost with it): the end the run saw, or unavailable before a turn.
+  assert.equal(status({ snapshot: snapshot("failed") }), "failed");
+  assert.equal(status({ snapshot: snapshot("running") }), "unverified");
+  const none = endedRead({ snapshot: snapshot("failed", null) });
+  assert.deepEqual([none.status, none.reason], ["unavailable", "connection_lost"]);
 });
