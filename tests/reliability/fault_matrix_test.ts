@@ -616,12 +616,17 @@ function assertRun(
   return out;
 }
 
-function assertSteer(result: CallResult, seen: SteerSeen, label: string): void {
+/** A result's structured content and text (it must have both), and how a failed check shows them. */
+function shown(result: CallResult, label: string) {
   assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
   const out = result.structuredContent;
   assert.ok(out, `${label}: structured content`);
   const text = resultText(result);
-  const got = `${label}: got ${JSON.stringify(out)} / ${text}`;
+  return { out, text, got: `${label}: got ${JSON.stringify(out)} / ${text}` };
+}
+
+function assertSteer(result: CallResult, seen: SteerSeen, label: string): void {
+  const { out, text, got } = shown(result, label);
   assert.equal(out.status, seen.status, got);
   assert.equal(out.reason, seen.reason, got);
   if (seen.reason) assert.ok(text.includes(seen.reason), `${label}: the text names the reason`);
@@ -629,11 +634,7 @@ function assertSteer(result: CallResult, seen: SteerSeen, label: string): void {
 }
 
 function assertInterrupt(result: CallResult, seen: InterruptSeen, label: string): void {
-  assert.notEqual(result.isError, true, `${label}: ${resultText(result)}`);
-  const out = result.structuredContent;
-  assert.ok(out, `${label}: structured content`);
-  const text = resultText(result);
-  const got = `${label}: got ${JSON.stringify(out)} / ${text}`;
+  const { out, text, got } = shown(result, label);
   assert.equal(out.status, seen.status, got);
   if (seen.turn) assert.equal((out.turn as { status: string }).status, seen.turn, got);
   assert.equal(out.failureClass, seen.failureClass, got);
