@@ -724,7 +724,9 @@ async function turnCase(rig: TurnRig, c: FaultCase): Promise<void> {
     assert.ok(left.length > 0, `${label}: the helper left an orphan, now gone`);
   }
   // The warm helper (a queue call's check runs on it) and, while it lives, its orphan stay.
-  assertOnlyHelpers({ ...rig, orphans: true }, label);
+  // A steer answers before a turn host it broke is reaped (no call waits for that reap): its
+  // processes are checked after the next run, which waits for a dying host before it holds one.
+  if (where.tool !== "codex_steer") assertOnlyHelpers({ ...rig, orphans: true }, label);
   await rig.f.write(rig.base);
   assertRun(rig, await callTool(client, "codex_run", args()), RUN_OK, `${label}, then codex_run`);
   assertOnlyHelpers({ ...rig, orphans: true }, `${label}, then codex_run`);
