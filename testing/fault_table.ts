@@ -236,7 +236,7 @@ const MIB = 1024 * 1024;
 export const FAULT_CASES: readonly FaultCase[] = [
   {
     id: "not_a_program",
-    fault: "`codex` on PATH is not a program (spawn failure)",
+    fault: "`codex` is not a program",
     provoke: { kind: "not_a_program" },
     seen: failing("spawn_failed"),
     turnStart: turnCannotStart("spawn_failed"),
@@ -266,7 +266,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "exit_before_acting",
-    fault: "exits after reading the request, before acting on it",
+    fault: "exits after reading the request",
     provoke: { kind: "request", action: { exit: 0 } },
     seen: failing("protocol_error", { status: "unknown", reason: "protocol_error" }),
     turnStart: {
@@ -289,14 +289,14 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "lost_answer",
-    fault: "acts on the request, then exits without answering",
+    fault: "acts, then exits without answering",
     provoke: { kind: "request", action: { loseAnswer: 0 } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
     turnStart: turnBrokenAfterActing("protocol_error"),
   },
   {
     id: "exit_mid_frame",
-    fault: "exits in the middle of the answer frame",
+    fault: "exits in the middle of the answer",
     provoke: { kind: "request", action: { exitMidFrame: true } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
     turnStart: turnBrokenAfterActing("protocol_error"),
@@ -310,7 +310,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "garbage_line",
-    fault: "writes a line that is not JSON before the answer",
+    fault: "a non-JSON line before the answer",
     provoke: { kind: "request", action: { garbage: true } },
     seen: failing("protocol_error", STORED_THEN_CONFIRMED),
     turnStart: turnBrokenAfterActing("protocol_error"),
@@ -331,7 +331,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "stderr_flood",
-    fault: "floods stderr (4 MiB before reading anything)",
+    fault: "floods stderr (4 MiB first)",
     provoke: { kind: "startup", startup: { stderrFlood: 4 * MIB } },
     seen: ok(),
     turnStart: TURN_OK,
@@ -342,7 +342,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     provoke: { kind: "request", action: { never: true } },
     seen: failing("timeout", { status: "unknown", reason: "timeout" }),
     note: "12 s per RPC; a wait: its time + 4 s",
-    turnNote: "12 s per RPC, 20 s per start; `turn/interrupt`: 10 s",
+    turnNote: "RPC 12 s, start 20 s, `turn/interrupt` 10 s",
     turnStart: {
       codex_run: {
         "config/read": runNotSent("timeout"),
@@ -369,7 +369,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "orphaning_grandchild",
-    fault: "orphaning grandchild (keeps stdout/stderr open)",
+    fault: "a grandchild holds stdout/stderr",
     provoke: { kind: "startup", startup: { stubborn: true, orphan: true } },
     seen: ok(),
     note: "the process group is SIGKILLed",
@@ -378,7 +378,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "rpc_32600",
-    fault: "answers error -32600 (invalid request)",
+    fault: "error -32600 (invalid request)",
     provoke: {
       kind: "request",
       action: { error: { code: -32600, message: "Invalid request: rejected by the fixture" } },
@@ -388,21 +388,21 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
   {
     id: "rpc_32601",
-    fault: "answers error -32601 (method not found)",
+    fault: "error -32601 (method not found)",
     provoke: { kind: "request", action: { error: { code: -32601, message: "Method not found" } } },
     seen: failing("rpc_error"),
     turnStart: turnRefused("rpc_error"),
   },
   {
     id: "rpc_32603",
-    fault: "answers error -32603 (internal error)",
+    fault: "error -32603 (internal error)",
     provoke: { kind: "request", action: { error: { code: -32603, message: "Internal error" } } },
     seen: failing("rpc_error"),
     turnStart: turnRefused("rpc_error"),
   },
   {
     id: "rpc_32001",
-    fault: "answers error -32001 (overloaded)",
+    fault: "error -32001 (overloaded)",
     provoke: {
       kind: "request",
       action: { error: { code: -32001, message: "Server overloaded; retry later" } },
@@ -483,8 +483,8 @@ export function faultTableMarkdown(): string {
   const second = markdownTable(
     [
       "fault (fixture app-server)",
-      ...RUN_SITES.map((m) => `\`codex_run\`, fault at \`${m}\``),
-      "`codex_interrupt`, fault at `turn/interrupt`",
+      ...RUN_SITES.map((m) => `\`codex_run\` at \`${m}\``),
+      "`codex_interrupt` at `turn/interrupt`",
       "note",
     ],
     FAULT_CASES.map((c) => [
@@ -497,8 +497,8 @@ export function faultTableMarkdown(): string {
   const third = markdownTable(
     [
       "fault (fixture app-server)",
-      ...REVIEW_SITES.map((m) => `\`codex_review\`, fault at \`${m}\``),
-      "`codex_steer`, fault at `turn/steer`",
+      ...REVIEW_SITES.map((m) => `\`codex_review\` at \`${m}\``),
+      "`codex_steer` at `turn/steer`",
     ],
     FAULT_CASES.map((c) => [
       c.fault,
