@@ -1,7 +1,7 @@
 /**
- * The README's tools tables, printed from the code: which tools each
- * capability level adds (`src/host/tools/all_tools.ts`; the app-server
- * methods of each level are docs/design.md's), and each tool's input fields and
+ * The README's tools tables, printed from the code: which tools and
+ * app-server methods each capability level has (`src/codex/methods.ts`,
+ * `src/host/tools/all_tools.ts`), and each tool's input fields and
  * description as `tools/list` gives them (spawn mode, full level).
  * `scripts/tools_table.ts` prints them; `tests/unit/readme_tools_test.ts`
  * fails when the README differs.
@@ -9,6 +9,7 @@
  */
 
 import type { Capabilities } from "../src/core/capabilities.ts";
+import { allowedMethods } from "../src/codex/methods.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
 import { spawnSurface } from "../src/host/surface.ts";
@@ -48,12 +49,15 @@ function inputsOf(tool: (typeof TOOLS)[number]): string {
 
 /** The two tables (levels, then tools), separated by a blank line. */
 export function toolsTableMarkdown(): string {
+  const base = allowedMethods(LEVELS[0].caps);
   const baseTools = TOOLS.filter((t) => t.enabled(LEVELS[0].caps));
   const levels = markdownTable(
-    ["level", "flag", "tools"],
+    ["level", "flag", "tools", "app-server methods it may call"],
     LEVELS.map((l, i) => {
       const tools = TOOLS.filter((t) => t.enabled(l.caps) && (i === 0 || !baseTools.includes(t)));
-      return [l.name, l.flag, (i === 0 ? "" : "+ ") + code(tools.map((t) => t.name))];
+      const methods = [...allowedMethods(l.caps)].filter((m) => i === 0 || !base.has(m));
+      const plus = i === 0 ? "" : "+ ";
+      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), plus + code(methods)];
     }),
   );
   const surface = spawnSurface(FULL);

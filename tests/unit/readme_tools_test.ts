@@ -27,4 +27,5 @@ Deno.test("the printed tools table names every tool once, with its input fields"
   }
   assert.equal(levels[2][2], "`codex_list_threads`, `codex_queue_message`", "the default level");
   assert.match(levels[4][2], /`codex_withdraw_message`/);
+  assert.match(levels[4][3], /`thread\/queue\/delete`/);
 });
