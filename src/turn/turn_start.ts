@@ -197,7 +197,7 @@ export class TurnStarts {
       conn = await connection.hold({ signal: both, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      if (run) registry.drop(run);
+      if (run) registry.drop(run, signal.aborted);
       return cancelled() ?? notSent(e.reason, e.message);
     }
     const session = heldSession(conn, both, START_BUDGET_MS - (clock.now() - begun), clock);
@@ -217,7 +217,8 @@ export class TurnStarts {
       const { runtime, mcpServers } = attempt;
       return { receipt: attempt.receipt, runtime, ...(mcpServers.length ? { mcpServers } : {}) };
     }
-    if (run) registry.drop(run);
+    // The client cancelled the call before anything was sent: the run ends interrupted.
+    if (run) registry.drop(run, signal.aborted && (receipt?.status ?? "not_sent") === "not_sent");
     const broken = conn.failure !== undefined;
     await conn.close();
     if (!receipt && cancelled()) return cancelled()!;
@@ -312,6 +313,8 @@ export class TurnStarts {
         (n) => runtime.addNote(n),
       );
       if (cancelledByInterrupt(run)) return { reason: "cancelled", message: CANCELLED_START };
+      // The call cancelled during the wait (or the relay shutting down): nothing is sent.
+      if (session.signal.aborted) return { reason: "cancelled", message: "The call was cancelled" };
       run.move({ kind: "writing" });
       const sent = await sendWork(registry, conn, session, runtime, text, load === "held");
       return "runtime" in sent ? { ...sent, mcpServers } : sent;
