@@ -39,6 +39,7 @@ import { type RunOptions, runParams } from "./run_options.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
+import { McpMemory } from "../ops/mcp_memory.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,
@@ -101,9 +102,12 @@ export class TurnStarts {
   readonly queuedHere: QueuedHere;
   /** The settings runs send their threads: checked, and what they left remembered. */
   readonly #settings: RunSettings;
+  /** The MCP servers not up at an earlier start: not waited for again for a while. */
+  readonly #mcpKnown: McpMemory;
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
+    this.#mcpKnown = new McpMemory(deps.clock);
     this.queuedHere = deps.queuedHere ?? new QueuedHere();
     this.#settings = new RunSettings(deps.log, deps.disabledMcpServers);
   }
@@ -311,6 +315,7 @@ export class TurnStarts {
         loaded ? [] : servers,
         session,
         (n) => runtime.addNote(n),
+        this.#mcpKnown,
       );
       if (cancelledByInterrupt(run)) return { reason: "cancelled", message: CANCELLED_START };
       // The call cancelled during the wait (or the relay shutting down): nothing is sent.
