@@ -58,6 +58,21 @@ async function withRelay(
   assert.deepEqual(left, [], "no helper is left in the process table");
 }
 
+/** Cancels `call` once the fixture holds its start at the barrier "early"; then the looks until it ended. */
+async function cancelAtEarly(
+  client: Client,
+  f: FixtureHome,
+  call: (signal: AbortSignal) => Promise<unknown>,
+): Promise<Listed[][]> {
+  const early = await f.barrier("early");
+  const controller = new AbortController();
+  const run = call(controller.signal).then(() => "answered", () => "rejected");
+  await early.reached();
+  controller.abort(new Error("the user cancelled"));
+  assert.equal(await run, "rejected");
+  return await looksUntilEnded(client);
+}
+
 const queued = async (f: FixtureHome) =>
   (await f.requests()).filter((r) =>
     r.method.startsWith("thread/queue/") || r.method === "turn/start"
@@ -124,16 +139,15 @@ for (const mode of MODES) {
           : {}),
       };
       await withRelay(scenario, mode.flags, async (client, f) => {
-        const early = await f.barrier("early");
-        const controller = new AbortController();
-        const run = callTool(client, "codex_run", { threadId: t.id, text: "go" }, {
-          signal: controller.signal,
-          timeout: 60_000,
-        }).then(() => "answered", () => "rejected");
-        await early.reached();
-        controller.abort(new Error("the user cancelled"));
-        assert.equal(await run, "rejected");
-        const looks = await looksUntilEnded(client);
+        const looks = await cancelAtEarly(
+          client,
+          f,
+          (signal) =>
+            callTool(client, "codex_run", { threadId: t.id, text: "go" }, {
+              signal,
+              timeout: 60_000,
+            }),
+        );
         const ended = looks.at(-1)!;
         assert.deepEqual(ended.map((r) => [r.threadId, r.state]), [[t.id, "interrupted"]]);
         for (const look of looks.slice(0, -1)) {
@@ -147,4 +161,26 @@ for (const mode of MODES) {
       });
     });
   }
+}
+
+for (const mode of MODES) {
+  Deno.test(`[${mode.name}] the client's cancel of an inline codex_review at its config read: the run is listed once, interrupted; no review starts`, async () => {
+    const t = doneThread();
+    const faults: Fault[] = [{ method: "config/read", once: "early", nth: 1, barrier: "early" }];
+    await withRelay({ threads: [t], faults }, mode.flags, async (client, f) => {
+      const looks = await cancelAtEarly(
+        client,
+        f,
+        (signal) =>
+          callTool(client, "codex_review", { threadId: t.id, target: "uncommitted" }, {
+            signal,
+            timeout: 60_000,
+          }),
+      );
+      assert.deepEqual(looks.at(-1)!.map((r) => [r.threadId, r.state]), [[t.id, "interrupted"]]);
+      assert.deepEqual(await runs(client), [], "listed by one look only");
+      const started = (await f.requests()).filter((r) => r.method === "review/start");
+      assert.deepEqual(started, [], "no review was started");
+    });
+  });
 }
