@@ -109,3 +109,36 @@ Deno.test({
         }),
     ),
 });
+
+Deno.test({
+  name:
+    "e2e relay: codex_interrupt while codex_run starts (the MCP server needs 3 s): not_sent, cancelled; listed once, interrupted; the model is never asked",
+  ignore,
+  fn: () =>
+    withWorld({ elicitMcp: true, extraMcpArgs: ["--start-delay-ms=3000"] }, async (w) => {
+      const d = await w.driver();
+      const seed = await seedThread(d, w.home, "seed NOECHO");
+      await d.close();
+      const relay = await w.relay(RUN);
+      const text = "cancelled while starting NOECHO";
+      const run = callTool(relay.client, "codex_run", { threadId: seed.threadId, text }, {
+        timeout: 90_000,
+      });
+      const look = async () =>
+        (await callTool(relay.client, "codex_list_threads", {})).structuredContent.runs ?? [];
+      // The run is listed (still starting) from its first step: each look is a round trip.
+      let listed = await look();
+      while (listed.length === 0) listed = await look();
+      assert.deepEqual(listed.map((r) => r.state), ["queued"]);
+      const stop = (await callTool(relay.client, "codex_interrupt", { threadId: seed.threadId }))
+        .structuredContent;
+      assert.equal(stop.status, "interrupted", JSON.stringify(stop));
+      const out = structured(await run);
+      assert.deepEqual([out.receipt.status, out.reason], ["not_sent", "cancelled"]);
+      assert.deepEqual((await look()).map((r) => [r.clientMessageId, r.state]), [
+        [out.receipt.clientMessageId, "interrupted"],
+      ]);
+      assert.deepEqual(await look(), [], "listed by one look only");
+      assert.deepEqual(w.mock.requests.filter((r) => r.userText === text), [], "never asked");
+    }),
+});
