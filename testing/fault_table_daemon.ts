@@ -89,6 +89,12 @@ export const DAEMON_CASES: readonly DaemonCase[] = [
     seen: lost("output_limit"),
   },
   {
+    id: "never_answers",
+    fault: "the daemon never answers (12 s per RPC)",
+    provoke: { kind: "app_server", action: { never: true } },
+    seen: lost("timeout"),
+  },
+  {
     id: "proxy_lose_answer",
     fault: "the proxy lets the daemon act, then exits without the answer",
     provoke: { kind: "proxy", action: { loseAnswer: true } },
