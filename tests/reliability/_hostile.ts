@@ -28,6 +28,7 @@ export const RUNS = {
   withdraw: 60,
   cursor: 200,
   run: 120,
+  review: 60,
   interrupt: 60,
   state: 100,
 } as const;
