@@ -135,7 +135,7 @@ function steerCell(s: SteerSeen): string {
 
 /** The caption before the daemon table. */
 export const DAEMON_TABLE_CAPTION =
-  "The same jobs in daemon mode (`--app-server daemon`, the fixture's `codex app-server proxy` in front of its app-server): the fault is the daemon's answer or the proxy's, on `review/start` (inline review), `turn/steer` (a running turn) or `turn/start` of a structured run (`codex_run` with `outputSchema`); after each, the same thread runs a turn to its end.";
+  "The same jobs in daemon mode (`--app-server daemon`, the fixture's `codex app-server proxy` in front of its app-server): the fault is the daemon's answer or the proxy's (`fault_matrix_daemon_test.ts`), on `review/start` (inline review), `turn/steer` (a running turn) or `turn/start` of a structured run (`codex_run` with `outputSchema`); after each, the same thread runs a turn to its end.";
 
 /** The daemon table: one row per fault, one column per site. */
 export function daemonTableMarkdown(
