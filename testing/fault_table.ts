@@ -4,7 +4,8 @@
  * levels and at the turn-start level (`codex_run` with the fault at each step
  * of starting a turn, `codex_interrupt` with it at `turn/interrupt`), and for
  * Codex's own jobs (`codex_review` with the fault at each of its steps,
- * `codex_steer` with it at `turn/steer`).
+ * `codex_steer` with it at `turn/steer`), and in daemon mode
+ * (`fault_table_daemon.ts`: review, steer, structured run).
  * `fault_matrix_test.ts` runs it and the "Faults" tables of
  * `docs/reliability.md` ({@linkcode FAULT_DOC}) are printed from it
  * (`deno run scripts/fault_table.ts`), so the two cannot drift: the test
@@ -13,6 +14,7 @@
  */
 
 import type { Fault, FaultAction, Startup } from "../fixtures/scenario.ts";
+import { DAEMON_TABLE_CAPTION, daemonTableMarkdown } from "./fault_table_daemon.ts";
 
 /** Every tool the matrix calls, in column order. */
 export const MATRIX_TOOLS = [
@@ -473,7 +475,7 @@ export const JOBS_TABLE_CAPTION =
  * The README tables: one row per fault, one column per tool; then the
  * turn-start table, one column per step of `codex_run` and one for
  * `codex_interrupt`; then the jobs' table, one column per step of
- * `codex_review` and one for `codex_steer`.
+ * `codex_review` and one for `codex_steer`; then the jobs in daemon mode.
  */
 export function faultTableMarkdown(): string {
   const first = markdownTable(
@@ -516,6 +518,10 @@ export function faultTableMarkdown(): string {
     wrap(JOBS_TABLE_CAPTION, 100),
     "",
     third,
+    "",
+    wrap(DAEMON_TABLE_CAPTION, 100),
+    "",
+    daemonTableMarkdown(markdownTable),
   ].join("\n");
 }
 

@@ -24,6 +24,7 @@ export const WINDOWS_GAPS: Readonly<Record<string, string>> = {
   "tests/unit/install_launch_test.ts": POSIX_PATHS,
   "tests/unit/permission_flags_test.ts": POSIX_PATHS,
   "tests/integration/agent_tools_test.ts": FIXTURE_POSIX,
+  "tests/integration/cancelled_start_test.ts": FIXTURE_POSIX,
   "tests/integration/cli_test.ts": `${FIXTURE_POSIX}; one test needs \`script\` for a terminal`,
   "tests/integration/daemon_cli_test.ts": FIXTURE_POSIX,
   "tests/integration/daemon_connection_test.ts": FIXTURE_POSIX,

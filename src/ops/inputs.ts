@@ -9,6 +9,9 @@ import { MAX_CURSOR_TEXT_CHARS } from "../reply/cursor.ts";
 /** Message text bound in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 16 * 1024;
 
+/** `codex_review`'s `base` and `commit` bound in UTF-8 bytes. */
+export const MAX_REF_BYTES = 256;
+
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Whether `s` is a canonical UUID (any version). */
@@ -32,24 +35,47 @@ export function utf8Length(s: string): number {
   return encoder.encode(s).length;
 }
 
+/**
+ * What is wrong with `s` as text for Codex (`what` names it in the message),
+ * or `undefined`: empty, a lone surrogate, a NUL, or more than `maxBytes` of
+ * UTF-8. The one rule of message text and of every free text a run sends
+ * (`codex_review`'s `instructions`, `base`, `commit`).
+ *
+ * @example
+ * ```ts
+ * textIssue("a\0b", "The text", 16384); // "The text contains a NUL character"
+ * textIssue("ok", "The text", 16384); // undefined
+ * ```
+ */
+export function textIssue(s: string, what: string, maxBytes: number): string | undefined {
+  if (s.length === 0) return `${what} is empty`;
+  if (!s.isWellFormed()) return `${what} has a lone surrogate: it is not valid UTF-8`;
+  if (s.includes("\0")) return `${what} contains a NUL character`;
+  const bytes = utf8Length(s);
+  if (bytes > maxBytes) return `${what} is ${bytes} bytes of UTF-8; the limit is ${maxBytes}`;
+  return undefined;
+}
+
+/**
+ * A zod string that refuses what {@link textIssue} refuses.
+ *
+ * @example
+ * ```ts
+ * const instructions = cleanText("The instructions", 16384);
+ * instructions.safeParse("\ud800").success; // false
+ * ```
+ */
+export function cleanText(what: string, maxBytes: number): z.ZodString {
+  return z.string().superRefine((s, ctx) => {
+    const issue = textIssue(s, what, maxBytes);
+    if (issue !== undefined) ctx.addIssue({ code: "custom", message: issue });
+  });
+}
+
 /** Message text: 1..16 KiB of well-formed UTF-8, no NUL. */
-export const messageText: z.ZodString = z.string().superRefine((s, ctx) => {
-  if (s.length === 0) {
-    ctx.addIssue({ code: "custom", message: "The text is empty" });
-  } else if (!s.isWellFormed()) {
-    ctx.addIssue({
-      code: "custom",
-      message: "The text has a lone surrogate: it is not valid UTF-8",
-    });
-  } else if (s.includes("\0")) {
-    ctx.addIssue({ code: "custom", message: "The text contains a NUL character" });
-  } else if (utf8Length(s) > MAX_TEXT_BYTES) {
-    ctx.addIssue({
-      code: "custom",
-      message: `The text is ${utf8Length(s)} bytes of UTF-8; the limit is ${MAX_TEXT_BYTES}`,
-    });
-  }
-}).describe("The message for Codex: 1 byte to 16 KiB of UTF-8");
+export const messageText: z.ZodString = cleanText("The text", MAX_TEXT_BYTES).describe(
+  "The message for Codex: 1 byte to 16 KiB of UTF-8",
+);
 
 /** What a `threadId` input takes, said once for every tool. */
 export const THREAD_REF_DESCRIPTION = "The thread's UUID or exact name if unique";

@@ -24,6 +24,10 @@ export interface StartingServer {
   name: string;
   /** Its `startup_timeout_sec` in milliseconds (Codex's default when unset). */
   timeoutMs: number;
+  /** Who it is for `mcp_memory.ts`: the config's scope (its cwd), its name and its entry. */
+  key?: string;
+  /** Why a start does not wait for it (`mcp_memory.ts`: it was not up at an earlier start). */
+  skip?: string;
 }
 
 /** The notification Codex reports a server's start with. */
@@ -35,6 +39,7 @@ type Settled = { status: "ready" | "failed" | "cancelled"; error: string | null 
  * The servers a load with `overrides` starts: the config's `mcp_servers`
  * entries that are not disabled there (`enabled = false`) nor by the
  * overrides (`mcp_servers.<name>.enabled = false`, the recursion guard's).
+ * With `scope` (the cwd the config was read at) each has its `key`.
  *
  * @example
  * ```ts
@@ -48,6 +53,7 @@ type Settled = { status: "ready" | "failed" | "cancelled"; error: string | null 
 export function serversToStart(
   config: Record<string, unknown>,
   overrides: Record<string, unknown>,
+  scope?: string,
 ): StartingServer[] {
   const servers = config.mcp_servers;
   if (typeof servers !== "object" || servers === null) return [];
@@ -60,7 +66,8 @@ export function serversToStart(
     const seconds = typeof sec === "number" && Number.isFinite(sec) && sec > 0
       ? sec
       : CODEX_STARTUP_TIMEOUT_SEC;
-    out.push({ name, timeoutMs: seconds * 1000 });
+    const key = scope === undefined ? {} : { key: JSON.stringify([scope, name, entry]) };
+    out.push({ name, timeoutMs: seconds * 1000, ...key });
   }
   return out;
 }
@@ -104,11 +111,12 @@ export class McpStartup {
   /**
    * When the wait for the servers still starting at `now` ends: the last of
    * their own deadlines (load + `startup_timeout_sec`), but not after
-   * `budgetEnd`; undefined when there is nothing to wait for.
+   * `budgetEnd`; undefined when there is nothing to wait for (servers with
+   * `skip` are not waited for).
    */
   waitUntil(now: number, budgetEnd: number): number | undefined {
     const pending = this.#servers.filter((s) =>
-      !this.#settled.has(s.name) && this.#loadedAt + s.timeoutMs > now
+      s.skip === undefined && !this.#settled.has(s.name) && this.#loadedAt + s.timeoutMs > now
     );
     if (pending.length === 0 || budgetEnd <= now) return undefined;
     return Math.min(budgetEnd, Math.max(...pending.map((s) => this.#loadedAt + s.timeoutMs)));
@@ -124,7 +132,8 @@ export class McpStartup {
         settled ? { name: s.name, status: settled.status, error: settled.error } : {
           name: s.name,
           status: "starting",
-          error: `not ready when the turn started (Codex gives it ${s.timeoutMs / 1000} s)`,
+          error: s.skip ??
+            `not ready when the turn started (Codex gives it ${s.timeoutMs / 1000} s)`,
         },
       );
     }

@@ -10,6 +10,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import type { McpServerMissing } from "../reply/schemas.ts";
+import type { McpMemory } from "./mcp_memory.ts";
 import { McpStartup, missingText, type StartingServer, STARTUP_STATUS } from "./mcp_startup.ts";
 
 /**
@@ -105,6 +106,8 @@ export function watchMcpStartup(conn: Pick<HeldConnection, "watch">, clock: Cloc
  * The wait of a turn's start after its load (`thread/start`, `thread/resume`):
  * within the start's budget less {@linkcode MCP_WAIT_RESERVE_MS}; the servers
  * the turn runs without are told to `note` (the run's notes) and returned.
+ * With `memory`, servers not up at an earlier start are not waited for, and
+ * what this wait saw is learned (unless the call was cancelled meanwhile).
  *
  * @example
  * ```ts ignore
@@ -117,9 +120,12 @@ export async function afterLoadWait(
   servers: readonly StartingServer[],
   session: Pick<Session, "remainingMs" | "signal">,
   note: (text: string) => void,
+  memory?: McpMemory,
 ): Promise<McpServerMissing[]> {
   const budgetMs = session.remainingMs() - MCP_WAIT_RESERVE_MS;
-  const missing = await watch.settle(threadId, servers, budgetMs, session.signal);
+  const planned = memory?.plan(servers) ?? servers;
+  const missing = await watch.settle(threadId, planned, budgetMs, session.signal);
+  if (!session.signal.aborted) memory?.learn(planned, missing);
   if (missing.length > 0) note(missingText(missing));
   return missing;
 }

@@ -173,7 +173,7 @@ export type QueuedAhead = z.output<typeof queuedAheadSchema>;
 /** A thread's MCP server whose tools a turn runs without. */
 export const mcpServerSchema = z.object({
   name: z.string(),
-  /** failed or cancelled: Codex said so; starting: not ready when the wait ended. */
+  /** failed/cancelled: Codex said so; starting: not ready when the wait ended, or not waited for. */
   status: z.enum(["failed", "cancelled", "starting"]),
   error: z.string().nullable(),
 });

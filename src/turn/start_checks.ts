@@ -117,7 +117,7 @@ export class RunSettings {
     checkTightening(read, options, threadId === undefined ? {} : this.#applied.get(threadId));
     const guard = recursionOverrides(read, this.#disabledMcpServers, this.#log);
     const config = runConfig(guard, options);
-    return { config, servers: serversToStart(read, config) };
+    return { config, servers: serversToStart(read, config, cwd) };
   }
 
   /**

@@ -47,12 +47,19 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   }
 
   /**
-   * Forgets a run whose start failed (nothing of it runs); one that an
-   * interrupt ended while it started settles as interrupted.
+   * Forgets a run whose start failed (nothing of it runs). One cancelled
+   * while it started (an interrupt, or `byClient`: the client cancelled the
+   * call that started it) ends `interrupted` instead, is settled as such and
+   * stays in the book: the next look lists it once, as any ended run.
    */
-  drop(run: Run<TurnRuntime>): void {
+  drop(run: Run<TurnRuntime>, byClient = false): void {
     if (run.handle) this.#deps.router.forget(run.handle);
-    this.forget(run, cancelledByInterrupt(run) ? { snapshot: startSnapshot(run) } : undefined);
+    run.handle = undefined;
+    if (byClient && run.state.kind === "starting") run.move({ kind: "ended", end: "interrupted" });
+    const ended = run.state.kind === "ended" && run.state.end === "interrupted";
+    if (!ended) return this.forget(run);
+    const note = cancelledByInterrupt(run) ? CANCELLED_START : CLIENT_CANCELLED_START;
+    this.settle(run, { snapshot: startSnapshot(run, note) });
   }
 
   /**
@@ -136,8 +143,12 @@ export function cancelledByInterrupt(run: Run<TurnRuntime>): boolean {
   return run.cancel.signal.aborted && run.state.kind === "ended" && run.state.end === "interrupted";
 }
 
+/** What a run's end says when the client cancelled the call that started it. */
+export const CLIENT_CANCELLED_START =
+  "The client cancelled the call before the run's work was sent";
+
 /** The snapshot of a run cancelled while it started: interrupted, nothing queued. */
-function startSnapshot(run: Run<TurnRuntime>): RunSnapshot {
+function startSnapshot(run: Run<TurnRuntime>, note: string): RunSnapshot {
   return {
     threadId: run.threadId,
     clientMessageId: run.clientMessageId,
@@ -146,6 +157,6 @@ function startSnapshot(run: Run<TurnRuntime>): RunSnapshot {
     itemsCompleted: 0,
     declinedRequests: [],
     queuedAhead: [],
-    notes: [CANCELLED_START],
+    notes: [note],
   };
 }

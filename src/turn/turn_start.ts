@@ -39,6 +39,7 @@ import { type RunOptions, runParams } from "./run_options.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
+import { McpMemory } from "../ops/mcp_memory.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,
@@ -101,9 +102,12 @@ export class TurnStarts {
   readonly queuedHere: QueuedHere;
   /** The settings runs send their threads: checked, and what they left remembered. */
   readonly #settings: RunSettings;
+  /** The MCP servers not up at an earlier start: not waited for again for a while. */
+  readonly #mcpKnown: McpMemory;
 
   constructor(deps: StartDeps) {
     this.#deps = deps;
+    this.#mcpKnown = new McpMemory(deps.clock);
     this.queuedHere = deps.queuedHere ?? new QueuedHere();
     this.#settings = new RunSettings(deps.log, deps.disabledMcpServers);
   }
@@ -197,7 +201,7 @@ export class TurnStarts {
       conn = await connection.hold({ signal: both, budgetMs: START_BUDGET_MS });
     } catch (error) {
       const e = asRelayError(error);
-      if (run) registry.drop(run);
+      if (run) registry.drop(run, signal.aborted);
       return cancelled() ?? notSent(e.reason, e.message);
     }
     const session = heldSession(conn, both, START_BUDGET_MS - (clock.now() - begun), clock);
@@ -217,7 +221,8 @@ export class TurnStarts {
       const { runtime, mcpServers } = attempt;
       return { receipt: attempt.receipt, runtime, ...(mcpServers.length ? { mcpServers } : {}) };
     }
-    if (run) registry.drop(run);
+    // The client cancelled the call before anything was sent: the run ends interrupted.
+    if (run) registry.drop(run, signal.aborted && (receipt?.status ?? "not_sent") === "not_sent");
     const broken = conn.failure !== undefined;
     await conn.close();
     if (!receipt && cancelled()) return cancelled()!;
@@ -310,8 +315,11 @@ export class TurnStarts {
         loaded ? [] : servers,
         session,
         (n) => runtime.addNote(n),
+        this.#mcpKnown,
       );
       if (cancelledByInterrupt(run)) return { reason: "cancelled", message: CANCELLED_START };
+      // The call cancelled during the wait (or the relay shutting down): nothing is sent.
+      if (session.signal.aborted) return { reason: "cancelled", message: "The call was cancelled" };
       run.move({ kind: "writing" });
       const sent = await sendWork(registry, conn, session, runtime, text, load === "held");
       return "runtime" in sent ? { ...sent, mcpServers } : sent;

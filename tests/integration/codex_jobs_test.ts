@@ -136,6 +136,37 @@ Deno.test("codex_review targets: base, commit and custom reach review/start; bad
   });
 });
 
+Deno.test("codex_review's instructions, base and commit refuse what message text refuses (lone surrogates, NUL, over 16 KiB of UTF-8) at once, and nothing reaches the app-server", async () => {
+  await withJobs({ threads: [] }, async (client, f) => {
+    const before = (await f.requests()).length;
+    for (
+      const [args, why] of [
+        [{ target: "custom", instructions: "Check \ud800 calc.js" }, /lone surrogate/],
+        [{ target: "custom", instructions: "Check\0calc.js" }, /NUL/],
+        // 8,193 characters, 16,386 bytes: within 16,384 UTF-16 units, over 16 KiB of UTF-8.
+        [{ target: "custom", instructions: "é".repeat(8193) }, /16386 bytes .* limit is 16384/],
+        [{ target: "base", base: "ma\udc00in" }, /lone surrogate/],
+        [{ target: "commit", commit: "7d1f\ud800" }, /lone surrogate/],
+        [{ target: "commit", commit: "7d1f\0" }, /NUL/],
+      ] as const
+    ) {
+      const out = await callTool(client, "codex_review", { cwd: "/repo", ...args });
+      assert.equal(out.isError, true, JSON.stringify(args).slice(0, 80));
+      const text = out.content.map((c) => c.type === "text" ? c.text : "").join("");
+      assert.match(text, why);
+    }
+    assert.equal((await f.requests()).length, before, "nothing was sent to the app-server");
+    const list = (await callTool(client, "codex_list_threads", {})).structuredContent;
+    assert.deepEqual(list.runs ?? [], [], "no run was started");
+    const ok = (await callTool(client, "codex_review", {
+      cwd: "/repo",
+      target: "custom",
+      instructions: "é".repeat(8192),
+    })).structuredContent;
+    assert.equal(ok.turn?.status, "completed", "16 KiB of UTF-8 is taken, as in message text");
+  });
+});
+
 Deno.test("codex_review inline on a thread where this relay's turn runs: turn_running, nothing sent, the turn goes on", async () => {
   const t = thread({ scripts: [[{ barrier: "busy" }, { item: agentItem("m1", "done") }]] });
   await withJobs({ threads: [t] }, async (client, f) => {

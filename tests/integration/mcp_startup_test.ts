@@ -147,3 +147,38 @@ Deno.test("daemon: a thread the daemon has loaded already costs no wait (its ser
     assert.ok(performance.now() - began < 10_000, "no wait for the loaded thread's servers");
   });
 });
+
+Deno.test("spawn: an MCP server not up at a run's start is not waited for again by the next runs (each a new turn host) until its config entry changes", async () => {
+  const script = [{ item: agentItem("a1", "Done.") }, { end: "completed" as const }];
+  const mute = { command: "mute-mcp", startup_timeout_sec: 3 };
+  const scenario: Scenario = {
+    threads: [],
+    newThreadScripts: [script, script, script],
+    mcpServers: { mute },
+    mcpStartup: { mute: { silent: true } },
+  };
+  await withRelay(scenario, [], async (client, f) => {
+    const run = async () => {
+      const began = performance.now();
+      const out = (await callTool(client, "codex_run", { cwd: "/workspace", text: "go" }))
+        .structuredContent;
+      assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+      assert.deepEqual(out.mcpServers?.map((m) => [m.name, m.status]), [["mute", "starting"]]);
+      return { ms: performance.now() - began, error: out.mcpServers![0].error ?? "" };
+    };
+    const first = await run();
+    assert.equal(first.error, "not ready when the turn started (Codex gives it 3 s)");
+    assert.ok(first.ms >= 3000, `the first run waited for the server: ${first.ms} ms`);
+    const second = await run();
+    assert.match(
+      second.error,
+      /^not waited for: not up at a start \d+ s ago in this relay process \(starting: not ready when the turn started \(Codex gives it 3 s\)\); waited for again 5 min after that or once its config entry changes$/,
+    );
+    assert.ok(second.ms < 3000, `the second run did not wait: ${second.ms} ms`);
+    // The user changes the server's entry: the next run waits for it again.
+    await f.write({ ...scenario, mcpServers: { mute: { ...mute, args: ["--fixed"] } } });
+    const third = await run();
+    assert.equal(third.error, "not ready when the turn started (Codex gives it 3 s)");
+    assert.ok(third.ms >= 3000, `the changed server is waited for: ${third.ms} ms`);
+  });
+});

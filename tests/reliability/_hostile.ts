@@ -28,6 +28,7 @@ export const RUNS = {
   withdraw: 60,
   cursor: 200,
   run: 120,
+  review: 60,
   interrupt: 60,
   state: 100,
 } as const;
@@ -166,10 +167,12 @@ VALID.codex_run = {
   approvalPolicy: { required: false, ok: (v) => isStr(v) && POLICIES.includes(v) },
 };
 VALID.codex_interrupt = { threadId: VALID.codex_read_reply.threadId };
+/** Review fields take what message text takes (issue 39): well-formed, no NUL, bounded in UTF-8. */
 const reviewName = {
   required: false,
   ok: (v: unknown) =>
-    isStr(v) && v.length >= 1 && v.length <= 256 && v.trim() === v && !/\p{Cc}/u.test(v),
+    isStr(v) && v.length >= 1 && v.isWellFormed() && utf8(v) <= 256 && v.trim() === v &&
+    !/\p{Cc}/u.test(v),
 };
 VALID.codex_review = {
   threadId: VALID.codex_run.threadId,
@@ -180,7 +183,7 @@ VALID.codex_review = {
   },
   base: reviewName,
   commit: reviewName,
-  instructions: { required: false, ok: (v) => isStr(v) && v.length >= 1 && v.length <= 16384 },
+  instructions: { required: false, ok: VALID.codex_queue_message.text.ok },
   waitSeconds: VALID.codex_run.waitSeconds,
   model: VALID.codex_run.model,
   effort: VALID.codex_run.effort,

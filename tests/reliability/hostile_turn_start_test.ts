@@ -1,6 +1,6 @@
 /**
- * Hostile input at the turn-start level (see `hostile_input_test.ts`): `codex_run` and
- * `codex_interrupt` arguments, and forged, mutated, replayed or misapplied `requestState`
+ * Hostile input at the turn-start level (see `hostile_input_test.ts`): `codex_run`,
+ * `codex_review` and `codex_interrupt` arguments, and forged, mutated, replayed or misapplied `requestState`
  * retries of `codex_run` and `codex_wait_reply`, none of which may reach Codex.
  */
 
@@ -99,7 +99,7 @@ function stateIdentity(state: unknown): string {
 
 Deno.test({
   name:
-    "hostile input (turn start): codex_run and codex_interrupt arguments and forged, mutated or replayed request states never crash the relay, reach Codex, or spawn for invalid input",
+    "hostile input (turn start): codex_run, codex_review and codex_interrupt arguments and forged, mutated or replayed request states never crash the relay, reach Codex, or spawn for invalid input",
   async fn(t) {
     const s = seeded();
     const runThread = thread({
@@ -205,6 +205,40 @@ Deno.test({
           { numRuns: RUNS.run, examples: examples.map((e) => [e]) },
         );
         assert.ok(seen.ran >= 2 && seen.notFound >= 1 && seen.refused >= 12, JSON.stringify(seen));
+      });
+
+      await t.step(`codex_review: ${RUNS.review} hostile argument sets`, async () => {
+        // Review fields take what message text takes (issue 39): lone surrogates, NUL and more
+        // than the UTF-8 bound are refused at once, spawning nothing; the rest reviews.
+        const text = fc.oneof(
+          { weight: 2, arbitrary: fc.constantFrom("main", "7d1f252", "Check calc.js") },
+          { weight: 3, arbitrary: hostileString },
+        );
+        const arb = fc.tuple(
+          fc.constantFrom("base", "commit", "custom", "uncommitted"),
+          argsOf({ base: field(text), commit: field(text), instructions: field(text) }),
+        ).map(([target, rest]) => ({ threadId: runThread.id, target, ...rest }));
+        const examples: Record<string, unknown>[] = [
+          { threadId: runThread.id, target: "custom", instructions: "x\ud800" },
+          { threadId: runThread.id, target: "custom", instructions: "x\0y" },
+          { threadId: runThread.id, target: "custom", instructions: "é".repeat(8193) },
+          { threadId: runThread.id, target: "custom", instructions: "é".repeat(8192) },
+          { threadId: runThread.id, target: "base", base: "ma\udc00in" },
+          { threadId: runThread.id, target: "commit", commit: "7d1f\0" },
+          { threadId: runThread.id, target: "commit", commit: "é".repeat(129) },
+          { threadId: runThread.id, target: "base", base: "main" },
+        ];
+        const seen = { reviewed: 0, refused: 0 };
+        await fc.assert(
+          fc.asyncProperty(arb, async (args) => {
+            const out = await hostileCall("codex_review", args, ALL_SECRETS);
+            if (!out) return void seen.refused++;
+            seen.reviewed++;
+            assert.equal((out.turn as { status: string } | null)?.status, "completed");
+          }),
+          { numRuns: RUNS.review, examples: examples.map((e) => [e]) },
+        );
+        assert.ok(seen.reviewed >= 2 && seen.refused >= 6, JSON.stringify(seen));
       });
 
       await t.step(`codex_withdraw_message: ${RUNS.withdraw} hostile argument sets`, async () => {

@@ -22,7 +22,8 @@ import { WARM_IDLE_MS } from "../../src/connect/spawn/warm_helper.ts";
 import { DEFAULT_SPAWN_LIMITS } from "../../src/connect/spawn/spawn_limits.ts";
 import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts";
 import { openConnection } from "../../src/connect/open.ts";
-import { MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
+import { MAX_REF_BYTES, MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
+import { MCP_SKIP_MS } from "../../src/ops/mcp_memory.ts";
 import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
 import { WAIT_MESSAGES } from "../../src/reply/wait_set.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
@@ -155,6 +156,8 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("one frame from an app-server", `${l.frameBytes / MiB} MiB`);
   says("helper stderr kept", `last ${l.stderrBytes / KiB} KiB`);
   says("message text", `1..${MAX_TEXT_BYTES / KiB} KiB UTF-8`);
+  says("`codex_review`'s `base`, `commit`", `1..${MAX_REF_BYTES} bytes UTF-8`);
+  says("an MCP server not up at a start (this relay process)", `${MCP_SKIP_MS / 60_000} min`);
   says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
   says("`codex_run`'s `outputSchema`", `${MAX_OUTPUT_SCHEMA_BYTES / KiB} KiB of JSON`);
   says("search page", `newest ${SEARCH_PAGE_LIMIT} items`);

@@ -8,7 +8,13 @@
  */
 
 import { z } from "zod";
-import { runOptionShapes, threadRef } from "../../ops/inputs.ts";
+import {
+  cleanText,
+  MAX_REF_BYTES,
+  MAX_TEXT_BYTES,
+  runOptionShapes,
+  threadRef,
+} from "../../ops/inputs.ts";
 import type { ReviewTarget } from "../../codex/methods.ts";
 import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import type { Tool, ToolInputRequired } from "../tool.ts";
@@ -19,9 +25,11 @@ const cwd = z.string().min(1).max(4096).regex(
   "cwd must be an absolute path",
 )
   .refine((s) => !s.includes("\0") && s.isWellFormed(), "cwd is not a clean path");
-const name = z.string().min(1).max(256).refine((s) => s.trim() === s && !/\p{Cc}/u.test(s), {
-  message: "control characters or surrounding spaces",
-});
+/** A branch or commit: clean text (as message text) of up to 256 bytes, one line, no spaces around. */
+const name = (what: string) =>
+  cleanText(what, MAX_REF_BYTES).refine((s) => s.trim() === s && !/\p{Cc}/u.test(s), {
+    message: `${what} has control characters or surrounding spaces`,
+  });
 
 const input = z.strictObject({
   cwd: cwd.optional().describe("Review this directory's repository on a new read-only thread"),
@@ -31,10 +39,10 @@ const input = z.strictObject({
   target: z.enum(["uncommitted", "base", "commit", "custom"]).describe(
     "uncommitted changes, changes against base, one commit, or custom instructions",
   ),
-  base: name.optional().describe("The base branch (target base)"),
-  commit: name.optional().describe("The commit sha (target commit)"),
-  instructions: z.string().min(1).max(16384).optional().describe(
-    "What to review (target custom)",
+  base: name("The base").optional().describe("The base branch (target base)"),
+  commit: name("The commit").optional().describe("The commit sha (target commit)"),
+  instructions: cleanText("The instructions", MAX_TEXT_BYTES).optional().describe(
+    "What to review (target custom), up to 16 KiB of UTF-8 as message text",
   ),
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
     "Seconds to wait for the review's end (1..55)",
