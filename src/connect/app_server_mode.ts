@@ -10,9 +10,6 @@ import type { DaemonTarget } from "./daemon/proxy_dial.ts";
 /** The parsed mode. */
 export type AppServerMode = { kind: "spawn" } | DaemonTarget;
 
-/** The default mode. */
-export const DEFAULT_APP_SERVER: AppServerMode = Object.freeze({ kind: "spawn" });
-
 /** The flag's value for a mode (for messages and client entries). */
 export function appServerFlag(mode: AppServerMode): string {
   return mode.kind === "unix" ? `unix://${mode.path}` : mode.kind;

@@ -51,16 +51,23 @@ import { LineStdioTransport } from "./stdio_transport.ts";
  * ```
  */
 export async function serve(options: ServeOptions): Promise<number> {
-  const flags = serveFlags(options);
-  return await serveFlagsOn(flags, VERSION, options);
+  return await serveWith(serveFlags(options, "options"), options);
 }
 
-/** The server over `io` with parsed flags (the CLI's `serve` and the library's). */
-async function serveFlagsOn(
+/**
+ * The server over `io` with flags {@linkcode serveFlags} parsed: the library's
+ * {@linkcode serve}, and the CLI's on the process's stdio.
+ *
+ * @example
+ * ```ts ignore
+ * await serveWith(serveFlags({ allowReplyRead: true }, "options"), { readable, writable });
+ * ```
+ */
+export async function serveWith(
   flags: ServeFlags,
-  version: string,
   io: Pick<ServeOptions, "readable" | "writable" | "signal">,
 ): Promise<number> {
+  const version = VERSION;
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.

@@ -112,12 +112,25 @@ Deno.test("serve() refuses options the CLI would refuse, before it reads or star
   const io = { readable: new ReadableStream<Uint8Array>(), writable: new WritableStream() };
   await assert.rejects(
     () => serve({ ...io, disableCodexMcpServers: ["relay"] }),
-    /need allowTurnStart/,
+    /disableCodexMcpServers needs allowTurnStart/,
   );
   await assert.rejects(
     () => serve({ ...io, allowTurnStart: true, disableCodexMcpServers: ["my relay"] }),
     /letters, digits/,
   );
   await assert.rejects(() => serve({ ...io, appServer: { socket: "rel.sock" } }), /absolute/);
+  // The CLI's rules: `unix:///` and a control character are refused there, so here too.
+  await assert.rejects(
+    () => serve({ ...io, appServer: { socket: "/" } }),
+    /socket path must be absolute/,
+  );
+  await assert.rejects(
+    () => serve({ ...io, appServer: { socket: "/tmp/a\nb.sock" } }),
+    /control character/,
+  );
+  await assert.rejects(
+    () => serve({ ...io, logLevel: "loud" as "warn" }),
+    /logLevel must be one of debug, info, warn, error, silent/,
+  );
   assert.equal(io.readable.locked, false, "nothing was read");
 });
