@@ -116,7 +116,6 @@ const APP_SERVER_USAGE: Record<ServeSource, string> = {
  *
  * @example
  * ```ts
- * import { serveFlags } from "./serve_flags.ts";
  * serveFlags({ appServer: "daemon" }, "options").appServer; // { kind: "daemon" }
  * ```
  */
