@@ -16,7 +16,7 @@ import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
-import { backendTraits } from "./surface.ts";
+import { surfaceOf } from "./surface.ts";
 import { buildServer } from "./server.ts";
 import { TOOLS } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
@@ -100,7 +100,7 @@ export async function serveWith(
         tools: TOOLS,
         shutdown: shutdown.signal,
         log,
-        instructions: instructionsFor({ caps, backend: backendTraits(connection) }),
+        instructions: instructionsFor(surfaceOf(caps, connection)),
         clock,
         turns,
         starts,

@@ -29,7 +29,8 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../core/log.ts";
-import { WireBudget, type WireId } from "./wire_budget.ts";
+import { WireBudget } from "./wire_budget.ts";
+import type { RpcId } from "../codex/types.ts";
 import { LineScan } from "./line_scan.ts";
 
 /**
@@ -45,8 +46,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 /** The JSON-RPC server-error code of a request the relay shut down before answering. */
 export const SHUT_DOWN = -32000;
-
-type Id = WireId;
 
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
@@ -115,7 +114,7 @@ export class LineStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("LineStdioTransport is closed"));
     const answer = isJSONRPCResponse(message) && "id" in message;
-    if (answer && !this.#budget.answer((message as { id: Id }).id)) {
+    if (answer && !this.#budget.answer((message as { id: RpcId }).id)) {
       this.#log.debug("answer dropped", { why: "not owed" });
       return Promise.resolve();
     }
@@ -325,7 +324,7 @@ export class LineStdioTransport implements Transport {
     );
   }
 
-  #error(id: Id | null, code: number, message: string, data?: unknown): void {
+  #error(id: RpcId | null, code: number, message: string, data?: unknown): void {
     // Stryker disable next-line ConditionalExpression: reading stops at close: no refusal is made after it
     if (this.#closed) return;
     // Stryker disable next-line ConditionalExpression: JSON.stringify drops data: undefined
@@ -335,7 +334,7 @@ export class LineStdioTransport implements Transport {
   }
 }
 
-function usableId(id: unknown): Id | null {
+function usableId(id: unknown): RpcId | null {
   // Stryker disable next-line LogicalOperator,ConditionalExpression: only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }
