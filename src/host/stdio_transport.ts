@@ -162,8 +162,7 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  // Stryker disable next-line BooleanLiteral: every caller says whether it writes an answer
-  #write(line: string, answer = false): Promise<void> {
+  #write(line: string, answer: boolean): Promise<void> {
     const bytes = encoder.encode(line + "\n");
     this.#budget.queued(bytes.length);
     const done = this.#writing.then(() => this.#writer.write(bytes)).finally(() =>
@@ -254,9 +253,8 @@ export class LineStdioTransport implements Transport {
 
   /** One complete line (at most the bound): a message, or the error the spec gives. */
   #line(bytes: Uint8Array): void {
-    let text = new TextDecoder().decode(bytes);
-    // Stryker disable next-line ConditionalExpression,MethodExpression: JSON.parse and trim() ignore a trailing CR anyway
-    if (text.endsWith("\r")) text = text.slice(0, -1);
+    // A trailing CR (CRLF lines) is whitespace to JSON.parse and trim().
+    const text = new TextDecoder().decode(bytes);
     if (text.trim() === "") return;
     let value: unknown;
     try {
@@ -327,8 +325,7 @@ export class LineStdioTransport implements Transport {
   #error(id: RpcId | null, code: number, message: string, data?: unknown): void {
     // Stryker disable next-line ConditionalExpression: reading stops at close: no refusal is made after it
     if (this.#closed) return;
-    // Stryker disable next-line ConditionalExpression: JSON.stringify drops data: undefined
-    const error = data === undefined ? { code, message } : { code, message, data };
+    const error = { code, message, data }; // JSON.stringify drops data: undefined
     this.#budget.refused();
     void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
   }

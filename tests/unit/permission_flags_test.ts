@@ -4,9 +4,9 @@ import {
   INSTALL_PERMISSIONS,
   normalizePermissionSet,
   permissionFlags,
-  permissionSetOfFlags,
   RELAY_PERMISSIONS,
 } from "../../src/core/permissions.ts";
+import { permissionSetOfFlags } from "../../testing/permission_flags.ts";
 
 Deno.test("permissionFlags() writes lists, booleans and allow/deny/ignore objects as flags", () => {
   assert.deepEqual(

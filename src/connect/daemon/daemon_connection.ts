@@ -196,8 +196,6 @@ export class DaemonConnection implements Connection {
       new RelayError(
         "timeout",
         `The app-server daemon was not ready within ${formatBound(budget)}`,
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: hold's timeout reaches the caller through abortReason(signal, false), which sets written
-        { written: false },
       ),
     );
     let live: Live;

@@ -101,11 +101,6 @@ export function resolveCodexBinary(query: CodexQuery, fs: FsView): CodexBinary {
   return classify(found, "path", query, fs);
 }
 
-/** The command the relay runs for `binary`: its path, or `codex` (Deno's PATH lookup). */
-export function commandOf(binary: CodexBinary): string {
-  return binary.kind === "direct" || binary.kind === "native" ? binary.path : "codex";
-}
-
 /**
  * What is wrong with `value` as a binary to run by name (`serve --codex`, the
  * library's `codex` option), or `undefined`: it must be absolute (never
