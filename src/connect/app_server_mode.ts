@@ -21,7 +21,8 @@ export function appServerFlag(mode: AppServerMode): string {
  *
  * @example
  * ```ts
- * appServerArgs({ kind: "daemon" }); // ["--app-server", "daemon"]
+ * import assert from "assert";
+ * assert.deepEqual(appServerArgs({ kind: "daemon" }), ["--app-server", "daemon"]);
  * ```
  */
 export function appServerArgs(mode: AppServerMode): string[] {

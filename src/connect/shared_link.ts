@@ -30,6 +30,7 @@ export interface LinkParts<T> {
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * let opened = 0;
  * const link = new SharedLink<{ id: number }>({
  *   open: () => Promise.resolve({ id: ++opened }),
@@ -39,7 +40,8 @@ export interface LinkParts<T> {
  * });
  * const signal = new AbortController().signal;
  * const [a, b] = await Promise.all([link.get(signal), link.get(signal)]);
- * if (a !== b || opened !== 1) throw new Error("callers share one opening");
+ * assert.equal(a, b); // callers share one opening
+ * assert.equal(opened, 1);
  * ```
  */
 export class SharedLink<T extends object> {

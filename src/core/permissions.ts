@@ -65,7 +65,11 @@ export const RELAY_PERMISSIONS: PermissionSet = sets.default;
  *
  * @example
  * ```ts
- * withCodex({ run: ["codex", "/bin/kill"] }, "/opt/codex").run; // ["/opt/codex", "/bin/kill"]
+ * import assert from "assert";
+ * assert.deepEqual(withCodex({ run: ["codex", "/bin/kill"] }, "/opt/codex").run, [
+ *   "/opt/codex",
+ *   "/bin/kill",
+ * ]);
  * ```
  */
 export function withCodex(set: PermissionSet, codex: string): PermissionSet {

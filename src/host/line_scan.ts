@@ -36,10 +36,11 @@ type At = "start" | "key" | "colon" | "value" | "comma" | "end";
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const scan = new LineScan();
  * scan.push(new TextEncoder().encode('{"method":"x","params":{"id":1},'));
  * scan.push(new TextEncoder().encode('"id":"r-7"}'));
- * scan.verdict(); // { answer: true, id: "r-7" }
+ * assert.deepEqual(scan.verdict(), { answer: true, id: "r-7" });
  * ```
  */
 export class LineScan {
@@ -230,7 +231,8 @@ function echoable(raw: string | null | undefined): RpcId | null {
  *
  * @example
  * ```ts
- * scanLine('{"jsonrpc":"2.0","method":"x","params":{"id":1}}'); // { answer: false }
+ * import assert from "assert";
+ * assert.deepEqual(scanLine('{"jsonrpc":"2.0","method":"x","params":{"id":1}}'), { answer: false });
  * ```
  */
 export function scanLine(text: string): LineVerdict {

@@ -116,7 +116,9 @@ const APP_SERVER_USAGE: Record<ServeSource, string> = {
  *
  * @example
  * ```ts
- * serveFlags({ appServer: "daemon" }, "options").appServer; // { kind: "daemon" }
+ * import assert from "assert";
+ * assert.deepEqual(serveFlags({ appServer: "daemon" }, "options").appServer, { kind: "daemon" });
+ * assert.throws(() => serveFlags({ appServer: { socket: "/" } }, "options"), TypeError);
  * ```
  */
 export function serveFlags(settings: ServeSettings, source: ServeSource): ServeFlags {

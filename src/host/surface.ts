@@ -26,8 +26,9 @@ export interface Surface {
  *
  * @example
  * ```ts
- * const surface = surfaceOf({ replyRead: true, turnStart: false }, { capabilities: { shared: true } });
- * if (!surface.backend.shared) throw new Error("read from the connection");
+ * import assert from "assert";
+ * const caps = { replyRead: true, turnStart: false };
+ * assert.equal(surfaceOf(caps, { capabilities: { shared: true } }).backend.shared, true);
  * ```
  */
 export function surfaceOf(

@@ -89,7 +89,7 @@ export function targetTriple(os: string, arch: string): string | null {
  * Resolves the Codex executable for `query` over `fs`.
  *
  * @example npm's global install on Linux
- * ```ts
+ * ```ts ignore
  * const r = resolveCodexBinary({ os: "linux", arch: "x86_64", path: "/usr/bin" }, view);
  * // r.kind === "native", r.path === "/usr/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
  * ```
@@ -108,7 +108,7 @@ export function resolveCodexBinary(query: CodexQuery, fs: FsView): CodexBinary {
  * comma), and not a batch file (Windows runs those through cmd.exe).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * codexPathProblem("codex"); // "needs an absolute path (got 'codex')"
  * ```
  */
@@ -153,7 +153,7 @@ export function explainCodexBinary(binary: CodexBinary): string {
  * reached through a symlink elsewhere is then reported as unreadable.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * lookupFolders({ os: "linux", arch: "x86_64", path: "/usr/bin" }); // ["/usr/bin", "/usr/lib/node_modules"]
  * ```
  */
