@@ -42,7 +42,7 @@ export interface ServerDeps {
   /** Logger. */
   log: Logger;
   /** Options passed to McpServer (request state verification, round caps). */
-  serverOptions?: ConstructorParameters<typeof McpServer>[1];
+  serverOptions: ConstructorParameters<typeof McpServer>[1];
   /** Model-facing instructions. */
   instructions: string;
   /** The time source of waits. */

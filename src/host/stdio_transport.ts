@@ -52,10 +52,10 @@ const NEWLINE = 0x0a;
 
 /** Options of a {@linkcode LineStdioTransport}. */
 export interface StdioOptions {
-  /** Where messages come from (default `Deno.stdin.readable`). */
-  input?: ReadableStream<Uint8Array>;
-  /** Where messages go (default `Deno.stdout.writable`). */
-  output?: WritableStream<Uint8Array>;
+  /** Where messages come from (the CLI's: stdin). */
+  input: ReadableStream<Uint8Array>;
+  /** Where messages go (the CLI's: stdout). */
+  output: WritableStream<Uint8Array>;
   /** The bound on one message (default {@linkcode MAX_MESSAGE_BYTES}; lower only). */
   maxMessageBytes?: number;
   /** Where refusals are logged. */
@@ -85,8 +85,8 @@ export class LineStdioTransport implements Transport {
   #writing: Promise<void> = Promise.resolve();
 
   constructor(options: StdioOptions) {
-    this.#input = options.input ?? Deno.stdin.readable;
-    this.#writer = (options.output ?? Deno.stdout.writable).getWriter();
+    this.#input = options.input;
+    this.#writer = options.output.getWriter();
     this.#max = Math.min(options.maxMessageBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
     this.#log = options.log;
     this.#budget = options.budget ?? new WireBudget();
