@@ -1,14 +1,10 @@
 /**
- * Permission flags read back into a set, for the tests that check what the
- * relay's flags grant.
+ * Permission sets in one comparable shape, and flags read back into one:
+ * the tests' proof that the relay's flags grant what its sets grant.
  * @module
  */
 
-import {
-  normalizePermissionSet,
-  PERMISSION_KINDS,
-  type PermissionSet,
-} from "../src/core/permissions.ts";
+import { grants, PERMISSION_KINDS, type PermissionSet } from "../src/core/permissions.ts";
 
 /**
  * Reads `--allow-*`/`--deny-*`/`--ignore-*` flags back into a normalized set
@@ -28,4 +24,20 @@ export function permissionSetOfFlags(flags: readonly string[]): PermissionSet {
     set[kind][mode] = list === undefined ? true : list.split(",");
   }
   return normalizePermissionSet(set as PermissionSet);
+}
+
+/**
+ * A set in one canonical shape: `{kind: {allow?, deny?, ignore?}}` with
+ * nothing for `false` or empty lists, so two sets that grant the same compare
+ * equal with a deep equality.
+ */
+export function normalizePermissionSet(set: PermissionSet): PermissionSet {
+  if (set.all === true) return { all: true };
+  const out: Record<string, Record<string, true | string[]>> = {};
+  for (const [kind, mode, part] of grants(set)) {
+    if (Array.isArray(part) && part.length === 0) continue;
+    out[kind] ??= {};
+    out[kind][mode] = part === true ? true : [...part];
+  }
+  return out as PermissionSet;
 }
