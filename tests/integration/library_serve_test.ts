@@ -119,18 +119,25 @@ Deno.test("serve() refuses options the CLI would refuse, before it reads or star
     /letters, digits/,
   );
   await assert.rejects(() => serve({ ...io, appServer: { socket: "rel.sock" } }), /absolute/);
-  // The CLI's rules: `unix:///` and a control character are refused there, so here too.
+  assert.equal(io.readable.locked, false, "nothing was read");
+});
+
+Deno.test("serve() refuses what the CLI refuses with the same rules: a socket path '/', a control character, an unknown log level", async () => {
+  // Input that has ended: options let through would serve, read the end and resolve 0.
+  const ended = () => ({
+    readable: new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+    writable: new WritableStream<Uint8Array>(),
+  });
   await assert.rejects(
-    () => serve({ ...io, appServer: { socket: "/" } }),
-    /socket path must be absolute/,
+    () => serve({ ...ended(), appServer: { socket: "/" } }),
+    /socket path must be absolute \(got '\/'\)/,
   );
   await assert.rejects(
-    () => serve({ ...io, appServer: { socket: "/tmp/a\nb.sock" } }),
-    /control character/,
+    () => serve({ ...ended(), appServer: { socket: "/tmp/a\nb.sock" } }),
+    /socket path has a control character/,
   );
   await assert.rejects(
-    () => serve({ ...io, logLevel: "loud" as "warn" }),
+    () => serve({ ...ended(), logLevel: "loud" as "warn" }),
     /logLevel must be one of debug, info, warn, error, silent/,
   );
-  assert.equal(io.readable.locked, false, "nothing was read");
 });
