@@ -225,18 +225,3 @@ function echoable(raw: string | null | undefined): RpcId | null {
   if (typeof value === "number" && String(value) === raw) return value;
   return null;
 }
-
-/**
- * The verdict on a whole line held as text (for tests and small lines).
- *
- * @example
- * ```ts
- * import assert from "assert";
- * assert.deepEqual(scanLine('{"jsonrpc":"2.0","method":"x","params":{"id":1}}'), { answer: false });
- * ```
- */
-export function scanLine(text: string): LineVerdict {
-  const scan = new LineScan();
-  scan.push(new TextEncoder().encode(text));
-  return scan.verdict();
-}
