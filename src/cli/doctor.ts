@@ -31,9 +31,6 @@ import { realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
-/** The Codex version the relay's protocol subset was captured from (the oldest supported). */
-export const TESTED_CODEX: string = SUPPORTED_CODEX.oldest;
-
 /** What the doctor touches outside itself. */
 export interface DoctorIo extends CodexCheckIo {
   /** Writes the report (stdout). */

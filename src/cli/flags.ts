@@ -4,13 +4,10 @@
  * @module
  */
 
-import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
+import type { LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
-import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
-import type { ServeFlags } from "../host/serve_flags.ts";
-import { parseAppServerMode } from "./app_server_flag.ts";
-import { codexPathProblem } from "../connect/process/codex_binary.ts";
+import { type ServeFlags, serveFlags } from "../host/serve_flags.ts";
 import { type ClientId, CLIENTS } from "../install/clients.ts";
 import type { Registration } from "./doctor_client.ts";
 
@@ -66,18 +63,6 @@ export function parseCommand(args: readonly string[]): Command {
     throw new UsageError(`Unknown command '${command}': give one of ${ALL_COMMANDS}`);
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
-  const logLevel = values["log-level"] ?? "warn";
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
-  }
-  const disabled = values["disable-codex-mcp-server"] ?? [];
-  for (const name of disabled) {
-    if (!MCP_SERVER_NAME.test(name)) {
-      throw new UsageError(
-        `--disable-codex-mcp-server takes a name of letters, digits, '_' and '-' (got '${name}'); other names would need quoting in Codex's config`,
-      );
-    }
-  }
   if (command === "doctor") {
     for (const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level"]) {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
@@ -87,21 +72,17 @@ export function parseCommand(args: readonly string[]): Command {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of ${command}`);
     }
   }
-  const flags: ServeFlags = {
-    allowReplyRead: values["allow-reply-read"] ?? false,
-    allowTurnStart: values["allow-turn-start"] ?? false,
-    autoApproveMcpTools: values["auto-approve-mcp-tools"] ?? false,
-    disableCodexMcpServers: disabled,
-    logLevel: logLevel as LogLevel,
-    appServer: parseAppServerMode(values["app-server"]),
-    ...(values.codex === undefined ? {} : { codex: parseCodexPath(values.codex) }),
-  };
-  if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
-    throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");
-  }
-  if (disabled.length > 0 && !flags.allowTurnStart) {
-    throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
-  }
+  const value = values["app-server"];
+  const flags = serveFlags({
+    allowReplyRead: values["allow-reply-read"],
+    allowTurnStart: values["allow-turn-start"],
+    autoApproveMcpTools: values["auto-approve-mcp-tools"],
+    disableCodexMcpServers: values["disable-codex-mcp-server"],
+    logLevel: values["log-level"] as LogLevel | undefined,
+    // `unix://PATH` is the flag's spelling of a socket; serveFlags checks the rest.
+    appServer: value?.startsWith("unix://") ? { socket: value.slice("unix://".length) } : value,
+    codex: values.codex,
+  }, "flags");
   if (command === "doctor") return { kind: "doctor", flags, ...registrationOf(values) };
   return { kind: "serve", flags };
 }
@@ -122,11 +103,4 @@ function registrationOf(
     throw new UsageError(`--scope must be user or project (got '${scope}')`);
   }
   return { registration: { client: values.client as ClientId, scope } };
-}
-
-/** `--codex PATH`: {@linkcode codexPathProblem} says what a usable one is. */
-export function parseCodexPath(value: string): string {
-  const problem = codexPathProblem(value);
-  if (problem !== undefined) throw new UsageError(`--codex: ${problem}`);
-  return value;
 }

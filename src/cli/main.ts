@@ -3,8 +3,8 @@
  * @module
  */
 
-import { serve } from "../host/serve.ts";
-import type { ServeFlags, ServeOptions } from "../host/serve_flags.ts";
+import { serveWith } from "../host/serve.ts";
+import type { ServeFlags } from "../host/serve_flags.ts";
 import { doctor } from "./doctor.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
@@ -81,7 +81,7 @@ export async function main(args: readonly string[]): Promise<number> {
 }
 
 /**
- * `serve` as a program: the library's {@linkcode serve} on the process's
+ * `serve` as a program: the library's server on the process's
  * stdin and stdout, stopped by SIGINT or SIGTERM (their listeners stay until
  * it resolves: a second signal must not end the relay uncleanly).
  */
@@ -98,8 +98,7 @@ async function serveProcess(flags: ServeFlags): Promise<number> {
     }
   }
   try {
-    return await serve({
-      ...libraryOptions(flags),
+    return await serveWith(flags, {
       readable: Deno.stdin.readable,
       writable: Deno.stdout.writable,
       signal: stop.signal,
@@ -107,18 +106,4 @@ async function serveProcess(flags: ServeFlags): Promise<number> {
   } finally {
     for (const [signal, listener] of added) Deno.removeSignalListener(signal, listener);
   }
-}
-
-/** The library options of parsed `serve` flags. */
-function libraryOptions(flags: ServeFlags): Omit<ServeOptions, "readable" | "writable"> {
-  const mode = flags.appServer;
-  return {
-    appServer: mode.kind === "unix" ? { socket: mode.path } : mode.kind,
-    allowReplyRead: flags.allowReplyRead,
-    allowTurnStart: flags.allowTurnStart,
-    autoApproveMcpTools: flags.autoApproveMcpTools,
-    disableCodexMcpServers: flags.disableCodexMcpServers,
-    logLevel: flags.logLevel,
-    ...(flags.codex === undefined ? {} : { codex: flags.codex }),
-  };
 }

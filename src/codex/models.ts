@@ -51,7 +51,12 @@ function text(value: unknown, what: string): string {
  *
  * @example
  * ```ts
- * parseModelList({ data: [{ id: "m", model: "m", supportedReasoningEfforts: [] }], nextCursor: null });
+ * import assert from "assert";
+ * const page = parseModelList({
+ *   data: [{ id: "m", model: "m", supportedReasoningEfforts: [] }],
+ *   nextCursor: null,
+ * });
+ * assert.equal(page.nextCursor, null);
  * ```
  */
 export function parseModelList(value: unknown): ModelPage {
@@ -92,9 +97,10 @@ const LISTED = 40;
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const models = [{ model: "a", id: "a", displayName: "A", isDefault: true,
  *   defaultEffort: "low", efforts: ["low", "high"] }];
- * unknownModel(models, { model: "b" }); // → "unknown model \"b\"; Codex offers: a"
+ * assert.equal(unknownModel(models, { model: "b" }), 'unknown model "b"; Codex offers: a');
  * ```
  */
 export function unknownModel(

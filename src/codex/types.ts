@@ -5,7 +5,7 @@
  * (Codex adds fields in minor releases) and unknown item types are allowed.
  */
 
-/** A JSON-RPC request id as the app-server uses it. */
+/** A JSON-RPC request id: the app-server's, and the MCP client's. */
 export type RpcId = number | string;
 
 /** Every `thread.status.type` the relay knows. */

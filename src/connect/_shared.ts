@@ -32,7 +32,7 @@ export function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
  * shared start.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const host = await untilAborted(this.#opening, signal);
  * ```
  */

@@ -10,9 +10,6 @@ import type { DaemonTarget } from "./daemon/proxy_dial.ts";
 /** The parsed mode. */
 export type AppServerMode = { kind: "spawn" } | DaemonTarget;
 
-/** The default mode. */
-export const DEFAULT_APP_SERVER: AppServerMode = Object.freeze({ kind: "spawn" });
-
 /** The flag's value for a mode (for messages and client entries). */
 export function appServerFlag(mode: AppServerMode): string {
   return mode.kind === "unix" ? `unix://${mode.path}` : mode.kind;
@@ -24,7 +21,8 @@ export function appServerFlag(mode: AppServerMode): string {
  *
  * @example
  * ```ts
- * appServerArgs({ kind: "daemon" }); // ["--app-server", "daemon"]
+ * import assert from "assert";
+ * assert.deepEqual(appServerArgs({ kind: "daemon" }), ["--app-server", "daemon"]);
  * ```
  */
 export function appServerArgs(mode: AppServerMode): string[] {

@@ -72,10 +72,7 @@ export class OperationFrame {
 export function checkAllowed(allow: ReadonlySet<Method>, method: Method, log: Logger): void {
   if (!allow.has(method)) {
     log.warn("refused", { method });
-    // Stryker disable next-line ObjectLiteral: written: false is RelayError's default
-    throw new RelayError("not_allowed", `${method} is not allowed at this capability level`, {
-      written: false,
-    });
+    throw new RelayError("not_allowed", `${method} is not allowed at this capability level`);
   }
 }
 

@@ -65,7 +65,11 @@ export const RELAY_PERMISSIONS: PermissionSet = sets.default;
  *
  * @example
  * ```ts
- * withCodex({ run: ["codex", "/bin/kill"] }, "/opt/codex").run; // ["/opt/codex", "/bin/kill"]
+ * import assert from "assert";
+ * assert.deepEqual(withCodex({ run: ["codex", "/bin/kill"] }, "/opt/codex").run, [
+ *   "/opt/codex",
+ *   "/bin/kill",
+ * ]);
  * ```
  */
 export function withCodex(set: PermissionSet, codex: string): PermissionSet {
@@ -76,8 +80,16 @@ export function withCodex(set: PermissionSet, codex: string): PermissionSet {
 /** The install entry's set (`permissions.install`); file access comes from flags. */
 export const INSTALL_PERMISSIONS: PermissionSet = sets.install;
 
-/** Every `(kind, mode, grant)` a set gives, in a fixed order; `false` grants are left out. */
-function* grants(
+/**
+ * Every `(kind, mode, grant)` a set gives, in a fixed order; `false` grants are left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.deepEqual([...grants({ run: ["codex"], net: false })], [["run", "allow", ["codex"]]]);
+ * ```
+ */
+export function* grants(
   set: PermissionSet,
 ): Generator<[(typeof PERMISSION_KINDS)[number], "allow" | "deny" | "ignore", true | string[]]> {
   for (const kind of PERMISSION_KINDS) {
@@ -113,46 +125,6 @@ export function permissionFlags(set: PermissionSet, configDir?: string): string[
     flags.push(`--${mode}-${kind}=${items.join(",")}`);
   }
   return flags;
-}
-
-/**
- * Reads `--allow-*`/`--deny-*`/`--ignore-*` flags back into a normalized set
- * (a kind with nothing granted is absent). Used to prove that derived flags
- * grant exactly what a set grants.
- */
-export function permissionSetOfFlags(flags: readonly string[]): PermissionSet {
-  const set: Record<string, Record<string, true | string[]>> = {};
-  for (const flag of flags) {
-    if (flag === "--allow-all" || flag === "-A") return { all: true };
-    const m = flag.match(/^--(allow|deny|ignore)-([a-z]+)(?:=(.*))?$/);
-    if (!m || !(PERMISSION_KINDS as readonly string[]).includes(m[2])) {
-      throw new Error(`Not a permission flag: ${flag}`);
-    }
-    const [, mode, kind, list] = m;
-    set[kind] ??= {};
-    set[kind][mode] = list === undefined ? true : list.split(",");
-  }
-  return normalizePermissionSet(set as PermissionSet);
-}
-
-/**
- * A set in one canonical shape: `{kind: {allow?, deny?, ignore?}}` with
- * nothing for `false` or empty lists, so two sets that grant the same compare
- * equal with a deep equality.
- */
-export function normalizePermissionSet(set: PermissionSet, configDir?: string): PermissionSet {
-  if (set.all === true) return { all: true };
-  const out: Record<string, Record<string, true | string[]>> = {};
-  for (const [kind, mode, part] of grants(set)) {
-    if (Array.isArray(part) && part.length === 0) continue;
-    out[kind] ??= {};
-    out[kind][mode] = part === true
-      ? true
-      : PATH_KINDS.has(kind) && configDir
-      ? part.map((p) => absolutePath(p, configDir))
-      : [...part];
-  }
-  return out as PermissionSet;
 }
 
 function absolutePath(path: string, base: string): string {

@@ -45,12 +45,13 @@ const BY: Record<CancelledBy, string> = {
  *
  * @example
  * ```ts
- * cancelledNote({
+ * import assert from "assert";
+ * const note = cancelledNote({
  *   method: "item/commandExecution/requestApproval",
  *   summary: "Codex wants to run: touch x",
  *   by: "client",
  * });
- * // 'Codex's command approval "Codex wants to run: touch x" was cancelled: the MCP client ...'
+ * assert.match(note, /^Codex's command approval "Codex wants to run: touch x" was cancelled: the MCP client/);
  * ```
  */
 export function cancelledNote(c: Cancelled): string {

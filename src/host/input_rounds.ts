@@ -138,7 +138,7 @@ export type RoundCall =
  * order). The one check every tool that offers input rounds makes.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * roundBelongs(state, { tool: "codex_wait_reply", threadId: "t", clientMessageId: "m" });
  * ```
  */

@@ -9,7 +9,7 @@ import type { Surface } from "./surface.ts";
 
 /** What a `queued` receipt leads to on this backend (shared by the instructions and receipts). */
 export function queuedMeans(surface: Surface): string {
-  return surface.backend.queueStartsIdleThreads
+  return surface.backend.shared
     ? "stored in the Codex daemon's queue of the thread: a thread the daemon holds idle starts it at once, one with a running turn after that turn, and a thread it has not loaded when a Codex process next resumes it"
     : "stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn)";
 }
@@ -34,7 +34,7 @@ export function instructionsFor(surface: Surface): string {
   if (caps.turnStart) {
     lines.push(
       `codex_run runs a message as a Codex turn now (in an existing thread or a new one in a directory) and forwards Codex's approval requests to you as questions (not_logged_in: Codex has no login or key; nothing was queued); codex_interrupt stops a running turn (one still queued is withdrawn); codex_withdraw_message takes a message back while it is still queued; codex_list_threads also lists your runs (ended ones once). codex_review runs Codex's code review (findings with file and lines); codex_run's outputSchema makes the final answer JSON checked against it (structured); codex_steer adds input to your running turn. ${
-        surface.backend.turnsOutliveRelay
+        surface.backend.shared
           ? "Turns run in the Codex daemon and keep running if codex-relay exits."
           : "Turns run inside codex-relay and end when it exits."
       }`,

@@ -8,15 +8,14 @@
  * @module
  */
 
-/** A JSON-RPC id the relay can echo. */
-export type LineId = string | number;
+import type { RpcId } from "../codex/types.ts";
 
 /** What the scanned line asks for: an answer (by its id, or `null` when none can be told) or none. */
 export type LineVerdict =
   /** A notification (a method, no id) or a response: nothing to answer. */
   | { answer: false }
   /** A request (or something that is neither): answer it with this id. */
-  | { answer: true; id: LineId | null };
+  | { answer: true; id: RpcId | null };
 
 /** The longest key and id value kept, in bytes (longer ones are not the keys or ids looked for). */
 const KEEP_BYTES = 1024;
@@ -37,10 +36,11 @@ type At = "start" | "key" | "colon" | "value" | "comma" | "end";
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const scan = new LineScan();
  * scan.push(new TextEncoder().encode('{"method":"x","params":{"id":1},'));
  * scan.push(new TextEncoder().encode('"id":"r-7"}'));
- * scan.verdict(); // { answer: true, id: "r-7" }
+ * assert.deepEqual(scan.verdict(), { answer: true, id: "r-7" });
  * ```
  */
 export class LineScan {
@@ -209,7 +209,7 @@ function parsed(kept: number[] | undefined): string | undefined {
 }
 
 /** An id's JSON text as an id the answer can carry exactly (a number must read back as written). */
-function echoable(raw: string | null | undefined): LineId | null {
+function echoable(raw: string | null | undefined): RpcId | null {
   // Stryker disable next-line ConditionalExpression,LogicalOperator: JSON.parse(null) is null and JSON.parse(undefined) throws: null either way
   if (raw === null || raw === undefined) return null;
   let value: unknown;
@@ -224,18 +224,4 @@ function echoable(raw: string | null | undefined): LineId | null {
   // A number too large for a double (1e999) reads as Infinity, which String() never writes as its text.
   if (typeof value === "number" && String(value) === raw) return value;
   return null;
-}
-
-/**
- * The verdict on a whole line held as text (for tests and small lines).
- *
- * @example
- * ```ts
- * scanLine('{"jsonrpc":"2.0","method":"x","params":{"id":1}}'); // { answer: false }
- * ```
- */
-export function scanLine(text: string): LineVerdict {
-  const scan = new LineScan();
-  scan.push(new TextEncoder().encode(text));
-  return scan.verdict();
 }

@@ -26,7 +26,8 @@ export const NEXT_MAX_CHARS = 600;
  *
  * @example
  * ```ts
- * textOf({ said: "Queued.", next: "Wait for it." }); // "Queued. Wait for it."
+ * import assert from "assert";
+ * assert.equal(textOf({ said: "Queued.", next: "Wait for it." }), "Queued. Wait for it.");
  * ```
  */
 export function textOf(e: Explained): string {
@@ -80,8 +81,13 @@ export function reasonNext(reason: ReasonCode | undefined): string {
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * import { z } from "zod";
- * withNext(z.object({ status: z.string() })); // {status, next}
+ * const schema = withNext(z.object({ status: z.string() }));
+ * assert.deepEqual(schema.parse({ status: "queued", next: "Wait." }), {
+ *   status: "queued",
+ *   next: "Wait.",
+ * });
  * ```
  */
 export function withNext(schema: z.ZodType): z.ZodType {

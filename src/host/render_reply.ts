@@ -6,7 +6,7 @@
  */
 
 import type { ReadReplyResult, Reply, RequestSummary } from "../reply/schemas.ts";
-import { type Explained, reasonNext, textOf } from "./next_steps.ts";
+import { type Explained, reasonNext } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
 export function replyText(r: Reply): string {
@@ -77,11 +77,6 @@ export interface RenderOptions {
   keepWaiting?: string;
   /** Whether codex_run is there (it starts a thread's queue). */
   turnStart?: boolean;
-}
-
-/** One paragraph telling what a read found and what to do next. */
-export function renderReadReply(out: ReadReplyResult, options: RenderOptions = {}): string {
-  return textOf(explainReadReply(out, options));
 }
 
 /** What a read found, and what to do next. */

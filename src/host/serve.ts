@@ -16,7 +16,7 @@ import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
-import { backendTraits } from "./surface.ts";
+import { surfaceOf } from "./surface.ts";
 import { buildServer } from "./server.ts";
 import { TOOLS } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
@@ -51,16 +51,23 @@ import { LineStdioTransport } from "./stdio_transport.ts";
  * ```
  */
 export async function serve(options: ServeOptions): Promise<number> {
-  const flags = serveFlags(options);
-  return await serveFlagsOn(flags, VERSION, options);
+  return await serveWith(serveFlags(options, "options"), options);
 }
 
-/** The server over `io` with parsed flags (the CLI's `serve` and the library's). */
-async function serveFlagsOn(
+/**
+ * The server over `io` with flags {@linkcode serveFlags} parsed: the library's
+ * {@linkcode serve}, and the CLI's on the process's stdio.
+ *
+ * @example
+ * ```ts ignore
+ * await serveWith(serveFlags({ allowReplyRead: true }, "options"), { readable, writable });
+ * ```
+ */
+export async function serveWith(
   flags: ServeFlags,
-  version: string,
   io: Pick<ServeOptions, "readable" | "writable" | "signal">,
 ): Promise<number> {
+  const version = VERSION;
   const log = stderrLogger(flags.logLevel);
   const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
   // Side-effect free: the daemon connection opens on the first RPC.
@@ -93,7 +100,7 @@ async function serveFlagsOn(
         tools: TOOLS,
         shutdown: shutdown.signal,
         log,
-        instructions: instructionsFor({ caps, backend: backendTraits(connection) }),
+        instructions: instructionsFor(surfaceOf(caps, connection)),
         clock,
         turns,
         starts,

@@ -1,12 +1,14 @@
 /**
- * The options of `serve`: as the CLI parses them (used by the host and
- * `doctor`), and as the library entry takes them ({@linkcode ServeOptions},
- * checked by {@linkcode serveFlags}).
+ * The options of `serve`: as the library entry takes them
+ * ({@linkcode ServeOptions}), and parsed ({@linkcode ServeFlags}, used by the
+ * host and `doctor`) by the one parser of the CLI and the library,
+ * {@linkcode serveFlags}.
  * @module
  */
 
 import { codexPathProblem } from "../connect/process/codex_binary.ts";
-import type { LogLevel } from "../core/log.ts";
+import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
+import { UsageError } from "../core/usage_error.ts";
 import type { AppServerMode } from "../connect/app_server_mode.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
 
@@ -82,54 +84,116 @@ export interface ServeOptions {
   codex?: string;
 }
 
+/** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
+export type ServeSettings = Omit<ServeOptions, "readable" | "writable" | "signal" | "appServer"> & {
+  /** As {@linkcode ServeOptions.appServer}; any other string is refused. */
+  appServer?: ServeOptions["appServer"] | string;
+};
+
+/** Who gave the settings: the command line (flags, a usage error) or the library (options, a `TypeError`). */
+export type ServeSource = "flags" | "options";
+
+const NAMES: Record<keyof ServeSettings, [flag: string, option: string]> = {
+  allowReplyRead: ["--allow-reply-read", "allowReplyRead"],
+  allowTurnStart: ["--allow-turn-start", "allowTurnStart"],
+  autoApproveMcpTools: ["--auto-approve-mcp-tools", "autoApproveMcpTools"],
+  disableCodexMcpServers: ["--disable-codex-mcp-server", "disableCodexMcpServers"],
+  logLevel: ["--log-level", "logLevel"],
+  appServer: ["--app-server", "appServer"],
+  codex: ["--codex", "codex"],
+};
+
+const APP_SERVER_USAGE: Record<ServeSource, string> = {
+  flags: "--app-server takes spawn, daemon or unix:///absolute/path.sock",
+  options: `appServer takes "spawn", "daemon" or { socket: "/absolute/path.sock" }`,
+};
+
 /**
- * The {@linkcode ServeFlags} of library options; a `TypeError` saying what
- * is wrong for options the CLI would refuse.
+ * The one parser of `serve`'s options, for the CLI and the library alike:
+ * the {@linkcode ServeFlags} of `settings`, or the first thing wrong with
+ * them, named as `source` names it (a {@linkcode UsageError} for flags, a
+ * `TypeError` for options).
  *
  * @example
- * ```ts ignore
- * serveFlags({ readable, writable, appServer: "daemon" }).appServer; // { kind: "daemon" }
+ * ```ts
+ * import assert from "assert";
+ * assert.deepEqual(serveFlags({ appServer: "daemon" }, "options").appServer, { kind: "daemon" });
+ * assert.throws(() => serveFlags({ appServer: { socket: "/" } }, "options"), TypeError);
  * ```
  */
-export function serveFlags(options: ServeOptions): ServeFlags {
-  const turnStart = options.allowTurnStart === true;
-  const disabled = options.disableCodexMcpServers ?? [];
-  const bad = disabled.find((name) => !MCP_SERVER_NAME.test(name));
-  if (bad !== undefined) {
-    throw new TypeError(
-      `disableCodexMcpServers takes names of letters, digits, '_' and '-' (got '${bad}')`,
-    );
-  }
-  if (!turnStart && (options.autoApproveMcpTools || disabled.length > 0)) {
-    throw new TypeError(
-      "autoApproveMcpTools and disableCodexMcpServers need allowTurnStart: they apply to turns the relay runs",
-    );
-  }
-  return {
-    allowReplyRead: options.allowReplyRead === true,
-    allowTurnStart: turnStart,
-    autoApproveMcpTools: options.autoApproveMcpTools === true,
-    disableCodexMcpServers: [...disabled],
-    logLevel: options.logLevel ?? "warn",
-    appServer: appServerMode(options.appServer),
-    ...(options.codex === undefined ? {} : { codex: codexPath(options.codex) }),
+export function serveFlags(settings: ServeSettings, source: ServeSource): ServeFlags {
+  const name = (key: keyof ServeSettings) => NAMES[key][source === "flags" ? 0 : 1];
+  const fail = (message: string) =>
+    source === "flags" ? new UsageError(message) : new TypeError(message);
+  const flag = (key: "allowReplyRead" | "allowTurnStart" | "autoApproveMcpTools") => {
+    const value = settings[key] ?? false;
+    if (typeof value !== "boolean") throw fail(`${name(key)} must be true or false`);
+    return value;
   };
+  const logLevel = settings.logLevel ?? "warn";
+  if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+    throw fail(`${name("logLevel")} must be one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const disabled = disabledServers(settings.disableCodexMcpServers, name("disableCodexMcpServers"));
+  if (typeof disabled === "string") throw fail(disabled);
+  const flags: ServeFlags = {
+    allowReplyRead: flag("allowReplyRead"),
+    allowTurnStart: flag("allowTurnStart"),
+    autoApproveMcpTools: flag("autoApproveMcpTools"),
+    disableCodexMcpServers: disabled,
+    logLevel,
+    appServer: appServerMode(settings.appServer, source, fail),
+    ...(settings.codex === undefined
+      ? {}
+      : { codex: codexPath(settings.codex, name("codex"), fail) }),
+  };
+  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers"] as const) {
+    const given = key === "autoApproveMcpTools" ? flags[key] : flags[key].length > 0;
+    if (given && !flags.allowTurnStart) throw fail(`${name(key)} needs ${name("allowTurnStart")}`);
+  }
+  return flags;
 }
 
-function codexPath(value: unknown): string {
+/** The servers to disable, or what is wrong with them. */
+function disabledServers(value: unknown, name: string): string[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return `${name} takes a list of names`;
+  const bad = value.find((server) => typeof server !== "string" || !MCP_SERVER_NAME.test(server));
+  if (bad === undefined) return [...value];
+  return `${name} takes a name of letters, digits, '_' and '-' (got '${
+    clip(String(bad))
+  }'); other names would need quoting in Codex's config`;
+}
+
+function codexPath(value: unknown, name: string, fail: (message: string) => Error): string {
   const problem = typeof value === "string" ? codexPathProblem(value) : "must be a string";
-  if (problem !== undefined) throw new TypeError(`codex ${problem}`);
+  if (problem !== undefined) throw fail(`${name}: ${problem}`);
   return value as string;
 }
 
-function appServerMode(target: ServeOptions["appServer"]): AppServerMode {
-  if (target === undefined || target === "spawn") return { kind: "spawn" };
-  if (target === "daemon") return { kind: "daemon" };
-  if (typeof target === "object" && target !== null && typeof target.socket === "string") {
-    if (!target.socket.startsWith("/")) {
-      throw new TypeError(`appServer.socket must be an absolute path (got '${target.socket}')`);
-    }
-    return { kind: "unix", path: target.socket };
+function appServerMode(
+  value: ServeSettings["appServer"],
+  source: ServeSource,
+  fail: (message: string) => Error,
+): AppServerMode {
+  const usage = APP_SERVER_USAGE[source];
+  if (value === undefined || value === "spawn") return { kind: "spawn" };
+  if (value === "daemon") return { kind: "daemon" };
+  if (typeof value !== "object" || value === null || typeof value.socket !== "string") {
+    throw fail(`${usage} (got '${clip(String(value))}')`);
   }
-  throw new TypeError(`appServer takes "spawn", "daemon" or { socket: "/absolute/path.sock" }`);
+  const path = value.socket;
+  const shown = source === "flags" ? `unix://${path}` : path;
+  if (!path.startsWith("/") || path === "/") {
+    throw fail(`${usage}: the socket path must be absolute (got '${clip(shown)}')`);
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) {
+    throw fail(`${usage}: the socket path has a control character`);
+  }
+  return { kind: "unix", path };
+}
+
+function clip(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }

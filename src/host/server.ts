@@ -23,7 +23,7 @@ import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, outputSchemaAt, type Tool, ToolRefusal } from "./tool.ts";
 import { advertised, advertisedAnnotations } from "./tool_schema.ts";
-import { backendTraits, type Surface } from "./surface.ts";
+import { surfaceOf } from "./surface.ts";
 import { PROMPTS } from "./prompts.ts";
 import { textOf, withNext } from "./next_steps.ts";
 
@@ -42,7 +42,7 @@ export interface ServerDeps {
   /** Logger. */
   log: Logger;
   /** Options passed to McpServer (request state verification, round caps). */
-  serverOptions?: ConstructorParameters<typeof McpServer>[1];
+  serverOptions: ConstructorParameters<typeof McpServer>[1];
   /** Model-facing instructions. */
   instructions: string;
   /** The time source of waits. */
@@ -63,7 +63,7 @@ export function buildServer(deps: ServerDeps): McpServer {
     ...deps.serverOptions,
     instructions: deps.instructions,
   });
-  const surface = surfaceOf(deps);
+  const surface = surfaceOf(deps.caps, deps.connection);
   for (const tool of deps.tools) {
     if (!tool.enabled(deps.caps)) continue;
     server.registerTool(
@@ -144,7 +144,7 @@ async function call(
       ms: Math.round(performance.now() - started),
       status: (out as { status?: string }).status,
     });
-    const explained = tool.explain(out, surfaceOf(deps));
+    const explained = tool.explain(out, surfaceOf(deps.caps, deps.connection));
     return {
       content: [{ type: "text", text: textOf(explained) }],
       structuredContent: { ...(out as object), next: explained.next },
@@ -157,11 +157,6 @@ async function call(
     });
     return errorResult(`${tool.name} failed unexpectedly; see the server's log`);
   }
-}
-
-/** What the texts may promise at this level on this backend. */
-function surfaceOf(deps: ServerDeps): Surface {
-  return { caps: deps.caps, backend: backendTraits(deps.connection) };
 }
 
 /** The elicitation modes the calling client declared (envelope at 2026-07-28, handshake before). */

@@ -29,7 +29,8 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../core/log.ts";
-import { WireBudget, type WireId } from "./wire_budget.ts";
+import { WireBudget } from "./wire_budget.ts";
+import type { RpcId } from "../codex/types.ts";
 import { LineScan } from "./line_scan.ts";
 
 /**
@@ -46,17 +47,15 @@ const INVALID_REQUEST = -32600;
 /** The JSON-RPC server-error code of a request the relay shut down before answering. */
 export const SHUT_DOWN = -32000;
 
-type Id = WireId;
-
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
 
 /** Options of a {@linkcode LineStdioTransport}. */
 export interface StdioOptions {
-  /** Where messages come from (default `Deno.stdin.readable`). */
-  input?: ReadableStream<Uint8Array>;
-  /** Where messages go (default `Deno.stdout.writable`). */
-  output?: WritableStream<Uint8Array>;
+  /** Where messages come from (the CLI's: stdin). */
+  input: ReadableStream<Uint8Array>;
+  /** Where messages go (the CLI's: stdout). */
+  output: WritableStream<Uint8Array>;
   /** The bound on one message (default {@linkcode MAX_MESSAGE_BYTES}; lower only). */
   maxMessageBytes?: number;
   /** Where refusals are logged. */
@@ -86,8 +85,8 @@ export class LineStdioTransport implements Transport {
   #writing: Promise<void> = Promise.resolve();
 
   constructor(options: StdioOptions) {
-    this.#input = options.input ?? Deno.stdin.readable;
-    this.#writer = (options.output ?? Deno.stdout.writable).getWriter();
+    this.#input = options.input;
+    this.#writer = options.output.getWriter();
     this.#max = Math.min(options.maxMessageBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
     this.#log = options.log;
     this.#budget = options.budget ?? new WireBudget();
@@ -115,7 +114,7 @@ export class LineStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("LineStdioTransport is closed"));
     const answer = isJSONRPCResponse(message) && "id" in message;
-    if (answer && !this.#budget.answer((message as { id: Id }).id)) {
+    if (answer && !this.#budget.answer((message as { id: RpcId }).id)) {
       this.#log.debug("answer dropped", { why: "not owed" });
       return Promise.resolve();
     }
@@ -163,8 +162,7 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  // Stryker disable next-line BooleanLiteral: every caller says whether it writes an answer
-  #write(line: string, answer = false): Promise<void> {
+  #write(line: string, answer: boolean): Promise<void> {
     const bytes = encoder.encode(line + "\n");
     this.#budget.queued(bytes.length);
     const done = this.#writing.then(() => this.#writer.write(bytes)).finally(() =>
@@ -255,9 +253,8 @@ export class LineStdioTransport implements Transport {
 
   /** One complete line (at most the bound): a message, or the error the spec gives. */
   #line(bytes: Uint8Array): void {
-    let text = new TextDecoder().decode(bytes);
-    // Stryker disable next-line ConditionalExpression,MethodExpression: JSON.parse and trim() ignore a trailing CR anyway
-    if (text.endsWith("\r")) text = text.slice(0, -1);
+    // A trailing CR (CRLF lines) is whitespace to JSON.parse and trim().
+    const text = new TextDecoder().decode(bytes);
     if (text.trim() === "") return;
     let value: unknown;
     try {
@@ -325,17 +322,16 @@ export class LineStdioTransport implements Transport {
     );
   }
 
-  #error(id: Id | null, code: number, message: string, data?: unknown): void {
+  #error(id: RpcId | null, code: number, message: string, data?: unknown): void {
     // Stryker disable next-line ConditionalExpression: reading stops at close: no refusal is made after it
     if (this.#closed) return;
-    // Stryker disable next-line ConditionalExpression: JSON.stringify drops data: undefined
-    const error = data === undefined ? { code, message } : { code, message, data };
+    const error = { code, message, data }; // JSON.stringify drops data: undefined
     this.#budget.refused();
     void this.#write(JSON.stringify({ jsonrpc: "2.0", id, error }), true).catch(() => {});
   }
 }
 
-function usableId(id: unknown): Id | null {
+function usableId(id: unknown): RpcId | null {
   // Stryker disable next-line LogicalOperator,ConditionalExpression: only 1e999 (Infinity) tells them apart: JSON.stringify writes it as null, and cancelling it cancels nothing
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }

@@ -95,7 +95,7 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
  * then what to do next.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const text = toolText(withdrawMessageTool, out); // "Withdrawn (...) ... "
  * ```
  */

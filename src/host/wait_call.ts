@@ -36,7 +36,7 @@ export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeIds">;
  * input round it offers, or each entry's end.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const out = await waitInCall([{ run: runtime }], ctx, base, undefined, "any");
  * ```
  */
@@ -116,7 +116,7 @@ function progressText(p: Progress): string {
  * reaches Codex.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const prior = retriedRound(ctx, { tool: "codex_run", threadRef: args.threadId });
  * ```
  */

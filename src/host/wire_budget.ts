@@ -7,8 +7,7 @@
  * @module
  */
 
-/** A JSON-RPC request id. */
-export type WireId = string | number;
+import type { RpcId } from "../codex/types.ts";
 
 /**
  * Requests read whose answers are not yet written, past which stdin is no
@@ -24,7 +23,7 @@ export const MAX_UNWRITTEN_BYTES = 8 * 1024 * 1024;
 /** Which bound stopped reading. */
 export type Full = "requests" | "bytes";
 
-function key(id: WireId): string {
+function key(id: RpcId): string {
   return `${typeof id}:${id}`;
 }
 
@@ -33,7 +32,7 @@ export class WireBudget {
   readonly maxRequests: number;
   readonly maxBytes: number;
   /** Requests read and not yet answered, by id (a client may reuse an id). */
-  readonly #owed = new Map<string, { id: WireId; count: number }>();
+  readonly #owed = new Map<string, { id: RpcId; count: number }>();
   /** Requests read whose answer is not yet written (owed + being written). */
   #unanswered = 0;
   #bytes = 0;
@@ -62,7 +61,7 @@ export class WireBudget {
   }
 
   /** A request was read and passed on: its answer is owed. */
-  read(id: WireId): void {
+  read(id: RpcId): void {
     const k = key(id);
     const entry = this.#owed.get(k);
     if (entry) entry.count++;
@@ -75,7 +74,7 @@ export class WireBudget {
    * counts until {@linkcode written}); false when none was (already answered,
    * or cancelled by the client): such an answer is not written.
    */
-  answer(id: WireId): boolean {
+  answer(id: RpcId): boolean {
     return this.#take(key(id));
   }
 
@@ -83,7 +82,7 @@ export class WireBudget {
    * The client cancelled request `id`: no answer is owed any more (the server
    * sends none). False when it was not owed.
    */
-  cancel(id: WireId): boolean {
+  cancel(id: RpcId): boolean {
     if (!this.#take(key(id))) return false;
     this.#settle(0, true);
     return true;
@@ -105,7 +104,7 @@ export class WireBudget {
   }
 
   /** The ids still owed an answer, once each per request (for answering them at shutdown). */
-  owed(): WireId[] {
+  owed(): RpcId[] {
     return [...this.#owed.values()].flatMap((e) => Array(e.count).fill(e.id));
   }
 

@@ -89,7 +89,8 @@ export type KeyRoute = "env_vars" | "inherited" | "reference" | "literal";
  *
  * @example
  * ```ts
- * keyReference("AZURE_OPENAI_API_KEY"); // "${env:AZURE_OPENAI_API_KEY}"
+ * import assert from "assert";
+ * assert.equal(keyReference("AZURE_OPENAI_API_KEY"), "${env:AZURE_OPENAI_API_KEY}");
  * ```
  */
 export function keyReference(name: string): string {

@@ -143,7 +143,9 @@ const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
  *
  * @example
  * ```ts
- * cliCommand({ kind: "binary", path: "/usr/local/bin/codex-relay" }); // ["/usr/local/bin/codex-relay"]
+ * import assert from "assert";
+ * const binary = { kind: "binary", path: "/usr/local/bin/codex-relay" } as const;
+ * assert.deepEqual(cliCommand(binary), ["/usr/local/bin/codex-relay"]);
  * ```
  */
 export function cliCommand(source: Source): string[] {

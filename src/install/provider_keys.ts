@@ -20,7 +20,9 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  *
  * @example
  * ```ts
- * providerKeyVars('[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n'); // ["AZURE_OPENAI_API_KEY"]
+ * import assert from "assert";
+ * const toml = '[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n';
+ * assert.deepEqual(providerKeyVars(toml), ["AZURE_OPENAI_API_KEY"]);
  * ```
  */
 export function providerKeyVars(configToml: string | null): string[] {
@@ -49,8 +51,14 @@ export function providerKeyVars(configToml: string | null): string[] {
  *
  * @example
  * ```ts
- * keyNote({ client: "cursor", label: "Cursor", keyRoute: "reference", path: "/h/.cursor/mcp.json" }, ["AZURE_KEY"]);
- * // 'Provider keys: the entry passes AZURE_KEY from Cursor\'s environment ("AZURE_KEY": "${env:AZURE_KEY}"; no value is written)'
+ * import assert from "assert";
+ * const target = {
+ *   client: "cursor",
+ *   label: "Cursor",
+ *   keyRoute: "reference",
+ *   path: "/h/.cursor/mcp.json",
+ * } as const;
+ * assert.match(keyNote(target, ["AZURE_KEY"]) ?? "", /passes AZURE_KEY from Cursor's environment/);
  * ```
  */
 export function keyNote(
@@ -93,7 +101,8 @@ export function keyNote(
  *
  * @example
  * ```ts
- * entryKeyState("literal", { env: {} }, "AZURE_KEY"); // "missing"
+ * import assert from "assert";
+ * assert.equal(entryKeyState("literal", { env: {} }, "AZURE_KEY"), "missing");
  * ```
  */
 export function entryKeyState(

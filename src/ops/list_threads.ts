@@ -59,8 +59,9 @@ export async function listThreads(s: Session, options: ListOptions): Promise<Thr
  *
  * @example
  * ```ts
- * folderOf("/home/me/parser/"); // "parser"
- * folderOf("C:\\work\\api"); // "api"
+ * import assert from "assert";
+ * assert.equal(folderOf("/home/me/parser/"), "parser");
+ * assert.equal(folderOf("C:\\work\\api"), "api");
  * ```
  */
 export function folderOf(cwd: string | null): string | null {

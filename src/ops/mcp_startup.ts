@@ -43,11 +43,12 @@ type Settled = { status: "ready" | "failed" | "cancelled"; error: string | null 
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const servers = serversToStart(
  *   { mcp_servers: { docs: { command: "npx" }, off: { command: "x", enabled: false } } },
  *   {},
  * );
- * // [{ name: "docs", timeoutMs: 30_000 }]
+ * assert.deepEqual(servers, [{ name: "docs", timeoutMs: 30_000 }]);
  * ```
  */
 export function serversToStart(
@@ -78,9 +79,10 @@ export function serversToStart(
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const start = new McpStartup("t1", [{ name: "docs", timeoutMs: 10_000 }], 0);
  * start.note(STARTUP_STATUS, { threadId: "t1", name: "docs", status: "ready", error: null });
- * start.waitUntil(0, 20_000); // undefined: nothing to wait for
+ * assert.equal(start.waitUntil(0, 20_000), undefined); // nothing to wait for
  * ```
  */
 export class McpStartup {
@@ -146,8 +148,11 @@ export class McpStartup {
  *
  * @example
  * ```ts
- * missingText([{ name: "docs", status: "failed", error: "exit 1" }]);
- * // "The turn runs without the tools of MCP server docs (failed: exit 1)"
+ * import assert from "assert";
+ * assert.equal(
+ *   missingText([{ name: "docs", status: "failed", error: "exit 1" }]),
+ *   "The turn runs without the tools of MCP server docs (failed: exit 1)",
+ * );
  * ```
  */
 export function missingText(missing: readonly McpServerMissing[]): string {

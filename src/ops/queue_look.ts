@@ -25,7 +25,7 @@ export type QueueLook =
  * running in another process reads to a non-holder).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const look = await lookInQueue(session, threadId, "relay-1");
  * if (look.kind === "queued" && !look.turnRunning) console.error("waits for a resume");
  * ```

@@ -60,8 +60,7 @@ async function addToQueue(
     }
     // Refused before the frame was written, or answered with an error: not stored.
     if (!e.written || e.rpcCode !== undefined) {
-      // Stryker disable next-line ObjectLiteral: written: false is the default, and the receipt built from this error reads only its reason, message and written
-      return new RelayError(e.reason, e.message, { written: false, rpcCode: e.rpcCode });
+      return new RelayError(e.reason, e.message, { rpcCode: e.rpcCode });
     }
     return e;
   }

@@ -30,7 +30,7 @@ export interface ReviewRef {
  * none (yet); the result has no `replies`: a review's text is its `review`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const read = await readReview(session, { threadId, clientMessageId, turnId, status: "completed" });
  * read.review?.findings;
  * ```

@@ -54,8 +54,7 @@ export async function resolveThread(s: Session, ref: string): Promise<string | R
     return await resolveName(s, ref);
   } catch (error) {
     const e = asRelayError(error);
-    // Stryker disable next-line ObjectLiteral: a RelayError is not written unless told: { written: false } is the default
-    return new RelayError(e.reason, e.message, { written: false });
+    return new RelayError(e.reason, e.message);
   }
 }
 
@@ -74,7 +73,6 @@ export async function resolveRef(
     return await connection.operation((s) => resolveThread(s, ref), { signal, label: "resolve" });
   } catch (error) {
     const e = asRelayError(error);
-    // Stryker disable next-line ObjectLiteral: a RelayError is not written unless told: { written: false } is the default
-    return new RelayError(e.reason, e.message, { written: false });
+    return new RelayError(e.reason, e.message);
   }
 }

@@ -20,8 +20,9 @@ const RUN_ID = new RegExp(
  *
  * @example
  * ```ts
- * const id = mintRunId(); // "1b9d6bcd-bbfd-4b2d-9b5d-c0de4e1a1f0e"
- * isRunId(id); // true
+ * import assert from "assert";
+ * const id = mintRunId(); // e.g. "1b9d6bcd-bbfd-4b2d-9b5d-c0de4e1a1f0e"
+ * assert.equal(isRunId(id), true);
  * ```
  */
 export function mintRunId(): string {

@@ -27,7 +27,7 @@ function turnKind(message: string): string {
  * does not steer: `not_steerable`, the kind named).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * await steerTurn(session, { threadId, expectedTurnId, clientMessageId, text: "also check x" });
  * ```
  */

@@ -66,7 +66,7 @@ export const NOT_FOUND_CONFIRM_MS = 500;
  * it, which waiting does not bring about; a daemon may start it at once).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * isSettled(result, true, 0); // a first not_found: false, Codex may be taking it
  * ```
  */
@@ -88,7 +88,7 @@ export function isSettled(
  * at the first) after a `not_found` read, `undefined` after any other.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * let since = notFoundSince(read, undefined, clock.now());
  * ```
  */
@@ -110,7 +110,7 @@ export function notFoundSince(
  * as is.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const pacing = new Pacing(false);
  * pacing.after([]); // 100, then 200, 250, 250, ...
  * ```

@@ -53,7 +53,9 @@ export interface ReadResultInput {
  *
  * @example
  * ```ts
- * unavailableRead({ threadId: "t", clientMessageId: "m" }, "timeout").status; // "unavailable"
+ * import assert from "assert";
+ * const read = unavailableRead({ threadId: "t", clientMessageId: "m" }, "timeout");
+ * assert.equal(read.status, "unavailable");
  * ```
  */
 export function unavailableRead(

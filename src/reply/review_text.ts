@@ -54,11 +54,18 @@ const PRIORITY = /^\[P(\d+)\]\s*(.*)$/;
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const review = parseReview(
  *   "One issue.\n\nReview comment:\n\n- [P1] Division by zero — /w/calc.js:2-2\n  b may be 0.",
  * );
- * // review.findings[0] → {priority: 1, title: "Division by zero", file: "/w/calc.js",
- * //                       lineStart: 2, lineEnd: 2, body: "b may be 0."}
+ * assert.deepEqual(review.findings[0], {
+ *   priority: 1,
+ *   title: "Division by zero",
+ *   file: "/w/calc.js",
+ *   lineStart: 2,
+ *   lineEnd: 2,
+ *   body: "b may be 0.",
+ * });
  * ```
  */
 export function parseReview(text: string, maxBytes: number = REPLY_BUDGET_BYTES): ReviewResult {

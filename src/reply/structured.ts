@@ -75,8 +75,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: fals
  *
  * @example
  * ```ts
- * checkOutputSchema({ type: "object", properties: { a: { type: "string" } } });
- * // → {path: "", rule: "additional_properties", message: "..."}
+ * import assert from "assert";
+ * const problem = checkOutputSchema({ type: "object", properties: { a: { type: "string" } } });
+ * assert.equal(problem?.rule, "additional_properties");
  * ```
  */
 export function checkOutputSchema(schema: unknown): SchemaProblem | undefined {
@@ -213,10 +214,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const schema = { type: "object", properties: { ok: { type: "boolean" } },
  *   required: ["ok"], additionalProperties: false };
- * structuredAnswer(schema, '{"ok":true}'); // → {valid: true, value: {ok: true}}
- * structuredAnswer(schema, "not json"); // → {valid: false, error: "the answer is not JSON: ..."}
+ * assert.deepEqual(structuredAnswer(schema, '{"ok":true}'), { valid: true, value: { ok: true } });
+ * const refused = structuredAnswer(schema, "not json");
+ * assert.match(refused.valid ? "" : refused.error, /^the answer is not JSON/);
  * ```
  */
 export function structuredAnswer(schema: unknown, text: string): Structured {

@@ -28,7 +28,9 @@ export interface WaitMessageRef {
  *
  * @example
  * ```ts
- * duplicateAt([{ threadId: "a", clientMessageId: "1" }, { threadId: "a", clientMessageId: "1" }]); // 1
+ * import assert from "assert";
+ * const same = { threadId: "a", clientMessageId: "1" };
+ * assert.equal(duplicateAt([same, { ...same }]), 1);
  * ```
  */
 export function duplicateAt(messages: readonly WaitMessageRef[]): number {
@@ -86,7 +88,8 @@ export interface WaitSummary {
  *
  * @example
  * ```ts
- * summaryText({ done: 2, total: 5, waiting: 1 }); // "2 of 5 done; 1 waiting for approval"
+ * import assert from "assert";
+ * assert.equal(summaryText({ done: 2, total: 5, waiting: 1 }), "2 of 5 done; 1 waiting for approval");
  * ```
  */
 export function summaryText(s: WaitSummary): string {

@@ -33,7 +33,7 @@ export const MESSAGE_JOB: RunJob = Object.freeze({ kind: "message" });
  * a review only `review`, read from R.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const read = await settledRead(session, { kind: "message" }, runtime.snapshot());
  * ```
  */

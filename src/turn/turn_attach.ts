@@ -123,7 +123,7 @@ async function loadedInDaemon(session: Session, threadId: string): Promise<boole
  * attached to its turn still running there; otherwise the message is read.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const entry = await locateMessage(ref, deps, true, [], signal);
  * ```
  */

@@ -22,7 +22,7 @@ const STEER_BUDGET_MS = 12_000;
  * `clientMessageId`, when given) with `text`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const result = await steerRun(registry, clock, { threadId, text: "also cover y" }, signal);
  * ```
  */

@@ -124,7 +124,7 @@ interface Slot<R extends FollowedRun> extends WaitEntry<R> {
  * read ({@linkcode isSettled}).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const out = await waitOn([{ run: runtime }], options, ports);
  * if (out.kind === "done") runResult(out.ends[0], receipt);
  * ```

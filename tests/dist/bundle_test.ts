@@ -10,11 +10,8 @@ import assert from "assert";
 import { INITIALIZED, initializeRequest, toolCall } from "../../testing/raw_relay.ts";
 import { buildBundle } from "../../scripts/bundle.ts";
 import { bundleServeCommand, RELAY_V8_FLAGS, relayFlags } from "../../src/install/launch.ts";
-import {
-  normalizePermissionSet,
-  permissionSetOfFlags,
-  RELAY_PERMISSIONS,
-} from "../../src/core/permissions.ts";
+import { RELAY_PERMISSIONS } from "../../src/core/permissions.ts";
+import { normalizePermissionSet, permissionSetOfFlags } from "../../testing/permission_flags.ts";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { EXPECTED_OUTCOMES, PROBE, runProbe } from "./_probe.ts";

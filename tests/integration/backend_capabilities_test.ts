@@ -2,9 +2,9 @@
  * The turn machinery picks its path from what the backend says it can do
  * (`Connection.capabilities`), never from which backend it is: a third
  * backend (here one that runs the fixture app-server in a private helper
- * and declares whatever the test says) subscribes before it queues whatever
- * it declares (every app-server keeps a thread it loaded loaded), and
- * attaches to running turns when it says `shared`.
+ * and declares whatever the test says) attaches to running turns when, and
+ * only when, it says `shared`; and `codex_run` on a stored thread subscribes
+ * before it queues (every app-server keeps a thread it loaded loaded).
  */
 import assert from "assert";
 import { allowedMethods } from "../../src/codex/methods.ts";
@@ -15,8 +15,6 @@ import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import { attachTurn } from "../../src/turn/turn_attach.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
-
-const PRIVATE: BackendCapabilities = { shared: false };
 
 /** A backend that is neither `spawn` nor `daemon`: the fixture's helpers, with `capabilities`. */
 function thirdBackend(f: FixtureHome, capabilities: BackendCapabilities): Connection {
@@ -46,35 +44,33 @@ async function methodsFor(f: FixtureHome, threadId: string): Promise<string[]> {
     .map((r) => r.method);
 }
 
-for (const shared of [true, false]) {
-  Deno.test(
-    `codex_run on a thread through a backend that says shared: ${shared} subscribes (thread/resume) before it queues`,
-    async () => {
-      const t = thread();
-      await withFixture({ threads: [t] }, async (f) => {
-        const connection = thirdBackend(f, { shared });
-        const { turns, starts } = turnMachinery({
-          connection,
-          clock: new ManualClock(),
-          log: silentLogger,
-          readsReplies: false,
-        });
-        try {
-          const started = await starts.inThread(t.id, "hello", new AbortController().signal);
-          assert.ok(started.runtime, `started: ${started.message}`);
-          await started.runtime.run.settled;
-          const methods = (await methodsFor(f, t.id)).filter((m) =>
-            m === "thread/resume" || m === "thread/queue/add"
-          );
-          assert.deepEqual(methods, ["thread/resume", "thread/queue/add"]);
-        } finally {
-          await turns.shutdown();
-          await connection.shutdown();
-        }
+Deno.test(
+  "codex_run on a stored thread through a third backend subscribes (thread/resume) before it queues",
+  async () => {
+    const t = thread();
+    await withFixture({ threads: [t] }, async (f) => {
+      const connection = thirdBackend(f, { shared: false });
+      const { turns, starts } = turnMachinery({
+        connection,
+        clock: new ManualClock(),
+        log: silentLogger,
+        readsReplies: false,
       });
-    },
-  );
-}
+      try {
+        const started = await starts.inThread(t.id, "hello", new AbortController().signal);
+        assert.ok(started.runtime, `started: ${started.message}`);
+        await started.runtime.run.settled;
+        const methods = (await methodsFor(f, t.id)).filter((m) =>
+          m === "thread/resume" || m === "thread/queue/add"
+        );
+        assert.deepEqual(methods, ["thread/resume", "thread/queue/add"]);
+      } finally {
+        await turns.shutdown();
+        await connection.shutdown();
+      }
+    });
+  },
+);
 
 for (const attaches of [true, false]) {
   Deno.test(
@@ -84,7 +80,7 @@ for (const attaches of [true, false]) {
     async () => {
       const t = thread();
       await withFixture({ threads: [t] }, async (f) => {
-        const connection = thirdBackend(f, { ...PRIVATE, shared: attaches });
+        const connection = thirdBackend(f, { shared: attaches });
         const clock = new ManualClock();
         const { turns } = turnMachinery({
           connection,

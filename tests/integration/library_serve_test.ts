@@ -112,7 +112,7 @@ Deno.test("serve() refuses options the CLI would refuse, before it reads or star
   const io = { readable: new ReadableStream<Uint8Array>(), writable: new WritableStream() };
   await assert.rejects(
     () => serve({ ...io, disableCodexMcpServers: ["relay"] }),
-    /need allowTurnStart/,
+    /disableCodexMcpServers needs allowTurnStart/,
   );
   await assert.rejects(
     () => serve({ ...io, allowTurnStart: true, disableCodexMcpServers: ["my relay"] }),
@@ -120,4 +120,24 @@ Deno.test("serve() refuses options the CLI would refuse, before it reads or star
   );
   await assert.rejects(() => serve({ ...io, appServer: { socket: "rel.sock" } }), /absolute/);
   assert.equal(io.readable.locked, false, "nothing was read");
+});
+
+Deno.test("serve() refuses what the CLI refuses with the same rules: a socket path '/', a control character, an unknown log level", async () => {
+  // Input that has ended: options let through would serve, read the end and resolve 0.
+  const ended = () => ({
+    readable: new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+    writable: new WritableStream<Uint8Array>(),
+  });
+  await assert.rejects(
+    () => serve({ ...ended(), appServer: { socket: "/" } }),
+    /socket path must be absolute \(got '\/'\)/,
+  );
+  await assert.rejects(
+    () => serve({ ...ended(), appServer: { socket: "/tmp/a\nb.sock" } }),
+    /socket path has a control character/,
+  );
+  await assert.rejects(
+    () => serve({ ...ended(), logLevel: "loud" as "warn" }),
+    /logLevel must be one of debug, info, warn, error, silent/,
+  );
 });

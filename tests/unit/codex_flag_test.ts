@@ -36,13 +36,10 @@ Deno.test("--codex refuses a relative path, a comma, and a batch file (cmd.exe w
 });
 
 Deno.test("the library's codex option: the same rule, a TypeError for what --codex refuses", () => {
-  const io = {
-    readable: new ReadableStream<Uint8Array>(),
-    writable: new WritableStream<Uint8Array>(),
-  };
-  assert.equal(serveFlags({ ...io, codex: "/opt/codex/bin/codex" }).codex, "/opt/codex/bin/codex");
-  assert.equal(serveFlags(io).codex, undefined);
+  const options = (codex?: string) => serveFlags({ codex }, "options");
+  assert.equal(options("/opt/codex/bin/codex").codex, "/opt/codex/bin/codex");
+  assert.equal(options().codex, undefined);
   for (const bad of ["codex", "C:\\npm\\codex.cmd", "/a,b/codex"]) {
-    assert.throws(() => serveFlags({ ...io, codex: bad }), TypeError, bad);
+    assert.throws(() => options(bad), TypeError, bad);
   }
 });

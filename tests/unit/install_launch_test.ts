@@ -13,12 +13,8 @@ import {
   shellQuote,
 } from "../../src/install/launch.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
-import {
-  normalizePermissionSet,
-  permissionSetOfFlags,
-  RELAY_PERMISSIONS,
-  withCodex,
-} from "../../src/core/permissions.ts";
+import { RELAY_PERMISSIONS, withCodex } from "../../src/core/permissions.ts";
+import { normalizePermissionSet, permissionSetOfFlags } from "../../testing/permission_flags.ts";
 import { entryKeyState, keyNote, providerKeyVars } from "../../src/install/provider_keys.ts";
 import { type ClientId, resolveTarget, type TargetEnv } from "../../src/install/clients.ts";
 

@@ -7,7 +7,14 @@
  */
 
 import assert from "node:assert/strict";
-import { LineScan, scanLine } from "../../src/host/line_scan.ts";
+import { LineScan, type LineVerdict } from "../../src/host/line_scan.ts";
+
+/** The verdict on a whole line, pushed as one chunk. */
+function scanLine(text: string): LineVerdict {
+  const scan = new LineScan();
+  scan.push(new TextEncoder().encode(text));
+  return scan.verdict();
+}
 
 const enc = new TextEncoder();
 
@@ -145,4 +152,21 @@ Deno.test("scanLine() answers id null for a line that is not one whole object, h
 Deno.test("scanLine(): an empty key is a key; an id without a method is still answered by it", () => {
   assert.deepEqual(scanLine(`{"":0,"id":1,"method":"x"}`), { answer: true, id: 1 });
   assert.deepEqual(scanLine(`{"id":1}`), { answer: true, id: 1 });
+});
+
+Deno.test("scanLine() finds a request's top-level id anywhere, and nothing else", () => {
+  const id = (text: string) => scanLine(text);
+  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}'), {
+    answer: true,
+    id: 5,
+  });
+  assert.deepEqual(id('{"id":"a\\"b","method":"x"}'), { answer: true, id: 'a"b' });
+  assert.deepEqual(id('{"method":"tools/call","params":{"x":""},"jsonrpc":"2.0","id":"r-9"}'), {
+    answer: true,
+    id: "r-9",
+  });
+  assert.deepEqual(id('{"method":"x","params":{"a":{"id":3}}}'), { answer: false }, "nested");
+  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"result":{}}'), { answer: false }, "a response");
+  assert.deepEqual(id("xxxxxxxx"), { answer: true, id: null }, "not JSON: id null");
+  assert.deepEqual(id('{"id":null,"method":"x"}'), { answer: true, id: null });
 });

@@ -2,11 +2,10 @@ import assert from "assert";
 import denoJson from "../../deno.json" with { type: "json" };
 import {
   INSTALL_PERMISSIONS,
-  normalizePermissionSet,
   permissionFlags,
-  permissionSetOfFlags,
   RELAY_PERMISSIONS,
 } from "../../src/core/permissions.ts";
+import { normalizePermissionSet, permissionSetOfFlags } from "../../testing/permission_flags.ts";
 
 Deno.test("permissionFlags() writes lists, booleans and allow/deny/ignore objects as flags", () => {
   assert.deepEqual(

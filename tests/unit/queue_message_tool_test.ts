@@ -5,14 +5,23 @@ import type { Capabilities } from "../../src/core/capabilities.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import { z } from "zod";
-import { queueMessageTool, renderReceipt } from "../../src/host/tools/queue_message_tool.ts";
-import { DAEMON_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
+import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
+import { spawnSurface, type Surface, surfaceOf } from "../../src/host/surface.ts";
+import { textOf } from "../../src/host/next_steps.ts";
+import { openConnection } from "../../src/connect/open.ts";
 import { confirmUnknown, queueMessage } from "../../src/ops/queue_message.ts";
 import type { Receipt } from "../../src/reply/schemas.ts";
 import type { CallContext } from "../../src/host/tool.ts";
 import { QueuedHere } from "../../src/ops/queued_here.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
+
+/** A receipt's text content, as the server renders a result. */
+const receiptText = (r: Receipt, surface?: Surface) => textOf(queueMessageTool.explain(r, surface));
+
+/** The surface of a relay at `caps` on the daemon, as `serve --app-server daemon` builds it. */
+const daemonSurface = (caps: Capabilities) =>
+  surfaceOf(caps, openConnection({ kind: "daemon" }, { allowlist: new Set(), version: "0.0.0" }));
 const CID = "cid-1";
 
 const ack = (clientUserMessageId: string | null, id = "sub-1") => ({
@@ -278,54 +287,54 @@ Deno.test("queueMessage: a failing name lookup is not_sent with its reason", asy
   ]);
 });
 
-Deno.test("renderReceipt: each status says what it means, with the ids, and the next step the level offers", () => {
+Deno.test("a receipt's text: each status says what it means, with the ids, and the next step the level offers", () => {
   const base = { clientMessageId: CID, threadId: THREAD };
   const ids = `clientMessageId ${CID}, thread ${THREAD}`;
   const runs =
     "Stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn).";
   // The default level offers no next tool: nothing reads or takes back the message.
   assert.equal(
-    renderReceipt({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
+    receiptText({ ...base, status: "queued", confirmedBy: "acknowledgement" }),
     `Queued (${ids}). ${runs}`,
   );
   assert.equal(
-    renderReceipt(
+    receiptText(
       { ...base, status: "queued", confirmedBy: "acknowledgement" },
       spawnSurface({ replyRead: true, turnStart: false }),
     ),
     `Queued (${ids}). ${runs} Read the reply with codex_read_reply or codex_wait_reply.`,
   );
   assert.equal(
-    renderReceipt(
+    receiptText(
       { ...base, status: "queued", confirmedBy: "acknowledgement" },
       spawnSurface({ replyRead: false, turnStart: true }),
     ),
     `Queued (${ids}). ${runs} codex_withdraw_message takes it back while it is still queued.`,
   );
   assert.match(
-    renderReceipt({ ...base, status: "queued", confirmedBy: "queue_list" }),
+    receiptText({ ...base, status: "queued", confirmedBy: "queue_list" }),
     /^Queued \(.*\)\. The acknowledgement was lost, but the thread's queue lists it\. Stored, not processed yet: /,
   );
   assert.equal(
-    renderReceipt({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
+    receiptText({ ...base, status: "not_sent", reason: "busy", message: "All busy." }),
     `Not sent (busy): All busy. Nothing was stored (${ids}). Try again in a few seconds. Sending it again is safe: nothing was stored.`,
   );
   assert.equal(
-    renderReceipt({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
+    receiptText({ ...base, status: "unknown", reason: "timeout", message: "No answer." }),
     `Unknown (timeout): No answer. The message may have been stored (${ids}) and was not sent again. It may have been stored: check the thread before sending it once more.`,
   );
 });
 
-Deno.test("renderReceipt on the daemon: a thread the daemon holds idle starts the message at once (never 'not processed yet')", () => {
-  const out = renderReceipt(
+Deno.test("a receipt's text on the daemon: a thread the daemon holds idle starts the message at once (never 'not processed yet')", () => {
+  const out = receiptText(
     { clientMessageId: CID, threadId: THREAD, status: "queued", confirmedBy: "acknowledgement" },
-    { caps: { replyRead: false, turnStart: true }, backend: DAEMON_TRAITS },
+    daemonSurface({ replyRead: false, turnStart: true }),
   );
   assert.match(out, /a thread the daemon holds idle starts it at once/);
   assert.match(out, /a thread it has not loaded when a Codex process next resumes it/);
   assert.doesNotMatch(out, /not processed yet/);
   // The spawn text never promises an immediate start.
-  const spawn = renderReceipt(
+  const spawn = receiptText(
     { clientMessageId: CID, threadId: THREAD, status: "queued", confirmedBy: "acknowledgement" },
     spawnSurface({ replyRead: false, turnStart: true }),
   );
@@ -356,10 +365,7 @@ Deno.test("codex_queue_message: name, annotations and schemas as clients see the
   assert.doesNotMatch(queueLevel, /codex_read_reply/, "the queue level names no tool it lacks");
   assert.match(describe({ replyRead: true, turnStart: false }), /codex_read_reply/);
   assert.match(queueLevel, /when a Codex process next resumes the thread/);
-  const daemon = description({
-    caps: { replyRead: false, turnStart: false },
-    backend: DAEMON_TRAITS,
-  });
+  const daemon = description(daemonSurface({ replyRead: false, turnStart: false }));
   assert.match(daemon, /A thread the Codex daemon holds idle starts it at once/);
   assert.deepEqual(queueMessageTool.annotations, {
     readOnlyHint: false,

@@ -1,6 +1,5 @@
 import assert from "assert";
 import { LineStdioTransport, SHUT_DOWN } from "../../src/host/stdio_transport.ts";
-import { scanLine } from "../../src/host/line_scan.ts";
 import { WireBudget } from "../../src/host/wire_budget.ts";
 import { silentLogger } from "../../src/core/log.ts";
 
@@ -44,23 +43,6 @@ Deno.test("LineStdioTransport: stdin EOF ends the input; blank lines are skipped
   const { messages, answers } = await run(["\n\r\n  \n"], 100);
   assert.deepEqual(messages, []);
   assert.deepEqual(answers, []);
-});
-
-Deno.test("scanLine() finds a request's top-level id anywhere, and nothing else", () => {
-  const id = (text: string) => scanLine(text);
-  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}'), {
-    answer: true,
-    id: 5,
-  });
-  assert.deepEqual(id('{"id":"a\\"b","method":"x"}'), { answer: true, id: 'a"b' });
-  assert.deepEqual(id('{"method":"tools/call","params":{"x":""},"jsonrpc":"2.0","id":"r-9"}'), {
-    answer: true,
-    id: "r-9",
-  });
-  assert.deepEqual(id('{"method":"x","params":{"a":{"id":3}}}'), { answer: false }, "nested");
-  assert.deepEqual(id('{"jsonrpc":"2.0","id":5,"result":{}}'), { answer: false }, "a response");
-  assert.deepEqual(id("xxxxxxxx"), { answer: true, id: null }, "not JSON: id null");
-  assert.deepEqual(id('{"id":null,"method":"x"}'), { answer: true, id: null });
 });
 
 /** A pull-only stdin of `lines` (one per read, nothing read ahead) that counts what was read. */

@@ -17,7 +17,7 @@
  */
 
 import { notWritten } from "../_shared.ts";
-import { abortReason, RelayError } from "../../core/errors.ts";
+import { RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
@@ -50,6 +50,7 @@ import { ThreadRouting, type View } from "../thread_routing.ts";
 import { heldView } from "../held_view.ts";
 import { TurnSeats } from "../turn_seats.ts";
 import { Liveness } from "./liveness.ts";
+import { SharedLink } from "../shared_link.ts";
 
 /** Options of a {@linkcode DaemonConnection}. */
 export interface DaemonOptions {
@@ -81,7 +82,6 @@ interface Live extends OperationLink {
   views: Set<View>;
   info: unknown;
   liveness: Liveness;
-  closing?: Promise<void>;
 }
 
 /** The daemon backend. */
@@ -100,10 +100,8 @@ export class DaemonConnection implements Connection {
   readonly #shutdown = new AbortController();
   readonly #routing: ThreadRouting;
   readonly #seats: TurnSeats;
-  #live: Live | undefined;
-  /** Connections being closed (shutdown waits for their proxies to exit). */
-  readonly #closings = new Set<Promise<void>>();
-  #opening: Promise<Live> | undefined;
+  /** The open connection, and ones being closed (shutdown waits for their proxies to exit). */
+  readonly #link: SharedLink<Live>;
   #dialed = 0;
   readonly #frame: FrameBackend<Live>;
 
@@ -128,6 +126,12 @@ export class DaemonConnection implements Connection {
         reap: options.reap ?? DEFAULT_REAP,
         timeoutMs,
       }));
+    this.#link = new SharedLink<Live>({
+      open: (track) => this.#open(track),
+      usable: (live) => !live.rpc.failure,
+      end: (live, why) => this.#end(live, why),
+      stop: this.#shutdown.signal,
+    });
     this.#slots = new Slots(this.#limits.inFlight, this.#limits.queue, "operation slots");
     this.#frame = {
       allow: this.#allow,
@@ -156,7 +160,7 @@ export class DaemonConnection implements Connection {
   /** Live counters: `alive` is 1 while the connection is open, `spawned` counts proxies. */
   get stats(): ConnectionStats {
     return {
-      alive: this.#live && !this.#live.rpc.failure ? 1 : 0,
+      alive: this.#link.current ? 1 : 0,
       peak: this.#slots.peak,
       spawned: this.#dialed,
       waiting: this.#slots.waiting,
@@ -166,7 +170,7 @@ export class DaemonConnection implements Connection {
 
   /** What the daemon answered to `initialize` on the open connection (for `doctor`). */
   get initializeResult(): unknown {
-    return this.#live?.info;
+    return this.#link.current?.info;
   }
 
   /**
@@ -192,8 +196,6 @@ export class DaemonConnection implements Connection {
       new RelayError(
         "timeout",
         `The app-server daemon was not ready within ${formatBound(budget)}`,
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: hold's timeout reaches the caller through abortReason(signal, false), which sets written
-        { written: false },
       ),
     );
     let live: Live;
@@ -221,25 +223,17 @@ export class DaemonConnection implements Connection {
     });
   }
 
-  /** Cancels every operation, detaches every view and closes the connection. */
-  /** Kills the proxy at once (its process group); resolves with the processes killed. */
-  async kill(): Promise<number> {
+  /** Kills the proxies at once (their process groups); resolves with the processes killed. */
+  kill(): Promise<number> {
     this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
-    const live = this.#live;
-    if (!live) return 0;
-    await live.dialed.kill();
-    return 1;
+    return this.#link.kill((live) => live.dialed.kill());
   }
 
+  /** Cancels every operation, detaches every view and closes the connection. */
   async shutdown(): Promise<void> {
-    this.#shutdown.abort(new RelayError("cancelled", "codex-relay is shutting down"));
-    const opening = this.#opening;
-    const live = this.#live ?? await opening?.catch(() => undefined);
-    if (live) {
-      await this.#close(live, new RelayError("cancelled", "codex-relay is shutting down"));
-    }
-    // Stryker disable next-line ArrayDeclaration: the fake's connections close at once; waiting for a proxy's exit is the integration tests'
-    await Promise.all([...this.#closings]);
+    const why = new RelayError("cancelled", "codex-relay is shutting down");
+    this.#shutdown.abort(why);
+    await this.#link.shutdown(why);
   }
 
   /**
@@ -247,34 +241,13 @@ export class DaemonConnection implements Connection {
    * closed (nothing was written to it) and the daemon redialled once.
    */
   async #usable(signal: AbortSignal): Promise<Live> {
-    const live = await this.#connected(signal);
+    const live = await this.#link.get(signal);
     if (await live.liveness.probe()) return live;
     this.#log.info("daemon connection found dead before a write; redialling");
-    return await this.#connected(signal);
+    return await this.#link.get(signal);
   }
 
-  /** The open connection, opening it if needed (one opening at a time, shared). */
-  async #connected(signal: AbortSignal): Promise<Live> {
-    if (signal.aborted) throw abortReason(signal, false);
-    if (this.#live && !this.#live.rpc.failure) return this.#live;
-    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    const aborted = Promise.withResolvers<never>();
-    const onAbort = () => aborted.reject(abortReason(signal, false));
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the listener is removed when the race settles: a second abort never reaches it
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      // Stryker disable BlockStatement: the finally block below: a listener left on the signal rejects a race that has settled: nothing happens
-      return await Promise.race([this.#opening, aborted.promise]);
-    } finally {
-      // Stryker restore BlockStatement
-      // Stryker disable next-line StringLiteral: a listener left on the signal rejects a race that has settled: nothing happens
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  async #open(): Promise<Live> {
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: every caller's signal includes shutdown's, and #connected checks it before opening
-    if (this.#shutdown.signal.aborted) throw abortReason(this.#shutdown.signal, false);
+  async #open(track: (live: Live) => void): Promise<Live> {
     this.#dialed++;
     const dialed = await this.#dial(this.#limits.rpcTimeoutMs).catch((error) => {
       throw notWritten(error);
@@ -292,7 +265,7 @@ export class DaemonConnection implements Connection {
       this.#clock,
       // A ping answered false because the channel ended with its own error: that error is the reason.
       (why) =>
-        void this.#close(
+        void this.#link.close(
           live,
           transport.failure ?? new RelayError("connection_lost", why, { written: true }),
         ),
@@ -305,6 +278,7 @@ export class DaemonConnection implements Connection {
       info: undefined,
       liveness,
     };
+    track(live);
     rpc.listen({
       onNotification: (method, params) => this.#routing.notification(live.views, method, params),
       onServerRequest: (request) => this.#routing.serverRequest(live.views, request),
@@ -316,10 +290,7 @@ export class DaemonConnection implements Connection {
     void rpc.ended.then((error) => {
       liveness.stop();
       this.#log.info("daemon connection ended", { reason: error.reason });
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: no newer connection is set before the old one's handlers ran: opening awaits initialize
-      // Stryker disable next-line ConditionalExpression: a failed connection left as the current one is never used: every caller checks rpc.failure
-      if (this.#live === live) this.#live = undefined;
-      void this.#close(live, error);
+      void this.#link.close(live, error);
     });
     this.#log.debug("daemon connecting", { pid: dialed.pid });
     try {
@@ -329,34 +300,16 @@ export class DaemonConnection implements Connection {
       }, { timeoutMs: this.#limits.rpcTimeoutMs, signal: this.#shutdown.signal });
       rpc.notify("initialized");
     } catch (error) {
-      await this.#close(live, asError(error));
+      await this.#link.close(live, asError(error));
       throw notWritten(error);
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: shutdown() awaits the opening and closes what it opened; the caller's race has rejected already
-    if (this.#shutdown.signal.aborted) {
-      // Stryker disable next-line BooleanLiteral: the caller sees #connected's abortReason(signal, false), not this one
-      await this.#close(live, abortReason(this.#shutdown.signal, false));
-      // Stryker disable next-line BooleanLiteral: the caller sees #connected's abortReason(signal, false), not this one
-      throw abortReason(this.#shutdown.signal, false);
-    }
-    this.#live = live;
     return live;
   }
 
-  #close(live: Live, why: RelayError): Promise<void> {
-    live.closing ??= (async () => {
-      live.rpc.close(why);
-      await live.dialed.close();
-      await live.rpc.drained;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: no newer connection is set before the old one's handlers ran: opening awaits initialize
-      // Stryker disable next-line ConditionalExpression: a failed connection left as the current one is never used: every caller checks rpc.failure
-      if (this.#live === live) this.#live = undefined;
-    })();
-    const closing = live.closing;
-    this.#closings.add(closing);
-    // Stryker disable next-line ArrowFunction: a settled closing left in the set is waited for at once
-    void closing.finally(() => this.#closings.delete(closing));
-    return closing;
+  async #end(live: Live, why: RelayError): Promise<void> {
+    live.rpc.close(why);
+    await live.dialed.close();
+    await live.rpc.drained;
   }
 }
 

@@ -89,7 +89,7 @@ export function targetTriple(os: string, arch: string): string | null {
  * Resolves the Codex executable for `query` over `fs`.
  *
  * @example npm's global install on Linux
- * ```ts
+ * ```ts ignore
  * const r = resolveCodexBinary({ os: "linux", arch: "x86_64", path: "/usr/bin" }, view);
  * // r.kind === "native", r.path === "/usr/lib/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
  * ```
@@ -101,11 +101,6 @@ export function resolveCodexBinary(query: CodexQuery, fs: FsView): CodexBinary {
   return classify(found, "path", query, fs);
 }
 
-/** The command the relay runs for `binary`: its path, or `codex` (Deno's PATH lookup). */
-export function commandOf(binary: CodexBinary): string {
-  return binary.kind === "direct" || binary.kind === "native" ? binary.path : "codex";
-}
-
 /**
  * What is wrong with `value` as a binary to run by name (`serve --codex`, the
  * library's `codex` option), or `undefined`: it must be absolute (never
@@ -113,7 +108,7 @@ export function commandOf(binary: CodexBinary): string {
  * comma), and not a batch file (Windows runs those through cmd.exe).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * codexPathProblem("codex"); // "needs an absolute path (got 'codex')"
  * ```
  */
@@ -158,7 +153,7 @@ export function explainCodexBinary(binary: CodexBinary): string {
  * reached through a symlink elsewhere is then reported as unreadable.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * lookupFolders({ os: "linux", arch: "x86_64", path: "/usr/bin" }); // ["/usr/bin", "/usr/lib/node_modules"]
  * ```
  */

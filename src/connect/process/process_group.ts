@@ -43,7 +43,8 @@ export function isHelperGroup(pgid: number): boolean {
  *
  * @example
  * ```ts
- * groupKillArgs(42, "SIGTERM"); // ["-TERM", "--", "-42"]
+ * import assert from "assert";
+ * assert.deepEqual(groupKillArgs(42, "SIGTERM"), ["-TERM", "--", "-42"]);
  * ```
  */
 export function groupKillArgs(pgid: number, signal: "SIGTERM" | "SIGKILL"): string[] {

@@ -11,8 +11,8 @@
  * @module
  */
 
-import { abortReason, RelayError } from "../../core/errors.ts";
-import { untilAborted } from "../_shared.ts";
+import { RelayError } from "../../core/errors.ts";
+import { SharedLink } from "../shared_link.ts";
 import type { HeldConnection } from "../connection.ts";
 import type { Method } from "../../codex/methods.ts";
 import { checkAllowed } from "../operation_frame.ts";
@@ -23,7 +23,6 @@ import { type HelperRecipe, type OpenedHelper, openHelper } from "./open_helper.
 
 interface Host extends OpenedHelper {
   views: Set<View>;
-  closing?: Promise<void>;
 }
 
 /** The one app-server of the relay's turns in spawn mode. */
@@ -32,13 +31,9 @@ export class TurnHost {
   readonly #allow: ReadonlySet<Method>;
   readonly #routing: ThreadRouting;
   readonly #seats: TurnSeats;
-  readonly #shutdown: AbortSignal;
-  /** Every host not yet reaped (the current one, and one being reaped). */
-  readonly #hosts = new Set<Host>();
-  #current: Host | undefined;
-  #opening: Promise<Host> | undefined;
+  /** The current host, and one being reaped. */
+  readonly #link: SharedLink<Host>;
   #spawned = 0;
-  #stopped = false;
 
   /**
    * Hosts started from `recipe`; `allow` is the method allowlist of every
@@ -48,14 +43,19 @@ export class TurnHost {
   constructor(recipe: HelperRecipe, allow: ReadonlySet<Method>, shutdown: AbortSignal) {
     this.#recipe = recipe;
     this.#allow = allow;
-    this.#shutdown = shutdown;
     this.#routing = new ThreadRouting(recipe.log);
     this.#seats = new TurnSeats(recipe.limits.turns, "in spawn mode");
+    this.#link = new SharedLink<Host>({
+      open: (track) => this.#open(shutdown, track),
+      usable: (host) => !host.connection.failure,
+      end: (host, why) => this.#end(host, why),
+      stop: shutdown,
+    });
   }
 
   /** Turn host processes alive now (0 or 1; 2 while one is reaped and the next starts). */
   get alive(): number {
-    return this.#hosts.size;
+    return this.#link.links.size;
   }
 
   /** Turn hosts spawned in all. */
@@ -89,7 +89,7 @@ export class TurnHost {
       unuse: () => {
         release();
         // A host that is dying (lost, or reaped at shutdown) is waited for: nothing of it is left.
-        return host.closing ?? this.#idle();
+        return this.#link.closing(host) ?? this.#idle();
       },
       routing: this.#routing,
       checkAllowed: (method) => checkAllowed(this.#allow, method, this.#recipe.log),
@@ -98,26 +98,20 @@ export class TurnHost {
   }
 
   /** Reaps every host (their views end with `why`); no host starts after this. */
-  async shutdown(why: RelayError): Promise<void> {
-    this.#stopped = true;
-    const opening = this.#opening?.catch(() => undefined);
-    await opening;
-    await Promise.all([...this.#hosts].map((host) => this.#close(host, why)));
+  shutdown(why: RelayError): Promise<void> {
+    return this.#link.shutdown(why);
   }
 
   /** SIGKILLs every host's process group; resolves with how many there were. */
-  async kill(): Promise<number> {
-    this.#stopped = true;
-    const hosts = [...this.#hosts];
-    await Promise.all(hosts.map((host) => host.helper.kill()));
-    return hosts.length;
+  kill(): Promise<number> {
+    return this.#link.kill((host) => host.helper.kill());
   }
 
   /** Reaps the current host once nothing holds it or waits for it. */
   async #idle(): Promise<void> {
-    const host = this.#current;
-    if (host && this.#seats.inUse === 0 && !this.#opening) {
-      await this.#close(
+    const host = this.#link.current;
+    if (host && this.#seats.inUse === 0 && !this.#link.opening) {
+      await this.#link.close(
         host,
         new RelayError("cancelled", "The turn host was reaped", {
           written: true,
@@ -128,33 +122,28 @@ export class TurnHost {
 
   /** The current host, or a new one (one opening at a time, shared). */
   async #connected(signal: AbortSignal): Promise<Host> {
-    if (signal.aborted) throw abortReason(signal, false);
-    const current = this.#current;
-    if (current && !current.closing && !current.connection.failure) return current;
-    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    const opening = this.#opening;
     try {
-      return await untilAborted(opening, signal);
+      return await this.#link.get(signal);
     } finally {
       // Every hold that waited gave up: nothing will hold the new host.
+      const opening = this.#link.opening ?? Promise.resolve();
       void opening.then(() => this.#seats.inUse === 0 ? this.#idle() : undefined, () => {});
     }
   }
 
-  async #open(): Promise<Host> {
+  async #open(shutdown: AbortSignal, track: (host: Host) => void): Promise<Host> {
     // A host being reaped still holds its threads' writer locks until it exits.
-    await Promise.all([...this.#hosts].map((host) => host.closing));
-    if (this.#stopped || this.#shutdown.aborted) {
-      throw new RelayError("cancelled", "codex-relay is shutting down", { written: false });
-    }
+    await Promise.all([...this.#link.links].map((host) => this.#link.closing(host)));
+    this.#link.throwIfStopped();
     let host: Host | undefined;
     const timeoutMs = this.#recipe.limits.rpcTimeoutMs;
-    await openHelper(this.#recipe, this.#shutdown, () => timeoutMs, (opened) => {
+    await openHelper(this.#recipe, shutdown, () => timeoutMs, (opened) => {
       this.#spawned++;
       host = { ...opened, views: new Set() };
-      this.#hosts.add(host);
+      track(host);
       this.#recipe.log.debug("turn host spawned", { pid: opened.helper.pid });
-      return () => this.#close(host!, new RelayError("cancelled", "The turn host failed to start"));
+      return () =>
+        this.#link.close(host!, new RelayError("cancelled", "The turn host failed to start"));
     });
     const ready = host!;
     const rpc = ready.connection;
@@ -168,20 +157,14 @@ export class TurnHost {
         }
       },
     });
-    void rpc.ended.then((error) => void this.#close(ready, error));
-    this.#current = ready;
+    void rpc.ended.then((error) => void this.#link.close(ready, error));
     return ready;
   }
 
-  #close(host: Host, why: RelayError): Promise<void> {
-    host.closing ??= (async () => {
-      if (this.#current === host) this.#current = undefined;
-      host.connection.close(why);
-      await host.helper.reap();
-      await host.connection.drained;
-      this.#hosts.delete(host);
-      this.#recipe.log.debug("turn host reaped", { pid: host.helper.pid });
-    })();
-    return host.closing;
+  async #end(host: Host, why: RelayError): Promise<void> {
+    host.connection.close(why);
+    await host.helper.reap();
+    await host.connection.drained;
+    this.#recipe.log.debug("turn host reaped", { pid: host.helper.pid });
   }
 }

@@ -20,8 +20,8 @@
  * @module
  */
 
-import { abortReason, RelayError } from "../../core/errors.ts";
-import { untilAborted } from "../_shared.ts";
+import { RelayError } from "../../core/errors.ts";
+import { SharedLink } from "../shared_link.ts";
 import type { Timer } from "../../core/clock.ts";
 import type { Method } from "../../codex/methods.ts";
 import type { OperationLink } from "../operation_frame.ts";
@@ -43,30 +43,31 @@ export interface Warm extends OpenedHelper, OperationLink {
   /** Its end was logged ("reaped"): once, whether reaped or killed. */
   ended?: boolean;
   idle?: Timer;
-  closing?: Promise<void>;
 }
 
 /** The operations' shared helper in spawn mode. */
 export class WarmHelper {
   readonly #recipe: HelperRecipe;
   readonly #idleMs: number;
-  readonly #shutdown: AbortSignal;
-  /** Every helper not yet reaped (the current one, and ones being reaped). */
-  readonly #helpers = new Set<Warm>();
-  #current: Warm | undefined;
-  #opening: Promise<Warm> | undefined;
+  /** The current helper, and ones being reaped. */
+  readonly #link: SharedLink<Warm>;
   #spawned = 0;
 
   /** Helpers from `recipe`, reaped after `idleMs` unused; `shutdown` ends an opening. */
   constructor(recipe: HelperRecipe, idleMs: number, shutdown: AbortSignal) {
     this.#recipe = recipe;
     this.#idleMs = idleMs;
-    this.#shutdown = shutdown;
+    this.#link = new SharedLink<Warm>({
+      open: (track) => this.#open(shutdown, track),
+      usable: (warm) => !warm.rpc.failure,
+      end: (warm, why) => this.#end(warm, why),
+      stop: shutdown,
+    });
   }
 
   /** Helper processes alive now (0 or 1; more while one is reaped). */
   get alive(): number {
-    return this.#helpers.size;
+    return this.#link.links.size;
   }
 
   /** Helpers spawned in all. */
@@ -79,12 +80,8 @@ export class WarmHelper {
    * shared). `signal` ends this caller's wait, not the spawn; the spawn and
    * its `initialize` take at most one RPC timeout.
    */
-  async usable(signal: AbortSignal): Promise<Warm> {
-    if (signal.aborted) throw abortReason(signal, false);
-    const current = this.#current;
-    if (current && !current.closing && !current.rpc.failure) return current;
-    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
-    return await untilAborted(this.#opening, signal);
+  usable(signal: AbortSignal): Promise<Warm> {
+    return this.#link.get(signal);
   }
 
   /** One operation uses `warm` until the returned release (idempotent); the idle clock stops meanwhile. */
@@ -103,7 +100,7 @@ export class WarmHelper {
   /** An RPC on `warm` went a whole RPC timeout unanswered: it is taken for hung and reaped. */
   stalled(warm: Warm, error: RelayError): Promise<void> {
     this.#recipe.log.info("warm helper hung; reaping it", { pid: warm.pid });
-    return this.#close(
+    return this.#link.close(
       warm,
       new RelayError("connection_lost", `The app-server helper was replaced: ${error.message}`, {
         written: true,
@@ -116,68 +113,55 @@ export class WarmHelper {
    * after this. One with no operation on it is signalled at once, without
    * the stdin grace: the shutdown bound is shared with everything else.
    */
-  async shutdown(why: RelayError): Promise<void> {
-    const idle = new Set([...this.#helpers].filter((warm) => warm.users === 0));
-    await this.#opening?.catch(() => undefined);
-    await Promise.all([...this.#helpers].map((warm) => this.#close(warm, why, idle.has(warm))));
+  shutdown(why: RelayError): Promise<void> {
+    return this.#link.shutdown(why);
   }
 
   /** SIGKILLs every helper's process group; resolves with how many there were. */
-  async kill(): Promise<number> {
-    const helpers = [...this.#helpers];
-    await Promise.all(helpers.map(async (warm) => {
+  kill(): Promise<number> {
+    return this.#link.kill(async (warm) => {
       await warm.helper.kill();
       this.#ended(warm);
-    }));
-    return helpers.length;
+    });
   }
 
   #arm(warm: Warm): void {
     warm.idle?.cancel();
-    if (warm.closing) return;
+    if (this.#link.closing(warm)) return;
     warm.idle = this.#recipe.clock.after(this.#idleMs, () => {
       warm.idle = undefined;
       if (warm.users === 0) {
         this.#recipe.log.debug("warm helper idle; reaping it", { pid: warm.pid });
-        void this.#close(warm, new RelayError("cancelled", "The helper was reaped (idle)"));
+        void this.#link.close(warm, new RelayError("cancelled", "The helper was reaped (idle)"));
       }
     });
   }
 
-  async #open(): Promise<Warm> {
-    if (this.#shutdown.aborted) throw abortReason(this.#shutdown, false);
+  async #open(shutdown: AbortSignal, track: (warm: Warm) => void): Promise<Warm> {
     let warm: Warm | undefined;
     const timeoutMs = this.#recipe.limits.rpcTimeoutMs;
-    await openHelper(this.#recipe, this.#shutdown, () => timeoutMs, (opened) => {
+    await openHelper(this.#recipe, shutdown, () => timeoutMs, (opened) => {
       this.#spawned++;
       warm = { ...opened, rpc: opened.connection, pid: opened.helper.pid, users: 0 };
-      this.#helpers.add(warm);
+      track(warm);
       this.#recipe.log.debug("spawn", { pid: opened.helper.pid });
-      return () => this.#close(warm!, new RelayError("cancelled", "The helper failed to start"));
+      return () =>
+        this.#link.close(warm!, new RelayError("cancelled", "The helper failed to start"));
     });
     const ready = warm!;
-    void ready.rpc.ended.then((error) => void this.#close(ready, error));
-    if (this.#shutdown.aborted) {
-      await this.#close(ready, abortReason(this.#shutdown, false));
-      throw abortReason(this.#shutdown, false);
-    }
-    this.#current = ready;
+    void ready.rpc.ended.then((error) => void this.#link.close(ready, error));
     // Nobody may come for it (every waiter gave up): it idles out like any other.
     this.#arm(ready);
     return ready;
   }
 
-  #close(warm: Warm, why: RelayError, idle = false): Promise<void> {
-    warm.closing ??= (async () => {
-      if (this.#current === warm) this.#current = undefined;
-      warm.idle?.cancel();
-      warm.rpc.close(why);
-      await warm.helper.reap(idle);
-      await warm.rpc.drained;
-      this.#helpers.delete(warm);
-      this.#ended(warm);
-    })();
-    return warm.closing;
+  async #end(warm: Warm, why: RelayError): Promise<void> {
+    warm.idle?.cancel();
+    warm.rpc.close(why);
+    // At shutdown, one no operation uses is signalled at once.
+    await warm.helper.reap(this.#link.stopped && warm.users === 0);
+    await warm.rpc.drained;
+    this.#ended(warm);
   }
 
   #ended(warm: Warm): void {

@@ -12,7 +12,7 @@ import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { spawnSurface, type Surface } from "../surface.ts";
 import { queuedMeans } from "../instructions.ts";
-import { type Explained, reasonNext, textOf } from "../next_steps.ts";
+import { type Explained, reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({ threadId: threadRef, text: messageText });
 
@@ -22,7 +22,7 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   title: "Queue a message",
   description: (surface) =>
     `Stores a message in a thread's queue. ${
-      surface.backend.queueStartsIdleThreads
+      surface.backend.shared
         ? "A thread the Codex daemon holds idle starts it at once, a busy one after its turn, others at their next resume."
         : "It runs when a Codex process next resumes the thread (one that has it open: after its next turn)."
     } Receipt: queued (stored), not_sent, or unknown (may be stored: check before resending).${
@@ -49,11 +49,6 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   },
   explain: explainReceipt,
 };
-
-/** One paragraph telling what a receipt means on this backend and what to do next. */
-export function renderReceipt(r: Receipt, surface?: Surface): string {
-  return textOf(explainReceipt(r, surface));
-}
 
 /** What a receipt means on this backend, and what to do next. */
 export function explainReceipt(

@@ -264,7 +264,7 @@ function explainRunning(
 ): Explained {
   const reads = surface?.caps.replyRead !== false;
   // Where a running turn lives, as the backend decides.
-  const where = surface?.backend.turnsOutliveRelay
+  const where = surface?.backend.shared
     ? "It runs in the Codex daemon and keeps running if codex-relay exits"
     : "It runs inside codex-relay and ends if codex-relay exits";
   if (out.reason === "connection_lost") {

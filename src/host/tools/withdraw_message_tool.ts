@@ -22,9 +22,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
   title: "Withdraw a message",
   description: ({ backend }) =>
     `Takes back a message codex-relay queued, while still queued${
-      backend.queueStartsIdleThreads
-        ? " (a thread the Codex daemon holds idle takes it at once)"
-        : ""
+      backend.shared ? " (a thread the Codex daemon holds idle takes it at once)" : ""
     }: withdrawn, not_found (not queued, or not by this relay), already_taken or unknown (answer lost).`,
   inputSchema: input,
   outputSchema: withdrawSchema,
