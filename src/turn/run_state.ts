@@ -18,19 +18,21 @@
  * @module
  */
 
+import type { Failure } from "./classify_failure.ts";
+
 /** What an interrupt says of a run it ended before its message was queued. */
 export const CANCELLED_START = "codex_interrupt cancelled the run before its message was queued";
 
 /** How a run's turn ended. */
-export type RunEnd = "completed" | "failed" | "interrupted";
+export type TurnEnd = "completed" | "failed" | "interrupted";
 
-/** A run's state. */
+/** A run's state. `stalled`: the watchdog found its turn stalled (it is being interrupted). */
 export type RunState =
   | { kind: "starting"; writing: boolean }
-  | { kind: "queued" }
-  | { kind: "running" }
-  | { kind: "ended"; end: RunEnd }
-  | { kind: "lost"; since: number };
+  | { kind: "queued"; stalled?: Failure }
+  | { kind: "running"; stalled?: Failure }
+  | { kind: "ended"; end: TurnEnd; error?: string; failure?: Failure }
+  | { kind: "lost"; since: number; stalled?: Failure };
 
 /** What moves a run. */
 export type RunEvent =
@@ -40,8 +42,10 @@ export type RunEvent =
   | { kind: "queued" }
   /** Its own turn started. */
   | { kind: "turnStarted" }
-  /** Its turn ended (or its start was cancelled: `interrupted`). */
-  | { kind: "ended"; end: RunEnd }
+  /** The watchdog found it stalled: the failure it ends with when interrupted so. */
+  | { kind: "stalled"; failure: Failure }
+  /** Its turn ended (or its start was cancelled: `interrupted`), with why it failed. */
+  | { kind: "ended"; end: TurnEnd; error?: string; failure?: Failure }
   /** The connection that carried it was lost while its turn may run on (wall-clock ms). */
   | { kind: "lost"; at: number };
 
@@ -66,21 +70,47 @@ export function advance(state: RunState, event: RunEvent): RunState {
     case "queued":
       return state.kind === "starting" ? { kind: "queued" } : state;
     case "turnStarted":
-      return { kind: "running" };
+      return { kind: "running", ...stalled(state) };
+    case "stalled":
+      return state.kind === "starting" || state.stalled
+        ? state
+        : { ...state, stalled: event.failure };
     case "ended":
-      return { kind: "ended", end: event.end };
+      return event;
     case "lost":
-      return state.kind === "starting" ? state : { kind: "lost", since: event.at };
+      return state.kind === "starting"
+        ? state
+        : { kind: "lost", since: event.at, ...stalled(state) };
   }
 }
 
+function stalled(state: RunState): { stalled?: Failure } {
+  return "stalled" in state ? { stalled: state.stalled } : {};
+}
+
+/**
+ * How the run failed as of now: an ended run's failure, else the stall being
+ * interrupted, if any.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const failure = { failureClass: "stalled", retryable: true } as const;
+ * assert.equal(failureOf({ kind: "running", stalled: failure }), failure);
+ * assert.equal(failureOf({ kind: "ended", end: "completed" }), undefined);
+ * ```
+ */
+export function failureOf(state: RunState): Failure | undefined {
+  return state.kind === "ended" ? state.failure : "stalled" in state ? state.stalled : undefined;
+}
+
 /** Whether nothing moves the run any more (`ended`, `lost`). */
-export function isFinal(state: RunState): boolean {
+export function isFinal(state: RunState): state is Extract<RunState, { kind: "ended" | "lost" }> {
   return state.kind === "ended" || state.kind === "lost";
 }
 
 /** Where the run is, as results and lists name it. */
-export type RunPhase = "queued" | "running" | RunEnd;
+export type RunPhase = "queued" | "running" | TurnEnd;
 
 /**
  * The phase results report: a run still starting counts as `queued` (its

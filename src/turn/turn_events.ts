@@ -11,7 +11,7 @@ import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
-import type { RunEnd } from "./run_state.ts";
+import type { TurnEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 
 /** What the events told, for the runtime to act on. */
@@ -21,7 +21,7 @@ export type Happened =
   /** The runtime's own turn started. */
   | { kind: "ownTurnStarted" }
   /** The own turn ended so (an interrupted one carries no failure: the runtime keeps its own). */
-  | { kind: "ended"; end: RunEnd; error?: string; failure?: Failure }
+  | { kind: "ended"; end: TurnEnd; error?: string; failure?: Failure }
   /** An MCP tool call started or completed. */
   | { kind: "toolCall"; id: string; completed: boolean }
   /** Codex resolved a server request (another client answered it). */
@@ -31,12 +31,9 @@ export type Happened =
 
 /** The turn-level state of one runtime, fed by its thread's notifications. */
 export class TurnEvents {
-  /** The runtime's own turn, once its user message was seen (or given when attaching). */
-  turnId: string | null;
-  /** The turn running now (perhaps an earlier message's). */
-  currentTurnId: string | null = null;
-  /** Items the own turn completed (user messages excluded). */
-  itemsCompleted = 0;
+  #turnId: string | null;
+  #currentTurnId: string | null = null;
+  #itemsCompleted = 0;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
@@ -49,7 +46,22 @@ export class TurnEvents {
   /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
   constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
     this.#run = run;
-    this.turnId = turnId;
+    this.#turnId = turnId;
+  }
+
+  /** The runtime's own turn, once its user message was seen (or given when attaching). */
+  get turnId(): string | null {
+    return this.#turnId;
+  }
+
+  /** The turn running now (perhaps an earlier message's). */
+  get currentTurnId(): string | null {
+    return this.#currentTurnId;
+  }
+
+  /** Items the own turn completed (user messages excluded). */
+  get itemsCompleted(): number {
+    return this.#itemsCompleted;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -66,7 +78,7 @@ export class TurnEvents {
    */
   claim(turnId: string): Happened[] {
     if (this.turnId !== null) return [];
-    this.turnId = turnId;
+    this.#turnId = turnId;
     const ended = this.#endedEarly.get(turnId);
     return [{ kind: "ownTurnStarted" }, ...(ended ? this.ended(ended.status, ended.error) : [])];
   }
@@ -79,9 +91,9 @@ export class TurnEvents {
     }
     switch (event.kind) {
       case "turnStarted":
-        this.currentTurnId = event.turnId;
+        this.#currentTurnId = event.turnId;
         if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
-        return this.turnId === null ? note("A turn started") : [];
+        return this.#turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
         if (event.completed) return item;
@@ -105,10 +117,10 @@ export class TurnEvents {
   }
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {
-    if (item.type === "userMessage" && this.turnId === null) {
+    if (item.type === "userMessage" && this.#turnId === null) {
       if (this.#run.job.kind === "review") return []; // The reviewer's prompt: a review's turn is claimed, not told.
       if (item.clientId === this.#run.clientMessageId) {
-        this.turnId = turnId;
+        this.#turnId = turnId;
         return [{ kind: "ownTurnStarted" }];
       }
       // A user message of another queued message ran before this runtime's own.
@@ -116,7 +128,7 @@ export class TurnEvents {
       return note(this.story.aheadStarted(clientId, turnId));
     }
     if (completed && item.type !== "userMessage" && turnId !== null && turnId === this.turnId) {
-      this.itemsCompleted++;
+      this.#itemsCompleted++;
     }
     if (item.type !== "mcpToolCall" || item.id === undefined) return [];
     return [{ kind: "toolCall", id: item.id, completed }];
@@ -135,9 +147,9 @@ export class TurnEvents {
   ): Happened[] {
     if (id === null || id !== this.turnId) {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
-      this.currentTurnId = null;
-      if (id !== null && this.turnId === null) remember(this.#endedEarly, id, { status, error });
-      return status === "interrupted" && this.turnId === null ? [{ kind: "queuePaused" }] : [];
+      this.#currentTurnId = null;
+      if (id !== null && this.#turnId === null) remember(this.#endedEarly, id, { status, error });
+      return status === "interrupted" && this.#turnId === null ? [{ kind: "queuePaused" }] : [];
     }
     // The own turn ended: any status but completed and failed counts as interrupted.
     return this.ended(

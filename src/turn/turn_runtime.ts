@@ -19,7 +19,7 @@ import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
 import { type Failure, stalledFailure } from "./classify_failure.ts";
 import type { Run, RunSnapshot } from "./run_book.ts";
-import { phaseOf, type RunEnd } from "./run_state.ts";
+import { failureOf, phaseOf, type TurnEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
@@ -49,17 +49,14 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** The connection, for reads on the held thread. */
   readonly connection: HeldConnection;
   readonly #deps: RuntimeDeps;
-  #queuedSubmissionId: string | undefined;
-  #failure: Failure | undefined;
-  #error: string | undefined;
-  #declined: DeclinedRequest[] = [];
+  readonly #declined: DeclinedRequest[] = [];
   readonly #events: TurnEvents;
-  #alive = true;
-  readonly #watch: TurnWatchdog;
-  #released: Promise<void> | undefined;
-  #onEnd: (() => void) | undefined;
-  #stalling = false;
+  readonly #watchdog: TurnWatchdog;
   readonly #own = new OwnRequests();
+  /** Set by {@linkcode begin}: what restarts a paused queue, and who is told the end. */
+  #begun: { queuedSubmissionId: string | undefined; onEnd: () => void } | undefined;
+  #alive = true;
+  #released: Promise<void> | undefined;
 
   /** A runtime of `run` on `conn`; `turnId` when it attaches to a turn that already runs. */
   constructor(conn: HeldConnection, run: Run<TurnRuntime>, deps: RuntimeDeps, turnId?: string) {
@@ -68,7 +65,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.run = run;
     this.id = run.id;
     this.#deps = deps;
-    this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
+    this.#watchdog = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#events = new TurnEvents(run, turnId ?? null);
     conn.listen({
       onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
@@ -79,17 +76,16 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   }
 
   /**
-   * Starts following the turn: the watchdog (unless `watchdog` is false: an
+   * Starts following the turn: the watchdog (unless `guarded` is false: an
    * attached follower); `queuedSubmissionId` lets a paused queue be
    * restarted; `onEnd` is called once the turn ended.
    */
-  begin(queuedSubmissionId: string | undefined, onEnd: () => void, watchdog = true): void {
-    this.#queuedSubmissionId = queuedSubmissionId;
-    this.#onEnd = onEnd;
+  begin(queuedSubmissionId: string | undefined, onEnd: () => void, guarded = true): void {
+    this.#begun = { queuedSubmissionId, onEnd };
     // A fast turn may have ended (or its connection been lost) while the runtime was set up.
     if (this.ended) return onEnd();
     if (this.lost) return void this.detach();
-    this.#watch.start(watchdog);
+    this.#watchdog.start(guarded);
     this.#armStall();
   }
 
@@ -129,6 +125,11 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     return this.run.state.kind === "ended";
   }
 
+  /** Whether nothing more happens to the turn here: it ended, or its helper is gone. */
+  get isOver(): boolean {
+    return this.ended || !this.#alive;
+  }
+
   /** The run as of now. */
   snapshot(): RunSnapshot {
     return {
@@ -136,8 +137,8 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       clientMessageId: this.run.clientMessageId,
       turnId: this.#events.turnId,
       phase: phaseOf(this.run.state),
-      failure: this.#failure,
-      error: this.#error,
+      failure: failureOf(this.run.state),
+      error: this.run.state.kind === "ended" ? this.run.state.error : undefined,
       itemsCompleted: this.#events.itemsCompleted,
       declinedRequests: this.#declined.map((d) => ({ ...d })),
       queuedAhead: this.#events.story.queuedAhead,
@@ -147,7 +148,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
 
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
   waitingOnHuman(waiting: boolean): void {
-    if (!this.#watch.waitingOnHuman(waiting)) return;
+    if (!this.#watchdog.waitingOnHuman(waiting)) return;
     if (waiting) this.progress("Waiting on an approval or answer from you");
     this.#armStall();
   }
@@ -191,19 +192,18 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
    * which ends the turn.
    */
   async interrupt(why = "interrupted"): Promise<void> {
-    if (this.ended || !this.#alive) return;
+    if (this.isOver) return;
     this.progress(
       why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
     );
     const ownOnly = this.#deps.shared || this.run.job.kind === "review";
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
-    const over = () => this.ended || !this.#alive;
     // One grace for waiting for the turn (a queued run's) and for its end.
     const until = this.#deps.clock.now() + this.#deps.limits.interruptGraceMs;
     if (pick().length === 0 && phaseOf(this.run.state) === "queued") {
       // Codex may have just taken the message (a withdraw came too late): its turn is starting.
-      await this.#until(() => pick().length > 0 || over(), until);
-      if (over()) return;
+      await this.#until(() => pick().length > 0 || this.isOver, until);
+      if (this.isOver) return;
     }
     const turnIds = pick();
     let unconfirmed: string | undefined;
@@ -211,10 +211,10 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       const end = Math.max(until, this.#deps.clock.now() + 1);
       const target = { threadId: this.run.threadId, turnIds };
       unconfirmed = await sendInterrupt(this.connection, target, end, this.#deps);
-      if (unconfirmed === undefined) await this.#until(over, end);
-      if (!over()) unconfirmed ??= END_NOT_REPORTED;
+      if (unconfirmed === undefined) await this.#until(() => this.isOver, end);
+      if (!this.isOver) unconfirmed ??= END_NOT_REPORTED;
     }
-    if (!this.ended) this.#finish("interrupted", unconfirmed, this.#failure);
+    this.#finish("interrupted", unconfirmed, failureOf(this.run.state));
   }
 
   /** Its message was withdrawn from the queue before its turn started: the run ends so. */
@@ -231,7 +231,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** Stops following, once: `release` declines what waits and unsubscribes first. */
   #close(release: boolean): Promise<void> {
     this.#released ??= (async () => {
-      this.#watch.stop();
+      this.#watchdog.stop();
       if (release) {
         this.#deps.router.declineAll(this, "the runtime is closing");
         try {
@@ -266,22 +266,27 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     try {
       await this.connection.call("thread/queue/start", {
         threadId: this.run.threadId,
-        ...(this.#queuedSubmissionId ? { queuedSubmissionId: this.#queuedSubmissionId } : {}),
+        ...(this.#begun?.queuedSubmissionId
+          ? { queuedSubmissionId: this.#begun.queuedSubmissionId }
+          : {}),
       });
     } catch {
       // Already started, or nothing queued: the notifications tell.
     }
   }
 
-  #finish(phase: RunEnd, error?: string, failure?: Failure): void {
+  #finish(phase: TurnEnd, error?: string, failure?: Failure): void {
     if (this.ended) return;
-    this.run.move({ kind: "ended", end: phase });
-    this.#error = error;
-    this.#failure = failure;
-    this.#watch.stop();
+    this.run.move({
+      kind: "ended",
+      end: phase,
+      ...(error === undefined ? {} : { error }),
+      ...(failure === undefined ? {} : { failure }),
+    });
+    this.#watchdog.stop();
     this.progress(`The turn ended: ${phase}`);
     this.#deps.log.info("turn ended", { phase, failureClass: failure?.failureClass });
-    this.#onEnd?.();
+    this.#begun?.onEnd();
   }
 
   #onHelperEnded(error: RelayError): void {
@@ -291,7 +296,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       // The daemon runs the turn on: this runtime only lost sight of it. The run stays listed
       // as lost; a later follower attaches.
       this.run.move({ kind: "lost", at: (this.#deps.wallNow ?? Date.now)() });
-      this.#watch.stop();
+      this.#watchdog.stop();
       this.#deps.log.info("lost the turn's connection; the turn runs on", { reason: error.reason });
     } else if (!this.ended) {
       const why = `The connection to the app-server ended during the turn (${error.reason})`;
@@ -302,22 +307,21 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     }
     this.#deps.router.forget(this);
     this.changed();
-    if (lost && this.#onEnd) void this.detach();
+    if (lost && this.#begun) void this.detach();
   }
 
   #armStall(): void {
-    this.#watch.arm(!this.ended && this.#alive && this.#onEnd !== undefined);
+    this.#watchdog.arm(!this.isOver && this.#begun !== undefined);
   }
 
   async #stall(why: StallWhy): Promise<void> {
-    if (this.ended || this.#stalling) return;
-    this.#stalling = true;
-    this.#failure = stalledFailure(this.#events.itemsCompleted > 0);
+    if (this.ended || failureOf(this.run.state)) return;
+    this.run.move({ kind: "stalled", failure: stalledFailure(this.#events.itemsCompleted > 0) });
     this.#deps.log.warn("turn stalled", { why });
     await this.interrupt(
       why === "stalled" ? "no activity within the stall budget" : "the turn ran past the backstop",
     );
-    this.#finish("interrupted", undefined, this.#failure);
+    this.#finish("interrupted", undefined, failureOf(this.run.state));
   }
 
   /** Acts on what the thread's events told. */
@@ -329,12 +333,16 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
         this.progress("Your message's turn started");
       } else if (h.kind === "ended") {
         // An interrupt keeps the failure recorded so far (a stall's).
-        this.#finish(h.end, h.error, h.end === "interrupted" ? this.#failure : h.failure);
+        this.#finish(
+          h.end,
+          h.error,
+          h.end === "interrupted" ? failureOf(this.run.state) : h.failure,
+        );
       } else if (h.kind === "toolCall") {
-        this.#watch.toolCall(h.id, h.completed);
+        this.#watchdog.toolCall(h.id, h.completed);
         this.#armStall();
       } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
-      else if (!this.#stalling && this.run.job.kind === "message") {
+      else if (!failureOf(this.run.state) && this.run.job.kind === "message") {
         // Codex paused the queue: only a queued message's run waits on it, no other restarts it.
         void this.#restartQueue();
       }

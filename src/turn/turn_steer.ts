@@ -34,7 +34,7 @@ export async function steerRun(
 ): Promise<SteerResult> {
   const { threadId } = steer;
   const runtime = registry.run(threadId)?.handle;
-  const mine = runtime && !runtime.ended && runtime.alive &&
+  const mine = runtime && !runtime.isOver &&
     (steer.clientMessageId === undefined || steer.clientMessageId === runtime.run.clientMessageId);
   if (!runtime || !mine) {
     return {
