@@ -16,6 +16,7 @@ import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import type { HeldConnection, Session } from "../connect/connection.ts";
 import { queueMessage } from "../ops/queue_message.ts";
 import type { Receipt } from "../reply/schemas.ts";
+import { jobKind } from "./run_job.ts";
 import { type RunOptions, runParams, unapplied } from "./run_options.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
@@ -59,7 +60,7 @@ export async function loadThread(
   options: RunOptions,
 ): Promise<Loaded> {
   const { threadId } = runtime.run;
-  const isJob = runtime.run.job.kind !== "message";
+  const isJob = jobKind(runtime.run.job).sends !== "queue";
   if (isJob && (await session.call("thread/queue/list", { threadId })).data.length > 0) {
     return BUSY;
   }
@@ -102,7 +103,8 @@ export async function sendWork(
   held: boolean,
 ): Promise<Sent> {
   const { threadId, clientMessageId, job } = runtime.run;
-  if (job.kind === "message") {
+  const { sends, claimsTurn } = jobKind(job);
+  if (sends === "queue") {
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     if (receipt.status !== "queued") return { receipt };
     if (held) return { receipt, reason: "held_elsewhere" };
@@ -114,21 +116,14 @@ export async function sendWork(
   }
   let turnId: string;
   try {
-    turnId = job.kind === "review"
-      ? await session.call("review/start", { threadId, target: job.target })
-      : await session.call("turn/start", {
-        threadId,
-        clientUserMessageId: clientMessageId,
-        input: [{ type: "text", text, text_elements: [] }],
-        outputSchema: job.schema,
-      });
+    turnId = await sends(session, job, { threadId, clientMessageId, text });
   } catch (error) {
     const { reason, message, written, rpcCode } = asRelayError(error);
     // An answer that was lost after the request was written: the job may have started.
     const status = written && rpcCode === undefined ? "unknown" : "not_sent";
     return { receipt: { status, reason, message, clientMessageId, threadId } };
   }
-  if (job.kind === "review") runtime.claim(turnId);
+  if (claimsTurn) runtime.claim(turnId);
   registry.watch(runtime);
   const receipt: Receipt = {
     status: "queued",

@@ -1,9 +1,9 @@
 /**
  * What a run does, beyond "a message queued and started" (`codex_run`): one
- * kind per job, as a union. The kind decides how the run starts
- * (`load_and_send.ts`), how its own turn is told (a review's is `review/start`'s
- * turn R), how it is interrupted (a review: R, else its inner turn R'), whether
- * it can be steered, and what is read when it ends.
+ * kind per job, as a union, and one record per kind ({@linkcode jobKind}):
+ * what it sends (`load_and_send.ts`), whether its own turn is the one its start
+ * answered (a review's `review/start` turn R: interrupted by R, then its inner
+ * turn R'), whether it can be steered, and what is read when it ends.
  * @module
  */
 
@@ -13,6 +13,7 @@ import { readReply } from "../ops/read_reply.ts";
 import { readReview } from "../ops/read_review.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { structuredAnswer } from "../reply/structured.ts";
+import { schemaProblem } from "./start_checks.ts";
 
 /** The job of a run. */
 export type RunJob =
@@ -26,6 +27,87 @@ export type RunJob =
 /** The job of a plain `codex_run`. */
 export const MESSAGE_JOB: RunJob = Object.freeze({ kind: "message" });
 
+/** What a run sends with its job. */
+export interface Outgoing {
+  threadId: string;
+  clientMessageId: string;
+  text: string;
+}
+
+/** What a finished run was, as its read needs it. */
+export interface SettledSnapshot {
+  threadId: string;
+  clientMessageId: string;
+  turnId: string | null;
+  phase: string;
+}
+
+/** What a kind of job does. */
+export interface JobKind<J extends RunJob = RunJob> {
+  /**
+   * What it sends: `"queue"`, its message into the thread's queue (a busy
+   * thread runs it after what runs there; a paused queue is restarted for
+   * it); else its own turn, started on an idle thread only (resolves with
+   * the turn's id).
+   */
+  readonly sends: "queue" | ((session: Session, job: J, out: Outgoing) => Promise<string>);
+  /**
+   * Its own turn is the one its start answered (no user message tells it),
+   * and an interrupt names only that turn and the turn inside it.
+   */
+  readonly claimsTurn: boolean;
+  /** Why `codex_steer` cannot steer its turn, when it cannot. */
+  readonly notSteerable?: string;
+  /** Why the job cannot be sent as given (checked before anything runs). */
+  problem(job: J): string | undefined;
+  /** What a finished run's result carries (reply-read level). */
+  read(session: Session, job: J, snapshot: SettledSnapshot): Promise<ReadReplyResult>;
+}
+
+const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K }>> } = {
+  message: {
+    sends: "queue",
+    claimsTurn: false,
+    problem: () => undefined,
+    read: (session, _job, { threadId, clientMessageId }) =>
+      readReply(session, { threadId, clientMessageId }),
+  },
+  structured: {
+    sends: (session, job, { threadId, clientMessageId, text }) =>
+      session.call("turn/start", {
+        threadId,
+        clientUserMessageId: clientMessageId,
+        input: [{ type: "text", text, text_elements: [] }],
+        outputSchema: job.schema,
+      }),
+    claimsTurn: false,
+    problem: (job) => schemaProblem(job.schema),
+    read: readStructured,
+  },
+  review: {
+    sends: (session, job, { threadId }) =>
+      session.call("review/start", { threadId, target: job.target }),
+    claimsTurn: true,
+    notSteerable: "The run is a review: Codex cannot steer a review turn; nothing was sent",
+    problem: () => undefined,
+    read: readReviewRun,
+  },
+};
+
+/**
+ * The record of `job`'s kind.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(jobKind({ kind: "message" }).sends, "queue");
+ * assert.equal(jobKind({ kind: "review", target: { type: "uncommittedChanges" } }).claimsTurn, true);
+ * ```
+ */
+export function jobKind<J extends RunJob>(job: J): JobKind<J> {
+  return KINDS[job.kind] as unknown as JobKind<J>;
+}
+
 /**
  * What a finished run's result carries (reply-read level): the final answers
  * of its message's turn; for a structured run also `structured`, the last
@@ -37,22 +119,32 @@ export const MESSAGE_JOB: RunJob = Object.freeze({ kind: "message" });
  * const read = await settledRead(session, { kind: "message" }, runtime.snapshot());
  * ```
  */
-export async function settledRead(
+export function settledRead(
   session: Session,
   job: RunJob,
-  snapshot: { threadId: string; clientMessageId: string; turnId: string | null; phase: string },
+  snapshot: SettledSnapshot,
 ): Promise<ReadReplyResult> {
-  const { threadId, clientMessageId, turnId } = snapshot;
-  if (job.kind === "review") {
-    if (turnId === null) throw new Error("a review run without its turn");
-    const phase = snapshot.phase;
-    const status = phase === "completed" || phase === "failed" || phase === "interrupted"
-      ? phase
-      : "running";
-    return await readReview(session, { threadId, clientMessageId, turnId, status });
-  }
+  return jobKind(job).read(session, job, snapshot);
+}
+
+async function readReviewRun(
+  session: Session,
+  _job: RunJob,
+  { threadId, clientMessageId, turnId, phase }: SettledSnapshot,
+): Promise<ReadReplyResult> {
+  if (turnId === null) throw new Error("a review run without its turn");
+  const status = phase === "completed" || phase === "failed" || phase === "interrupted"
+    ? phase
+    : "running";
+  return await readReview(session, { threadId, clientMessageId, turnId, status });
+}
+
+async function readStructured(
+  session: Session,
+  job: { schema: Record<string, unknown> },
+  { threadId, clientMessageId }: SettledSnapshot,
+): Promise<ReadReplyResult> {
   const read = await readReply(session, { threadId, clientMessageId });
-  if (job.kind !== "structured") return read;
   const last = read.replies.at(-1);
   if (!last || "moderated" in last) {
     const why = last ? "the final answer was moderated by Codex" : "the turn has no final answer";

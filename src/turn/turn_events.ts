@@ -13,6 +13,7 @@ import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
 import type { TurnEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
+import { jobKind } from "./run_job.ts";
 
 /** What the events told, for the runtime to act on. */
 export type Happened =
@@ -118,7 +119,8 @@ export class TurnEvents {
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {
     if (item.type === "userMessage" && this.#turnId === null) {
-      if (this.#run.job.kind === "review") return []; // The reviewer's prompt: a review's turn is claimed, not told.
+      // A job whose turn is claimed (a review's): its user message is the reviewer's prompt.
+      if (jobKind(this.#run.job).claimsTurn) return [];
       if (item.clientId === this.#run.clientMessageId) {
         this.#turnId = turnId;
         return [{ kind: "ownTurnStarted" }];

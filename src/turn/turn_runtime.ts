@@ -21,6 +21,7 @@ import { type Failure, stalledFailure } from "./classify_failure.ts";
 import type { Run, RunSnapshot } from "./run_book.ts";
 import { failureOf, phaseOf, type TurnEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
+import { jobKind } from "./run_job.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
 import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
@@ -196,7 +197,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.progress(
       why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
     );
-    const ownOnly = this.#deps.shared || this.run.job.kind === "review";
+    const ownOnly = this.#deps.shared || jobKind(this.run.job).claimsTurn;
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
     // One grace for waiting for the turn (a queued run's) and for its end.
     const until = this.#deps.clock.now() + this.#deps.limits.interruptGraceMs;
@@ -342,7 +343,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
         this.#watchdog.toolCall(h.id, h.completed);
         this.#armStall();
       } else if (h.kind === "resolved") this.#deps.router.resolved(this, h.requestId);
-      else if (!failureOf(this.run.state) && this.run.job.kind === "message") {
+      else if (!failureOf(this.run.state) && jobKind(this.run.job).sends === "queue") {
         // Codex paused the queue: only a queued message's run waits on it, no other restarts it.
         void this.#restartQueue();
       }

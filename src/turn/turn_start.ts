@@ -27,7 +27,7 @@ import {
   heldSession,
   type Session,
 } from "../connect/connection.ts";
-import { loginProblem, missingDirectory, RunSettings, schemaProblem } from "./start_checks.ts";
+import { loginProblem, missingDirectory, RunSettings } from "./start_checks.ts";
 import { loadThread, sendWork } from "./load_and_send.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { confirmUnknown } from "../ops/queue_message.ts";
@@ -36,7 +36,7 @@ import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { type RunOptions, runParams } from "./run_options.ts";
-import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
+import { jobKind, MESSAGE_JOB, type RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
 import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
 import { McpMemory } from "../ops/mcp_memory.ts";
@@ -176,7 +176,7 @@ export class TurnStarts {
       reason,
       message,
     });
-    const badSchema = job.kind === "structured" ? schemaProblem(job.schema) : undefined;
+    const badSchema = jobKind(job).problem(job);
     if (badSchema) return notSent("invalid_schema", badSchema, ref ?? "");
     if (registry.closing) return notSent("cancelled", "codex-relay is shutting down");
     const stop = new AbortController();

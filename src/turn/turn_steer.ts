@@ -12,6 +12,7 @@ import { heldSession } from "../connect/connection.ts";
 import { mintRunId } from "../ops/run_id.ts";
 import { steerTurn } from "../ops/steer.ts";
 import type { SteerResult } from "../reply/schemas.ts";
+import { jobKind } from "./run_job.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
 
 /** The budget of one steer (one RPC on the run's own connection). */
@@ -44,13 +45,9 @@ export async function steerRun(
         "codex-relay runs no turn on this thread (with that clientMessageId); nothing was sent",
     };
   }
-  if (runtime.run.job.kind === "review") {
-    return {
-      status: "not_steerable",
-      threadId,
-      kind: "review",
-      message: "The run is a review: Codex cannot steer a review turn; nothing was sent",
-    };
+  const { notSteerable } = jobKind(runtime.run.job);
+  if (notSteerable !== undefined) {
+    return { status: "not_steerable", threadId, kind: runtime.run.job.kind, message: notSteerable };
   }
   const turnId = runtime.snapshot().turnId;
   if (turnId === null) {
