@@ -166,7 +166,9 @@ const TYPES: Record<string, (v: unknown) => boolean> = {
 function typeProblem(node: Record<string, unknown>, value: unknown, at: string) {
   if (node.type === undefined) return undefined;
   const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type];
-  if (types.some((t) => typeof t === "string" && TYPES[t]?.(value))) return undefined;
+  if (types.some((t) => typeof t === "string" && Object.hasOwn(TYPES, t) && TYPES[t](value))) {
+    return undefined;
+  }
   return { at, message: `must be ${types.join(",")}` };
 }
 
