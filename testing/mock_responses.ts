@@ -40,7 +40,7 @@
  * | a reviewer's (latest user text `Review the     | the review JSON: one P1 finding on         |
  * | current code changes…`, or `REVIEW_JSON`)      | `<cwd>/calc.js:2-2` ({@link reviewJson})   |
  * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
- * |                                                | `BADJSON`, plain text                      |
+ * |                                                | `BADJSON`, plain text ({@link valueOf})    |
  *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
@@ -159,7 +159,10 @@ export function reviewJson(cwd: string): string {
   });
 }
 
-/** A value the JSON Schema `schema` accepts (strings: the first enum value or `mock`). */
+/**
+ * A value the JSON Schema `schema` accepts (strings: the first enum value, `<text>` for a
+ * `description` of `mock:<text>`, else `mock`).
+ */
 export function valueOf(schema: unknown): unknown {
   if (!isRecord(schema)) return null;
   if (Array.isArray(schema.enum)) return schema.enum[0];
@@ -180,7 +183,9 @@ export function valueOf(schema: unknown): unknown {
     case "null":
       return null;
     default:
-      return "mock";
+      return typeof schema.description === "string" && schema.description.startsWith("mock:")
+        ? schema.description.slice(5)
+        : "mock";
   }
 }
 

@@ -42,9 +42,16 @@ export const RELAY_OLD_SPACE_MIB = 64;
  */
 export const RELAY_SEMI_SPACE_MIB = 2;
 
+/**
+ * V8's linear-time regexp engine (the `l` flag): an `outputSchema`'s patterns
+ * run there, so no answer can make one backtrack (`src/reply/linear_regexp.ts`;
+ * without it the relay refuses schemas with patterns).
+ */
+export const RELAY_REGEXP_FLAG = "--enable-experimental-regexp-engine";
+
 /** The V8 flags every way of starting the relay passes (deno run, deno compile, install entries). */
 export const RELAY_V8_FLAGS =
-  `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB}`;
+  `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB},${RELAY_REGEXP_FLAG}`;
 
 /**
  * The flags that grant the relay's permission set (`permissions.default`)

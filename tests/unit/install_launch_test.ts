@@ -269,7 +269,10 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
 });
 
 Deno.test("every way of starting the relay caps V8's old space the same way", async () => {
-  assert.match(RELAY_V8_FLAGS, /^--v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+$/);
+  assert.match(
+    RELAY_V8_FLAGS,
+    /^--v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+,--enable-experimental-regexp-engine$/,
+  );
   assert.ok(denoJson.tasks.start.split(" ").includes(RELAY_V8_FLAGS), denoJson.tasks.start);
   const { compileArgs } = await import("../../scripts/compile.ts");
   assert.ok(compileArgs("x86_64-unknown-linux-gnu").includes(RELAY_V8_FLAGS), "deno compile");
