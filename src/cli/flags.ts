@@ -33,6 +33,8 @@ const OPTIONS = {
   version: { type: "boolean", short: "V" },
   "allow-reply-read": { type: "boolean" },
   "allow-turn-start": { type: "boolean" },
+  "allow-worktrees": { type: "boolean" },
+  git: { type: "string" },
   "auto-approve-mcp-tools": { type: "boolean" },
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
@@ -95,6 +97,7 @@ export function parseCommand(args: readonly string[]): Command {
     logLevel: logLevel as LogLevel,
     appServer: parseAppServerMode(values["app-server"]),
     ...(values.codex === undefined ? {} : { codex: parseCodexPath(values.codex) }),
+    ...worktreeFlags(values["allow-worktrees"], values.git),
   };
   if (flags.autoApproveMcpTools && !flags.allowTurnStart) {
     throw new UsageError("--auto-approve-mcp-tools needs --allow-turn-start");
@@ -102,8 +105,20 @@ export function parseCommand(args: readonly string[]): Command {
   if (disabled.length > 0 && !flags.allowTurnStart) {
     throw new UsageError("--disable-codex-mcp-server needs --allow-turn-start");
   }
+  if (flags.worktrees && !flags.allowTurnStart) {
+    throw new UsageError("--allow-worktrees needs --allow-turn-start");
+  }
   if (command === "doctor") return { kind: "doctor", flags, ...registrationOf(values) };
   return { kind: "serve", flags };
+}
+
+/** `--allow-worktrees [--git PATH]`: the git to run (absolute; default `git` on PATH). */
+function worktreeFlags(allow: boolean | undefined, git: string | undefined): Partial<ServeFlags> {
+  if (git !== undefined && !allow) throw new UsageError("--git needs --allow-worktrees");
+  if (git !== undefined && !git.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(git)) {
+    throw new UsageError(`--git takes an absolute path (got '${git}')`);
+  }
+  return allow ? { worktrees: { git: git ?? "git" } } : {};
 }
 
 /** `doctor --client CLIENT [--scope user|project]`: whose registration to check. */

@@ -120,5 +120,6 @@ function libraryOptions(flags: ServeFlags): Omit<ServeOptions, "readable" | "wri
     disableCodexMcpServers: flags.disableCodexMcpServers,
     logLevel: flags.logLevel,
     ...(flags.codex === undefined ? {} : { codex: flags.codex }),
+    ...(flags.worktrees ? { allowWorktrees: true, git: flags.worktrees.git } : {}),
   };
 }

@@ -29,6 +29,8 @@ export interface ServeFlags {
    * `install` resolved, or the user's choice); unset: `codex` on PATH.
    */
   codex?: string;
+  /** `--allow-worktrees [--git PATH]`: the git to run (`git` on PATH unless named). */
+  worktrees?: { git: string };
 }
 
 /**
@@ -80,6 +82,10 @@ export interface ServeOptions {
    * default: `codex` on PATH. The process needs run permission on it.
    */
   codex?: string;
+  /** Adds `codex_run {worktree}` and `codex_worktree` (needs `allowTurnStart`); runs `git`. */
+  allowWorktrees?: boolean;
+  /** The git to run with `allowWorktrees` (default `git` on PATH); needs run permission. */
+  git?: string;
 }
 
 /**
@@ -113,7 +119,16 @@ export function serveFlags(options: ServeOptions): ServeFlags {
     logLevel: options.logLevel ?? "warn",
     appServer: appServerMode(options.appServer),
     ...(options.codex === undefined ? {} : { codex: codexPath(options.codex) }),
+    ...(options.allowWorktrees === true ? worktreesOf(turnStart, options.git) : {}),
   };
+}
+
+function worktreesOf(turnStart: boolean, git: unknown): Pick<ServeFlags, "worktrees"> {
+  if (!turnStart) throw new TypeError("allowWorktrees needs allowTurnStart");
+  if (git !== undefined && (typeof git !== "string" || git === "")) {
+    throw new TypeError("git must be a path to the git executable");
+  }
+  return { worktrees: { git: git ?? "git" } };
 }
 
 function codexPath(value: unknown): string {

@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { reasonSchema } from "../core/errors.ts";
 
 /** How a run changed a file. */
 export const CHANGE_KINDS = ["add", "delete", "update"] as const;
@@ -42,3 +43,35 @@ export const worktreeSchema = z.strictObject({
 
 /** The worktree of a run. */
 export type WorktreeInfo = z.output<typeof worktreeSchema>;
+
+/** One worktree this relay made, as `codex_worktree {action: "list"}` lists it. */
+export const listedWorktreeSchema = z.strictObject({
+  name: z.string(),
+  repository: z.string(),
+  path: z.string(),
+  branch: z.string(),
+  base: z.string(),
+  /** A run of this relay is active in it. */
+  active: z.boolean(),
+  /** It has uncommitted changes; null when git could not tell (its folder is gone). */
+  uncommittedChanges: z.boolean().nullable(),
+});
+
+/** The `codex_worktree` result. */
+export const worktreeToolSchema = z.object({
+  status: z.enum(["listed", "removed", "refused"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  worktrees: z.array(listedWorktreeSchema).optional(),
+  /** What a removal took down: the folder, and the branch when it held no commit beyond base. */
+  removed: z.strictObject({
+    name: z.string(),
+    path: z.string(),
+    branch: z.string(),
+    branchDeleted: z.boolean(),
+  })
+    .optional(),
+});
+
+/** The `codex_worktree` result. */
+export type WorktreeToolResult = z.output<typeof worktreeToolSchema>;

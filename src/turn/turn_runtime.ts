@@ -153,6 +153,11 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     };
   }
 
+  /** The thread's cwd, once the start read it. */
+  get cwd(): string | undefined {
+    return this.#filesAt?.cwd;
+  }
+
   /** Its changed files are listed relative to `cwd` (the thread's; `root`: its worktree's). */
   filesIn(cwd: string, root?: string): void {
     this.#filesAt = { cwd, root };
