@@ -133,3 +133,48 @@ Deno.test("codex_run {cwd, worktree}: the thread starts in the worktree's subfol
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("codex_worktree: a worktree whose run is active is listed active and not removed (worktree_busy)", async () => {
+  const dir = await repo();
+  try {
+    const s: Scenario = {
+      threads: [],
+      newThreadScripts: [[{ barrier: "hold-turn" }, { end: "completed" }]],
+    };
+    await withRelay(s, [...FULL, "--allow-worktrees"], async (client, f) => {
+      const hold = await f.barrier("hold-turn");
+      const run = await callTool(client, "codex_run", {
+        cwd: dir,
+        text: "work",
+        worktree: true,
+        waitSeconds: 1,
+      });
+      const out = run.structuredContent;
+      assert.equal(out.turn?.status, "running");
+      const name = out.worktree!.name;
+      assert.match(name, /^run-\d{8}-\d{6}-[0-9a-f]{4}$/);
+      await hold.reached();
+      const listed = await callTool(client, "codex_worktree", { action: "list" });
+      assert.deepEqual(listed.structuredContent.worktrees?.map((w) => [w.name, w.active]), [
+        [name, true],
+      ]);
+      const busy = await callTool(client, "codex_worktree", {
+        action: "remove",
+        name,
+        force: true,
+      });
+      assert.equal(busy.structuredContent.reason, "worktree_busy");
+      assert.match(busy.content[0].type === "text" ? busy.content[0].text : "", /active/);
+      await hold.release();
+      const wait = await callTool(client, "codex_wait_reply", {
+        threadId: out.threadId,
+        clientMessageId: out.receipt.clientMessageId,
+      });
+      assert.equal(wait.structuredContent.turn?.status, "completed");
+      const removed = await callTool(client, "codex_worktree", { action: "remove", name });
+      assert.equal(removed.structuredContent.status, "removed");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
