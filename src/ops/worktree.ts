@@ -95,7 +95,23 @@ async function repositoryOf(
  * out in it. A branch or record of that name is `worktree_exists`; whatever
  * a failed step made is removed again.
  */
-export async function makeWorktree(
+export function makeWorktree(
+  deps: WorktreeDeps,
+  cwd: string,
+  name: string,
+): Promise<MadeWorktree | WorktreeRefusal> {
+  return oneAtATime(() => make(deps, cwd, name));
+}
+
+/** Makes and removals of this process run one at a time (two of one name never interleave). */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+  const next = queue.then(step, step);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+async function make(
   deps: WorktreeDeps,
   cwd: string,
   name: string,
@@ -132,7 +148,9 @@ export async function makeWorktree(
       "worktree_exists",
     );
     if (typeof added !== "string") {
-      await undo(git, repo.top, path, branch);
+      // git made no worktree; a branch it made (none existed) goes, unless one is checked out.
+      await git(["worktree", "prune"], repo.top);
+      await git(["branch", "-D", branch], repo.top);
       return added;
     }
     // The path as git names it (symlinks resolved, as `git worktree list` shows it).
@@ -170,21 +188,19 @@ function joined(path: string, prefix: string): string {
   return sub === "" ? path : `${path}/${sub}`;
 }
 
-/** Takes down what a failed make left: the worktree, its branch, its record. */
+/** Takes down a worktree this make added whose record could not be written: it, its branch, its record. */
 async function undo(
   git: Git,
   top: string,
   path: string,
   branch: string,
-  name?: string,
-  root?: string,
+  name: string,
+  root: string,
 ): Promise<void> {
   await git(["worktree", "remove", "--force", path], top);
   await git(["worktree", "prune"], top);
   await git(["branch", "-D", branch], top);
-  if (name !== undefined && root !== undefined) {
-    await git(["config", "--file", recordFile(root), "--remove-section", `worktree.${name}`]);
-  }
+  await git(["config", "--file", recordFile(root), "--remove-section", `worktree.${name}`]);
 }
 
 /** The records of the worktrees this relay made (none when the record does not exist). */
@@ -248,7 +264,16 @@ export interface RemovedWorktree {
  * commit beyond `base`. A name the record does not hold is
  * `worktree_not_found`: nothing else is ever touched.
  */
-export async function removeWorktree(
+export function removeWorktree(
+  deps: WorktreeDeps,
+  name: string,
+  force: boolean,
+  activeIn: (path: string) => boolean,
+): Promise<RemovedWorktree | WorktreeRefusal> {
+  return oneAtATime(() => remove(deps, name, force, activeIn));
+}
+
+async function remove(
   deps: WorktreeDeps,
   name: string,
   force: boolean,

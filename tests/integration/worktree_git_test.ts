@@ -231,3 +231,18 @@ Deno.test("worktree remove: a worktree this relay did not make is never touched,
     assert.equal(await exists(recordFile(root)), false, "no record was written");
   });
 });
+
+Deno.test("worktree: two makes of one name at once: one is made, the other worktree_exists, and the first stays whole", async () => {
+  await withRepo(async (repo, root) => {
+    const [a, b] = await Promise.all([
+      makeWorktree({ git, root }, repo, "same"),
+      makeWorktree({ git, root }, repo, "same"),
+    ]);
+    const made = [a, b].filter((m) => m.ok);
+    const refused = [a, b].filter((m) => !m.ok);
+    assert.equal(made.length, 1);
+    assert.equal(!refused[0].ok && refused[0].reason, "worktree_exists");
+    assert.equal(await exists(`${root}/same/a.txt`), true);
+    assert.match(await sh(repo, "branch", "--list", "codex/same"), /codex\/same$/);
+  });
+});
