@@ -3,7 +3,8 @@
  * `--allow-worktrees`, where the model applies a patch that adds a file (Codex intercepts the
  * mock's `apply_patch` heredoc, as captured in docs/codex-protocol.md "Files a turn changed").
  * The file is in the worktree, the user's tree is untouched, `changedFiles` names it; then
- * `codex_worktree` removes the worktree and its branch (no commit beyond its base).
+ * `codex_worktree` removes the worktree and its branch (no commit beyond its base). A second run
+ * on the thread works there again; the file its shell command writes is not in `changedFiles`.
  *
  * Run: `deno test -P tests/e2e/worktree_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex`.
@@ -83,6 +84,18 @@ Deno.test({
         assert.deepEqual(out.changedFiles, [{ path: "hello.txt", kind: "add" }]);
         assert.equal(out.changedFilesCount, 1);
         assert.equal(await sh(path, "status", "--porcelain"), "?? sub/hello.txt\n");
+
+        // The thread runs there again; a file a shell command writes is in neither of Codex's
+        // reports, so changedFiles does not name it.
+        const again = await callTool(relay.client, "codex_run", {
+          threadId: out.threadId,
+          text: "SANDBOXED SHELL: echo x > shell.txt",
+          waitSeconds: 55,
+        }, { timeout: 90_000 });
+        assert.equal(again.structuredContent.turn?.status, "completed");
+        assert.equal(await Deno.readTextFile(`${path}/sub/shell.txt`), "x\n");
+        assert.deepEqual(again.structuredContent.changedFiles, []);
+        assert.equal(await sh(repo, "status", "--porcelain"), "");
 
         const removed = await callTool(relay.client, "codex_worktree", {
           action: "remove",
