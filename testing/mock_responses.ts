@@ -42,6 +42,9 @@
  * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
  * |                                                | `BADJSON`, plain text ({@link valueOf})    |
  *
+ * `SANDBOXED` before `SHELL:` leaves out `sandbox_permissions` and `justification`: the command
+ * runs in the thread's sandbox without an approval (a write under `workspace-write`).
+ *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
  * `SLOW:a LONG`). `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
@@ -432,11 +435,13 @@ export async function startMockResponses(
             id: `fc_${n}`,
             call_id: `call_sh_${n}`,
             name: "exec_command",
-            arguments: JSON.stringify({
-              cmd: shell![1].trim(),
-              sandbox_permissions: "require_escalated",
-              justification: SHELL_JUSTIFICATION,
-            }),
+            arguments: JSON.stringify(
+              /\bSANDBOXED\b/.test(markers) ? { cmd: shell![1].trim() } : {
+                cmd: shell![1].trim(),
+                sandbox_permissions: "require_escalated",
+                justification: SHELL_JUSTIFICATION,
+              },
+            ),
             status: "completed",
           }, 1),
         );

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { gitFindings } from "./doctor_git.ts";
+import { gitRunner } from "../connect/process/git_runner.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
@@ -81,6 +83,8 @@ export async function doctor(
   }
   sections.push(["permissions", checkPermissions(io, codex.missing, command)]);
   sections.push(["capabilities", capabilities(flags, io.relay)]);
+  const git = flags.worktrees?.git;
+  if (git) sections.push(["git", await gitFindings(gitRunner(git), git, io.relay)]);
 
   const lines = [`codex-relay ${version} doctor`];
   for (const [title, findings] of sections) {
@@ -306,7 +310,11 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string):
 }
 
 function capabilities(flags: ServeFlags, relay: string): Finding[] {
-  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const caps: Capabilities = {
+    replyRead: flags.allowReplyRead,
+    turnStart: flags.allowTurnStart,
+    ...(flags.worktrees ? { worktrees: true } : {}),
+  };
   const serve = [
     "serve",
     ...capabilityArgs(caps),

@@ -30,6 +30,8 @@ const OPTIONS = {
   version: { type: "boolean", short: "V" },
   "allow-reply-read": { type: "boolean" },
   "allow-turn-start": { type: "boolean" },
+  "allow-worktrees": { type: "boolean" },
+  git: { type: "string" },
   "auto-approve-mcp-tools": { type: "boolean" },
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
@@ -82,6 +84,8 @@ export function parseCommand(args: readonly string[]): Command {
     // `unix://PATH` is the flag's spelling of a socket; serveFlags checks the rest.
     appServer: value?.startsWith("unix://") ? { socket: value.slice("unix://".length) } : value,
     codex: values.codex,
+    allowWorktrees: values["allow-worktrees"],
+    git: values.git,
   }, "flags");
   if (command === "doctor") return { kind: "doctor", flags, ...registrationOf(values) };
   return { kind: "serve", flags };

@@ -50,6 +50,12 @@ const SERVE_OPTIONS: Option[] = [
     "With --allow-turn-start: disable this Codex MCP server in turns",
     "the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)",
   ],
+  [
+    "--allow-worktrees",
+    "With --allow-turn-start: codex_run {worktree} runs a new thread",
+    "in a git worktree of its own; add codex_worktree (runs git)",
+  ],
+  ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
   APP_SERVER_OPTION,
   CODEX_OPTION,

@@ -10,6 +10,7 @@ import { VERSION } from "../core/version.ts";
 import {
   INSTALL_PERMISSIONS,
   permissionFlags,
+  type PermissionSet,
   RELAY_PERMISSIONS,
   withCodex,
 } from "../core/permissions.ts";
@@ -58,16 +59,20 @@ export const RELAY_V8_FLAGS =
  * without `-P`; with `codex`, the run grant names that binary instead of
  * `codex` on PATH.
  */
-export function relayFlags(codex?: string): string[] {
-  return permissionFlags(
-    codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex),
-  );
+export function relayFlags(codex?: string, git?: string): string[] {
+  return permissionFlags(relaySet(codex, git));
+}
+
+/** The relay's set, its run grant naming `codex` and, with `--allow-worktrees`, `git`. */
+function relaySet(codex?: string, git?: string): PermissionSet {
+  const set = codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex);
+  return git === undefined ? set : { ...set, run: [...(set.run as string[]), git] };
 }
 
 /** The one run flag that replaces `-P`'s run grant when the relay runs the binary `codex`. */
-function codexRunFlags(codex: string | undefined): string[] {
-  if (codex === undefined) return [];
-  return permissionFlags({ run: withCodex(RELAY_PERMISSIONS, codex).run });
+function codexRunFlags(codex: string | undefined, git?: string): string[] {
+  if (codex === undefined && git === undefined) return [];
+  return permissionFlags({ run: relaySet(codex, git).run });
 }
 
 /** The flags that grant the install entry's set (`permissions.install`) without `-P`. */
@@ -96,16 +101,24 @@ export function startCommand(
   caps: Capabilities,
   deno = "deno",
   codex?: string,
+  git?: string,
 ): string[] {
   const runs = source.kind === "binary" ? undefined : codex;
-  const serve = ["serve", ...capabilityArgs(caps), ...(runs ? ["--codex", runs] : [])];
+  // With --allow-worktrees the run grant names git too: the path install found, or git on PATH.
+  const gits = caps.worktrees && source.kind !== "binary" ? git ?? "git" : undefined;
+  const serve = [
+    "serve",
+    ...capabilityArgs(caps),
+    ...(runs ? ["--codex", runs] : []),
+    ...(gits && gits !== "git" ? ["--git", gits] : []),
+  ];
   switch (source.kind) {
     case "checkout":
       return [
         deno,
         "run",
         "-P",
-        ...codexRunFlags(runs),
+        ...codexRunFlags(runs, gits),
         "--quiet",
         RELAY_V8_FLAGS,
         "--config",
@@ -119,7 +132,7 @@ export function startCommand(
         "run",
         "--quiet",
         RELAY_V8_FLAGS,
-        ...relayFlags(runs),
+        ...relayFlags(runs, gits),
         jsrSpecifier(source.version),
         ...serve,
       ];
@@ -131,7 +144,7 @@ export function startCommand(
         "--no-remote",
         "--cached-only",
         RELAY_V8_FLAGS,
-        ...relayFlags(runs),
+        ...relayFlags(runs, gits),
         source.path,
         ...serve,
       ];
@@ -180,8 +193,9 @@ export function serveLauncher(
   deno: string,
   caps: Capabilities,
   codex?: string,
+  git?: string,
 ): Launcher {
-  const [command, ...args] = startCommand(source, caps, deno, codex);
+  const [command, ...args] = startCommand(source, caps, deno, codex, git);
   return { command, args };
 }
 

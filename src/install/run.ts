@@ -7,6 +7,7 @@
  * @module
  */
 
+import { entryGit } from "./entry_git.ts";
 import { UsageError } from "../core/usage_error.ts";
 import {
   INSTALL_HINT,
@@ -130,7 +131,13 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const tmp = `${target.path}.codex-relay.tmp`;
   const codex = entryCodex(args, source, io);
   const launcher = {
-    ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args, codex.path),
+    ...serveLauncher(
+      source,
+      source.kind === "binary" ? source.path : io.deno,
+      args,
+      codex.path,
+      entryGit(args, source, io),
+    ),
     env: entryEnv(target, source, io.env, io.os),
   };
   // Write permission on the client's own folder covers creating it (Deno checks the folder's

@@ -81,11 +81,12 @@ const LEVELS: readonly { name: string; caps: Capabilities }[] = [
   { name: "queue", caps: NONE },
   { name: "reply read", caps: { replyRead: true, turnStart: false } },
   { name: "turn start", caps: { replyRead: false, turnStart: true } },
+  { name: "worktrees", caps: { replyRead: false, turnStart: true, worktrees: true } },
 ];
 
-/** What `caps` adds to the default level. */
+/** What `caps` adds to the default level (worktrees: to the turn-start level). */
 function added<T>(all: (caps: Capabilities) => Iterable<T>, caps: Capabilities): T[] {
-  const base = new Set(all(NONE));
+  const base = new Set(all(caps.worktrees ? LEVELS[2].caps : NONE));
   return caps === NONE ? [...base].sort() : [...all(caps)].filter((x) => !base.has(x)).sort();
 }
 
