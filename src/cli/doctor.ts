@@ -59,7 +59,7 @@ export async function doctor(
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
   const command = flags.codex ?? "codex";
-  const codex = await checkCodex(io, flags.codex);
+  const codex = await checkCodex({ ...io, client: registration?.client }, flags.codex);
   sections.push(["codex", codex.findings]);
   const client = registration
     ? await readRegistration(registration, io, io.cwd())

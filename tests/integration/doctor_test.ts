@@ -220,7 +220,11 @@ Deno.test("doctor --codex: names the binary and why, and the run permission that
       gone.out,
       /problem +the relay may not run \/nonexistent\/codex \(no --allow-run=\/nonexistent\/codex\)/,
     );
-    assert.match(gone.out, /fix: register the relay again \(deno run .*mod\.ts install\)/);
+    // A complete command: install without --client exits 64.
+    assert.match(
+      gone.out,
+      /fix: register the relay again: sh -c "\$\(deno run .*mod\.ts install --client <claude-code\|claude-desktop\|cursor\|vscode\|codex> --print-command\)"/,
+    );
   });
 });
 
@@ -346,7 +350,7 @@ Deno.test("doctor: a path Codex's entry for codex-relay names that does not exis
     );
     assert.match(
       out,
-      /fix: register it again from the relay you mean \(deno run -P --quiet .*install --client codex/,
+      /fix: register it again from the relay you mean: sh -c "\$\(deno run -P .*install --client codex --print-command\)"/,
     );
     const asked = (await f.requests()).filter((r) => r.method === "fs/getMetadata").map((r) =>
       r.params
@@ -410,7 +414,7 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
       );
       assert.match(
         out,
-        /fix: register it again .* install --client claude-code prints the command/,
+        /fix: register it again .* install --client claude-code --print-command\)"/,
       );
       assert.match(
         out,
@@ -502,6 +506,30 @@ Deno.test("doctor --client: checks the provider key as each client would start t
         r.out,
         /info +Claude Code starts codex-relay with its own environment: model provider keyed \(the default\) gets RELAY_TEST_KEY when it is set where Claude Code starts/,
       );
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("doctor --client after install: the entry install writes (--allow-run=CODEX,/bin/kill) is no problem (issue 38)", async () => {
+  const { serveLauncher } = await import("../../src/install/launch.ts");
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-installed-" });
+  const config = `${home}/.claude.json`;
+  const codex = `${FIXTURE_BIN}/codex`;
+  const caps = { replyRead: false, turnStart: false };
+  const entry = serveLauncher({ kind: "checkout", root: ROOT }, Deno.execPath(), caps, codex);
+  await Deno.writeTextFile(config, JSON.stringify({ mcpServers: { "codex-relay": entry } }));
+  const files = [Deno.execPath(), `${ROOT}/deno.json`, `${ROOT}/mod.ts`, codex, "/bin/kill"];
+  try {
+    await withFixture({ threads: [thread()], files, directories: [] }, async (f) => {
+      const { code, out } = await doctor({ ...f.env, HOME: home }, {
+        flags: ["--client", "claude-code"],
+        permissions: ["-P", `--allow-read=${config}`],
+      });
+      assert.equal(code, 0, out);
+      assert.ok(out.includes(`${codex}, /bin/kill`), out);
+      assert.doesNotMatch(out, /does not exist/);
     });
   } finally {
     await Deno.remove(home, { recursive: true });

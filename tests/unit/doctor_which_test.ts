@@ -32,7 +32,10 @@ Deno.test("doctor on Windows: the codex.cmd Deno found, npm's wrapper, and the c
     /npm's Node wrapper; it starts .*codex\.exe \(@openai\/codex-win32-x64\)/,
   );
   assert.ok(findings[1].text.includes(EXE));
-  assert.match(findings[1].fix ?? "", /codex-relay install registers the native binary/);
+  assert.match(
+    findings[1].fix ?? "",
+    /sh -c "\$\(codex-relay install --client <[a-z|-]+> --print-command\)" registers the native binary/,
+  );
 });
 
 Deno.test("doctor without read permission says it cannot tell, and --codex naming npm's wrapper is a warning", () => {
@@ -50,4 +53,30 @@ Deno.test("doctor without read permission says it cannot tell, and --codex namin
     whichCodexFindings(io(WINDOWS_NPM, () => false), EXE),
     [{ level: "info", text: `codex: runs ${EXE} (named by --codex)` }],
   );
+});
+
+Deno.test("doctor's entry check names each path of an --allow-run list, so an entry install wrote has none missing (issue 38)", async () => {
+  const { commandPaths } = await import("../../src/cli/doctor_entry.ts");
+  const { serveLauncher } = await import("../../src/install/launch.ts");
+  const caps = { replyRead: true, turnStart: false };
+  const written = serveLauncher(
+    { kind: "checkout", root: "/opt/relay" },
+    "/bin/deno",
+    caps,
+    "/n/codex",
+  );
+  assert.deepEqual(commandPaths(written).sort(), [
+    "/bin/deno",
+    "/bin/kill",
+    "/n/codex",
+    "/opt/relay/deno.json",
+    "/opt/relay/mod.ts",
+  ]);
+});
+
+Deno.test("doctor's fixes name a complete install command: the client it checks, else the choices", () => {
+  const granted = () => false;
+  const checked = { ...io(WINDOWS_NPM, granted), client: "cursor" };
+  const fix = whichCodexFindings(checked, undefined, "relay")[0].fix ?? "";
+  assert.match(fix, /^sh -c "\$\(relay install --client cursor --print-command\)" registers/);
 });
