@@ -947,11 +947,11 @@ Deno.test("the relay's own install offers no claude mcp add-json line for an ent
   const seeing = await sandbox({ vars });
   try {
     await runInstall(["--client", "claude-code"], SOURCE, blind.io, { printOnly: true });
-    assert.doesNotMatch(blind.out(), /claude mcp add-json/);
+    assert.doesNotMatch(blind.out(), /^ *claude mcp add-json/m);
     assert.match(blind.out(), /add --print to the command above; it looks for Codex/);
     // Where it may look (the apply command with --print), the line is the entry it writes.
     await runInstall(["--client", "claude-code", "--print"], SOURCE, seeing.io);
-    assert.match(seeing.out(), /claude mcp add-json --scope user codex-relay /);
+    assert.match(seeing.out(), /^  claude mcp add-json --scope user codex-relay /m);
   } finally {
     await blind.dispose();
     await seeing.dispose();
