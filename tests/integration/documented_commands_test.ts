@@ -199,3 +199,24 @@ Deno.test("every Deno command line the README, docs/install.md and the relay's i
   const entries = printed.join("\n").match(/"run",\s*"[^"]+",\s*"--no-prompt"/g) ?? [];
   assert.ok(entries.length >= 5, "each client's printed entry");
 });
+
+Deno.test("help from a checkout says what codex-relay stands for there, and that command runs (issue 38)", async () => {
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(args[0], {
+      args: cachedOnly(args.slice(1)),
+      env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "" }),
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    return { code: out.code, text: new TextDecoder().decode(out.stdout) };
+  };
+  for (const topic of [[], ["serve"], ["doctor"]]) {
+    const help = await run([Deno.execPath(), ...entryArgs(["help", ...topic])]);
+    assert.equal(help.code, 0);
+    const stands = help.text.match(/^Here codex-relay is this command:\n {2}(.+)$/m)?.[1];
+    assert.ok(stands, help.text);
+    const version = await run([Deno.execPath(), ...stands.split(" ").slice(1), "--version"]);
+    assert.equal(version.code, 0, stands);
+    assert.match(version.text, /^codex-relay \d/);
+  }
+});
