@@ -951,7 +951,7 @@ Deno.test("the relay's own install offers no claude mcp add-json line for an ent
     assert.match(blind.out(), /add --print to the command above; it looks for Codex/);
     // Where it may look (the apply command with --print), the line is the entry it writes.
     await runInstall(["--client", "claude-code", "--print"], SOURCE, seeing.io);
-    assert.match(seeing.out(), /^  claude mcp add-json --scope user codex-relay /m);
+    assert.match(seeing.out(), /^ {2}claude mcp add-json --scope user codex-relay /m);
   } finally {
     await blind.dispose();
     await seeing.dispose();
