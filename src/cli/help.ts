@@ -82,10 +82,16 @@ const DOCTOR_OPTIONS: Option[] = [
   [
     "--client CLIENT",
     "Also check that client's entry for codex-relay: that the files",
-    "it names exist (needs read permission on its config file:",
-    "it says how)",
+    "it names exist (needs read permission on its config file,",
+    "which the command --print-command prints has)",
   ],
   ["--scope user|project", "The client's user config (default) or the current project's"],
+  [
+    "--print-command",
+    "With --client: print only the doctor command that may read",
+    "that client's config file, to run as",
+    'sh -c "$(codex-relay doctor --client CLIENT --print-command)"',
+  ],
 ];
 
 function options(list: Option[]): string {

@@ -5,7 +5,8 @@
 
 import { serve } from "../host/serve.ts";
 import type { ServeFlags, ServeOptions } from "../host/serve_flags.ts";
-import { doctor } from "./doctor.ts";
+import { doctor, realDoctorIo } from "./doctor.ts";
+import { doctorCommand } from "./doctor_client.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
@@ -71,6 +72,11 @@ export async function main(args: readonly string[]): Promise<number> {
         if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION, relayCommand()));
         return await serveProcess(command.flags);
       case "doctor":
+        if (command.printCommand && command.registration) {
+          const io = realDoctorIo();
+          print(Deno.stdout, `${doctorCommand(command.registration, io, io.cwd())}\n`);
+          return EXIT.ok;
+        }
         return await doctor(command.flags, VERSION, undefined, command.registration);
       case "install":
         return await printInstall(command.args);

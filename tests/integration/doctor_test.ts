@@ -270,7 +270,7 @@ Deno.test("doctor: its hints name the command this checkout runs, not a codex-re
   await withFixture({ threads: [thread()] }, async (f) => {
     const { code, out } = await doctor(f.env);
     assert.equal(code, 0, out);
-    const relay = `deno run -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
+    const relay = `deno run -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
     assert.ok(
       out.includes(`(${relay} install --client <client> --allow-reply-read)`),
       out,
@@ -307,7 +307,7 @@ Deno.test("doctor: checks the provider key as Codex would start the relay: its e
     );
     assert.match(
       out,
-      /fix: install for Codex again \(deno run -P --quiet .*mod\.ts install --client codex/,
+      /fix: install for Codex again \(deno run -P --no-prompt --quiet .*mod\.ts install --client codex/,
     );
     assert.match(out, /add "RELAY_TEST_KEY" to env_vars of \[mcp_servers\.codex-relay\]/);
   });
@@ -398,7 +398,7 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
       );
       assert.ok(
         denied.out.includes(
-          `fix: run exactly: deno run --allow-read=${config} -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
+          `fix: run exactly: deno run --allow-read=${config} -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
         ),
         denied.out,
       );
@@ -530,6 +530,41 @@ Deno.test("doctor --client after install: the entry install writes (--allow-run=
       assert.equal(code, 0, out);
       assert.ok(out.includes(`${codex}, /bin/kill`), out);
       assert.doesNotMatch(out, /does not exist/);
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("doctor --client --print-command: one line that checks the client's entry, with nothing to run twice (issue 38)", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-print-" });
+  const config = `${home}/.cursor/mcp.json`;
+  await Deno.mkdir(`${home}/.cursor`);
+  const entry = { command: Deno.execPath(), args: ["run", `${ROOT}/mod.ts`, "serve"] };
+  await Deno.writeTextFile(config, JSON.stringify({ mcpServers: { "codex-relay": entry } }));
+  const files = [Deno.execPath(), `${ROOT}/mod.ts`];
+  try {
+    await withFixture({ threads: [thread()], files, directories: [] }, async (f) => {
+      const env = { ...f.env, HOME: home };
+      const flags = ["--client", "cursor", "--allow-reply-read", "--print-command"];
+      const printed = await doctor(env, { flags });
+      assert.equal(printed.code, 0, printed.out);
+      const line = printed.out.trim();
+      assert.ok(line.includes(`--allow-read=${config} `), line);
+      assert.match(line, /doctor --allow-reply-read --client cursor$/);
+      // Run as printed (sh -c "$(...)"), from the cache the tests use.
+      const out = await new Deno.Command("sh", {
+        args: ["-c", line.replace(/^deno run /, `${Deno.execPath()} run --cached-only `)],
+        env: denoChildEnv(env),
+        clearEnv: true,
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, text);
+      assert.match(text, /ok +Cursor's entry for codex-relay in \S+mcp\.json starts /);
+      assert.doesNotMatch(text, /cannot read/);
     });
   } finally {
     await Deno.remove(home, { recursive: true });
