@@ -27,7 +27,7 @@ import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
 import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
-import { realFs } from "../install/io.ts";
+import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
@@ -352,7 +352,7 @@ export function realDoctorIo(): DoctorIo {
     granted,
     os: Deno.build.os,
     arch: Deno.build.arch,
-    fs: denoFsView(),
+    fs: grantedOnly(denoFsView()),
     relay: commandLine(relayWords),
     relayWords,
     read: (path) => realFs.read(path),

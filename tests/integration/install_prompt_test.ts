@@ -85,3 +85,26 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "in a terminal, install's print step and doctor ask nothing even started without --no-prompt",
+  ignore: !hasScript,
+  fn: async () => {
+    await withFixture({ threads: [thread()] }, async (f) => {
+      const home = await Deno.makeTempDir({ prefix: "codex-relay-pty-" });
+      const env = { ...f.env, HOME: home };
+      const relay = `deno run -P --quiet ${ROOT}/mod.ts`;
+      try {
+        const printed = await inTerminal(`${relay} install --client cursor --print-command`, env);
+        assert.doesNotMatch(printed, /Deno requests/, printed);
+        assert.match(printed, /^deno run --no-prompt /m, printed);
+        const checked = await inTerminal(`${relay} doctor`, env);
+        assert.doesNotMatch(checked, /Deno requests/, checked);
+        assert.match(checked, /No problems found\./, checked);
+      } finally {
+        await Deno.remove(home, { recursive: true });
+      }
+    });
+  },
+});

@@ -80,3 +80,20 @@ Deno.test("doctor's fixes name a complete install command: the client it checks,
   const fix = whichCodexFindings(checked, undefined, "relay")[0].fix ?? "";
   assert.match(fix, /^sh -c "\$\(relay install --client cursor --print-command\)" registers/);
 });
+
+Deno.test("install and doctor look only where read is granted: elsewhere unreadable, never touched (no prompt)", async () => {
+  const { grantedOnly } = await import("../../src/install/io.ts");
+  const touched: string[] = [];
+  const view: FsView = {
+    kind: (p) => (touched.push(p), "file"),
+    realPath: (p) => (touched.push(p), p),
+    head: (p) => (touched.push(p), ""),
+  };
+  const fs = grantedOnly(view, (d) => d.name === "read" && d.path === "/ok/codex");
+  assert.deepEqual(
+    [fs.kind("/no/codex"), fs.realPath("/no/codex"), fs.head("/no/codex")],
+    ["unreadable", null, null],
+  );
+  assert.equal(fs.kind("/ok/codex"), "file");
+  assert.deepEqual(touched, ["/ok/codex"]);
+});
