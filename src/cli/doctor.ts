@@ -29,7 +29,7 @@ import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
 import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
-import { realFs } from "../install/io.ts";
+import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
@@ -58,7 +58,7 @@ export async function doctor(
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
   const command = flags.codex ?? "codex";
-  const codex = await checkCodex(io, flags.codex);
+  const codex = await checkCodex({ ...io, client: registration?.client }, flags.codex);
   sections.push(["codex", codex.findings]);
   const client = registration
     ? await readRegistration(registration, io, io.cwd())
@@ -357,7 +357,7 @@ export function realDoctorIo(): DoctorIo {
     granted,
     os: Deno.build.os,
     arch: Deno.build.arch,
-    fs: denoFsView(),
+    fs: grantedOnly(denoFsView()),
     relay: commandLine(relayWords),
     relayWords,
     read: (path) => realFs.read(path),

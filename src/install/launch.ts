@@ -50,6 +50,14 @@ export const RELAY_SEMI_SPACE_MIB = 2;
  */
 export const RELAY_REGEXP_FLAG = "--enable-experimental-regexp-engine";
 
+/**
+ * Deno's flag that denies, instead of asking on the terminal, what a
+ * permission set does not grant: on every Deno command line the relay prints
+ * or writes (a denied look changes nothing in what it does; a prompt per PATH
+ * folder would stop each install line and `doctor`).
+ */
+export const NO_PROMPT = "--no-prompt";
+
 /** The V8 flags every way of starting the relay passes (deno run, deno compile, install entries). */
 export const RELAY_V8_FLAGS =
   `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB},${RELAY_REGEXP_FLAG}`;
@@ -119,6 +127,7 @@ export function startCommand(
         "run",
         "-P",
         ...codexRunFlags(runs, gits),
+        NO_PROMPT,
         "--quiet",
         RELAY_V8_FLAGS,
         "--config",
@@ -130,6 +139,7 @@ export function startCommand(
       return [
         deno,
         "run",
+        NO_PROMPT,
         "--quiet",
         RELAY_V8_FLAGS,
         ...relayFlags(runs, gits),
@@ -140,6 +150,7 @@ export function startCommand(
       return [
         deno,
         "run",
+        NO_PROMPT,
         "--quiet",
         "--no-remote",
         "--cached-only",
@@ -158,7 +169,7 @@ const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
 /**
  * The command that runs the relay's own CLI (`doctor`, `install`, ...) from
  * `source`, as a hint names it: a checkout has no `codex-relay` on PATH, so
- * from a checkout it is `deno run -P --quiet --config <root>/deno.json
+ * from a checkout it is `deno run -P --no-prompt --quiet --config <root>/deno.json
  * <root>/mod.ts`; a binary is its own path.
  *
  * @example
@@ -224,6 +235,7 @@ export function applyCommand(c: ApplyCommand): string[] {
     return [
       "deno",
       "run",
+      NO_PROMPT,
       "--quiet",
       "-P=install",
       "--config",
@@ -243,6 +255,7 @@ export function applyCommand(c: ApplyCommand): string[] {
   return [
     "deno",
     "run",
+    NO_PROMPT,
     "--quiet",
     ...installEnvFlags(),
     ...fileFlags,
