@@ -22,7 +22,10 @@
  *   peak RSS, receipts accounted for against the fixture's store;
  * - sustained load: the relay's RSS after 2,000 mixed calls (4 at a time)
  *   vs after a warm-up of 200, started as users start it (with the V8 flag
- *   of `src/install/launch.ts`), and the same without the flag for contrast.
+ *   of `src/install/launch.ts`), and the same without the flag for contrast;
+ * - schemas (`scripts/bench/schemas.ts`, issue 39): RSS over 2,000 mixed calls
+ *   with 300 structured runs and 500 refused schemas, and a run whose answer
+ *   makes its pattern backtrack vs a plain one.
  *
  * Targets: the fixture app-server (`fixtures/bin/codex`), and real Codex when
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
@@ -47,7 +50,7 @@
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
  * figures and the daemon figures), `--quick` (the edit loop: the per-call
  * figures, start and projector, 7 samples; no wait lags, sustained load,
- * fan-out, wait-any or concurrent calls), `--only spawn|daemon|sustained|wait-any|fanout`
+ * fan-out, wait-any or concurrent calls), `--only spawn|daemon|sustained|schemas|wait-any|fanout`
  * (just that section: `spawn` the spawn-mode call figures of each target,
  * `daemon` the daemon figures).
  * @module
@@ -66,6 +69,7 @@ import { benchSpawnCalls } from "./bench/warm.ts";
 import { benchProjector } from "./bench/projector.ts";
 import { benchStart } from "./bench/start.ts";
 import { benchSustained } from "./bench/sustained.ts";
+import { benchSchemas } from "./bench/schemas.ts";
 import { codexTarget, findCodex, fixtureTarget, type Target } from "./bench/targets.ts";
 
 interface Machine {
@@ -125,6 +129,7 @@ async function benchAll(options: Options, targets: Target[]): Promise<void> {
   }
   if (options.quick) return;
   if (!options.daemonOnly) await benchSustained(targets[0]);
+  if (!options.daemonOnly && options.only !== "sustained") await benchSchemas();
   if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
 }
 
@@ -146,6 +151,7 @@ async function main(): Promise<void> {
     }
     if (options.only === "wait-any") await benchWaitAny();
     else if (options.only === "fanout") await benchFanout(options);
+    else if (options.only === "schemas") await benchSchemas();
     else if (options.only === "spawn") {
       for (const t of targets) await benchSpawnCalls(t, options.samples);
     } else if (options.only === "daemon") {

@@ -40,7 +40,10 @@
  * | a reviewer's (latest user text `Review the     | the review JSON: one P1 finding on         |
  * | current code changes…`, or `REVIEW_JSON`)      | `<cwd>/calc.js:2-2` ({@link reviewJson})   |
  * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
- * |                                                | `BADJSON`, plain text                      |
+ * |                                                | `BADJSON`, plain text ({@link valueOf})    |
+ *
+ * `SANDBOXED` before `SHELL:` leaves out `sandbox_permissions` and `justification`: the command
+ * runs in the thread's sandbox without an approval (a write under `workspace-write`).
  *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
@@ -159,7 +162,10 @@ export function reviewJson(cwd: string): string {
   });
 }
 
-/** A value the JSON Schema `schema` accepts (strings: the first enum value or `mock`). */
+/**
+ * A value the JSON Schema `schema` accepts (strings: the first enum value, `<text>` for a
+ * `description` of `mock:<text>`, else `mock`).
+ */
 export function valueOf(schema: unknown): unknown {
   if (!isRecord(schema)) return null;
   if (Array.isArray(schema.enum)) return schema.enum[0];
@@ -180,7 +186,9 @@ export function valueOf(schema: unknown): unknown {
     case "null":
       return null;
     default:
-      return "mock";
+      return typeof schema.description === "string" && schema.description.startsWith("mock:")
+        ? schema.description.slice(5)
+        : "mock";
   }
 }
 
@@ -427,11 +435,13 @@ export async function startMockResponses(
             id: `fc_${n}`,
             call_id: `call_sh_${n}`,
             name: "exec_command",
-            arguments: JSON.stringify({
-              cmd: shell![1].trim(),
-              sandbox_permissions: "require_escalated",
-              justification: SHELL_JUSTIFICATION,
-            }),
+            arguments: JSON.stringify(
+              /\bSANDBOXED\b/.test(markers) ? { cmd: shell![1].trim() } : {
+                cmd: shell![1].trim(),
+                sandbox_permissions: "require_escalated",
+                justification: SHELL_JUSTIFICATION,
+              },
+            ),
             status: "completed",
           }, 1),
         );

@@ -44,6 +44,8 @@ export const WINDOWS_GAPS: Readonly<Record<string, string>> = {
   "tests/integration/reply_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_runtime_test.ts": FIXTURE_POSIX,
   "tests/integration/turn_test.ts": FIXTURE_POSIX,
+  "tests/integration/changed_files_test.ts": FIXTURE_POSIX,
+  "tests/integration/worktree_git_test.ts": POSIX_PATHS,
 };
 
 /** The gaps of `os` (none outside Windows). */

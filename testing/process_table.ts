@@ -93,6 +93,7 @@ export interface TaggedProcess {
    * shared by whatever the helper's launcher started.
    */
   pgid: number;
+  /** Its whole command line, then its environment (never cut: paths may be long). */
   cmdline: string;
 }
 
@@ -107,5 +108,6 @@ export interface TaggedProcess {
 export async function processesTagged(tag: string): Promise<TaggedProcess[]> {
   return (await processTable(true))
     .filter((row) => row.args.includes(tag))
-    .map((row) => ({ pid: row.pid, pgid: row.pgid, cmdline: row.args.slice(0, 300) }));
+    // The whole line: cut short, a long temp path (macOS's TMPDIR) pushed a script's name out.
+    .map((row) => ({ pid: row.pid, pgid: row.pgid, cmdline: row.args }));
 }

@@ -25,9 +25,14 @@ const LEVELS: { name: string; flag: string; caps: Capabilities }[] = [
   { name: "queue (default)", flag: "none", caps: { replyRead: false, turnStart: false } },
   { name: "reply read", flag: "`--allow-reply-read`", caps: { replyRead: true, turnStart: false } },
   { name: "turn start", flag: "`--allow-turn-start`", caps: { replyRead: false, turnStart: true } },
+  {
+    name: "worktrees",
+    flag: "`--allow-worktrees` (with `--allow-turn-start`)",
+    caps: { replyRead: false, turnStart: true, worktrees: true },
+  },
 ];
 
-const FULL: Capabilities = { replyRead: true, turnStart: true };
+const FULL: Capabilities = { replyRead: true, turnStart: true, worktrees: true };
 
 const code = (names: Iterable<string>) => [...names].map((n) => `\`${n}\``).join(", ");
 
@@ -38,7 +43,9 @@ function levelOf(tool: (typeof TOOLS)[number]): string {
 
 /** A tool's input fields, optional ones marked `?`. */
 function inputsOf(tool: (typeof TOOLS)[number]): string {
-  const std = advertised(tool.inputSchema)["~standard"] as unknown as {
+  const std = advertised(
+    tool.inputSchemaAt?.(FULL) ?? tool.inputSchema,
+  )["~standard"] as unknown as {
     jsonSchema: { input(): { properties?: Record<string, unknown>; required?: string[] } };
   };
   const schema = std.jsonSchema.input();
@@ -49,15 +56,17 @@ function inputsOf(tool: (typeof TOOLS)[number]): string {
 
 /** The two tables (levels, then tools), separated by a blank line. */
 export function toolsTableMarkdown(): string {
-  const base = allowedMethods(LEVELS[0].caps);
-  const baseTools = TOOLS.filter((t) => t.enabled(LEVELS[0].caps));
   const levels = markdownTable(
     ["level", "flag", "tools", "app-server methods it may call"],
     LEVELS.map((l, i) => {
-      const tools = TOOLS.filter((t) => t.enabled(l.caps) && (i === 0 || !baseTools.includes(t)));
-      const methods = [...allowedMethods(l.caps)].filter((m) => i === 0 || !base.has(m));
+      const before = LEVELS.slice(0, i).map((p) => p.caps);
+      const tools = TOOLS.filter((t) => t.enabled(l.caps) && !before.some((c) => t.enabled(c)));
+      const methods = [...allowedMethods(l.caps)].filter((m) =>
+        !before.some((c) => allowedMethods(c).has(m))
+      );
       const plus = i === 0 ? "" : "+ ";
-      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), plus + code(methods)];
+      const runs = methods.length ? plus + code(methods) : "none (runs `git`)";
+      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), runs];
     }),
   );
   const surface = spawnSurface(FULL);

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { gitFindings } from "./doctor_git.ts";
+import { gitRunner } from "../connect/process/git_runner.ts";
 import { grantedEnv } from "../core/granted_env.ts";
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
@@ -27,7 +29,7 @@ import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
 import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
-import { realFs } from "../install/io.ts";
+import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 
@@ -56,7 +58,7 @@ export async function doctor(
 ): Promise<number> {
   const sections: [string, Finding[]][] = [];
   const command = flags.codex ?? "codex";
-  const codex = await checkCodex(io, flags.codex);
+  const codex = await checkCodex({ ...io, client: registration?.client }, flags.codex);
   sections.push(["codex", codex.findings]);
   const client = registration
     ? await readRegistration(registration, io, io.cwd())
@@ -81,6 +83,8 @@ export async function doctor(
   }
   sections.push(["permissions", checkPermissions(io, codex.missing, command)]);
   sections.push(["capabilities", capabilities(flags, io.relay)]);
+  const git = flags.worktrees?.git;
+  if (git) sections.push(["git", await gitFindings(gitRunner(git), git, io.relay)]);
 
   const lines = [`codex-relay ${version} doctor`];
   for (const [title, findings] of sections) {
@@ -306,7 +310,11 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string):
 }
 
 function capabilities(flags: ServeFlags, relay: string): Finding[] {
-  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const caps: Capabilities = {
+    replyRead: flags.allowReplyRead,
+    turnStart: flags.allowTurnStart,
+    ...(flags.worktrees ? { worktrees: true } : {}),
+  };
   const serve = [
     "serve",
     ...capabilityArgs(caps),
@@ -349,7 +357,7 @@ export function realDoctorIo(): DoctorIo {
     granted,
     os: Deno.build.os,
     arch: Deno.build.arch,
-    fs: denoFsView(),
+    fs: grantedOnly(denoFsView()),
     relay: commandLine(relayWords),
     relayWords,
     read: (path) => realFs.read(path),

@@ -20,6 +20,7 @@ import {
   type Target,
 } from "../install/clients.ts";
 import { readJsonConfig } from "../install/json_edit.ts";
+import { commandLine } from "../install/launch.ts";
 import { entryKeyState } from "../install/provider_keys.ts";
 import { readTomlConfig } from "../install/toml_edit.ts";
 import { commandPaths, type EntryPaths } from "./doctor_entry.ts";
@@ -29,6 +30,8 @@ import type { Finding, ProviderKey } from "./doctor_env.ts";
 export interface Registration {
   client: ClientId;
   scope: Scope;
+  /** The doctor's other arguments (level, `--app-server`, `--codex`), which a printed doctor command keeps. */
+  passOn?: readonly string[];
 }
 
 /** What reading a registration touches. */
@@ -53,10 +56,33 @@ function withRead(words: readonly string[], path: string, reg: Registration): st
     `--allow-read=${path}`,
     ...words.slice(at),
     "doctor",
+    ...(reg.passOn ?? []),
     "--client",
     reg.client,
     ...(reg.scope === "project" ? ["--scope", "project"] : []),
   ];
+}
+
+/**
+ * `doctor --client CLIENT --print-command`: the one doctor command that may
+ * read exactly that client's config file (the relay's permission set reads
+ * none), for `sh -c "$(... doctor --client CLIENT --print-command)"`, so the
+ * check needs no second run.
+ *
+ * @example
+ * ```ts
+ * const relayWords = ["deno", "run", "-P", "--no-prompt", "/r/mod.ts"];
+ * doctorCommand({ client: "cursor", scope: "user" }, { env: () => "/h", os: "linux", relayWords }, "/p");
+ * // "deno run --allow-read=/h/.cursor/mcp.json -P --no-prompt /r/mod.ts doctor --client cursor"
+ * ```
+ */
+export function doctorCommand(
+  reg: Registration,
+  io: Pick<RegistrationIo, "env" | "os" | "relayWords">,
+  cwd: string,
+): string {
+  const target = resolveTarget(reg.client, reg.scope, { get: io.env, os: io.os, cwd });
+  return commandLine(withRead(io.relayWords, target.path, reg), io.os);
 }
 
 /**
@@ -76,7 +102,7 @@ export async function readRegistration(
         level: "problem",
         text:
           `cannot read ${target.path} to check ${target.label}'s entry: the relay holds no read permission`,
-        fix: `run exactly: ${withRead(io.relayWords, target.path, reg).join(" ")}`,
+        fix: `run exactly: ${commandLine(withRead(io.relayWords, target.path, reg), io.os)}`,
       }],
       entries: [],
     };

@@ -9,6 +9,7 @@ import { INHERITED, spawnChild } from "../connect/process/child_env.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import type { Finding } from "./doctor_env.ts";
 import { type CodexLookIo, whichCodexFindings } from "./doctor_which.ts";
+import { reinstall } from "./doctor_entry.ts";
 
 /** What the `codex` checks read: the relay's environment and permissions. */
 export interface CodexCheckIo extends CodexLookIo {
@@ -49,7 +50,9 @@ export async function checkCodex(
         ? `the relay may not run ${chosen ?? "codex"} (no --allow-run=${chosen ?? "codex"})`
         : `codex --version could not run: ${error instanceof Error ? error.message : error}`,
       fix: chosen && (missing || refused)
-        ? `register the relay again (${io.relay} install): it resolves Codex anew and writes --codex with an --allow-run naming it`
+        ? `register the relay again: ${
+          reinstall(io.relay, io.client)
+        } resolves Codex anew and writes --codex with an --allow-run naming it`
         : missing
         ? 'install Codex (npm install -g @openai/codex) and make sure the PATH your MCP client starts codex-relay with contains it (GUI clients often get a short PATH: add "env": {"PATH": "..."} to the entry)'
         : refused

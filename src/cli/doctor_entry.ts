@@ -12,6 +12,23 @@ import { asRelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import { relayServerNames } from "../turn/recursion_guard.ts";
 import type { Finding } from "./doctor_env.ts";
+import { CLIENTS } from "../install/clients.ts";
+
+/**
+ * The complete command that registers the relay again for `client` (none
+ * known: the choices), as the README's install lines run it.
+ *
+ * @example
+ * ```ts
+ * reinstall("codex-relay", "cursor"); // `sh -c "$(codex-relay install --client cursor --print-command)"`
+ * ```
+ */
+export function reinstall(relay: string, client?: string): string {
+  return `sh -c "$(${relay} install --client ${client ?? CLIENT_CHOICE} --print-command)"`;
+}
+
+/** What stands for the client when the doctor was not told which. */
+const CLIENT_CHOICE = `<${CLIENTS.join("|")}>`;
 
 /** Most paths checked (one `fs/getMetadata` each). */
 export const MAX_PATHS_CHECKED = 12;
@@ -28,7 +45,17 @@ export interface EntryPaths {
   paths: string[];
 }
 
-/** The absolute paths an entry's command line names: its command, and arguments (pure). */
+/**
+ * The absolute paths an entry's command line names: its command, and
+ * arguments (pure). A `--flag=a,b` list (Deno's `--allow-run=CODEX,/bin/kill`)
+ * names each of its items.
+ *
+ * @example
+ * ```ts
+ * commandPaths({ command: "/usr/bin/deno", args: ["run", "--allow-run=/opt/codex,/bin/kill"] });
+ * // ["/usr/bin/deno", "/opt/codex", "/bin/kill"]
+ * ```
+ */
 export function commandPaths(entry: unknown): string[] {
   const e = (typeof entry === "object" && entry !== null ? entry : {}) as {
     command?: unknown;
@@ -36,7 +63,7 @@ export function commandPaths(entry: unknown): string[] {
   };
   const words = [e.command, ...(Array.isArray(e.args) ? e.args : [])]
     .filter((w): w is string => typeof w === "string")
-    .map((w) => w.replace(/^--[a-z-]+=/, ""));
+    .flatMap((w) => /^--[a-z-]+=/.test(w) ? w.replace(/^--[a-z-]+=/, "").split(",") : [w]);
   return [...new Set(words.filter((w) => ABSOLUTE.test(w)))];
 }
 
@@ -88,8 +115,9 @@ export function entryPathFindings(
       text: `${where} starts ${
         missing.join(", ")
       }, which does not exist: the client cannot start codex-relay (it says only that it failed to connect)`,
-      fix:
-        `register it again from the relay you mean (${relay} install --client ${client} prints the command; its entry names absolute paths)`,
+      fix: `register it again from the relay you mean: ${
+        reinstall(relay, client)
+      } (its entry names absolute paths)`,
     });
   }
   return findings;

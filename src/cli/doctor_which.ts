@@ -14,6 +14,7 @@ import {
   resolveCodexBinary,
 } from "../connect/process/codex_binary.ts";
 import type { Finding } from "./doctor_env.ts";
+import { reinstall } from "./doctor_entry.ts";
 
 /** What the lookup needs of the doctor's surroundings. */
 export interface CodexLookIo {
@@ -27,10 +28,14 @@ export interface CodexLookIo {
   arch: string;
   /** What the doctor may see of the file system. */
   fs: FsView;
+  /** The client the doctor checks (`--client`), which its fixes name. */
+  client?: string;
 }
 
-const register = (relay: string) =>
-  `${relay} install registers the native binary (serve --codex PATH, with --allow-run naming it)`;
+const register = (relay: string, client?: string) =>
+  `${
+    reinstall(relay, client)
+  } registers the native binary (serve --codex PATH, with --allow-run naming it)`;
 
 /**
  * The findings on which Codex runs, for `chosen` (`--codex`) or PATH;
@@ -51,7 +56,7 @@ export function whichCodexFindings(
       findings.push({
         level: "warn",
         text: `${explainCodexBinary(seen)}; --codex names npm's Node wrapper`,
-        fix: register(relay),
+        fix: register(relay, io.client),
       });
     }
     return findings;
@@ -64,19 +69,19 @@ export function whichCodexFindings(
       text: `codex resolves to ${resolved} (the PATH lookup Deno's --allow-run=codex made)`,
     });
   }
-  const look = lookFinding(resolveCodexBinary(query, io.fs), relay);
+  const look = lookFinding(resolveCodexBinary(query, io.fs), relay, io.client);
   if (look) findings.push(look);
   return findings;
 }
 
-function lookFinding(seen: CodexBinary, relay: string): Finding | undefined {
+function lookFinding(seen: CodexBinary, relay: string, client?: string): Finding | undefined {
   switch (seen.kind) {
     case "native":
       return {
         level: "info",
         text:
           `codex on PATH is npm's Node wrapper; it starts ${seen.path} (${seen.wrapper.platformPackage}). Started directly, each Codex start skips Node`,
-        fix: register(relay),
+        fix: register(relay, client),
       };
     case "direct":
       return { level: "ok", text: `codex on PATH is ${explainCodexBinary(seen)}` };

@@ -8,6 +8,8 @@ import type { LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
 import { type ServeFlags, serveFlags } from "../host/serve_flags.ts";
+import { appServerArgs } from "../connect/app_server_mode.ts";
+import { capabilityArgs } from "../core/capabilities.ts";
 import { type ClientId, CLIENTS } from "../install/clients.ts";
 import type { Registration } from "./doctor_client.ts";
 
@@ -16,7 +18,7 @@ export type Command =
   | { kind: "help"; topic?: string }
   | { kind: "version" }
   | { kind: "serve"; flags: ServeFlags }
-  | { kind: "doctor"; flags: ServeFlags; registration?: Registration }
+  | { kind: "doctor"; flags: ServeFlags; registration?: Registration; printCommand?: boolean }
   /** `install` / `uninstall`: their own arguments, parsed by the installer. */
   | { kind: "install"; args: string[] };
 
@@ -30,6 +32,8 @@ const OPTIONS = {
   version: { type: "boolean", short: "V" },
   "allow-reply-read": { type: "boolean" },
   "allow-turn-start": { type: "boolean" },
+  "allow-worktrees": { type: "boolean" },
+  git: { type: "string" },
   "auto-approve-mcp-tools": { type: "boolean" },
   "disable-codex-mcp-server": { type: "string", multiple: true },
   "log-level": { type: "string" },
@@ -37,6 +41,7 @@ const OPTIONS = {
   codex: { type: "string" },
   client: { type: "string" },
   scope: { type: "string" },
+  "print-command": { type: "boolean" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -68,7 +73,7 @@ export function parseCommand(args: readonly string[]): Command {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
     }
   } else {
-    for (const name of ["client", "scope"]) {
+    for (const name of ["client", "scope", "print-command"]) {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of ${command}`);
     }
   }
@@ -82,9 +87,31 @@ export function parseCommand(args: readonly string[]): Command {
     // `unix://PATH` is the flag's spelling of a socket; serveFlags checks the rest.
     appServer: value?.startsWith("unix://") ? { socket: value.slice("unix://".length) } : value,
     codex: values.codex,
+    allowWorktrees: values["allow-worktrees"],
+    git: values.git,
   }, "flags");
-  if (command === "doctor") return { kind: "doctor", flags, ...registrationOf(values) };
+  if (command === "doctor") return doctorCommandOf(flags, values);
   return { kind: "serve", flags };
+}
+
+/** `doctor`'s command: whose registration, and whether only its command line is printed. */
+function doctorCommandOf(
+  flags: ServeFlags,
+  values: { client?: string; scope?: string; "print-command"?: boolean },
+): Command {
+  const { registration } = registrationOf(values);
+  if (!values["print-command"]) return { kind: "doctor", flags, registration };
+  if (!registration) throw new UsageError("--print-command needs --client");
+  const passOn = [
+    ...capabilityArgs({ replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart }),
+    ...appServerArgs(flags.appServer),
+    ...(flags.codex === undefined ? [] : ["--codex", flags.codex]),
+    ...(flags.worktrees === undefined ? [] : ["--allow-worktrees"]),
+    ...(flags.worktrees === undefined || flags.worktrees.git === "git"
+      ? []
+      : ["--git", flags.worktrees.git]),
+  ];
+  return { kind: "doctor", flags, registration: { ...registration, passOn }, printCommand: true };
 }
 
 /** `doctor --client CLIENT [--scope user|project]`: whose registration to check. */

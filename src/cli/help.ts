@@ -7,12 +7,28 @@
 /** The line printed after a usage error (instead of the whole usage). */
 export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
 
+/**
+ * The line that says what `codex-relay` stands for in a text, when the relay
+ * runs from a checkout (or JSR, or a bundle), which has no `codex-relay`
+ * command: `relay` is the command line that runs it. Empty for a binary.
+ *
+ * @example
+ * ```ts
+ * runsAs("deno run -P mod.ts"); // "Here codex-relay is this command:\n  deno run -P mod.ts\n\n"
+ * ```
+ */
+export function runsAs(relay: string): string {
+  return relay === "codex-relay" || !relay.includes(" ")
+    ? ""
+    : `Here codex-relay is this command:\n  ${relay}\n\n`;
+}
+
 /** The topics `codex-relay help TOPIC` knows. */
 export const HELP_TOPICS: readonly string[] = ["serve", "doctor", "install", "uninstall"];
 
 /** Said once on stderr when `serve` starts in a terminal, where it would look hung. */
-export function servingNotice(version: string): string {
-  return `codex-relay ${version}: serving MCP on stdin/stdout. An MCP client starts it this way (codex-relay help install registers it); press Ctrl-D or Ctrl-C to stop.\n`;
+export function servingNotice(version: string, relay = "codex-relay"): string {
+  return `codex-relay ${version}: serving MCP on stdin/stdout. An MCP client starts it this way (${relay} help install says how to register it); press Ctrl-D or Ctrl-C to stop.\n`;
 }
 
 /** One option line: the flag and what it does (continuation lines indented). */
@@ -30,9 +46,11 @@ const LEVEL_OPTIONS: Option[] = [
 
 const APP_SERVER_OPTION: Option = [
   "--app-server MODE",
-  "spawn (default: a private codex app-server per call), daemon",
-  "(the running daemon of CODEX_HOME, via codex app-server proxy)",
-  "or unix:///absolute/path.sock (a daemon socket, e.g. over SSH)",
+  "spawn (default: a private codex app-server the tool calls",
+  "share, started by the first and ended 30 s after the last;",
+  "turns run on one of their own), daemon (the running daemon",
+  "of CODEX_HOME, via codex app-server proxy) or",
+  "unix:///absolute/path.sock (a daemon socket, e.g. over SSH)",
 ];
 
 const CODEX_OPTION: Option = [
@@ -50,6 +68,12 @@ const SERVE_OPTIONS: Option[] = [
     "With --allow-turn-start: disable this Codex MCP server in turns",
     "the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)",
   ],
+  [
+    "--allow-worktrees",
+    "With --allow-turn-start: codex_run {worktree} runs a new thread",
+    "in a git worktree of its own; add codex_worktree (runs git)",
+  ],
+  ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
   APP_SERVER_OPTION,
   CODEX_OPTION,
@@ -64,10 +88,16 @@ const DOCTOR_OPTIONS: Option[] = [
   [
     "--client CLIENT",
     "Also check that client's entry for codex-relay: that the files",
-    "it names exist (needs read permission on its config file:",
-    "it says how)",
+    "it names exist (needs read permission on its config file,",
+    "which the command --print-command prints has)",
   ],
   ["--scope user|project", "The client's user config (default) or the current project's"],
+  [
+    "--print-command",
+    "With --client: print only the doctor command that may read",
+    "that client's config file, to run as",
+    'sh -c "$(codex-relay doctor --client CLIENT --print-command)"',
+  ],
 ];
 
 function options(list: Option[]): string {
@@ -83,10 +113,10 @@ const FLAG_RULE =
   "Each flag may be given once (except --disable-codex-mcp-server). Unknown or repeated flags exit 64.";
 
 /** The usage text printed by `help` and `--help`. */
-export function helpText(version: string): string {
+export function helpText(version: string, relay = "codex-relay"): string {
   return `codex-relay ${version}: an MCP server (stdio) for local OpenAI Codex threads
 
-Usage:
+${runsAs(relay)}Usage:
   codex-relay serve [options]      Serve MCP on stdin/stdout
   codex-relay doctor [options]     Check codex, its app-server, the login and the permissions
   codex-relay install --client CLIENT [--scope user|project] [--allow-reply-read]
@@ -110,10 +140,10 @@ ${FLAG_RULE}
 }
 
 /** \`codex-relay help serve\`. */
-export function serveHelp(version: string): string {
+export function serveHelp(version: string, relay = "codex-relay"): string {
   return `codex-relay ${version} serve: the MCP server on stdin/stdout, as an MCP client starts it
 
-Usage:
+${runsAs(relay)}Usage:
   codex-relay serve [options]
 
 By default it has two tools (codex_list_threads, codex_queue_message); each flag adds tools.
@@ -127,10 +157,10 @@ ${FLAG_RULE}
 }
 
 /** \`codex-relay help doctor\`. */
-export function doctorHelp(version: string): string {
+export function doctorHelp(version: string, relay = "codex-relay"): string {
   return `codex-relay ${version} doctor: checks the setup a client would start the relay with
 
-Usage:
+${runsAs(relay)}Usage:
   codex-relay doctor [options]
 
 It reports which codex the relay finds and its version, whether its app-server answers, whether

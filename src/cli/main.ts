@@ -5,10 +5,12 @@
 
 import { serveWith } from "../host/serve.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
-import { doctor } from "./doctor.ts";
+import { doctor, realDoctorIo } from "./doctor.ts";
+import { doctorCommand } from "./doctor_client.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
+import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
 import { INSTALL_USAGE, UNINSTALL_USAGE } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
@@ -23,15 +25,21 @@ function print(stream: { writeSync(p: Uint8Array): number }, text: string): void
   while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
 }
 
+/** The command line that runs this relay's CLI (a checkout has no `codex-relay` command). */
+function relayCommand(): string {
+  return commandLine(cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule)));
+}
+
 /** The help text of `topic` (none: the general one). */
 function helpFor(topic: string | undefined): string {
+  const relay = relayCommand();
   switch (topic) {
     case undefined:
-      return helpText(VERSION);
+      return helpText(VERSION, relay);
     case "serve":
-      return serveHelp(VERSION);
+      return serveHelp(VERSION, relay);
     case "doctor":
-      return doctorHelp(VERSION);
+      return doctorHelp(VERSION, relay);
     case "install":
       return INSTALL_USAGE;
     case "uninstall":
@@ -61,9 +69,14 @@ export async function main(args: readonly string[]): Promise<number> {
         return EXIT.ok;
       case "serve":
         // In a terminal nothing else would show: say once what it is doing.
-        if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION));
+        if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION, relayCommand()));
         return await serveProcess(command.flags);
       case "doctor":
+        if (command.printCommand && command.registration) {
+          const io = realDoctorIo();
+          print(Deno.stdout, `${doctorCommand(command.registration, io, io.cwd())}\n`);
+          return EXIT.ok;
+        }
         return await doctor(command.flags, VERSION, undefined, command.registration);
       case "install":
         return await printInstall(command.args);

@@ -11,6 +11,8 @@ export interface Capabilities {
   replyRead: boolean;
   /** `--allow-turn-start`. */
   turnStart: boolean;
+  /** `--allow-worktrees` (with `--allow-turn-start`): `codex_run {worktree}`, `codex_worktree`. */
+  worktrees?: boolean;
 }
 
 /** The serve flags that select these capabilities (client entries, printed commands). */
@@ -18,5 +20,6 @@ export function capabilityArgs(caps: Capabilities): string[] {
   return [
     ...(caps.replyRead ? ["--allow-reply-read"] : []),
     ...(caps.turnStart ? ["--allow-turn-start"] : []),
+    ...(caps.worktrees ? ["--allow-worktrees"] : []),
   ];
 }

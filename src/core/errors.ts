@@ -30,6 +30,12 @@ export const REASON_CODES = [
   "not_queued_here",
   "invalid_schema",
   "unknown_model",
+  "git_missing",
+  "not_a_repository",
+  "worktree_exists",
+  "worktree_not_found",
+  "worktree_busy",
+  "worktree_dirty",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

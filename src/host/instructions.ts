@@ -40,5 +40,10 @@ export function instructionsFor(surface: Surface): string {
       }`,
     );
   }
+  if (caps.worktrees) {
+    lines.push(
+      "codex_run {cwd, worktree: true} runs a new thread in a git worktree of its own (the result's worktree says where and how to diff it); codex_worktree lists and removes those worktrees. Results name changedFiles, never their contents.",
+    );
+  }
   return lines.join(" ");
 }

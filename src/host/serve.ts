@@ -9,6 +9,9 @@
  * @module
  */
 
+import { gitRunner } from "../connect/process/git_runner.ts";
+import type { WorktreeDeps } from "../ops/worktree.ts";
+import { worktreesRoot } from "../ops/worktree_record.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { openConnection } from "../connect/open.ts";
@@ -69,7 +72,7 @@ export async function serveWith(
 ): Promise<number> {
   const version = VERSION;
   const log = stderrLogger(flags.logLevel);
-  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const caps = capabilitiesOf(flags);
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
   const open = { allowlist: allowedMethods(caps), version, log, command: flags.codex };
@@ -106,6 +109,7 @@ export async function serveWith(
         starts,
         router,
         mintRound: (state) => codec.mint(state),
+        worktrees: worktreeDeps(flags),
         serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
       }),
     {
@@ -224,4 +228,18 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     clearTimeout(id);
   }
+}
+
+/** Git and the worktrees' folder, with `--allow-worktrees` (side-effect free: nothing runs yet). */
+function worktreeDeps(flags: ServeFlags): WorktreeDeps | undefined {
+  if (!flags.worktrees) return undefined;
+  const env = (name: string) => Deno.env.get(name);
+  const root = worktreesRoot({ CODEX_HOME: env("CODEX_HOME"), HOME: env("HOME") });
+  return root === undefined ? undefined : { git: gitRunner(flags.worktrees.git), root };
+}
+
+/** The capabilities the flags select. */
+function capabilitiesOf(flags: ServeFlags): Capabilities {
+  const { allowReplyRead: replyRead, allowTurnStart: turnStart } = flags;
+  return { replyRead, turnStart, ...(flags.worktrees ? { worktrees: true } : {}) };
 }

@@ -31,6 +31,8 @@ export interface ServeFlags {
    * `install` resolved, or the user's choice); unset: `codex` on PATH.
    */
   codex?: string;
+  /** `--allow-worktrees [--git PATH]`: the git to run (`git` on PATH unless named). */
+  worktrees?: { git: string };
 }
 
 /**
@@ -82,6 +84,10 @@ export interface ServeOptions {
    * default: `codex` on PATH. The process needs run permission on it.
    */
   codex?: string;
+  /** Adds `codex_run {worktree}` and `codex_worktree` (needs `allowTurnStart`); runs `git`. */
+  allowWorktrees?: boolean;
+  /** The git to run with `allowWorktrees` (default `git` on PATH); needs run permission. */
+  git?: string;
 }
 
 /** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
@@ -101,6 +107,8 @@ const NAMES: Record<keyof ServeSettings, [flag: string, option: string]> = {
   logLevel: ["--log-level", "logLevel"],
   appServer: ["--app-server", "appServer"],
   codex: ["--codex", "codex"],
+  allowWorktrees: ["--allow-worktrees", "allowWorktrees"],
+  git: ["--git", "git"],
 };
 
 const APP_SERVER_USAGE: Record<ServeSource, string> = {
@@ -125,7 +133,9 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
   const name = (key: keyof ServeSettings) => NAMES[key][source === "flags" ? 0 : 1];
   const fail = (message: string) =>
     source === "flags" ? new UsageError(message) : new TypeError(message);
-  const flag = (key: "allowReplyRead" | "allowTurnStart" | "autoApproveMcpTools") => {
+  const flag = (
+    key: "allowReplyRead" | "allowTurnStart" | "autoApproveMcpTools" | "allowWorktrees",
+  ) => {
     const value = settings[key] ?? false;
     if (typeof value !== "boolean") throw fail(`${name(key)} must be true or false`);
     return value;
@@ -146,9 +156,14 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
     ...(settings.codex === undefined
       ? {}
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
+    ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
   };
-  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers"] as const) {
-    const given = key === "autoApproveMcpTools" ? flags[key] : flags[key].length > 0;
+  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers", "allowWorktrees"] as const) {
+    const given = key === "disableCodexMcpServers"
+      ? flags[key].length > 0
+      : key === "allowWorktrees"
+      ? flags.worktrees !== undefined
+      : flags[key];
     if (given && !flags.allowTurnStart) throw fail(`${name(key)} needs ${name("allowTurnStart")}`);
   }
   return flags;
@@ -163,6 +178,18 @@ function disabledServers(value: unknown, name: string): string[] | string {
   return `${name} takes a name of letters, digits, '_' and '-' (got '${
     clip(String(bad))
   }'); other names would need quoting in Codex's config`;
+}
+
+/** `allowWorktrees` with the git to run: an absolute path, else `git` on PATH. */
+function worktrees(
+  allow: boolean,
+  git: unknown,
+  name: (key: keyof ServeSettings) => string,
+  fail: (message: string) => Error,
+): Pick<ServeFlags, "worktrees"> {
+  if (git !== undefined && !allow) throw fail(`${name("git")} needs ${name("allowWorktrees")}`);
+  if (!allow) return {};
+  return { worktrees: { git: git === undefined ? "git" : codexPath(git, name("git"), fail) } };
 }
 
 function codexPath(value: unknown, name: string, fail: (message: string) => Error): string {

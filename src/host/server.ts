@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { WorktreeDeps } from "../ops/worktree.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
@@ -55,6 +56,8 @@ export interface ServerDeps {
   router: ElicitationRouter;
   /** Seals input-round state. */
   mintRound(state: RoundState): Promise<string>;
+  /** Git and the worktrees' folder (`--allow-worktrees` only). */
+  worktrees?: WorktreeDeps;
 }
 
 /** Builds one McpServer instance with the enabled tools. */
@@ -73,7 +76,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         description: typeof tool.description === "string"
           ? tool.description
           : tool.description(surface),
-        inputSchema: advertised(tool.inputSchema),
+        inputSchema: advertised(tool.inputSchemaAt?.(deps.caps) ?? tool.inputSchema),
         outputSchema: advertised(withNext(outputSchemaAt(tool, deps.caps))),
         annotations: advertisedAnnotations(tool.annotations),
       },
@@ -122,6 +125,7 @@ async function call(
     starts: deps.starts,
     router: deps.router,
     mintRound: deps.mintRound,
+    worktrees: deps.worktrees,
     clientModes: () => clientModes(server, mcp),
     progress: async (message, progress, total) => {
       if (token === undefined || signal.aborted) return;

@@ -3,6 +3,7 @@
  * @module
  */
 
+import type { WorktreeDeps } from "../ops/worktree.ts";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Logger } from "../core/log.ts";
@@ -50,6 +51,8 @@ export interface CallContext {
   clientModes(): ClientModes;
   /** Seals a round's state (HMAC, per-process key, TTL). */
   mintRound(state: RoundState): Promise<string>;
+  /** Git and the worktrees' folder (`--allow-worktrees` only). */
+  worktrees?: WorktreeDeps;
 }
 
 /** Annotations of the read tools: read-only, idempotent, closed world. */
@@ -76,6 +79,8 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
    * levels only (default: `outputSchema`, the widest).
    */
   outputSchemaAt?: (caps: Capabilities) => z.ZodType;
+  /** The input schema registered at a level, when a field exists at some levels only. */
+  inputSchemaAt?: (caps: Capabilities) => z.ZodType;
   annotations: Annotations;
   /** Whether the tool exists at these capabilities (checked at registration and per call, by the server). */
   enabled(caps: Capabilities): boolean;

@@ -21,6 +21,8 @@ export interface InstallArgs {
   replyRead: boolean;
   /** Serve flag `--allow-turn-start` in the entry. */
   turnStart: boolean;
+  /** Serve flag `--allow-worktrees` in the entry (its run permission names git). */
+  worktrees?: boolean;
   /** Show the change, write nothing. */
   dryRun: boolean;
   /** Write without asking. */
@@ -46,6 +48,7 @@ const OPTIONS = {
   scope: { type: "string" },
   "allow-reply-read": { type: "boolean" },
   "allow-turn-start": { type: "boolean" },
+  "allow-worktrees": { type: "boolean" },
   "dry-run": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
@@ -72,6 +75,7 @@ Options:
   --scope user|project   The client's user config (default) or the current project's
   --allow-reply-read     Serve with --allow-reply-read (final answers)
   --allow-turn-start     Serve with --allow-turn-start (runs turns, forwards approvals)
+  --allow-worktrees      Serve with --allow-worktrees (runs git; needs --allow-turn-start)
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
@@ -148,7 +152,16 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     throw new UsageError("Give --binary or --bundle, not both");
   }
   if (action === "uninstall") {
-    for (const flag of ["allow-reply-read", "allow-turn-start", "binary", "bundle", "codex"]) {
+    for (
+      const flag of [
+        "allow-reply-read",
+        "allow-turn-start",
+        "allow-worktrees",
+        "binary",
+        "bundle",
+        "codex",
+      ]
+    ) {
       if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
     }
   }
@@ -161,6 +174,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   return {
     action,
     client: client as ClientId,
+    ...worktreesArg(values["allow-worktrees"], values["allow-turn-start"]),
     scope,
     replyRead: values["allow-reply-read"] ?? false,
     turnStart: values["allow-turn-start"] ?? false,
@@ -191,4 +205,10 @@ export function passOnArgs(a: InstallArgs): string[] {
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),
   ];
+}
+
+/** `--allow-worktrees`, which needs `--allow-turn-start`. */
+function worktreesArg(worktrees?: boolean, turnStart?: boolean): { worktrees?: true } {
+  if (worktrees && !turnStart) throw new UsageError("--allow-worktrees needs --allow-turn-start");
+  return worktrees ? { worktrees: true } : {};
 }

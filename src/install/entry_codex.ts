@@ -29,6 +29,11 @@ export interface EntryCodex {
   note: string;
   /** What the install entry needs read permission on to look (the apply command grants it). */
   reads: string[];
+  /**
+   * False when Codex was not looked for here (no read permission): the apply
+   * command looks and may write another Codex than this entry names.
+   */
+  settled?: boolean;
 }
 
 /** Decides what the entry for `args` from `source` runs (throws {@linkcode InstallError} on a bad `--codex`). */
@@ -65,7 +70,11 @@ export function entryCodex(args: InstallArgs, source: Source, io: InstallIo): En
     : found.kind === "direct"
     ? `now ${found.path}, not npm's wrapper`
     : explainCodexBinary(found);
-  return { note: `Codex: the entry runs codex as found on PATH when it starts (${why})`, reads };
+  return {
+    note: `Codex: the entry runs codex as found on PATH when it starts (${why})`,
+    reads,
+    settled: !unlooked(found),
+  };
 }
 
 function chosenCodex(chosen: string, found: CodexBinary, reads: string[]): EntryCodex {
@@ -83,6 +92,7 @@ function chosenCodex(chosen: string, found: CodexBinary, reads: string[]): Entry
       note:
         `Codex: the entry runs ${chosen} (named by --codex; not looked at here: the command below looks)`,
       reads,
+      settled: false,
     };
   }
   throw new InstallError(

@@ -133,6 +133,31 @@ export const realFs: ConfigFs = {
   },
 };
 
+/**
+ * `view`, looking only where read permission is already granted: any other
+ * path is `unreadable` without being touched, so Deno never asks on the
+ * terminal (once per PATH folder), even when started without `--no-prompt`.
+ * Denied or not asked, the lookup's answer is the same.
+ *
+ * @example
+ * ```ts
+ * const fs = grantedOnly(denoFsView(), () => false);
+ * fs.kind("/usr/bin/codex"); // "unreadable", and no prompt
+ * ```
+ */
+export function grantedOnly(
+  view: FsView,
+  granted: (descriptor: Deno.PermissionDescriptor) => boolean = (d) =>
+    Deno.permissions.querySync(d).state === "granted",
+): FsView {
+  const may = (path: string) => granted({ name: "read", path });
+  return {
+    kind: (path) => may(path) ? view.kind(path) : "unreadable",
+    realPath: (path) => may(path) ? view.realPath(path) : null,
+    head: (path) => may(path) ? view.head(path) : null,
+  };
+}
+
 /** The real environment of the install flow. */
 export function realInstallIo(): InstallIo {
   const encoder = new TextEncoder();
@@ -147,7 +172,7 @@ export function realInstallIo(): InstallIo {
     env: grantedEnv,
     os: Deno.build.os,
     arch: Deno.build.arch,
-    look: denoFsView(),
+    look: grantedOnly(denoFsView()),
     cwd: Deno.cwd(),
     deno: Deno.execPath(),
     stdinIsTerminal: Deno.stdin.isTerminal(),

@@ -10,6 +10,7 @@ import { VERSION } from "../core/version.ts";
 import {
   INSTALL_PERMISSIONS,
   permissionFlags,
+  type PermissionSet,
   RELAY_PERMISSIONS,
   withCodex,
 } from "../core/permissions.ts";
@@ -42,25 +43,44 @@ export const RELAY_OLD_SPACE_MIB = 64;
  */
 export const RELAY_SEMI_SPACE_MIB = 2;
 
+/**
+ * V8's linear-time regexp engine (the `l` flag): an `outputSchema`'s patterns
+ * run there, so no answer can make one backtrack (`src/reply/linear_regexp.ts`;
+ * without it the relay refuses schemas with patterns).
+ */
+export const RELAY_REGEXP_FLAG = "--enable-experimental-regexp-engine";
+
+/**
+ * Deno's flag that denies, instead of asking on the terminal, what a
+ * permission set does not grant: on every Deno command line the relay prints
+ * or writes (a denied look changes nothing in what it does; a prompt per PATH
+ * folder would stop each install line and `doctor`).
+ */
+export const NO_PROMPT = "--no-prompt";
+
 /** The V8 flags every way of starting the relay passes (deno run, deno compile, install entries). */
 export const RELAY_V8_FLAGS =
-  `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB}`;
+  `--v8-flags=--max-old-space-size=${RELAY_OLD_SPACE_MIB},--max-semi-space-size=${RELAY_SEMI_SPACE_MIB},${RELAY_REGEXP_FLAG}`;
 
 /**
  * The flags that grant the relay's permission set (`permissions.default`)
  * without `-P`; with `codex`, the run grant names that binary instead of
  * `codex` on PATH.
  */
-export function relayFlags(codex?: string): string[] {
-  return permissionFlags(
-    codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex),
-  );
+export function relayFlags(codex?: string, git?: string): string[] {
+  return permissionFlags(relaySet(codex, git));
+}
+
+/** The relay's set, its run grant naming `codex` and, with `--allow-worktrees`, `git`. */
+function relaySet(codex?: string, git?: string): PermissionSet {
+  const set = codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex);
+  return git === undefined ? set : { ...set, run: [...(set.run as string[]), git] };
 }
 
 /** The one run flag that replaces `-P`'s run grant when the relay runs the binary `codex`. */
-function codexRunFlags(codex: string | undefined): string[] {
-  if (codex === undefined) return [];
-  return permissionFlags({ run: withCodex(RELAY_PERMISSIONS, codex).run });
+function codexRunFlags(codex: string | undefined, git?: string): string[] {
+  if (codex === undefined && git === undefined) return [];
+  return permissionFlags({ run: relaySet(codex, git).run });
 }
 
 /** The flags that grant the install entry's set (`permissions.install`) without `-P`. */
@@ -89,16 +109,25 @@ export function startCommand(
   caps: Capabilities,
   deno = "deno",
   codex?: string,
+  git?: string,
 ): string[] {
   const runs = source.kind === "binary" ? undefined : codex;
-  const serve = ["serve", ...capabilityArgs(caps), ...(runs ? ["--codex", runs] : [])];
+  // With --allow-worktrees the run grant names git too: the path install found, or git on PATH.
+  const gits = caps.worktrees && source.kind !== "binary" ? git ?? "git" : undefined;
+  const serve = [
+    "serve",
+    ...capabilityArgs(caps),
+    ...(runs ? ["--codex", runs] : []),
+    ...(gits && gits !== "git" ? ["--git", gits] : []),
+  ];
   switch (source.kind) {
     case "checkout":
       return [
         deno,
         "run",
         "-P",
-        ...codexRunFlags(runs),
+        ...codexRunFlags(runs, gits),
+        NO_PROMPT,
         "--quiet",
         RELAY_V8_FLAGS,
         "--config",
@@ -110,9 +139,10 @@ export function startCommand(
       return [
         deno,
         "run",
+        NO_PROMPT,
         "--quiet",
         RELAY_V8_FLAGS,
-        ...relayFlags(runs),
+        ...relayFlags(runs, gits),
         jsrSpecifier(source.version),
         ...serve,
       ];
@@ -120,11 +150,12 @@ export function startCommand(
       return [
         deno,
         "run",
+        NO_PROMPT,
         "--quiet",
         "--no-remote",
         "--cached-only",
         RELAY_V8_FLAGS,
-        ...relayFlags(runs),
+        ...relayFlags(runs, gits),
         source.path,
         ...serve,
       ];
@@ -138,7 +169,7 @@ const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
 /**
  * The command that runs the relay's own CLI (`doctor`, `install`, ...) from
  * `source`, as a hint names it: a checkout has no `codex-relay` on PATH, so
- * from a checkout it is `deno run -P --quiet --config <root>/deno.json
+ * from a checkout it is `deno run -P --no-prompt --quiet --config <root>/deno.json
  * <root>/mod.ts`; a binary is its own path.
  *
  * @example
@@ -173,8 +204,9 @@ export function serveLauncher(
   deno: string,
   caps: Capabilities,
   codex?: string,
+  git?: string,
 ): Launcher {
-  const [command, ...args] = startCommand(source, caps, deno, codex);
+  const [command, ...args] = startCommand(source, caps, deno, codex, git);
   return { command, args };
 }
 
@@ -203,6 +235,7 @@ export function applyCommand(c: ApplyCommand): string[] {
     return [
       "deno",
       "run",
+      NO_PROMPT,
       "--quiet",
       "-P=install",
       "--config",
@@ -222,6 +255,7 @@ export function applyCommand(c: ApplyCommand): string[] {
   return [
     "deno",
     "run",
+    NO_PROMPT,
     "--quiet",
     ...installEnvFlags(),
     ...fileFlags,

@@ -3,6 +3,7 @@
  * @module
  */
 
+import { parse, type ParseError } from "jsonc-parser";
 import { deepEqual } from "./deep_equal.ts";
 import { ENTRY_NAME, isMarked, type Launcher, MARKER, type Target } from "./clients.ts";
 import { DENO_CACHE_ENV } from "./entry_env.ts";
@@ -132,7 +133,9 @@ export function planUninstall(
   let after = target.format === "json"
     ? removeJsonEntry(before, target.container, ENTRY_NAME, target.path)
     : removeTomlEntry(before, ENTRY_NAME, target.path);
-  const backupHasList = backup !== null && readJsonValue(backup, target) !== undefined;
+  // A list in the backup that holds only the relay's entry is an earlier install's own.
+  const backupList = backup === null ? undefined : readJsonValue(backup, target);
+  const backupHasList = backupList !== undefined && !onlyKey(backupList, ENTRY_NAME);
   if (
     target.format === "json" && isEmptyObject(readJsonValue(after, target)) && !backupHasList
   ) {
@@ -143,7 +146,11 @@ export function planUninstall(
       container[container.length - 1],
       target.path,
     );
-    if (reinstalled(without)) after = without;
+    // Removing the list leaves its whitespace behind: install's text on it is compared as JSON,
+    // and the backup (the file before install), when it is that JSON, is restored byte for byte.
+    if (sameJson(writeEntry(target, without, existing), before)) {
+      after = backup !== null && sameJson(backup, without) ? backup : without;
+    }
   }
   return { ...plan, after, change: "remove" };
 }
@@ -179,6 +186,19 @@ function readJsonValue(text: string, target: Target): unknown {
     container[container.length - 1],
     target.path,
   ).entry;
+}
+
+/** Whether two JSON (with comments) texts hold the same value; an unparsable one never does. */
+function sameJson(a: string | null, b: string): boolean {
+  if (a === null) return false;
+  const errors: ParseError[] = [];
+  const values = [parse(a, errors), parse(b, errors)];
+  return errors.length === 0 && deepEqual(values[0], values[1]);
+}
+
+function onlyKey(value: unknown, key: string): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.keys(value).join("\n") === key;
 }
 
 function isEmptyObject(value: unknown): boolean {

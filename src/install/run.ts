@@ -7,6 +7,7 @@
  * @module
  */
 
+import { entryGit } from "./entry_git.ts";
 import { UsageError } from "../core/usage_error.ts";
 import {
   INSTALL_HINT,
@@ -63,6 +64,8 @@ interface Resolved {
   launcher: Launcher;
   /** What the entry runs and why (one line). */
   codexNote: string;
+  /** Whether the entry shown is the one the apply command writes (Codex was looked for). */
+  settled: boolean;
   /**
    * Codex's user config, which names the providers' key variables the entry
    * passes on (another client's install reads it; Codex's is the target).
@@ -130,7 +133,13 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const tmp = `${target.path}.codex-relay.tmp`;
   const codex = entryCodex(args, source, io);
   const launcher = {
-    ...serveLauncher(source, source.kind === "binary" ? source.path : io.deno, args, codex.path),
+    ...serveLauncher(
+      source,
+      source.kind === "binary" ? source.path : io.deno,
+      args,
+      codex.path,
+      entryGit(args, source, io),
+    ),
     env: entryEnv(target, source, io.env, io.os),
   };
   // Write permission on the client's own folder covers creating it (Deno checks the folder's
@@ -165,6 +174,7 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
     target,
     launcher,
     codexNote: codex.note,
+    settled: codex.settled ?? true,
     codexConfig,
     backup,
     tmp,
@@ -190,7 +200,7 @@ async function printOnlyRun(r: Resolved): Promise<number> {
     : { keys: [], note: undefined };
   const launcher = { ...r.launcher, passEnv: keys };
   const notes = [r.codexNote, ...(note ? [note] : [])].join("\n");
-  printSnippet(r.args, r.target, launcher, apply, r.io, notes);
+  printSnippet(r.args, r.target, launcher, apply, r.io, notes, r.settled);
   return 0;
 }
 

@@ -10,7 +10,12 @@ import type { InstallIo } from "./io.ts";
 import { commandLine } from "./launch.ts";
 import { setTomlEntry, type TomlEntry } from "./toml_edit.ts";
 
-/** Prints the entry for `target` and the command that applies it (`--print`, the relay's own install). */
+/**
+ * Prints the entry for `target` and the command that applies it (`--print`,
+ * the relay's own install). `settled`: the entry is the one the command
+ * writes; when not (Codex not looked for here), no `claude mcp add-json` line
+ * is offered, since it would register another Codex than the command does.
+ */
 export function printSnippet(
   args: InstallArgs,
   target: Target,
@@ -18,6 +23,7 @@ export function printSnippet(
   apply: string,
   io: InstallIo,
   codexNote = "",
+  settled = true,
 ): void {
   const lines: string[] = [];
   const dry = args.dryRun
@@ -55,7 +61,12 @@ export function printSnippet(
     `  ${apply}`,
     "",
   );
-  if (target.client === "claude-code" && !args.dryRun) {
+  if (target.client === "claude-code" && !args.dryRun && !settled) {
+    lines.push(
+      "Or let Claude Code write it: add --print to the command above; it looks for Codex and prints the `claude mcp add-json` line of the entry it would write.",
+      "",
+    );
+  } else if (target.client === "claude-code" && !args.dryRun) {
     lines.push(
       "Or let Claude Code write it:",
       "",

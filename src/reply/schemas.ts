@@ -1,19 +1,17 @@
 /**
- * Every result a tool returns to the client, as one zod schema each (the
- * tools advertise them as their `outputSchema`), the types derived from them,
- * and the status lists the results use. The one source of every shape: the
- * tools, the docs tables and the tests read them here. A name means one thing
- * in every result:
+ * Every result a tool returns to the client, as one zod schema each (the tools advertise them as
+ * their `outputSchema`), the types derived from them, and the status lists the results use. The
+ * one source of every shape (the files fields: `files_schema.ts`): the tools, the docs tables and
+ * the tests read them here. A name means one thing in every result:
  *
- * - a turn's status ({@linkcode RESULT_TURN_STATUSES}): `running`, `completed`,
- *   `failed`, `interrupted`, or `unverified` when it cannot be told (Codex's
- *   own `inProgress` is reported as `running`);
- * - `pendingRequests`: Codex's requests that wait for the client's answer
- *   (approvals and elicitations), `declinedRequests`: those declined at once;
- * - `queuedAhead`: messages queued before the run's own that its start also
- *   started; `otherRelay`: a listed run another codex-relay process started.
- * Fields are explained in comments: output schemas are advertised without
- * descriptions (`src/host/tool_schema.ts`).
+ * - a turn's status ({@linkcode RESULT_TURN_STATUSES}): `running`, `completed`, `failed`,
+ *   `interrupted`, or `unverified` when it cannot be told (Codex's own `inProgress` is reported
+ *   as `running`);
+ * - `pendingRequests`: Codex's requests that wait for the client's answer (approvals and
+ *   elicitations), `declinedRequests`: those declined at once;
+ * - `queuedAhead`: messages queued before the run's own that its start also started;
+ *   `otherRelay`: a listed run another codex-relay process started.
+ * Fields are explained in comments (output schemas are advertised without descriptions).
  * @module
  */
 
@@ -21,6 +19,7 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
+import { changedFields } from "./files_schema.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -233,6 +232,7 @@ export const runOutput = z.object({
   /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
   mcpServers: z.array(mcpServerSchema).optional(),
   ...replyFields,
+  ...changedFields,
 });
 
 /** The `codex_run` result. */
@@ -274,6 +274,7 @@ export const waitMessageSchema = readReplySchema.extend({
   declinedRequests: declinedRequestsSchema,
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),
+  ...changedFields,
 });
 
 /** One message's `codex_wait_reply` result. */

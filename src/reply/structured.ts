@@ -10,68 +10,51 @@
  * meta-schema, draft 2020-12), an object at the root, every object closed
  * with `additionalProperties: false` and all its properties required, only
  * the keywords strict mode supports.
+ *
+ * Every check is bounded (docs/design.md, Bounds): the depth is measured
+ * first, without recursion; the user's schema is never compiled (Ajv only
+ * validates it against the meta-schema, its one compiled schema); an answer
+ * is interpreted by `schema_match.ts` within a step budget, its patterns in
+ * V8's linear-time engine (`linear_regexp.ts`). Nothing outlives the call.
  * @module
  */
 
 import { Ajv2020 } from "ajv";
+import {
+  isObject,
+  jsonDepth,
+  MAX_SCHEMA_DEPTH,
+  referenceProblem,
+  type SchemaProblem,
+  strictProblem,
+} from "./schema_rules.ts";
+import { matchSchema, MAX_ANSWER_DEPTH, MAX_CHECK_STEPS } from "./schema_match.ts";
+
+export {
+  MAX_SCHEMA_DEPTH,
+  type SchemaProblem,
+  type SchemaRule,
+  STRICT_KEYWORDS,
+} from "./schema_rules.ts";
+export { MAX_ANSWER_DEPTH, MAX_CHECK_STEPS } from "./schema_match.ts";
+export { MAX_PATTERN_LENGTH } from "./linear_regexp.ts";
 
 /** The longest `outputSchema`, in UTF-8 bytes of its JSON. */
 export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
-
-/** The keywords strict mode supports (OpenAI's Structured Outputs subset). */
-export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "$ref",
-  "$defs",
-  "definitions",
-  "description",
-  "title",
-  "pattern",
-  "format",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minItems",
-  "maxItems",
-]);
-
-/** The rule a refused schema breaks. */
-export type SchemaRule =
-  | "size"
-  | "json_schema"
-  | "root_object"
-  | "supported_keywords"
-  | "additional_properties"
-  | "all_required";
-
-/** Why a schema is refused: where, which rule, and a sentence. */
-export interface SchemaProblem {
-  /** A JSON Pointer to the subschema (`""` is the root). */
-  path: string;
-  rule: SchemaRule;
-  message: string;
-}
 
 /** What the final answer of a structured run is against its schema. */
 export type Structured =
   | { valid: true; value: unknown }
   | { valid: false; error: string };
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+/** The meta-schema's validator: its one compiled schema, made once, never added to. */
+const META = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
 
 /**
  * Checks `schema` for `codex_run`'s `outputSchema`: undefined when Codex's
- * strict mode would take it, else the first problem found (size, then JSON
- * Schema validity, then the strict rules, depth first in document order).
+ * strict mode would take it, else the first problem found (root, depth,
+ * size, JSON Schema validity, the strict rules depth first in document
+ * order, then references and patterns). Never compiles `schema`.
  *
  * @example
  * ```ts
@@ -81,7 +64,19 @@ const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: fals
  * ```
  */
 export function checkOutputSchema(schema: unknown): SchemaProblem | undefined {
-  const bytes = new TextEncoder().encode(JSON.stringify(schema) ?? "").length;
+  if (!isObject(schema)) {
+    return { path: "", rule: "root_object", message: "the schema must be a JSON object" };
+  }
+  const depth = jsonDepth(schema, MAX_SCHEMA_DEPTH);
+  if (depth > MAX_SCHEMA_DEPTH) {
+    return {
+      path: "",
+      rule: "depth",
+      message:
+        `the schema nests JSON objects and arrays deeper than the ${MAX_SCHEMA_DEPTH} allowed`,
+    };
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(schema)).length;
   if (bytes > MAX_OUTPUT_SCHEMA_BYTES) {
     return {
       path: "",
@@ -89,10 +84,7 @@ export function checkOutputSchema(schema: unknown): SchemaProblem | undefined {
       message: `the schema is ${bytes} bytes of JSON, over the ${MAX_OUTPUT_SCHEMA_BYTES} allowed`,
     };
   }
-  if (!isObject(schema)) {
-    return { path: "", rule: "root_object", message: "the schema must be a JSON object" };
-  }
-  const invalid = jsonSchemaProblem(schema);
+  const invalid = metaProblem(schema);
   if (invalid) return invalid;
   if (schema.type !== "object") {
     return {
@@ -101,116 +93,34 @@ export function checkOutputSchema(schema: unknown): SchemaProblem | undefined {
       message: 'the root of the schema must have type "object" (strict mode)',
     };
   }
-  return strictProblem(schema, "");
+  return strictProblem(schema, "") ?? referenceProblem(schema);
 }
 
-/** Ajv's verdict on the schema as a JSON Schema (meta-schema, then references). */
-function jsonSchemaProblem(schema: Record<string, unknown>): SchemaProblem | undefined {
+/** The meta-schema's verdict on the schema (validated as data: nothing is compiled or kept). */
+function metaProblem(schema: Record<string, unknown>): SchemaProblem | undefined {
   try {
-    if (!ajv.validateSchema(schema)) {
-      const first = ajv.errors?.[0];
-      return {
-        path: first?.instancePath ?? "",
-        rule: "json_schema",
-        message: `not a valid JSON Schema: ${first?.message ?? "rejected by the meta-schema"}`,
-      };
-    }
-    ajv.compile(schema);
-    return undefined;
+    if (META.validateSchema(schema)) return undefined;
+    const first = META.errors?.[0];
+    return {
+      path: first?.instancePath ?? "",
+      rule: "json_schema",
+      message: `not a valid JSON Schema: ${first?.message ?? "rejected by the meta-schema"}`,
+    };
   } catch (error) {
     return {
       path: "",
       rule: "json_schema",
       message: `not a valid JSON Schema: ${error instanceof Error ? error.message : error}`,
     };
-  } finally {
-    ajv.removeSchema(schema); // Ajv caches every compiled schema: keep the process bounded.
   }
-}
-
-/** The first strict-mode problem of the subschema at `path`, depth first. */
-function strictProblem(node: unknown, path: string): SchemaProblem | undefined {
-  if (!isObject(node)) {
-    return {
-      path,
-      rule: "supported_keywords",
-      message: "a boolean schema is not supported in strict mode",
-    };
-  }
-  const unknown = Object.keys(node).find((key) => !STRICT_KEYWORDS.has(key));
-  if (unknown !== undefined) {
-    return {
-      path,
-      rule: "supported_keywords",
-      message: `the keyword ${JSON.stringify(unknown)} is not supported in strict mode`,
-    };
-  }
-  const types = Array.isArray(node.type) ? node.type : [node.type];
-  if (types.includes("object") || node.properties !== undefined) {
-    const closed = objectProblem(node, path);
-    if (closed) return closed;
-  }
-  for (const [child, at] of children(node, path)) {
-    const problem = strictProblem(child, at);
-    if (problem) return problem;
-  }
-  return undefined;
-}
-
-function objectProblem(node: Record<string, unknown>, path: string): SchemaProblem | undefined {
-  if (node.additionalProperties !== false) {
-    return {
-      path,
-      rule: "additional_properties",
-      message: "every object must have additionalProperties: false (strict mode)",
-    };
-  }
-  const properties = isObject(node.properties) ? Object.keys(node.properties) : [];
-  const required = new Set(Array.isArray(node.required) ? node.required : []);
-  const missing = properties.find((name) => !required.has(name));
-  if (missing !== undefined) {
-    return {
-      path,
-      rule: "all_required",
-      message: `every property must be required (strict mode): ${
-        JSON.stringify(missing)
-      } is not; make it nullable instead`,
-    };
-  }
-  return undefined;
-}
-
-/** The subschemas of `node`, with their paths, in document order. */
-function children(node: Record<string, unknown>, path: string): [unknown, string][] {
-  const out: [unknown, string][] = [];
-  for (const key of Object.keys(node)) {
-    const value = node[key];
-    if ((key === "properties" || key === "$defs" || key === "definitions") && isObject(value)) {
-      for (const [name, child] of Object.entries(value)) {
-        out.push([child, `${path}/${key}/${pointer(name)}`]);
-      }
-    } else if (key === "items" && value !== undefined) {
-      out.push([value, `${path}/items`]);
-    } else if (key === "anyOf" && Array.isArray(value)) {
-      value.forEach((child, i) => out.push([child, `${path}/anyOf/${i}`]));
-    }
-  }
-  return out;
-}
-
-/** `name` escaped for a JSON Pointer. */
-function pointer(name: string): string {
-  return name.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
  * The final answer `text` of a structured run against `schema`:
  * `{valid: true, value}` when it is JSON that the schema accepts, else
- * `{valid: false, error}` (an answer that is not JSON included). Never throws.
+ * `{valid: false, error}` (an answer that is not JSON, nests deeper than
+ * {@linkcode MAX_ANSWER_DEPTH}, or takes more than
+ * {@linkcode MAX_CHECK_STEPS} steps to check included). Never throws.
  *
  * @example
  * ```ts
@@ -232,23 +142,33 @@ export function structuredAnswer(schema: unknown, text: string): Structured {
       error: `the answer is not JSON: ${error instanceof Error ? error.message : error}`,
     };
   }
-  const compiled = isObject(schema) ? schema : {};
-  try {
-    const validate = ajv.compile(compiled);
-    if (validate(value)) return { valid: true, value };
-    const first = validate.errors?.[0];
+  if (jsonDepth(value, MAX_ANSWER_DEPTH) > MAX_ANSWER_DEPTH) {
     return {
       valid: false,
-      error: `the answer does not match the schema: ${first?.instancePath || "(root)"} ${
-        first?.message ?? "is rejected"
-      }`,
+      error: `the answer nests JSON objects and arrays deeper than the ${MAX_ANSWER_DEPTH} allowed`,
+    };
+  }
+  const problem = checkOutputSchema(schema);
+  if (problem) {
+    return { valid: false, error: `the schema could not be applied: ${problem.message}` };
+  }
+  try {
+    const miss = matchSchema(schema as Record<string, unknown>, value);
+    if (miss === undefined) return { valid: true, value };
+    if (miss === "exhausted") {
+      return {
+        valid: false,
+        error: `the answer could not be checked within ${MAX_CHECK_STEPS} steps of the schema`,
+      };
+    }
+    return {
+      valid: false,
+      error: `the answer does not match the schema: ${miss.at || "(root)"} ${miss.message}`,
     };
   } catch (error) {
     return {
       valid: false,
       error: `the schema could not be applied: ${error instanceof Error ? error.message : error}`,
     };
-  } finally {
-    ajv.removeSchema(compiled);
   }
 }

@@ -17,6 +17,7 @@
  * @module
  */
 
+import type { ChangedFile } from "../reply/files_schema.ts";
 import type { Clock } from "../core/clock.ts";
 import type { DeclinedRequest } from "../elicit/router.ts";
 import type { ListedRun, QueuedAhead, ReadReplyResult } from "../reply/schemas.ts";
@@ -54,6 +55,10 @@ export interface RunSnapshot {
   queuedAhead: QueuedAhead[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
+  /** The files its turn changed (a run whose cwd is known: every run this relay started). */
+  changedFiles?: ChangedFile[];
+  /** How many files it changed in all. */
+  changedFilesCount?: number;
 }
 
 /** A finished run, as results report it. */

@@ -29,6 +29,12 @@ function runDeclined(snapshot: RunSnapshot): { declinedRequests?: RequestSummary
   return declined.length > 0 ? { declinedRequests: declined } : {};
 }
 
+/** The files fields of a snapshot: present once its cwd is known. */
+function runFiles(snapshot: RunSnapshot): Pick<RunResult, "changedFiles" | "changedFilesCount"> {
+  const { changedFiles, changedFilesCount } = snapshot;
+  return changedFiles ? { changedFiles, changedFilesCount } : {};
+}
+
 /** The turn fields of a snapshot. */
 export function runTurn(snapshot: RunSnapshot, running: boolean): RunResult["turn"] {
   if (running) return { id: snapshot.turnId, status: "running" };
@@ -107,6 +113,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...runDeclined(snapshot),
     ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
     ...(failed ? { error: snapshot.error } : {}),
+    ...runFiles(snapshot),
   };
 }
 
@@ -123,6 +130,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
     turn: runTurn(snapshot, end.kind === "running"),
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
+    ...runFiles(snapshot),
   };
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;

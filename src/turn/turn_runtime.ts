@@ -26,6 +26,7 @@ import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
 import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { type Happened, TurnEvents } from "./turn_events.ts";
+import { FileChanges } from "./changed_files.ts";
 
 /** How many declined requests a runtime remembers. */
 const MAX_DECLINED_KEPT = 20;
@@ -54,6 +55,9 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   readonly #events: TurnEvents;
   readonly #watchdog: TurnWatchdog;
   readonly #own = new OwnRequests();
+  readonly #files = new FileChanges();
+  /** Where its files are listed from: the thread's cwd (and a worktree's root), once known. */
+  #filesAt: { cwd: string; root?: string } | undefined;
   /** Set by {@linkcode begin}: what restarts a paused queue, and who is told the end. */
   #begun: { queuedSubmissionId: string | undefined; onEnd: () => void } | undefined;
   #alive = true;
@@ -69,7 +73,10 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.#watchdog = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#events = new TurnEvents(run, turnId ?? null);
     conn.listen({
-      onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
+      onNotification: (method, params) => {
+        this.#files.notification(method, params, run.threadId, this.#events.turnId);
+        this.#act(this.#events.notification(method, params));
+      },
       onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
@@ -144,7 +151,18 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       declinedRequests: this.#declined.map((d) => ({ ...d })),
       queuedAhead: this.#events.story.queuedAhead,
       notes: this.#events.story.notes,
+      ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
     };
+  }
+
+  /** The thread's cwd, once the start read it. */
+  get cwd(): string | undefined {
+    return this.#filesAt?.cwd;
+  }
+
+  /** Its changed files are listed relative to `cwd` (the thread's; `root`: its worktree's). */
+  filesIn(cwd: string, root?: string): void {
+    this.#filesAt = { cwd, root };
   }
 
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */

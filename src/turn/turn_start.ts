@@ -298,6 +298,7 @@ export class TurnStarts {
       const run = claim(threadId!);
       if (!run) return { reason: "turn_running", threadId };
       const runtime = registry.adopt(conn, run);
+      runtime.filesIn(cwd);
       conn.follow(run.threadId);
       if (fresh && options.name !== undefined) await nameThread(session, runtime, options.name);
       const load = fresh ? "loaded" : await loadThread(session, runtime, config, options);

@@ -43,15 +43,16 @@ Deno.test("the derived serve flags grant exactly permissions.default of deno.jso
     `--allow-env=${denoJson.permissions.default.env.join(",")}`,
   ]);
   const cmd = bundleServeCommand("/x/codex-relay.js");
-  assert.deepEqual(cmd.slice(0, 6), [
+  assert.deepEqual(cmd.slice(0, 7), [
     "deno",
     "run",
+    "--no-prompt",
     "--quiet",
     "--no-remote",
     "--cached-only",
     RELAY_V8_FLAGS,
   ]);
-  assert.deepEqual(cmd.slice(6, -2), flags, "the bundle runs with exactly the derived flags");
+  assert.deepEqual(cmd.slice(7, -2), flags, "the bundle runs with exactly the derived flags");
   assert.ok(!cmd.some((a) => a === "-A" || a.startsWith("--allow-all")));
 });
 

@@ -66,7 +66,11 @@ Deno.test("deno task start is the same command line, and every start line is qui
   );
   for (const [doc, line] of [...startLines(), ["deno.json", denoJson.tasks.start]]) {
     assert.match(line, / --quiet /, `${doc}: ${line}`);
-    assert.match(line, / --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+ /, line);
+    assert.match(
+      line,
+      / --v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+,--enable-experimental-regexp-engine /,
+      line,
+    );
     assert.ok(!/ -A | --allow-all/.test(line), line);
   }
 });
@@ -85,7 +89,7 @@ Deno.test("the JSR one-liner pins this version and carries exactly the flags of 
   assert.match(
     commandLine(jsrServeCommand(), "linux"),
     new RegExp(
-      `^deno run --quiet --v8-flags=--max-old-space-size=\\d+,--max-semi-space-size=\\d+ --allow-run=codex,/bin/kill --allow-env=\\S+ jsr:@codex-relay/cli@${
+      `^deno run --no-prompt --quiet --v8-flags=--max-old-space-size=\\d+,--max-semi-space-size=\\d+,--enable-experimental-regexp-engine --allow-run=codex,/bin/kill --allow-env=\\S+ jsr:@codex-relay/cli@${
         denoJson.version.replaceAll(".", "\\.")
       } serve$`,
     ),

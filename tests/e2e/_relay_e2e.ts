@@ -306,7 +306,7 @@ function namedCodexStart(
   return {
     env: { ...env, PATH: path.join(":") },
     flags: line.slice(line.indexOf("serve") + 1),
-    permissions: line.slice(line.indexOf("-P") + 1, line.indexOf("--quiet")),
+    permissions: line.slice(line.indexOf("-P") + 1, line.indexOf("--no-prompt")),
   };
 }
 

@@ -54,7 +54,7 @@ Deno.test({
         const first = await run(entryArgs(["install", "--client", "codex", "--yes"]), shell);
         assert.equal(first.code, 0, first.stderr);
         const line = first.stdout.split("\n").find((l) =>
-          l.trim().startsWith("deno run --quiet -P=install")
+          l.trim().startsWith("deno run --no-prompt --quiet -P=install")
         );
         assert.ok(line, first.stdout);
         const applied = await run(line.trim().split(" ").slice(1), shell);

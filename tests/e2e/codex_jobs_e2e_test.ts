@@ -3,7 +3,8 @@
  * Responses mock answering as the lab's did in transcripts 21-23: a review of uncommitted
  * changes in a git repository returns findings with file and lines; a review is refused on a
  * thread whose turn runs (and that turn is not interrupted); an interrupted review ends
- * `interrupted`; a structured run returns a valid value, a non-JSON answer `valid: false`; a
+ * `interrupted`; a structured run returns a valid value, a non-JSON answer `valid: false`, an
+ * answer that makes its pattern backtrack `valid: false` at once (issue 39); a
  * steer reaches a running turn and codex_wait_reply reads its answer.
  *
  * Run: `deno test -P tests/e2e/codex_jobs_e2e_test.ts` with codex in `.codex-npm/` or `CODEX_BIN`.
@@ -172,6 +173,36 @@ Deno.test({
       });
       assert.equal(bad.turn?.status, "completed");
       assert.equal(bad.structured?.valid, false);
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e codex_run outputSchema (issue 39): an answer that makes its pattern backtrack is judged at once",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const relay = await w.relay(FLAGS);
+      const hostile = `${"a".repeat(40)}!`;
+      const schema = {
+        type: "object",
+        properties: { v: { type: "string", pattern: "^(a+)+$", description: `mock:${hostile}` } },
+        required: ["v"],
+        additionalProperties: false,
+      };
+      const out = await run(relay, {
+        cwd: w.home.workspace,
+        text: "answer v",
+        outputSchema: schema,
+      });
+      assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+      assert.deepEqual(out.structured, {
+        valid: false,
+        error: 'the answer does not match the schema: /v must match pattern "^(a+)+$"',
+      });
+      const listed = (await callTool(relay.client, "codex_list_threads", {}, LONG))
+        .structuredContent;
+      assert.ok(listed.threads.some((t) => t.id === out.threadId), "the relay still serves");
     }),
 });
 

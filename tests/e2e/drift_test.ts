@@ -606,6 +606,25 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
     types: NUM_NULL,
   })),
   { at: { notification: "turn/completed" }, path: "turn.completedAt", types: NUM_NULL },
+  // The files a turn changed (src/turn/changed_files.ts; docs/codex-protocol.md).
+  ...["threadId", "turnId", "diff"].map((path): ReadRow => ({
+    at: { notification: "turn/diff/updated" },
+    path,
+    types: STR,
+    required: true,
+  })),
+  {
+    at: { notification: "item/completed" },
+    path: "item<fileChange>.changes[].path",
+    types: STR,
+    required: true,
+  },
+  {
+    at: { notification: "item/completed" },
+    path: "item<fileChange>.status",
+    types: STR,
+    required: true,
+  },
   ...["item/started", "item/completed"].flatMap((m): ReadRow[] => [
     { at: { notification: m }, path: "threadId", types: STR, required: true },
     { at: { notification: m }, path: "turnId", types: STR, required: true },

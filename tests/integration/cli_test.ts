@@ -72,7 +72,9 @@ Deno.test("the general help lists doctor's options and --allow-turn-start for in
   );
   assert.match(usage, /\[--allow-reply-read\]/);
   assert.match(usage, /\[--allow-turn-start\]/);
-  assert.ok(help.split("\n").every((l) => l.length <= 100), "fits 100 columns");
+  // Every line but the command codex-relay stands for from a checkout (its paths).
+  const lines = help.split("\n").filter((l) => !l.startsWith("  deno run "));
+  assert.ok(lines.every((l) => l.length <= 100), "fits 100 columns");
 });
 
 const USAGE_ERRORS: [string[], RegExp][] = [

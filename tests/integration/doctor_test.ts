@@ -220,7 +220,11 @@ Deno.test("doctor --codex: names the binary and why, and the run permission that
       gone.out,
       /problem +the relay may not run \/nonexistent\/codex \(no --allow-run=\/nonexistent\/codex\)/,
     );
-    assert.match(gone.out, /fix: register the relay again \(deno run .*mod\.ts install\)/);
+    // A complete command: install without --client exits 64.
+    assert.match(
+      gone.out,
+      /fix: register the relay again: sh -c "\$\(deno run .*mod\.ts install --client <claude-code\|claude-desktop\|cursor\|vscode\|codex> --print-command\)"/,
+    );
   });
 });
 
@@ -266,7 +270,7 @@ Deno.test("doctor: its hints name the command this checkout runs, not a codex-re
   await withFixture({ threads: [thread()] }, async (f) => {
     const { code, out } = await doctor(f.env);
     assert.equal(code, 0, out);
-    const relay = `deno run -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
+    const relay = `deno run -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts`;
     assert.ok(
       out.includes(`(${relay} install --client <client> --allow-reply-read)`),
       out,
@@ -303,7 +307,7 @@ Deno.test("doctor: checks the provider key as Codex would start the relay: its e
     );
     assert.match(
       out,
-      /fix: install for Codex again \(deno run -P --quiet .*mod\.ts install --client codex/,
+      /fix: install for Codex again \(deno run -P --no-prompt --quiet .*mod\.ts install --client codex/,
     );
     assert.match(out, /add "RELAY_TEST_KEY" to env_vars of \[mcp_servers\.codex-relay\]/);
   });
@@ -346,7 +350,7 @@ Deno.test("doctor: a path Codex's entry for codex-relay names that does not exis
     );
     assert.match(
       out,
-      /fix: register it again from the relay you mean \(deno run -P --quiet .*install --client codex/,
+      /fix: register it again from the relay you mean: sh -c "\$\(deno run -P .*install --client codex --print-command\)"/,
     );
     const asked = (await f.requests()).filter((r) => r.method === "fs/getMetadata").map((r) =>
       r.params
@@ -394,7 +398,7 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
       );
       assert.ok(
         denied.out.includes(
-          `fix: run exactly: deno run --allow-read=${config} -P --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
+          `fix: run exactly: deno run --allow-read=${config} -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
         ),
         denied.out,
       );
@@ -410,7 +414,7 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
       );
       assert.match(
         out,
-        /fix: register it again .* install --client claude-code prints the command/,
+        /fix: register it again .* install --client claude-code --print-command\)"/,
       );
       assert.match(
         out,
@@ -502,6 +506,65 @@ Deno.test("doctor --client: checks the provider key as each client would start t
         r.out,
         /info +Claude Code starts codex-relay with its own environment: model provider keyed \(the default\) gets RELAY_TEST_KEY when it is set where Claude Code starts/,
       );
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("doctor --client after install: the entry install writes (--allow-run=CODEX,/bin/kill) is no problem (issue 38)", async () => {
+  const { serveLauncher } = await import("../../src/install/launch.ts");
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-installed-" });
+  const config = `${home}/.claude.json`;
+  const codex = `${FIXTURE_BIN}/codex`;
+  const caps = { replyRead: false, turnStart: false };
+  const entry = serveLauncher({ kind: "checkout", root: ROOT }, Deno.execPath(), caps, codex);
+  await Deno.writeTextFile(config, JSON.stringify({ mcpServers: { "codex-relay": entry } }));
+  const files = [Deno.execPath(), `${ROOT}/deno.json`, `${ROOT}/mod.ts`, codex, "/bin/kill"];
+  try {
+    await withFixture({ threads: [thread()], files, directories: [] }, async (f) => {
+      const { code, out } = await doctor({ ...f.env, HOME: home }, {
+        flags: ["--client", "claude-code"],
+        permissions: ["-P", `--allow-read=${config}`],
+      });
+      assert.equal(code, 0, out);
+      assert.ok(out.includes(`${codex}, /bin/kill`), out);
+      assert.doesNotMatch(out, /does not exist/);
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("doctor --client --print-command: one line that checks the client's entry, with nothing to run twice (issue 38)", async () => {
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-doctor-print-" });
+  const config = `${home}/.cursor/mcp.json`;
+  await Deno.mkdir(`${home}/.cursor`);
+  const entry = { command: Deno.execPath(), args: ["run", `${ROOT}/mod.ts`, "serve"] };
+  await Deno.writeTextFile(config, JSON.stringify({ mcpServers: { "codex-relay": entry } }));
+  const files = [Deno.execPath(), `${ROOT}/mod.ts`];
+  try {
+    await withFixture({ threads: [thread()], files, directories: [] }, async (f) => {
+      const env = { ...f.env, HOME: home };
+      const flags = ["--client", "cursor", "--allow-reply-read", "--print-command"];
+      const printed = await doctor(env, { flags });
+      assert.equal(printed.code, 0, printed.out);
+      const line = printed.out.trim();
+      assert.ok(line.includes(`--allow-read=${config} `), line);
+      assert.match(line, /doctor --allow-reply-read --client cursor$/);
+      // Run as printed (sh -c "$(...)"), from the cache the tests use.
+      const out = await new Deno.Command("sh", {
+        args: ["-c", line.replace(/^deno run /, `${Deno.execPath()} run --cached-only `)],
+        env: denoChildEnv(env),
+        clearEnv: true,
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, text);
+      assert.match(text, /ok +Cursor's entry for codex-relay in \S+mcp\.json starts /);
+      assert.doesNotMatch(text, /cannot read/);
     });
   } finally {
     await Deno.remove(home, { recursive: true });

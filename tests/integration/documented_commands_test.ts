@@ -1,8 +1,9 @@
 /** Protects: the install lines and client configs the README and docs/install.md print work as pasted. */
 import assert from "assert";
-import { FixtureHome, thread } from "../../testing/fixture_home.ts";
+import { FIXTURE_BIN, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { connectClient } from "../../testing/mcp_client.ts";
-import { ROOT } from "../../testing/relay.ts";
+import { entryArgs, ROOT } from "../../testing/relay.ts";
+import denoJson from "../../deno.json" with { type: "json" };
 import { type ClientId, resolveTarget } from "../../src/install/clients.ts";
 import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
@@ -118,18 +119,19 @@ async function paste(line: string, cwd: string, env: Record<string, string>): Pr
 Deno.test("the README's install lines register all five clients as pasted, behind an npm deno shim too: every entry runs the real Deno binary, and starts from anywhere", async () => {
   const lines = quickStart();
   const clients = lines.map((l) =>
-    l.match(/^sh -c "\$\(deno run -P --quiet mod\.ts install --client (\S+) --print-command\)"/)
+    l.match(
+      /^sh -c "\$\(deno run -P --no-prompt --quiet mod\.ts install --client (\S+) --print-command\)"/,
+    )
       ?.[1]
   );
   assert.deepEqual(clients, ["claude-code", "codex", "cursor", "vscode", "claude-desktop"]);
   const shim = await makeNpmShim();
   const home = await Deno.makeTempDir({ prefix: "codex-relay-readme-" });
   try {
-    // `deno` on PATH is npm's Node shim, as after `npm install -g deno` on some machines.
-    const env = denoChildEnv({
-      HOME: home,
-      PATH: `${shim.dir}${delimiter}${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-    });
+    // `deno` on PATH is npm's Node shim, as after `npm install -g deno` on some machines; the
+    // fixture is the `codex` install finds, whatever Codex this machine has (npm's included).
+    const path = [shim.dir, FIXTURE_BIN, Deno.env.get("PATH") ?? "/usr/bin:/bin"];
+    const env = denoChildEnv({ HOME: home, PATH: path.join(delimiter) });
     const entries: { command: string; args: string[] }[] = [];
     for (const [i, line] of lines.entries()) {
       const client = clients[i] as ClientId;
@@ -159,5 +161,62 @@ Deno.test("the README's install lines register all five clients as pasted, behin
   } finally {
     await Deno.remove(home, { recursive: true });
     await shim.remove();
+  }
+});
+
+/** The Deno command lines of a text: each line (or `sh -c "$(...)"` inner command) running deno. */
+function denoLines(text: string): string[] {
+  return text.split("\n").map((l) => l.replace(/^.*?\$\(/, "").replace(/^[\s`]+/, ""))
+    .filter((l) => /^(\S*\/)?deno (run|task start)\b/.test(l));
+}
+
+Deno.test("every Deno command line the README, docs/install.md and the relay's install and help print carries --no-prompt (issue 38)", async () => {
+  const printed: string[] = [readme, install];
+  const home = await Deno.makeTempDir({ prefix: "codex-relay-noprompt-" });
+  try {
+    for (const client of ["claude-code", "codex", "cursor", "vscode", "claude-desktop"]) {
+      for (const extra of [[], ["--print-command"]]) {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: cachedOnly(entryArgs(["install", "--client", client, ...extra])),
+          env: denoChildEnv({ HOME: home, PATH: Deno.env.get("PATH") ?? "" }),
+          clearEnv: true,
+          stdin: "null",
+        }).output();
+        assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+        printed.push(new TextDecoder().decode(out.stdout));
+      }
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+  const lines = printed.flatMap(denoLines);
+  assert.ok(lines.length > 20, lines.join("\n"));
+  for (const line of lines) {
+    const start = line.startsWith("deno task start") ? denoJson.tasks.start : line;
+    assert.match(start, /^\S*deno run .*--no-prompt /, line);
+  }
+  // The entries install writes, in JSON and TOML: their argv has it too.
+  const entries = printed.join("\n").match(/"run",\s*"[^"]+",\s*"--no-prompt"/g) ?? [];
+  assert.ok(entries.length >= 5, "each client's printed entry");
+});
+
+Deno.test("help from a checkout says what codex-relay stands for there, and that command runs (issue 38)", async () => {
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(args[0], {
+      args: cachedOnly(args.slice(1)),
+      env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "" }),
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    return { code: out.code, text: new TextDecoder().decode(out.stdout) };
+  };
+  for (const topic of [[], ["serve"], ["doctor"]]) {
+    const help = await run([Deno.execPath(), ...entryArgs(["help", ...topic])]);
+    assert.equal(help.code, 0);
+    const stands = help.text.match(/^Here codex-relay is this command:\n {2}(.+)$/m)?.[1];
+    assert.ok(stands, help.text);
+    const version = await run([Deno.execPath(), ...stands.split(" ").slice(1), "--version"]);
+    assert.equal(version.code, 0, stands);
+    assert.match(version.text, /^codex-relay \d/);
   }
 });

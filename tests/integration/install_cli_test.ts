@@ -34,7 +34,9 @@ async function run(
 
 /** The printed apply command, as argv for `Deno.execPath()` (temp paths have no spaces). */
 function appliedArgs(printed: string): string[] {
-  const line = printed.split("\n").find((l) => l.trim().startsWith("deno run --quiet -P=install"));
+  const line = printed.split("\n").find((l) =>
+    l.trim().startsWith("deno run --no-prompt --quiet -P=install")
+  );
   assert.ok(line, printed);
   const [deno, ...args] = line!.trim().split(" ");
   assert.equal(deno, "deno");

@@ -93,6 +93,7 @@ interface ClientCase {
 const ARGS = [
   "run",
   "-P",
+  "--no-prompt",
   "--quiet",
   RELAY_V8_FLAGS,
   "--config",
@@ -475,7 +476,7 @@ Deno.test("without read/write permission on the file: exit 77 and the exact comm
     await writeConfig(path, "model = 1\n");
     assert.equal(await runInstall(["--client", "codex", "--allow-reply-read"], SOURCE, s.io), 77);
     const expected =
-      `deno run --quiet -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${s.home}/.codex /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
+      `deno run --no-prompt --quiet -P=install --config /opt/codex-relay/deno.json --allow-read=${path},${path}.codex-relay.tmp,${path}.codex-relay.bak --allow-write=${s.home}/.codex /opt/codex-relay/install.ts install --client codex --allow-reply-read`;
     assert.ok(s.err().includes(expected), s.err());
     assert.equal(s.out(), "");
   } finally {
@@ -586,6 +587,16 @@ Deno.test("uninstall deletes a file install created, and leaves no empty server 
     assert.match(await Deno.readTextFile(path), /"mcpServers"/);
     assert.equal(await runInstall(["uninstall", "--client", "claude-code", "-y"], SOURCE, s.io), 0);
     assert.equal(await Deno.readTextFile(path), mine, 'byte for byte, no "mcpServers": {}');
+    // On one line too (issue 38), and after installing twice (the backup then holds the entry).
+    const line = `{"numStartups": 1}\n`;
+    await Deno.writeTextFile(path, line);
+    assert.equal(await runInstall(["--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.equal(await runInstall(["uninstall", "--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.equal(await Deno.readTextFile(path), line, "byte for byte, from the backup");
+    await runInstall(["--client", "claude-code", "-y"], SOURCE, s.io);
+    await runInstall(["--client", "claude-code", "-y", "--allow-reply-read"], SOURCE, s.io);
+    assert.equal(await runInstall(["uninstall", "--client", "claude-code", "-y"], SOURCE, s.io), 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), { numStartups: 1 });
     // A server list the user wrote stays, even when empty.
     const own = `{\n  "mcpServers": {}\n}\n`;
     await Deno.writeTextFile(path, own);
@@ -927,5 +938,22 @@ Deno.test("--print shows the providers' key references when it may read Codex's 
     );
   } finally {
     await denied.dispose();
+  }
+});
+
+Deno.test("the relay's own install offers no claude mcp add-json line for an entry its apply command would write otherwise (issue 38)", async () => {
+  const vars = { PATH: "/usr/local/bin:/usr/bin" };
+  const blind = await sandbox({ granted: false, vars, look: simFs({}, { unreadable: ["/"] }) });
+  const seeing = await sandbox({ vars });
+  try {
+    await runInstall(["--client", "claude-code"], SOURCE, blind.io, { printOnly: true });
+    assert.doesNotMatch(blind.out(), /^ *claude mcp add-json/m);
+    assert.match(blind.out(), /add --print to the command above; it looks for Codex/);
+    // Where it may look (the apply command with --print), the line is the entry it writes.
+    await runInstall(["--client", "claude-code", "--print"], SOURCE, seeing.io);
+    assert.match(seeing.out(), /^ {2}claude mcp add-json --scope user codex-relay /m);
+  } finally {
+    await blind.dispose();
+    await seeing.dispose();
   }
 });

@@ -56,7 +56,7 @@ Deno.test("the start line install writes for a resolved Codex: serve --codex run
     "deno",
     codex,
   );
-  const permissions = line.slice(line.indexOf("-P") + 1, line.indexOf("--quiet"));
+  const permissions = line.slice(line.indexOf("-P") + 1, line.indexOf("--no-prompt"));
   assert.deepEqual(permissions, [`--allow-run=${codex},/bin/kill`]);
   const relay = await startRelay({
     fixture: f,

@@ -59,7 +59,13 @@ Deno.test(".ci/run runs the whole suite once more with an npm-style deno shim (t
     run,
     /sed "s\|__DENO_EXE__\|\$real_deno\|" testing\/npm_deno_shim\.cjs >"\$ci_tmp\/npm-shim\/deno"/,
   );
-  assert.match(run, /PATH="\$ci_tmp\/npm-shim:\$PATH" fresh_home deno task test\n/);
+  // Also npm's codex on PATH and a long TMPDIR (issue 38): no test may depend on either.
+  assert.match(
+    run,
+    /PATH="\$ci_tmp\/npm-shim:\$PWD\/\.codex-npm\/node_modules\/\.bin:\$PATH" TMPDIR="\$long_tmp" fresh_home deno task test\n/,
+  );
+  const long = run.match(/long_tmp="\$ci_tmp(\/[^"]+)"/)?.[1] ?? "";
+  assert.ok("/tmp/codex-relay-ci-XXXXXX".length + long.length >= 60, long);
   const shim = await Deno.readTextFile(`${ROOT}/testing/npm_deno_shim.cjs`);
   assert.ok(shim.startsWith("#!/usr/bin/env node\n"), "a Node script, as npm's deno/bin.cjs");
   assert.ok(shim.includes('"__DENO_EXE__"'), "the real binary's path goes in place of the marker");

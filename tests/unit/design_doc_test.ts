@@ -35,7 +35,13 @@ import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
 import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
-import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
+import {
+  MAX_ANSWER_DEPTH,
+  MAX_CHECK_STEPS,
+  MAX_OUTPUT_SCHEMA_BYTES,
+  MAX_PATTERN_LENGTH,
+  MAX_SCHEMA_DEPTH,
+} from "../../src/reply/structured.ts";
 import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
 import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
 import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
@@ -75,11 +81,12 @@ const LEVELS: readonly { name: string; caps: Capabilities }[] = [
   { name: "queue", caps: NONE },
   { name: "reply read", caps: { replyRead: true, turnStart: false } },
   { name: "turn start", caps: { replyRead: false, turnStart: true } },
+  { name: "worktrees", caps: { replyRead: false, turnStart: true, worktrees: true } },
 ];
 
-/** What `caps` adds to the default level. */
+/** What `caps` adds to the default level (worktrees: to the turn-start level). */
 function added<T>(all: (caps: Capabilities) => Iterable<T>, caps: Capabilities): T[] {
-  const base = new Set(all(NONE));
+  const base = new Set(all(caps.worktrees ? LEVELS[2].caps : NONE));
   return caps === NONE ? [...base].sort() : [...all(caps)].filter((x) => !base.has(x)).sort();
 }
 
@@ -160,6 +167,12 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("an MCP server not up at a start (this relay process)", `${MCP_SKIP_MS / 60_000} min`);
   says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
   says("`codex_run`'s `outputSchema`", `${MAX_OUTPUT_SCHEMA_BYTES / KiB} KiB of JSON`);
+  says(
+    "`outputSchema` nesting / one `pattern`",
+    `${MAX_SCHEMA_DEPTH} JSON levels (rule \`depth\`)`,
+  );
+  says("`outputSchema` nesting / one `pattern`", `${MAX_PATTERN_LENGTH} UTF-16 units`);
+  says("checking a structured answer", `${MAX_ANSWER_DEPTH} JSON levels, ${MAX_CHECK_STEPS} steps`);
   says("search page", `newest ${SEARCH_PAGE_LIMIT} items`);
   says("turn status", `newest ${TURN_STATUS_WINDOW} turn summaries`);
   says(

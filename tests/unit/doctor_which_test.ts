@@ -32,7 +32,10 @@ Deno.test("doctor on Windows: the codex.cmd Deno found, npm's wrapper, and the c
     /npm's Node wrapper; it starts .*codex\.exe \(@openai\/codex-win32-x64\)/,
   );
   assert.ok(findings[1].text.includes(EXE));
-  assert.match(findings[1].fix ?? "", /codex-relay install registers the native binary/);
+  assert.match(
+    findings[1].fix ?? "",
+    /sh -c "\$\(codex-relay install --client <[a-z|-]+> --print-command\)" registers the native binary/,
+  );
 });
 
 Deno.test("doctor without read permission says it cannot tell, and --codex naming npm's wrapper is a warning", () => {
@@ -50,4 +53,47 @@ Deno.test("doctor without read permission says it cannot tell, and --codex namin
     whichCodexFindings(io(WINDOWS_NPM, () => false), EXE),
     [{ level: "info", text: `codex: runs ${EXE} (named by --codex)` }],
   );
+});
+
+Deno.test("doctor's entry check names each path of an --allow-run list, so an entry install wrote has none missing (issue 38)", async () => {
+  const { commandPaths } = await import("../../src/cli/doctor_entry.ts");
+  const { serveLauncher } = await import("../../src/install/launch.ts");
+  const caps = { replyRead: true, turnStart: false };
+  const written = serveLauncher(
+    { kind: "checkout", root: "/opt/relay" },
+    "/bin/deno",
+    caps,
+    "/n/codex",
+  );
+  assert.deepEqual(commandPaths(written).sort(), [
+    "/bin/deno",
+    "/bin/kill",
+    "/n/codex",
+    "/opt/relay/deno.json",
+    "/opt/relay/mod.ts",
+  ]);
+});
+
+Deno.test("doctor's fixes name a complete install command: the client it checks, else the choices", () => {
+  const granted = () => false;
+  const checked = { ...io(WINDOWS_NPM, granted), client: "cursor" };
+  const fix = whichCodexFindings(checked, undefined, "relay")[0].fix ?? "";
+  assert.match(fix, /^sh -c "\$\(relay install --client cursor --print-command\)" registers/);
+});
+
+Deno.test("install and doctor look only where read is granted: elsewhere unreadable, never touched (no prompt)", async () => {
+  const { grantedOnly } = await import("../../src/install/io.ts");
+  const touched: string[] = [];
+  const view: FsView = {
+    kind: (p) => (touched.push(p), "file"),
+    realPath: (p) => (touched.push(p), p),
+    head: (p) => (touched.push(p), ""),
+  };
+  const fs = grantedOnly(view, (d) => d.name === "read" && d.path === "/ok/codex");
+  assert.deepEqual(
+    [fs.kind("/no/codex"), fs.realPath("/no/codex"), fs.head("/no/codex")],
+    ["unreadable", null, null],
+  );
+  assert.equal(fs.kind("/ok/codex"), "file");
+  assert.deepEqual(touched, ["/ok/codex"]);
 });

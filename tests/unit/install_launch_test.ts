@@ -28,6 +28,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
     args: [
       "run",
       "-P",
+      "--no-prompt",
       "--quiet",
       RELAY_V8_FLAGS,
       "--config",
@@ -39,6 +40,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
   });
   assert.deepEqual(serveLauncher({ kind: "jsr", version: "1.2.3" }, "/bin/deno", flags).args, [
     "run",
+    "--no-prompt",
     "--quiet",
     RELAY_V8_FLAGS,
     ...relayFlags(),
@@ -53,6 +55,7 @@ Deno.test("serveLauncher() starts each source with exactly the relay's permissio
     }).args,
     [
       "run",
+      "--no-prompt",
       "--quiet",
       "--no-remote",
       "--cached-only",
@@ -125,6 +128,7 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     [
       "deno",
       "run",
+      "--no-prompt",
       "--quiet",
       "-P=install",
       "--config",
@@ -143,9 +147,15 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     args: ["--client", "codex"],
     ...files,
   });
-  assert.deepEqual(fromBinary.slice(0, 4), ["deno", "run", "--quiet", ...installEnvFlags()]);
-  assert.equal(fromBinary[6], `jsr:@codex-relay/cli@${denoJson.version}/install`);
-  assert.deepEqual(fromBinary.slice(7), [
+  assert.deepEqual(fromBinary.slice(0, 5), [
+    "deno",
+    "run",
+    "--no-prompt",
+    "--quiet",
+    ...installEnvFlags(),
+  ]);
+  assert.equal(fromBinary[7], `jsr:@codex-relay/cli@${denoJson.version}/install`);
+  assert.deepEqual(fromBinary.slice(8), [
     "uninstall",
     "--client",
     "codex",
@@ -269,7 +279,10 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
 });
 
 Deno.test("every way of starting the relay caps V8's old space the same way", async () => {
-  assert.match(RELAY_V8_FLAGS, /^--v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+$/);
+  assert.match(
+    RELAY_V8_FLAGS,
+    /^--v8-flags=--max-old-space-size=\d+,--max-semi-space-size=\d+,--enable-experimental-regexp-engine$/,
+  );
   assert.ok(denoJson.tasks.start.split(" ").includes(RELAY_V8_FLAGS), denoJson.tasks.start);
   const { compileArgs } = await import("../../scripts/compile.ts");
   assert.ok(compileArgs("x86_64-unknown-linux-gnu").includes(RELAY_V8_FLAGS), "deno compile");
@@ -294,6 +307,7 @@ Deno.test("cliCommand(): the command that runs the relay's CLI from each source 
     "deno",
     "run",
     "-P",
+    "--no-prompt",
     "--quiet",
     "--config",
     "/opt/relay/deno.json",
@@ -303,7 +317,7 @@ Deno.test("cliCommand(): the command that runs the relay's CLI from each source 
     "/usr/local/bin/codex-relay",
   ]);
   const jsr = cliCommand({ kind: "jsr", version: "1.2.3" });
-  assert.deepEqual(jsr.slice(0, 3), ["deno", "run", "--quiet"]);
+  assert.deepEqual(jsr.slice(0, 4), ["deno", "run", "--no-prompt", "--quiet"]);
   assert.equal(jsr.at(-1), "jsr:@codex-relay/cli@1.2.3");
   assert.ok(!jsr.includes(RELAY_V8_FLAGS) && !jsr.includes("serve"));
 });

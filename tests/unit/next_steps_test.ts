@@ -184,6 +184,26 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
       ? { reason: "timeout", message: "No answer" }
       : { message: "Gone" }),
   })),
+  codex_worktree: [
+    { status: "listed", worktrees: [] },
+    {
+      status: "listed",
+      worktrees: [{
+        name: "a",
+        repository: "/repo",
+        path: "/w/a",
+        branch: "codex/a",
+        base: "abc",
+        active: true,
+        uncommittedChanges: true,
+      }],
+    },
+    {
+      status: "removed",
+      removed: { name: "a", path: "/w/a", branch: "codex/a", branchDeleted: false },
+    },
+    { status: "refused", reason: "worktree_dirty", message: "/w/a has uncommitted changes" },
+  ],
 };
 
 /** Every status each tool's schema declares (a new status without a sample fails the test). */
@@ -197,6 +217,7 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_steer: STEER_STATUSES,
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
+  codex_worktree: ["listed", "removed", "refused"],
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {

@@ -19,13 +19,14 @@ Deno.test("the README's tools tables are the ones printed from the code", () => 
 
 Deno.test("the printed tools table names every tool once, with its input fields", () => {
   const [levels, tools] = tablesOf(toolsTableMarkdown());
-  assert.equal(levels.length, 2 + 3, "a header, its rule and three levels");
+  assert.equal(levels.length, 2 + 4, "a header, its rule and four levels");
   assert.deepEqual(tools.slice(2).map((r) => r[0]), TOOLS.map((t) => `\`${t.name}\``));
   const run = tools.find((r) => r[0] === "`codex_run`")!;
-  for (const field of ["cwd?", "model?", "sandbox?", "approvalPolicy?"]) {
+  for (const field of ["cwd?", "model?", "sandbox?", "approvalPolicy?", "worktree?"]) {
     assert.ok(run[2].includes(`\`${field}\``), field);
   }
   assert.equal(levels[2][2], "`codex_list_threads`, `codex_queue_message`", "the default level");
   assert.match(levels[4][2], /`codex_withdraw_message`/);
   assert.match(levels[4][3], /`thread\/queue\/delete`/);
+  assert.deepEqual([levels[5][2], levels[5][3]], ["+ `codex_worktree`", "none (runs `git`)"]);
 });

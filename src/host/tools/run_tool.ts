@@ -19,10 +19,18 @@ import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
 import { declinedText, pendingText, replyText } from "../render_reply.ts";
+import type { WorktreeInfo } from "../../reply/files_schema.ts";
+import {
+  filesText,
+  runWorktreeOutput,
+  type RunWorktreeResult,
+  startInWorktree,
+  worktreeField,
+} from "./run_worktree.ts";
 import type { Surface } from "../surface.ts";
 import { type Explained, reasonNext } from "../next_steps.ts";
 
-const input = z.strictObject({
+const fields = {
   threadId: threadRef.optional().describe(
     "Thread UUID or unique exact name (or give cwd)",
   ),
@@ -40,20 +48,34 @@ const input = z.strictObject({
   outputSchema: z.record(z.string(), z.unknown()).optional().describe(
     "JSON Schema for the final answer (strict: objects closed, all required; 64 KiB); idle thread only",
   ),
-}).refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
-  message: "Give exactly one of threadId or cwd",
-}).refine((v) => v.name === undefined || v.cwd !== undefined, {
-  message: "name names a new thread: give it with cwd",
-});
+};
+
+/** The checks of a run's arguments across fields. */
+function checked<T extends z.ZodType<{ threadId?: string; cwd?: string; name?: string }>>(o: T) {
+  return o.refine((v) => (v.threadId === undefined) !== (v.cwd === undefined), {
+    message: "Give exactly one of threadId or cwd",
+  }).refine((v) => v.name === undefined || v.cwd !== undefined, {
+    message: "name names a new thread: give it with cwd",
+  });
+}
+
+/** Without `--allow-worktrees`; with it, `worktree` too (for a new thread only). */
+const plainInput = checked(z.strictObject(fields));
+const input = checked(z.strictObject({ ...fields, worktree: worktreeField })).refine(
+  (v) => v.worktree === undefined || v.cwd !== undefined,
+  { message: "worktree makes a new thread's worktree: give it with cwd" },
+);
 
 /** The `codex_run` tool. */
-export const runTool: Tool<typeof input, typeof runOutput> = {
+export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
   name: "codex_run",
   title: "Run a turn",
   description:
     "Runs a message as a Codex turn now (in a thread, or a new one in cwd), bringing you Codex's approvals. Returns at the turn's end or after waitSeconds (codex_wait_reply follows on). sandbox and approvalPolicy only tighten.",
   inputSchema: input,
-  outputSchema: runOutput,
+  inputSchemaAt: (caps) => caps.worktrees ? input : plainInput,
+  outputSchema: runWorktreeOutput,
+  outputSchemaAt: (caps) => caps.worktrees ? runWorktreeOutput : runOutput,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
@@ -61,7 +83,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
     openWorldHint: true,
   },
   enabled: (caps) => caps.turnStart,
-  async run(args, ctx): Promise<RunResult | ToolInputRequired> {
+  async run(args, ctx): Promise<RunWorktreeResult | ToolInputRequired> {
     const options: RunOptions = {
       name: args.name,
       model: args.model,
@@ -70,6 +92,22 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
     };
+    const inCwd = (cwd: string) => ctx.starts.inCwd(cwd, args.text, ctx.signal, options);
+    if (args.worktree !== undefined && ctx.caps.worktrees) {
+      let worktree: WorktreeInfo | undefined;
+      const out: RunWorktreeResult | ToolInputRequired = await runCall(
+        "codex_run",
+        args,
+        ctx,
+        async () => {
+          const made = await startInWorktree(ctx, args.cwd!, args.worktree!, inCwd);
+          worktree = made.worktree;
+          return made.start;
+        },
+      );
+      if (worktree && !("inputRequired" in out)) out.worktree = worktree;
+      return out;
+    }
     return await runCall(
       "codex_run",
       args,
@@ -77,7 +115,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
       () =>
         args.threadId
           ? ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
-          : ctx.starts.inCwd(args.cwd!, args.text, ctx.signal, options),
+          : inCwd(args.cwd!),
     );
   },
   explain: explainRun,
@@ -220,6 +258,7 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
     ...notes,
     failure,
     declinedText(out.declinedRequests),
+    filesText(out),
   ) +
     (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
   return { said, next: endedNext(out) };

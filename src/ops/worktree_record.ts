@@ -1,0 +1,115 @@
+/**
+ * The record of the worktrees this relay made (pure, no I/O): a git config
+ * file (`git config --file`, written only by git) with one section per
+ * worktree, `[worktree "<name>"]` with `repository`, `path`, `branch` and
+ * `base`. The relay tells its own worktrees apart by this record, never by a
+ * name pattern alone. Also: the names a worktree may have, and where it goes.
+ * @module
+ */
+
+/** One worktree this relay made. */
+export interface WorktreeRecord {
+  name: string;
+  /** The main working tree of the repository it was made from. */
+  repository: string;
+  path: string;
+  branch: string;
+  /** The commit its branch started from. */
+  base: string;
+}
+
+/** What a worktree's name may be: it names the folder and the branch `codex/<name>`. */
+export const WORKTREE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
+
+/** The fields of a record, in the order they are written. */
+const FIELDS = ["repository", "path", "branch", "base"] as const;
+
+/**
+ * Why `name` cannot name a worktree, or undefined.
+ *
+ * @example
+ * ```ts
+ * nameProblem("fix-login"); // undefined
+ * ```
+ */
+export function nameProblem(name: string): string | undefined {
+  if (WORKTREE_NAME.test(name)) return undefined;
+  return `worktree name "${name}" must be 1-48 letters, digits, "-" or "_", starting with a letter or digit`;
+}
+
+/**
+ * A name for a worktree made without one: the time and a random suffix.
+ *
+ * @example
+ * ```ts
+ * derivedName(new Date("2026-12-03T13:50:00Z"), "a1b2"); // "run-20261203-135000-a1b2"
+ * ```
+ */
+export function derivedName(at: Date, suffix: string): string {
+  const stamp = at.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `run-${stamp}-${suffix}`;
+}
+
+/** The `git config` arguments that write `record` into the file `file` (one call per field). */
+export function recordWrites(file: string, record: WorktreeRecord): string[][] {
+  return FIELDS.map((f) => ["config", "--file", file, `worktree.${record.name}.${f}`, record[f]]);
+}
+
+/**
+ * The records in `git config --file <file> --null --get-regexp ^worktree\.`
+ * output (`key\nvalue\0` entries); incomplete ones are left out.
+ *
+ * @example
+ * ```ts
+ * parseRecords("worktree.a.path\n/w/a\0"); // [] (a record has four fields)
+ * ```
+ */
+export function parseRecords(output: string): WorktreeRecord[] {
+  const byName = new Map<string, Partial<WorktreeRecord>>();
+  for (const entry of output.split("\0")) {
+    const nl = entry.indexOf("\n");
+    if (nl < 0) continue;
+    const m = /^worktree\.(.+)\.([a-z]+)$/.exec(entry.slice(0, nl));
+    if (!m || !(FIELDS as readonly string[]).includes(m[2])) continue;
+    const rec = byName.get(m[1]) ?? { name: m[1] };
+    (rec as Record<string, string>)[m[2]] = entry.slice(nl + 1);
+    byName.set(m[1], rec);
+  }
+  return [...byName.values()].filter((r): r is WorktreeRecord =>
+    FIELDS.every((f) => typeof r[f] === "string")
+  );
+}
+
+/**
+ * The folder of this relay's worktrees: `<CODEX_HOME>/worktrees/codex-relay`
+ * (CODEX_HOME defaults to `~/.codex`), beside the worktrees Codex's own app
+ * keeps under `<CODEX_HOME>/worktrees`, outside the user's tree.
+ *
+ * @example
+ * ```ts
+ * worktreesRoot({ HOME: "/home/u" }); // "/home/u/.codex/worktrees/codex-relay"
+ * ```
+ */
+export function worktreesRoot(env: { CODEX_HOME?: string; HOME?: string }): string | undefined {
+  const home = env.CODEX_HOME || (env.HOME ? `${env.HOME.replace(/\/+$/, "")}/.codex` : undefined);
+  return home === undefined ? undefined : `${home.replace(/\/+$/, "")}/worktrees/codex-relay`;
+}
+
+/** The record file in `root`. */
+export function recordFile(root: string): string {
+  return `${root}/relay-worktrees.gitconfig`;
+}
+
+/**
+ * The paths of `git worktree list --porcelain` output with the branch each
+ * has checked out (null when detached).
+ */
+export function listedWorktrees(porcelain: string): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const block of porcelain.split("\n\n")) {
+    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    if (path === undefined) continue;
+    out.set(path, /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? null);
+  }
+  return out;
+}

@@ -1,0 +1,189 @@
+/**
+ * An answer against a strict `outputSchema` (one `checkOutputSchema`
+ * accepted), interpreted keyword by keyword: nothing is compiled or kept
+ * past the call, every check is bounded in steps and in depth, and patterns
+ * run in V8's linear-time engine. Pure: no I/O.
+ * @module
+ */
+
+import { linearRegExp } from "./linear_regexp.ts";
+import { isObject, resolveRef } from "./schema_rules.ts";
+
+/** The most steps one check takes (a subschema applied to a value, or 64 characters matched). */
+export const MAX_CHECK_STEPS = 200_000;
+
+/** The deepest an answer nests JSON objects and arrays. */
+export const MAX_ANSWER_DEPTH = 64;
+
+/** The most nested subschemas one check enters (`$ref` chains included). */
+const MAX_CHECK_NESTING = 1_000;
+
+/** A check that stopped at its bound, not at a mismatch. */
+class Exhausted extends Error {}
+
+/** Where a value fails its schema: a JSON Pointer into the answer and why. */
+export interface Mismatch {
+  at: string;
+  message: string;
+}
+
+/**
+ * The first place `value` breaks `schema` (resolving `$ref` in `schema`),
+ * or undefined when it matches; `"exhausted"` when the check met its bound
+ * of steps or nesting first.
+ *
+ * @example
+ * ```ts
+ * matchSchema({ type: "string", pattern: "^(a+)+$" }, "a".repeat(40) + "!");
+ * // → {at: "", message: "must match pattern \"^(a+)+$\""}
+ * ```
+ */
+export function matchSchema(
+  schema: Record<string, unknown>,
+  value: unknown,
+): Mismatch | undefined | "exhausted" {
+  const run = new Check(schema);
+  try {
+    return run.match(schema, value, "", 0);
+  } catch (error) {
+    if (error instanceof Exhausted) return "exhausted";
+    throw error;
+  }
+}
+
+/** One check: its step count and the patterns it compiled (dropped with it). */
+class Check {
+  #steps = 0;
+  readonly #patterns = new Map<string, RegExp>();
+  constructor(readonly root: Record<string, unknown>) {}
+
+  #spend(steps: number, nesting: number): void {
+    this.#steps += steps;
+    if (this.#steps > MAX_CHECK_STEPS || nesting > MAX_CHECK_NESTING) throw new Exhausted();
+  }
+
+  match(node: unknown, value: unknown, at: string, nesting: number): Mismatch | undefined {
+    this.#spend(1, nesting);
+    if (!isObject(node)) return node === false ? { at, message: "is not allowed" } : undefined;
+    if (node.$ref !== undefined) {
+      const target = resolveRef(this.root, node.$ref);
+      const miss = this.match(target ?? false, value, at, nesting + 1);
+      if (miss) return miss;
+    }
+    return typeProblem(node, value, at) ?? this.#value(node, value, at) ??
+      this.#scalar(node, value, at) ?? this.#anyOf(node, value, at, nesting) ??
+      this.#array(node, value, at, nesting) ?? this.#object(node, value, at, nesting);
+  }
+
+  #value(node: Record<string, unknown>, value: unknown, at: string): Mismatch | undefined {
+    if (node.const !== undefined && !this.#equal(node.const, value)) {
+      return { at, message: "must be equal to constant" };
+    }
+    if (Array.isArray(node.enum) && !node.enum.some((option) => this.#equal(option, value))) {
+      return { at, message: "must be equal to one of the allowed values" };
+    }
+    return undefined;
+  }
+
+  /** JSON equality, one step per pair of values compared (both are at most 64 deep). */
+  #equal(a: unknown, b: unknown): boolean {
+    this.#spend(1, 0);
+    if (a === b) return true;
+    if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) =>
+      Object.hasOwn(b, k) &&
+      this.#equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+    );
+  }
+
+  #scalar(node: Record<string, unknown>, value: unknown, at: string): Mismatch | undefined {
+    if (typeof value === "number") return numberProblem(node, value, at);
+    if (typeof value !== "string" || typeof node.pattern !== "string") return undefined;
+    this.#spend(Math.ceil(value.length / 64), 0);
+    let re = this.#patterns.get(node.pattern);
+    if (!re) this.#patterns.set(node.pattern, re = linearRegExp(node.pattern));
+    return re.test(value)
+      ? undefined
+      : { at, message: `must match pattern ${JSON.stringify(node.pattern)}` };
+  }
+
+  #anyOf(node: Record<string, unknown>, value: unknown, at: string, nesting: number) {
+    if (!Array.isArray(node.anyOf)) return undefined;
+    for (const branch of node.anyOf) {
+      if (!this.match(branch, value, at, nesting + 1)) return undefined;
+    }
+    return { at, message: "must match a schema in anyOf" };
+  }
+
+  #array(node: Record<string, unknown>, value: unknown, at: string, nesting: number) {
+    if (!Array.isArray(value)) return undefined;
+    if (typeof node.minItems === "number" && value.length < node.minItems) {
+      return { at, message: `must NOT have fewer than ${node.minItems} items` };
+    }
+    if (typeof node.maxItems === "number" && value.length > node.maxItems) {
+      return { at, message: `must NOT have more than ${node.maxItems} items` };
+    }
+    if (node.items === undefined) return undefined;
+    for (const [i, item] of value.entries()) {
+      const miss = this.match(node.items, item, `${at}/${i}`, nesting + 1);
+      if (miss) return miss;
+    }
+    return undefined;
+  }
+
+  #object(node: Record<string, unknown>, value: unknown, at: string, nesting: number) {
+    if (!isObject(value)) return undefined;
+    const required = Array.isArray(node.required) ? node.required : [];
+    const missing = required.find((name) => !Object.hasOwn(value, name));
+    if (missing !== undefined) {
+      return { at, message: `must have required property ${JSON.stringify(missing)}` };
+    }
+    const properties = isObject(node.properties) ? node.properties : {};
+    for (const [name, child] of Object.entries(value)) {
+      const at2 = `${at}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      const schema = Object.hasOwn(properties, name) ? properties[name] : node.additionalProperties;
+      if (schema === false) return { at, message: "must NOT have additional properties" };
+      const miss = schema === undefined ? undefined : this.match(schema, child, at2, nesting + 1);
+      if (miss) return miss;
+    }
+    return undefined;
+  }
+}
+
+const TYPES: Record<string, (v: unknown) => boolean> = {
+  object: isObject,
+  array: Array.isArray,
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number",
+  integer: (v) => Number.isInteger(v),
+  boolean: (v) => typeof v === "boolean",
+  null: (v) => v === null,
+};
+
+function typeProblem(node: Record<string, unknown>, value: unknown, at: string) {
+  if (node.type === undefined) return undefined;
+  const types: unknown[] = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.some((t) => typeof t === "string" && Object.hasOwn(TYPES, t) && TYPES[t](value))) {
+    return undefined;
+  }
+  return { at, message: `must be ${types.join(",")}` };
+}
+
+function numberProblem(node: Record<string, unknown>, value: number, at: string) {
+  const bound = (key: string, fails: (limit: number) => boolean, words: string) => {
+    const limit = node[key];
+    return typeof limit === "number" && fails(limit)
+      ? { at, message: `must be ${words} ${limit}` }
+      : undefined;
+  };
+  const multiple = node.multipleOf;
+  if (typeof multiple === "number" && !Number.isInteger(value / multiple)) {
+    return { at, message: `must be multiple of ${multiple}` };
+  }
+  return bound("minimum", (l) => value < l, ">=") ?? bound("maximum", (l) => value > l, "<=") ??
+    bound("exclusiveMinimum", (l) => value <= l, ">") ??
+    bound("exclusiveMaximum", (l) => value >= l, "<");
+}

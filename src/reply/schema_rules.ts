@@ -1,0 +1,273 @@
+/**
+ * The rules an `outputSchema` is checked against on its raw JSON, before
+ * anything uses it: its depth, strict mode's rules (keywords, closed
+ * objects, every property required), its references (local, resolvable, no
+ * loop that stays on one value) and its patterns (`linear_regexp.ts`). Pure:
+ * no I/O; nothing here recurses deeper than {@linkcode MAX_SCHEMA_DEPTH}.
+ * @module
+ */
+
+import { patternProblem } from "./linear_regexp.ts";
+
+/** The deepest `outputSchema`, in nested JSON objects and arrays (the root is 1). */
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** The keywords strict mode supports (OpenAI's Structured Outputs subset). */
+export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "definitions",
+  "description",
+  "title",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
+]);
+
+/** The rule a refused schema breaks. */
+export type SchemaRule =
+  | "size"
+  | "depth"
+  | "json_schema"
+  | "root_object"
+  | "supported_keywords"
+  | "additional_properties"
+  | "all_required"
+  | "recursion"
+  | "pattern";
+
+/** Why a schema is refused: where, which rule, and a sentence. */
+export interface SchemaProblem {
+  /** A JSON Pointer to the subschema (`""` is the root). */
+  path: string;
+  rule: SchemaRule;
+  message: string;
+}
+
+/**
+ * How deep `value` nests JSON objects and arrays (a scalar is 0), counted
+ * without recursion and stopping once past `limit`.
+ *
+ * @example
+ * ```ts
+ * jsonDepth({ a: [1] }, 64); // → 2
+ * ```
+ */
+export function jsonDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * The first strict-mode problem of the subschema at `path`, depth first in
+ * document order (keywords, closed objects, all required), or undefined.
+ *
+ * @example
+ * ```ts
+ * strictProblem({ type: "object", properties: {} }, "");
+ * // → {path: "", rule: "additional_properties", message: "..."}
+ * ```
+ */
+export function strictProblem(node: unknown, path: string): SchemaProblem | undefined {
+  if (!isObject(node)) {
+    return {
+      path,
+      rule: "supported_keywords",
+      message: "a boolean schema is not supported in strict mode",
+    };
+  }
+  const unknown = Object.keys(node).find((key) => !STRICT_KEYWORDS.has(key));
+  if (unknown !== undefined) {
+    return {
+      path,
+      rule: "supported_keywords",
+      message: `the keyword ${JSON.stringify(unknown)} is not supported in strict mode`,
+    };
+  }
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.includes("object") || node.properties !== undefined) {
+    const closed = objectProblem(node, path);
+    if (closed) return closed;
+  }
+  for (const [child, at] of children(node, path)) {
+    const problem = strictProblem(child, at);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function objectProblem(node: Record<string, unknown>, path: string): SchemaProblem | undefined {
+  if (node.additionalProperties !== false) {
+    return {
+      path,
+      rule: "additional_properties",
+      message: "every object must have additionalProperties: false (strict mode)",
+    };
+  }
+  const properties = isObject(node.properties) ? Object.keys(node.properties) : [];
+  const required = new Set(Array.isArray(node.required) ? node.required : []);
+  const missing = properties.find((name) => !required.has(name));
+  if (missing !== undefined) {
+    return {
+      path,
+      rule: "all_required",
+      message: `every property must be required (strict mode): ${
+        JSON.stringify(missing)
+      } is not; make it nullable instead`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The problem of the schema's references and patterns (a strict schema, at
+ * most {@linkcode MAX_SCHEMA_DEPTH} deep): a `$ref` that is not a local
+ * JSON Pointer to a subschema, a loop of `$ref`/`anyOf` that never enters a
+ * property or an item, a pattern {@linkcode patternProblem} refuses.
+ *
+ * @example
+ * ```ts
+ * referenceProblem({ $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" });
+ * // → {path: "/$defs/a", rule: "recursion", message: "..."}
+ * ```
+ */
+export function referenceProblem(root: Record<string, unknown>): SchemaProblem | undefined {
+  const paths = new Map<Record<string, unknown>, string>();
+  const walk = (node: unknown, path: string): SchemaProblem | undefined => {
+    if (!isObject(node)) return undefined;
+    paths.set(node, path);
+    if (node.$ref !== undefined && resolveRef(root, node.$ref) === undefined) {
+      const message = `not a valid JSON Schema: can't resolve reference ${
+        JSON.stringify(node.$ref)
+      }`;
+      return { path, rule: "json_schema", message };
+    }
+    if (typeof node.pattern === "string") {
+      const why = patternProblem(node.pattern);
+      if (why) return { path: `${path}/pattern`, rule: "pattern", message: why };
+    }
+    for (const [child, at] of children(node, path)) {
+      const problem = walk(child, at);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+  return walk(root, "") ?? loopProblem(root, paths);
+}
+
+/** The subschema a local `$ref` names (`#` or `#/a/b`), or undefined. */
+export function resolveRef(root: Record<string, unknown>, ref: unknown): unknown {
+  if (typeof ref !== "string" || (ref !== "#" && !ref.startsWith("#/"))) return undefined;
+  let node: unknown = root;
+  for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    } catch {
+      return undefined;
+    }
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return isObject(node) ? node : undefined;
+}
+
+/** The steps that stay on the same value: a `$ref`'s target and `anyOf`'s branches. */
+function sameValueSteps(root: Record<string, unknown>, node: Record<string, unknown>): unknown[] {
+  const out: unknown[] = [];
+  if (node.$ref !== undefined) out.push(resolveRef(root, node.$ref));
+  if (Array.isArray(node.anyOf)) out.push(...node.anyOf);
+  return out.filter(isObject);
+}
+
+/** A loop of same-value steps (three-colour depth-first search, without recursion). */
+function loopProblem(
+  root: Record<string, unknown>,
+  paths: Map<Record<string, unknown>, string>,
+): SchemaProblem | undefined {
+  const state = new Map<Record<string, unknown>, "open" | "done">();
+  for (const start of paths.keys()) {
+    if (state.has(start)) continue;
+    const stack: [Record<string, unknown>, unknown[]][] = [[start, sameValueSteps(root, start)]];
+    state.set(start, "open");
+    while (stack.length > 0) {
+      const [node, next] = stack.at(-1)!;
+      const child = next.pop() as Record<string, unknown> | undefined;
+      if (child === undefined) {
+        state.set(node, "done");
+        stack.pop();
+      } else if (state.get(child) === "open") {
+        return {
+          path: paths.get(child) ?? "",
+          rule: "recursion",
+          message: "$ref and anyOf loop back to this subschema without entering a property or " +
+            "an item: no answer could ever be checked against it",
+        };
+      } else if (!state.has(child)) {
+        state.set(child, "open");
+        stack.push([child, sameValueSteps(root, child)]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The subschemas of `node`, with their paths, in document order. */
+export function children(node: Record<string, unknown>, path: string): [unknown, string][] {
+  const out: [unknown, string][] = [];
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    if ((key === "properties" || key === "$defs" || key === "definitions") && isObject(value)) {
+      for (const [name, child] of Object.entries(value)) {
+        out.push([child, `${path}/${key}/${pointer(name)}`]);
+      }
+    } else if ((key === "items" || key === "additionalProperties") && isObject(value)) {
+      out.push([value, `${path}/${key}`]);
+    } else if (key === "items" && value !== undefined) {
+      out.push([value, `${path}/items`]);
+    } else if (key === "anyOf" && Array.isArray(value)) {
+      value.forEach((child, i) => out.push([child, `${path}/anyOf/${i}`]));
+    }
+  }
+  return out;
+}
+
+/** `name` escaped for a JSON Pointer. */
+function pointer(name: string): string {
+  return name.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * Whether `value` is a JSON object (not an array, not null).
+ *
+ * @example
+ * ```ts
+ * isObject({}); // → true
+ * isObject([]); // → false
+ * ```
+ */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

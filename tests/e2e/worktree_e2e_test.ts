@@ -1,0 +1,118 @@
+/**
+ * A worktree run against real Codex (the mock Responses API): `codex_run {cwd, worktree}` with
+ * `--allow-worktrees`, where the model applies a patch that adds a file (Codex intercepts the
+ * mock's `apply_patch` heredoc, as captured in docs/codex-protocol.md "Files a turn changed").
+ * The file is in the worktree, the user's tree is untouched, `changedFiles` names it; then
+ * `codex_worktree` removes the worktree and its branch (no commit beyond its base). A second run
+ * on the thread works there again; the file its shell command writes is not in `changedFiles`.
+ *
+ * Run: `deno test -P tests/e2e/worktree_e2e_test.ts` with codex in `.codex-npm/` or
+ * `CODEX_BIN=/path/to/codex`.
+ */
+import assert from "node:assert/strict";
+import { codexForTests } from "../../testing/codex_bin.ts";
+import { withMockHome } from "../../testing/mock_home.ts";
+import { startRelay } from "../../testing/relay.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { gitRunner } from "../../src/connect/process/git_runner.ts";
+
+const BIN = codexForTests("tests/e2e/worktree_e2e_test.ts");
+const git = gitRunner("git");
+
+/** The git on PATH, by absolute path (the relay's run permission names it). */
+function gitPath(): string {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/git`).isFile) return `${dir}/git`;
+    } catch { /* not here */ }
+  }
+  throw new Error("git is not on PATH");
+}
+
+async function sh(cwd: string, ...args: string[]): Promise<string> {
+  const id = ["-c", "user.email=t@example.com", "-c", "user.name=t"];
+  const out = await git([...id, ...args], cwd);
+  assert.equal(out.code, 0, out.stderr);
+  return out.stdout;
+}
+
+const PATCH =
+  "SANDBOXED SHELL: apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.txt\n+hi\n" +
+  "*** End Patch\nEOF";
+
+Deno.test({
+  name:
+    "e2e worktree: the model's file is in the run's worktree, the user's tree is untouched, changedFiles names it",
+  ignore: BIN === null,
+  async fn() {
+    await withMockHome({ bin: BIN!.path }, async ({ home, env }) => {
+      // The run writes: the home's threads may (workspace-write), the worktree being their cwd.
+      const config = `${home.codexHome}/config.toml`;
+      const toml = await Deno.readTextFile(config);
+      await Deno.writeTextFile(
+        config,
+        toml.replace(`sandbox_mode = "read-only"`, `sandbox_mode = "workspace-write"`),
+      );
+      const repo = `${await Deno.realPath(home.root)}/repo`;
+      await Deno.mkdir(`${repo}/sub`, { recursive: true });
+      await Deno.writeTextFile(`${repo}/sub/a.txt`, "a\n");
+      await sh(repo, "init", "-q");
+      await sh(repo, "add", ".");
+      await sh(repo, "commit", "-qm", "one");
+      const gitBin = gitPath();
+      const relay = await startRelay({
+        env,
+        flags: ["--allow-reply-read", "--allow-turn-start", "--allow-worktrees", "--git", gitBin],
+        permissions: [`--allow-run=codex,/bin/kill,${gitBin}`],
+        protocol: "2026-07-28",
+      });
+      try {
+        const run = await callTool(relay.client, "codex_run", {
+          cwd: `${repo}/sub`,
+          text: PATCH,
+          worktree: "e2e",
+          waitSeconds: 55,
+        }, { timeout: 90_000 });
+        const out = run.structuredContent;
+        assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+        const path = out.worktree!.path;
+        assert.equal(path, `${await Deno.realPath(home.codexHome)}/worktrees/codex-relay/e2e`);
+        assert.equal(out.worktree?.uncommittedLeftOut, false);
+        assert.equal(await Deno.readTextFile(`${path}/sub/hello.txt`), "hi\n");
+        assert.equal(await Deno.stat(`${repo}/sub/hello.txt`).catch(() => null), null);
+        assert.equal(await sh(repo, "status", "--porcelain"), "", "the user's tree is untouched");
+        assert.deepEqual(out.changedFiles, [{ path: "hello.txt", kind: "add" }]);
+        assert.equal(out.changedFilesCount, 1);
+        assert.equal(await sh(path, "status", "--porcelain"), "?? sub/hello.txt\n");
+
+        // The thread runs there again; a file a shell command writes is in neither of Codex's
+        // reports, so changedFiles does not name it.
+        const again = await callTool(relay.client, "codex_run", {
+          threadId: out.threadId,
+          text: "SANDBOXED SHELL: echo x > shell.txt",
+          waitSeconds: 55,
+        }, { timeout: 90_000 });
+        assert.equal(again.structuredContent.turn?.status, "completed");
+        assert.equal(await Deno.readTextFile(`${path}/sub/shell.txt`), "x\n");
+        assert.deepEqual(again.structuredContent.changedFiles, []);
+        assert.equal(await sh(repo, "status", "--porcelain"), "");
+
+        const removed = await callTool(relay.client, "codex_worktree", {
+          action: "remove",
+          name: "e2e",
+        });
+        assert.equal(removed.structuredContent.reason, "worktree_dirty", "its change is kept");
+        const forced = await callTool(relay.client, "codex_worktree", {
+          action: "remove",
+          name: "e2e",
+          force: true,
+        });
+        assert.equal(forced.structuredContent.removed?.branchDeleted, true);
+        assert.equal(await sh(repo, "branch", "--list", "codex/e2e"), "");
+      } finally {
+        const { code } = await relay.close();
+        assert.equal(code, 0);
+      }
+    });
+  },
+});

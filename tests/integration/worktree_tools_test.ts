@@ -1,0 +1,180 @@
+/**
+ * `--allow-worktrees` through `mod.ts serve`: the flag needs `--allow-turn-start`; without it
+ * tools/list is unchanged; with it `codex_run {cwd, worktree}` runs its new thread in a git
+ * worktree (the fixture's thread is started there) and names it, `codex_worktree` lists and
+ * removes it; errors (not a repository, a name that exists) are results.
+ */
+import assert from "node:assert/strict";
+import { FixtureHome } from "../../testing/fixture_home.ts";
+import { relayArgs, startRelay } from "../../testing/relay.ts";
+import type { Scenario } from "../../fixtures/scenario.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { gitRunner } from "../../src/connect/process/git_runner.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
+
+const FULL = ["--allow-reply-read", "--allow-turn-start"];
+
+/** The git on PATH, by absolute path (the run permission names it). */
+function gitPath(): string {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/git`).isFile) return `${dir}/git`;
+    } catch { /* not here */ }
+  }
+  throw new Error("git is not on PATH");
+}
+
+async function withRelay(
+  s: Scenario,
+  flags: string[],
+  fn: (client: Awaited<ReturnType<typeof startRelay>>["client"], f: FixtureHome) => Promise<void>,
+): Promise<void> {
+  const f = await FixtureHome.create(s);
+  const git = gitPath();
+  const relay = await startRelay({
+    fixture: f,
+    flags: [...flags, "--git", git],
+    permissions: [`--allow-run=codex,/bin/kill,${git}`],
+    protocol: "2026-07-28",
+  });
+  try {
+    await fn(relay.client, f);
+  } finally {
+    const { code } = await relay.close();
+    assert.equal(code, 0);
+    assert.deepEqual(f.alive(), []);
+    await f.dispose();
+  }
+}
+
+async function repo(): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "relay-wt-repo-" }));
+  const git = gitRunner("git");
+  await Deno.mkdir(`${dir}/sub`);
+  await Deno.writeTextFile(`${dir}/sub/a.txt`, "a\n");
+  const id = ["-c", "user.email=t@example.com", "-c", "user.name=t"];
+  for (const args of [["init", "-q"], ["add", "."], [...id, "commit", "-qm", "one"]]) {
+    assert.equal((await git(args, dir)).code, 0);
+  }
+  return dir;
+}
+
+Deno.test("--allow-worktrees needs --allow-turn-start; --git needs --allow-worktrees (usage errors, exit 64)", async () => {
+  for (const flags of [["--allow-worktrees"], ["--allow-turn-start", "--git", "/usr/bin/git"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: relayArgs(flags),
+      env: denoChildEnv({}),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 64, flags.join(" "));
+    assert.equal(out.stdout.length, 0, "nothing on stdout");
+    assert.match(new TextDecoder().decode(out.stderr), /needs --allow-/);
+  }
+});
+
+Deno.test("without --allow-worktrees, codex_run has no worktree and codex_worktree does not exist", async () => {
+  const f = await FixtureHome.create({ threads: [] });
+  const relay = await startRelay({ fixture: f, flags: FULL, protocol: "2026-07-28" });
+  try {
+    const { tools } = await relay.client.listTools();
+    assert.ok(!tools.some((t) => t.name === "codex_worktree"));
+    const run = tools.find((t) => t.name === "codex_run")!;
+    assert.ok(!Object.keys(run.inputSchema.properties ?? {}).includes("worktree"));
+    assert.ok(!Object.keys(run.outputSchema?.properties ?? {}).includes("worktree"));
+  } finally {
+    await relay.close();
+    await f.dispose();
+  }
+});
+
+Deno.test("codex_run {cwd, worktree}: the thread starts in the worktree's subfolder; codex_worktree lists and removes it", async () => {
+  const dir = await repo();
+  try {
+    const s: Scenario = { threads: [], newThreadScripts: [[{ end: "completed" }]] };
+    await withRelay(s, [...FULL, "--allow-worktrees"], async (client, f) => {
+      await Deno.writeTextFile(`${dir}/sub/a.txt`, "uncommitted\n");
+      const run = await callTool(client, "codex_run", {
+        cwd: `${dir}/sub`,
+        text: "work",
+        worktree: "job-1",
+      });
+      const out = run.structuredContent;
+      assert.ok(out, JSON.stringify(run));
+      const root = `${f.home}/worktrees/codex-relay`;
+      assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+      assert.equal(out.worktree?.path, `${await Deno.realPath(root)}/job-1`);
+      assert.equal(out.worktree?.branch, "codex/job-1");
+      assert.equal(out.worktree?.uncommittedLeftOut, true);
+      assert.deepEqual(out.changedFiles, []);
+      const starts = (await f.requests()).filter((r) => r.method === "thread/start");
+      assert.equal((starts[0].params as { cwd: string }).cwd, `${out.worktree!.path}/sub`);
+      assert.equal(await Deno.readTextFile(`${out.worktree!.path}/sub/a.txt`), "a\n");
+      assert.equal(await Deno.readTextFile(`${dir}/sub/a.txt`), "uncommitted\n");
+
+      const again = await callTool(client, "codex_run", { cwd: dir, text: "x", worktree: "job-1" });
+      assert.equal(again.structuredContent.receipt.status, "not_sent");
+      assert.equal(again.structuredContent.reason, "worktree_exists");
+      const none = await callTool(client, "codex_run", { cwd: f.home, text: "x", worktree: true });
+      assert.equal(none.structuredContent.reason, "not_a_repository");
+
+      const listed = await callTool(client, "codex_worktree", { action: "list" });
+      assert.deepEqual(listed.structuredContent.worktrees?.map((w) => [w.name, w.active]), [
+        ["job-1", false],
+      ]);
+      const removed = await callTool(client, "codex_worktree", { action: "remove", name: "job-1" });
+      assert.equal(removed.structuredContent.status, "removed");
+      assert.equal(removed.structuredContent.removed?.branchDeleted, true);
+      const gone = await callTool(client, "codex_worktree", { action: "remove", name: "job-1" });
+      assert.equal(gone.structuredContent.reason, "worktree_not_found");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("codex_worktree: a worktree whose run is active is listed active and not removed (worktree_busy)", async () => {
+  const dir = await repo();
+  try {
+    const s: Scenario = {
+      threads: [],
+      newThreadScripts: [[{ barrier: "hold-turn" }, { end: "completed" }]],
+    };
+    await withRelay(s, [...FULL, "--allow-worktrees"], async (client, f) => {
+      const hold = await f.barrier("hold-turn");
+      const run = await callTool(client, "codex_run", {
+        cwd: dir,
+        text: "work",
+        worktree: true,
+        waitSeconds: 1,
+      });
+      const out = run.structuredContent;
+      assert.equal(out.turn?.status, "running");
+      const name = out.worktree!.name;
+      assert.match(name, /^run-\d{8}-\d{6}-[0-9a-f]{4}$/);
+      await hold.reached();
+      const listed = await callTool(client, "codex_worktree", { action: "list" });
+      assert.deepEqual(listed.structuredContent.worktrees?.map((w) => [w.name, w.active]), [
+        [name, true],
+      ]);
+      const busy = await callTool(client, "codex_worktree", {
+        action: "remove",
+        name,
+        force: true,
+      });
+      assert.equal(busy.structuredContent.reason, "worktree_busy");
+      assert.match(busy.content[0].type === "text" ? busy.content[0].text : "", /active/);
+      await hold.release();
+      const wait = await callTool(client, "codex_wait_reply", {
+        threadId: out.threadId,
+        clientMessageId: out.receipt.clientMessageId,
+      });
+      assert.equal(wait.structuredContent.turn?.status, "completed");
+      const removed = await callTool(client, "codex_worktree", { action: "remove", name });
+      assert.equal(removed.structuredContent.status, "removed");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
