@@ -35,8 +35,8 @@ export interface RoundState {
   receipt?: Receipt;
   /** A wait on several messages: the list (resolved ids), in the order given. */
   messages?: WaitMessageRef[];
-  /** The runtime each token belongs to (same order as `tokens`). */
-  runtimeIds: string[];
+  /** The run each token belongs to (its id; same order as `tokens`). */
+  runIds: string[];
 }
 
 /** What the client can be asked. */
@@ -101,12 +101,12 @@ export function inputRound(
  */
 export function applyAnswers(
   router: ElicitationRouter,
-  state: Pick<RoundState, "tokens" | "runtimeIds">,
+  state: Pick<RoundState, "tokens" | "runIds">,
   responses: unknown,
 ): AnswerOutcome[] {
   const outcomes: AnswerOutcome[] = [];
   for (const [i, token] of state.tokens.entries()) {
-    const runtimeId = state.runtimeIds[i];
+    const runId = state.runIds[i];
     // deno-lint-ignore no-explicit-any
     const view = inputResponse(responses as any, token) as {
       kind: string;
@@ -115,7 +115,7 @@ export function applyAnswers(
     };
     if (view.kind === "elicit" && view.action) {
       outcomes.push(
-        router.answer(token, runtimeId, { action: view.action, content: view.content }),
+        router.answer(token, runId, { action: view.action, content: view.content }),
       );
     } else {
       const declined = router.decline(token, "the client's retry carried no answer");

@@ -27,7 +27,7 @@ import {
 import { type CallContext, ToolRefusal } from "./tool.ts";
 
 /** What every round of a call carries: its tool and arguments, and a run's receipt. */
-export type RoundBase = Omit<RoundState, "tokens" | "round" | "runtimeIds">;
+export type RoundBase = Omit<RoundState, "tokens" | "round" | "runIds">;
 
 /**
  * Waits on `entries` for up to `base.waitSeconds` inside the call `ctx`, the
@@ -73,7 +73,7 @@ export async function waitInCall(
       const state: RoundState = {
         ...base,
         tokens: asked.map((a) => a.request.token),
-        runtimeIds: asked.map((a) => a.runId),
+        runIds: asked.map((a) => a.runId),
         round: round + 1,
       };
       const requests = asked.map((a) => a.request);

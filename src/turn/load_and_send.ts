@@ -92,7 +92,7 @@ export async function loadThread(
  * thread's queue started, unless another process holds the thread (`held`):
  * the message stays queued for that process to run (`held_elsewhere`). A
  * structured run (`turn/start` with its schema) or a review (`review/start`)
- * starts its own turn, which the runtime then watches.
+ * starts its own turn, which the runtime then follows.
  */
 export async function sendWork(
   registry: TurnRegistry,
@@ -108,7 +108,7 @@ export async function sendWork(
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     if (receipt.status !== "queued") return { receipt };
     if (held) return { receipt, reason: "held_elsewhere" };
-    registry.watch(runtime, receipt.queuedSubmissionId);
+    registry.follow(runtime, receipt.queuedSubmissionId);
     // At its head: messages queued earlier run first, as Codex would run them. "queue is
     // empty" / "active or pending turn": Codex started it (or an earlier message) itself.
     await conn.call("thread/queue/start", { threadId }).catch(() => {});
@@ -124,7 +124,7 @@ export async function sendWork(
     return { receipt: { status, reason, message, clientMessageId, threadId } };
   }
   if (claimsTurn) runtime.claim(turnId);
-  registry.watch(runtime);
+  registry.follow(runtime);
   const receipt: Receipt = {
     status: "queued",
     clientMessageId,

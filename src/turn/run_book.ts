@@ -95,7 +95,7 @@ export interface Run<H = unknown> {
 }
 
 /** The mutable record behind a {@linkcode Run}. */
-interface Record<H> extends Run<H> {
+interface RunRecord<H> extends Run<H> {
   state: RunState;
   finished?: FinishedRun;
   resolve: (run: FinishedRun) => void;
@@ -113,7 +113,7 @@ export class RunBook<H = unknown> {
   readonly #clock: Clock;
   readonly #wallNow: () => number;
   readonly #pending: (run: Run<H>) => number;
-  readonly #runs = new Map<string, Record<H>>();
+  readonly #runs = new Map<string, RunRecord<H>>();
   #finals = 0;
   #closing = false;
 
@@ -150,7 +150,7 @@ export class RunBook<H = unknown> {
     }
     const settled = Promise.withResolvers<FinishedRun>();
     const started = Promise.withResolvers<void>();
-    const record: Record<H> = {
+    const record: RunRecord<H> = {
       id: crypto.randomUUID(),
       threadId,
       clientMessageId,
@@ -181,7 +181,7 @@ export class RunBook<H = unknown> {
   }
 
   /** Moves `record` by `event`; a run no longer in the book (forgotten, evicted) stays as it is. */
-  #move(record: Record<H>, event: RunEvent): RunState {
+  #move(record: RunRecord<H>, event: RunEvent): RunState {
     if (this.#runs.get(record.id) !== record) return record.state;
     const was = record.state;
     record.state = advance(was, event);
@@ -196,7 +196,7 @@ export class RunBook<H = unknown> {
 
   /** Records how `run` ended (its replies read) and wakes everyone waiting on it. */
   settle(run: Run<H>, finished: FinishedRun): void {
-    const record = run as Record<H>;
+    const record = run as RunRecord<H>;
     record.finished = finished;
     record.resolve(finished);
   }
@@ -204,8 +204,8 @@ export class RunBook<H = unknown> {
   /** Forgets a run that is no run (its start failed before anything was queued). */
   forget(run: Run<H>, finished?: FinishedRun): void {
     this.#runs.delete(run.id);
-    (run as Record<H>).leftStart();
-    if (finished) (run as Record<H>).resolve(finished);
+    (run as RunRecord<H>).leftStart();
+    if (finished) (run as RunRecord<H>).resolve(finished);
   }
 
   /** The live run on `threadId` (starting, queued or running), if any. */
@@ -231,8 +231,9 @@ export class RunBook<H = unknown> {
 
   /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
-    const mine = (r: Record<H>) => r.threadId === threadId && r.clientMessageId === clientMessageId;
-    const kept = (r: Record<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
+    const mine = (r: RunRecord<H>) =>
+      r.threadId === threadId && r.clientMessageId === clientMessageId;
+    const kept = (r: RunRecord<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
     return [...this.#runs.values()].findLast((r) => mine(r) && kept(r))?.finished;
   }
 
@@ -243,7 +244,7 @@ export class RunBook<H = unknown> {
    */
   look(): ListedRun[] {
     const out: ListedRun[] = [];
-    const ended: Record<H>[] = [];
+    const ended: RunRecord<H>[] = [];
     for (const r of this.#runs.values()) {
       if (r.state.kind === "ended") {
         if (!r.listed) ended.push(r);
@@ -259,7 +260,7 @@ export class RunBook<H = unknown> {
     return out;
   }
 
-  #entry(r: Record<H>, pending: number): ListedRun {
+  #entry(r: RunRecord<H>, pending: number): ListedRun {
     const startedAt = new Date(r.startedAt).toISOString();
     const base = { threadId: r.threadId, clientMessageId: r.clientMessageId, startedAt };
     if (r.state.kind === "lost") {
@@ -276,7 +277,7 @@ export class RunBook<H = unknown> {
     };
   }
 
-  #expired(r: Record<H>): boolean {
+  #expired(r: RunRecord<H>): boolean {
     return r.finalAt !== undefined && this.#clock.now() - r.finalAt > FINISHED_TTL_MS;
   }
 

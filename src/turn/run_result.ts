@@ -73,7 +73,7 @@ export function runReplies(run: FinishedRun): Pick<RunResult, keyof typeof reply
 }
 
 /** How following a run ended, as far as its result is concerned. */
-export type RunEnd =
+export type FollowEnd =
   | { kind: "settled"; run: FinishedRun }
   | {
     kind: "running";
@@ -86,7 +86,7 @@ export type RunEnd =
   };
 
 /** How a wait's entry ended: a followed run's end, or a read message's last read. */
-export type EntryEnd = RunEnd | { kind: "read"; read: ReadReplyResult; final: boolean };
+export type EntryEnd = FollowEnd | { kind: "read"; read: ReadReplyResult; final: boolean };
 
 /**
  * One message's `codex_wait_reply` result, from how its entry ended: `timedOut`
@@ -122,7 +122,7 @@ export const LOST_MESSAGE =
   "The connection to the app-server daemon was lost while following the turn, so whether it still runs is unknown; codex_wait_reply follows it again once the daemon answers";
 
 /** The `codex_run` result of a run that started, from how following it ended. */
-export function runResult(end: RunEnd, receipt: Receipt): RunResult {
+export function runResult(end: FollowEnd, receipt: Receipt): RunResult {
   const snapshot = end.kind === "settled" ? end.run.snapshot : end.snapshot;
   const out: RunResult = {
     receipt,

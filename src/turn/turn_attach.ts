@@ -79,7 +79,7 @@ export async function attachTurn(
     runtime = registry.adopt(conn, run, turnId);
     conn.follow(threadId);
     await session.call("thread/resume", { threadId, excludeTurns: true });
-    registry.watch(runtime, undefined, false);
+    registry.follow(runtime, undefined, false);
     // A turn that ended before the subscription sends no turn/completed: read its status.
     const page = await session.call("thread/turns/list", {
       threadId,

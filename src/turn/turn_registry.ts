@@ -65,12 +65,12 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   /**
    * Follows `runtime`'s turn until it ends, then settles its run: a run
    * whose message is queued (`queuedSubmissionId`: a paused queue is
-   * restarted) or whose own turn was started, or (`watchdog` false) one
-   * attached to a turn the relay did not start here.
+   * restarted) or whose own turn was started, or (`guarded` false: no
+   * watchdog) one attached to a turn the relay did not start here.
    */
-  watch(runtime: TurnRuntime, queuedSubmissionId?: string, watchdog = true): void {
+  follow(runtime: TurnRuntime, queuedSubmissionId?: string, guarded = true): void {
     runtime.run.move({ kind: "queued" });
-    runtime.begin(queuedSubmissionId, () => void this.#settle(runtime), watchdog);
+    runtime.begin(queuedSubmissionId, () => void this.#settle(runtime), guarded);
   }
 
   /**

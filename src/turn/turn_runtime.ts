@@ -1,7 +1,7 @@
 /**
  * A turn runtime: a held connection that follows one thread while the turn that
  * took one message runs. It follows the turn's notifications, hands Codex's
- * requests to the elicitation router, watches for silence (stall budget) and
+ * requests to the elicitation router, guards against silence (stall budget) and
  * overall length (backstop), classifies the outcome, and releases the thread
  * (unsubscribe, exit) when the turn ends.
  * On a shared connection (the daemon) it routes and interrupts only its own

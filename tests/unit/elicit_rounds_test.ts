@@ -31,7 +31,7 @@ function state(runtimeId: string, tokens: string[]): RoundState {
   return {
     v: 1,
     tool: "codex_run",
-    runtimeIds: tokens.map(() => runtimeId),
+    runIds: tokens.map(() => runtimeId),
     threadId: "t",
     clientMessageId: "c",
     tokens,
@@ -115,7 +115,7 @@ Deno.test("applyAnswers: one round of a wait on several turns answers each token
   router.receive(b, 0, CMD, { command: "rm x", cwd: "/w" });
   const [pa] = router.pendingFor(a);
   const [pb] = router.pendingFor(b);
-  const many = { ...state(a.id, [pb.token, pa.token]), runtimeIds: [b.id, a.id] };
+  const many = { ...state(a.id, [pb.token, pa.token]), runIds: [b.id, a.id] };
   const outcomes = applyAnswers(router, many, {
     [pa.token]: { action: "accept", content: { decision: "accept" } },
     [pb.token]: { action: "decline" },

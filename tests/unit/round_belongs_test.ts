@@ -10,7 +10,7 @@ const T = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const base: RoundState = {
   v: 1,
   tool: "codex_wait_reply",
-  runtimeIds: ["r"],
+  runIds: ["r"],
   threadId: T,
   clientMessageId: "m",
   tokens: ["k"],

@@ -128,9 +128,9 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
       events.push(`adopt ${r.threadId} ${r.clientMessageId} ${turnId}`);
       return runtime;
     },
-    watch: (r: unknown, queued: unknown, watchdog: boolean) =>
+    follow: (r: unknown, queued: unknown, guarded: boolean) =>
       events.push(
-        r === runtime && queued === undefined && !watchdog ? "registry.watch" : "watch ?",
+        r === runtime && queued === undefined && !guarded ? "registry.follow" : "follow ?",
       ),
     drop: (r: unknown) => events.push(r === run ? "drop" : "drop ?"),
   } as unknown as TurnRegistry;
@@ -180,7 +180,7 @@ Deno.test("attachTurn on a thread the daemon has loaded: holds, subscribes, resu
         itemsView: "notLoaded",
       }],
     ]);
-    assert.deepEqual(w.events, [`adopt ${THREAD} m t1`, `follow ${THREAD}`, "registry.watch"]);
+    assert.deepEqual(w.events, [`adopt ${THREAD} m t1`, `follow ${THREAD}`, "registry.follow"]);
   }
 });
 

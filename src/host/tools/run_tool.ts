@@ -163,7 +163,7 @@ async function resumeRun(
   prior: RoundState,
   ctx: CallContext,
 ): Promise<RunResult | ToolInputRequired> {
-  const runtime = ctx.turns.byId(prior.runtimeIds[0]);
+  const runtime = ctx.turns.byId(prior.runIds[0]);
   // The state's round fields are replaced by the next round's.
   if (runtime) return await waitOnRun(runtime, ctx, prior, prior);
   const run = ctx.turns.finished(prior.threadId, prior.clientMessageId);

@@ -139,7 +139,7 @@ async function waitMessages(
     ...(many ? { messages: refs } : {}),
   };
   const prior = retriedRound(ctx, base);
-  const hints = prior?.runtimeIds ?? [];
+  const hints = prior?.runIds ?? [];
   const deps = { connection: ctx.connection, registry: ctx.turns, clock: ctx.clock, log: ctx.log };
   for (const [i, e] of entries.entries()) {
     if (!e.end) {
