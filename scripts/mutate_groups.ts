@@ -76,7 +76,7 @@ export const GROUPS: Record<string, Group> = {
   "reply-wait": {
     promise: "codex_wait_reply: waits within its bound, on one message or several (any/all)",
     mutate: [
-      "src/ops/wait_reply.ts",
+      "src/turn/wait_pacing.ts",
       "src/reply/wait_set.ts",
       "src/turn/wait_engine.ts",
     ],
@@ -118,6 +118,16 @@ export const GROUPS: Record<string, Group> = {
       { file: "src/codex/validate.ts", functions: ["parseRunConfig"] },
     ],
     tests: ["tests/unit/run_options_test.ts"],
+  },
+  "turn-core": {
+    promise:
+      "a run's state only moves forward (one live run per thread, the listing rule), and its own turn is told by its events",
+    mutate: [
+      "src/turn/run_state.ts",
+      "src/turn/run_book.ts",
+      "src/turn/turn_events.ts",
+    ],
+    tests: ["tests/unit/run_book_test.ts", "tests/unit/turn_events_test.ts"],
   },
   "own-requests": {
     promise:

@@ -8,7 +8,7 @@
 
 import assert from "assert";
 import { FINISHED_TTL_MS, type Run, RunBook, UNSEEN_MAX } from "../../src/turn/run_book.ts";
-import { advance, phaseOf, type RunState } from "../../src/turn/run_state.ts";
+import { advance, failureOf, phaseOf, type RunState } from "../../src/turn/run_state.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
@@ -50,6 +50,44 @@ Deno.test("advance() moves a run through its states and never out of a final one
   );
   assert.equal(phaseOf({ kind: "starting", writing: true }), "queued");
   assert.equal(phaseOf({ kind: "lost", since: 1 }), "running");
+});
+
+Deno.test("a stall is kept by the live run through its start and loss; the end says how it failed, or not", () => {
+  const stall = { failureClass: "stalled", retryable: true } as const;
+  const other = { failureClass: "internal", retryable: false } as const;
+  const starting: RunState = { kind: "starting", writing: false };
+  assert.deepEqual(advance(starting, { kind: "stalled", failure: stall }), starting);
+  const queued = advance({ kind: "queued" }, { kind: "stalled", failure: stall });
+  assert.deepEqual(queued, { kind: "queued", stalled: stall });
+  assert.deepEqual(
+    advance(queued, { kind: "stalled", failure: other }),
+    queued,
+    "the first stall is the one kept",
+  );
+  const running = advance(queued, { kind: "turnStarted" });
+  assert.deepEqual(running, { kind: "running", stalled: stall });
+  assert.deepEqual(advance({ kind: "running" }, { kind: "stalled", failure: stall }), running);
+  assert.equal(failureOf(running), stall);
+  assert.deepEqual(advance(running, { kind: "lost", at: 7 }), {
+    kind: "lost",
+    since: 7,
+    stalled: stall,
+  });
+  assert.equal(failureOf(advance(running, { kind: "lost", at: 7 })), stall);
+  assert.deepEqual(advance({ kind: "running" }, { kind: "lost", at: 7 }), {
+    kind: "lost",
+    since: 7,
+  });
+  const ended = { kind: "ended", end: "failed", error: "boom", failure: other } as const;
+  assert.deepEqual(advance(running, ended), ended);
+  assert.equal(failureOf(ended), other, "an ended run's own failure, not the stall");
+  assert.equal(failureOf({ kind: "ended", end: "completed" }), undefined);
+  assert.equal(failureOf({ kind: "running" }), undefined);
+  assert.equal(failureOf(starting), undefined);
+  assert.deepEqual(
+    advance({ kind: "ended", end: "completed" }, { kind: "stalled", failure: stall }),
+    { kind: "ended", end: "completed" },
+  );
 });
 
 Deno.test("RunBook.begin() gives a thread one live run: a second begin is refused until the first is final", () => {
