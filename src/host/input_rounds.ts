@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { AnswerOutcome, ElicitationRouter, Pending } from "../elicit/router.ts";
 import type { Receipt } from "../reply/schemas.ts";
-import { canonicalRef, isUuid } from "../ops/inputs.ts";
+import { canonicalRef, isUuid } from "../reply/inputs.ts";
 import type { WaitMessageRef } from "../reply/wait_set.ts";
 
 /** Rounds one tool call may return before it hands over (clients stop after 10). */

@@ -10,7 +10,7 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { heldSession } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
-import { WAIT_MARGIN_MS } from "../ops/wait_reply.ts";
+import { WAIT_MARGIN_MS } from "../turn/wait_pacing.ts";
 import type { WaitUntil } from "../reply/wait_set.ts";
 import type { EntryEnd } from "../turn/run_result.ts";
 import type { TurnRuntime } from "../turn/turn_runtime.ts";

@@ -13,7 +13,7 @@
 import type { Session } from "../connect/connection.ts";
 import type { Thread } from "../codex/types.ts";
 import type { ListedRun } from "../reply/schemas.ts";
-import { isRunId } from "./run_id.ts";
+import { isRunId } from "../reply/run_id.ts";
 
 /** The most `active` threads of one list page asked for their running turn. */
 export const OTHER_RELAY_PROBES = 8;

@@ -7,7 +7,7 @@
 import { asRelayError, RelayError } from "../core/errors.ts";
 import type { Connection, Session } from "../connect/connection.ts";
 import { LISTED_SOURCE_KINDS, type ThreadListPage } from "../codex/types.ts";
-import { canonicalRef, isUuid } from "./inputs.ts";
+import { canonicalRef, isUuid } from "../reply/inputs.ts";
 
 /** Name lookup bound: pages of `thread/list` searched for an exact name. */
 const NAME_PAGES = 20;

@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { MAX_CURSOR_TEXT_CHARS } from "../reply/cursor.ts";
+import { MAX_CURSOR_TEXT_CHARS } from "./cursor.ts";
 
 /** Message text bound in UTF-8 bytes. */
 export const MAX_TEXT_BYTES = 16 * 1024;

@@ -14,7 +14,7 @@ import {
   type ApprovalPolicy,
   SANDBOX_MODES,
   type SandboxMode,
-} from "../ops/inputs.ts";
+} from "../reply/inputs.ts";
 
 /** What the client chose for the turn. */
 export interface RunOptions {

@@ -12,7 +12,7 @@ import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type ModelInfo, unknownModel } from "../codex/models.ts";
 import { checkOutputSchema } from "../reply/structured.ts";
 import type { Logger } from "../core/log.ts";
-import { serversToStart, type StartingServer } from "../ops/mcp_startup.ts";
+import { serversToStart, type StartingServer } from "./mcp_startup.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
 import {
   type Applied,

@@ -34,12 +34,12 @@ import { confirmUnknown } from "../ops/queue_message.ts";
 import type { McpServerMissing, Receipt } from "../reply/schemas.ts";
 import { resolveThread } from "../ops/resolve_thread.ts";
 import { QueuedHere } from "../ops/queued_here.ts";
-import { mintRunId } from "../ops/run_id.ts";
+import { mintRunId } from "../reply/run_id.ts";
 import { type RunOptions, runParams } from "./run_options.ts";
 import { jobKind, MESSAGE_JOB, type RunJob } from "./run_job.ts";
 import type { ReviewTarget } from "../codex/methods.ts";
-import { afterLoadWait, watchMcpStartup } from "../ops/mcp_wait.ts";
-import { McpMemory } from "../ops/mcp_memory.ts";
+import { afterLoadWait, watchMcpStartup } from "./mcp_wait.ts";
+import { McpMemory } from "./mcp_memory.ts";
 import {
   CANCELLED_START,
   cancelledByInterrupt,
@@ -47,7 +47,7 @@ import {
   type TurnRegistry,
 } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
-import { canonicalRef, isUuid } from "../ops/inputs.ts";
+import { canonicalRef, isUuid } from "../reply/inputs.ts";
 
 /** What starting runs needs. */
 export interface StartDeps {

@@ -9,7 +9,7 @@
 
 import type { Clock } from "../core/clock.ts";
 import { heldSession } from "../connect/connection.ts";
-import { mintRunId } from "../ops/run_id.ts";
+import { mintRunId } from "../reply/run_id.ts";
 import { steerTurn } from "../ops/steer.ts";
 import type { SteerResult } from "../reply/schemas.ts";
 import { jobKind } from "./run_job.ts";

@@ -18,7 +18,7 @@ import type { Logger } from "../core/log.ts";
 import type { Session } from "../connect/connection.ts";
 import type { Pending } from "../elicit/router.ts";
 import type { ReadReplyInput } from "../ops/read_reply.ts";
-import { isSettled, notFoundSince, Pacing, pause, Wake, WAKING } from "../ops/wait_reply.ts";
+import { isSettled, notFoundSince, Pacing, pause, Wake, WAKING } from "./wait_pacing.ts";
 import { unavailableRead } from "../reply/read_result.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 import { summaryText, untilReached, type WaitUntil } from "../reply/wait_set.ts";

@@ -13,7 +13,7 @@ import { callTool } from "../../testing/call_tool.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import { commandApproval, FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
-import { isRunId } from "../../src/ops/run_id.ts";
+import { isRunId } from "../../src/reply/run_id.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];

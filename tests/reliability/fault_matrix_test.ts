@@ -35,7 +35,7 @@ import { queueMessageTool } from "../../src/host/tools/queue_message_tool.ts";
 import { readReplyTool } from "../../src/host/tools/read_reply_tool.ts";
 import { withdrawMessageTool } from "../../src/host/tools/withdraw_message_tool.ts";
 import { waitReplyTool } from "../../src/host/tools/wait_reply_tool.ts";
-import { WAIT_MARGIN_MS } from "../../src/ops/wait_reply.ts";
+import { WAIT_MARGIN_MS } from "../../src/turn/wait_pacing.ts";
 import type { z } from "zod";
 import {
   FAULT_CASES,

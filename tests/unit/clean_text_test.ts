@@ -1,7 +1,7 @@
 /** Issue 39: the one rule of text sent to Codex (message text, a review's fields). */
 
 import assert from "assert";
-import { cleanText, MAX_TEXT_BYTES, messageText, textIssue } from "../../src/ops/inputs.ts";
+import { cleanText, MAX_TEXT_BYTES, messageText, textIssue } from "../../src/reply/inputs.ts";
 
 Deno.test("textIssue: empty, lone surrogates, NUL and the byte bound are refused, in that order; the rest is taken", () => {
   const issue = (s: string, max = MAX_TEXT_BYTES) => textIssue(s, "The text", max);

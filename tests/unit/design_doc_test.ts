@@ -22,9 +22,9 @@ import { WARM_IDLE_MS } from "../../src/connect/spawn/warm_helper.ts";
 import { DEFAULT_SPAWN_LIMITS } from "../../src/connect/spawn/spawn_limits.ts";
 import { DEFAULT_DAEMON_LIMITS } from "../../src/connect/daemon/daemon_limits.ts";
 import { openConnection } from "../../src/connect/open.ts";
-import { MAX_REF_BYTES, MAX_TEXT_BYTES } from "../../src/ops/inputs.ts";
-import { MCP_SKIP_MS } from "../../src/ops/mcp_memory.ts";
-import { WAIT_SECONDS } from "../../src/ops/wait_reply.ts";
+import { MAX_REF_BYTES, MAX_TEXT_BYTES } from "../../src/reply/inputs.ts";
+import { MCP_SKIP_MS } from "../../src/turn/mcp_memory.ts";
+import { WAIT_SECONDS } from "../../src/turn/wait_pacing.ts";
 import { WAIT_MESSAGES } from "../../src/reply/wait_set.ts";
 import { REPLY_BUDGET_BYTES } from "../../src/reply/project_replies.ts";
 import { SEARCH_PAGE_LIMIT } from "../../src/reply/match_user_item.ts";
@@ -42,8 +42,8 @@ import {
   MAX_PATTERN_LENGTH,
   MAX_SCHEMA_DEPTH,
 } from "../../src/reply/structured.ts";
-import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
-import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
+import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/turn/mcp_startup.ts";
+import { MCP_WAIT_RESERVE_MS } from "../../src/turn/mcp_wait.ts";
 import { START_BUDGET_MS } from "../../src/turn/turn_start.ts";
 import { listedRunSchema, RESULT_TURN_STATUSES, runOutput } from "../../src/reply/schemas.ts";
 import type { z } from "zod";

@@ -3,7 +3,7 @@
  * list operation (`src/ops/listed_runs.ts`): only `active` threads of the
  * page that this relay does not follow, at most OTHER_RELAY_PROBES of them, a
  * turn that is `inProgress` and whose user message carries a codex_run id
- * (`src/ops/run_id.ts`); and `codex_interrupt`'s mapping of a withdraw.
+ * (`src/reply/run_id.ts`); and `codex_interrupt`'s mapping of a withdraw.
  */
 
 import assert from "assert";
@@ -15,7 +15,7 @@ import {
   otherRelayRuns,
   type OtherRelayScan,
 } from "../../src/ops/listed_runs.ts";
-import { isRunId, mintRunId, RUN_ID_TAG } from "../../src/ops/run_id.ts";
+import { isRunId, mintRunId, RUN_ID_TAG } from "../../src/reply/run_id.ts";
 import { parseTurnsPage } from "../../src/codex/validate.ts";
 import { typedCall } from "../../src/connect/connection.ts";
 import { withdrawnResult } from "../../src/turn/run_result.ts";

@@ -1,13 +1,13 @@
 /**
  * Issue 39, item 4: an MCP server not up at a run's start is not waited for
- * again (src/ops/mcp_memory.ts) until MCP_SKIP_MS passed or its config entry
+ * again (src/turn/mcp_memory.ts) until MCP_SKIP_MS passed or its config entry
  * changed; a server seen ready is forgotten. On a manual clock.
  */
 
 import assert from "node:assert/strict";
-import { MCP_KNOWN_MAX, MCP_SKIP_MS, McpMemory, skipText } from "../../src/ops/mcp_memory.ts";
-import { McpStartup, serversToStart, STARTUP_STATUS } from "../../src/ops/mcp_startup.ts";
-import { afterLoadWait, watchMcpStartup } from "../../src/ops/mcp_wait.ts";
+import { MCP_KNOWN_MAX, MCP_SKIP_MS, McpMemory, skipText } from "../../src/turn/mcp_memory.ts";
+import { McpStartup, serversToStart, STARTUP_STATUS } from "../../src/turn/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../../src/turn/mcp_wait.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T = "01a2356c-c9fd-7673-9728-e201a963ae2f";

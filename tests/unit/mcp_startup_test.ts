@@ -1,7 +1,7 @@
 /**
  * Issue 31, item 1: which of a thread's MCP servers a turn's start still
- * waits for (src/ops/mcp_startup.ts, pure) and the wait on an injected clock
- * (src/ops/mcp_wait.ts). Statuses as Codex 0.169 sends them (transcripts 25).
+ * waits for (src/turn/mcp_startup.ts, pure) and the wait on an injected clock
+ * (src/turn/mcp_wait.ts). Statuses as Codex 0.169 sends them (transcripts 25).
  */
 
 import assert from "node:assert/strict";
@@ -11,8 +11,8 @@ import {
   missingText,
   serversToStart,
   STARTUP_STATUS,
-} from "../../src/ops/mcp_startup.ts";
-import { afterLoadWait, watchMcpStartup } from "../../src/ops/mcp_wait.ts";
+} from "../../src/turn/mcp_startup.ts";
+import { afterLoadWait, watchMcpStartup } from "../../src/turn/mcp_wait.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T = "01a2356c-c9fd-7673-9728-e201a963ae2f";

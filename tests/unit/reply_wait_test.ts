@@ -1,4 +1,4 @@
-/** Protects: codex_wait_reply on one message (ops/wait_reply.ts through the wait engine): when a read ends it, the pacing of its reads, wakes, the not_found window, its deadline, abort. */
+/** Protects: codex_wait_reply on one message (turn/wait_pacing.ts through the wait engine): when a read ends it, the pacing of its reads, wakes, the not_found window, its deadline, abort. */
 import assert from "assert";
 import { systemClock } from "../../src/core/clock.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
@@ -15,7 +15,7 @@ import {
   WAIT_SECONDS,
   Wake,
   WATCHED_BACKOFF,
-} from "../../src/ops/wait_reply.ts";
+} from "../../src/turn/wait_pacing.ts";
 import { readWait } from "../../testing/read_wait.ts";
 import type { ReadReplyInput } from "../../src/ops/read_reply.ts";
 

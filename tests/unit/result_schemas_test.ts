@@ -34,11 +34,11 @@ import { parseReview } from "../../src/reply/review_text.ts";
 import { structuredAnswer } from "../../src/reply/structured.ts";
 import { buildReadResult } from "../../src/reply/read_result.ts";
 import { WAIT_UNTIL } from "../../src/reply/wait_set.ts";
-import { McpStartup, STARTUP_STATUS } from "../../src/ops/mcp_startup.ts";
+import { McpStartup, STARTUP_STATUS } from "../../src/turn/mcp_startup.ts";
 import { queueMessage } from "../../src/ops/queue_message.ts";
 import { listThreads } from "../../src/ops/list_threads.ts";
 import { otherRelayRuns } from "../../src/ops/listed_runs.ts";
-import { mintRunId } from "../../src/ops/run_id.ts";
+import { mintRunId } from "../../src/reply/run_id.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "../../src/turn/run_book.ts";
 import {

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { asRelayError, RelayError } from "../../core/errors.ts";
-import { clientMessageId, threadRef } from "../../ops/inputs.ts";
+import { clientMessageId, threadRef } from "../../reply/inputs.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import type { Tool } from "../tool.ts";
 import { interruptOutput } from "../../reply/schemas.ts";

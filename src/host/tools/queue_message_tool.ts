@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { messageText, threadRef } from "../../ops/inputs.ts";
+import { messageText, threadRef } from "../../reply/inputs.ts";
 import { queueMessage } from "../../ops/queue_message.ts";
 import { type Receipt, receiptSchema } from "../../reply/schemas.ts";
 import type { Tool } from "../tool.ts";

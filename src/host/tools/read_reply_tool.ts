@@ -8,7 +8,7 @@ import { z } from "zod";
 import { readReply } from "../../ops/read_reply.ts";
 import { unavailableRead } from "../../reply/read_result.ts";
 import { type ReadReplyResult, readReplySchema } from "../../reply/schemas.ts";
-import { clientMessageId, cursorInput, threadRef } from "../../ops/inputs.ts";
+import { clientMessageId, cursorInput, threadRef } from "../../reply/inputs.ts";
 import { resolveThread } from "../../ops/resolve_thread.ts";
 import { asRelayError, RelayError } from "../../core/errors.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";

@@ -14,7 +14,7 @@ import {
   MAX_TEXT_BYTES,
   runOptionShapes,
   threadRef,
-} from "../../ops/inputs.ts";
+} from "../../reply/inputs.ts";
 import type { ReviewTarget } from "../../codex/methods.ts";
 import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import type { Tool, ToolInputRequired } from "../tool.ts";

@@ -13,7 +13,7 @@ import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import { noTurnResult, runResult } from "../../turn/run_result.ts";
 import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
-import { messageText, runOptionShapes, threadRef } from "../../ops/inputs.ts";
+import { messageText, runOptionShapes, threadRef } from "../../reply/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { mintRunId } from "../../ops/run_id.ts";
+import { mintRunId } from "../../reply/run_id.ts";
 import { makeWorktree, removeWorktree } from "../../ops/worktree.ts";
 import { derivedName, WORKTREE_NAME } from "../../ops/worktree_record.ts";
 import { type WorktreeInfo, worktreeSchema } from "../../reply/files_schema.ts";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { RelayError } from "../../core/errors.ts";
-import { clientMessageId, messageText, threadRef } from "../../ops/inputs.ts";
+import { clientMessageId, messageText, threadRef } from "../../reply/inputs.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { steerOutput, type SteerResult } from "../../reply/schemas.ts";
 import { steerRun } from "../../turn/turn_steer.ts";

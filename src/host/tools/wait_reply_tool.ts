@@ -14,14 +14,14 @@ import {
   type WaitReplyResult,
   waitReplySchema,
 } from "../../reply/schemas.ts";
-import { WAIT_SECONDS } from "../../ops/wait_reply.ts";
+import { WAIT_SECONDS } from "../../turn/wait_pacing.ts";
 import {
   clientMessageId,
   clientMessageIdItem,
   cursorInput,
   threadRef,
   threadRefItem,
-} from "../../ops/inputs.ts";
+} from "../../reply/inputs.ts";
 import {
   duplicateAt,
   mergeResults,

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { clientMessageId, threadRef } from "../../ops/inputs.ts";
+import { clientMessageId, threadRef } from "../../reply/inputs.ts";
 import { withdrawMessage } from "../../ops/withdraw_message.ts";
 import { type WithdrawResult, withdrawSchema } from "../../reply/schemas.ts";
 import { asRelayError } from "../../core/errors.ts";
