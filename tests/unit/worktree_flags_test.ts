@@ -4,11 +4,6 @@ import { serveFlags } from "../../src/host/serve_flags.ts";
 import { capabilityArgs } from "../../src/core/capabilities.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 
-const io = {
-  readable: new ReadableStream<Uint8Array>(),
-  writable: new WritableStream<Uint8Array>(),
-};
-
 Deno.test("serve --allow-worktrees [--git PATH]: the git to run; misuse is a usage error", () => {
   const on = parseCommand(["serve", "--allow-turn-start", "--allow-worktrees"]);
   assert.deepEqual(on.kind === "serve" && on.flags.worktrees, { git: "git" });
@@ -34,16 +29,19 @@ Deno.test("serve --allow-worktrees [--git PATH]: the git to run; misuse is a usa
 });
 
 Deno.test("the library's allowWorktrees needs allowTurnStart; git defaults to git on PATH", () => {
-  assert.deepEqual(serveFlags({ ...io, allowTurnStart: true, allowWorktrees: true }).worktrees, {
-    git: "git",
-  });
   assert.deepEqual(
-    serveFlags({ ...io, allowTurnStart: true, allowWorktrees: true, git: "/usr/bin/git" })
+    serveFlags({ allowTurnStart: true, allowWorktrees: true }, "options").worktrees,
+    {
+      git: "git",
+    },
+  );
+  assert.deepEqual(
+    serveFlags({ allowTurnStart: true, allowWorktrees: true, git: "/usr/bin/git" }, "options")
       .worktrees,
     { git: "/usr/bin/git" },
   );
-  assert.throws(() => serveFlags({ ...io, allowWorktrees: true }), /needs allowTurnStart/);
-  assert.equal(serveFlags({ ...io, allowTurnStart: true }).worktrees, undefined);
+  assert.throws(() => serveFlags({ allowWorktrees: true }, "options"), /needs allowTurnStart/);
+  assert.equal(serveFlags({ allowTurnStart: true }, "options").worktrees, undefined);
 });
 
 Deno.test("the worktrees level adds codex_worktree and its flag; the others are unchanged", () => {
