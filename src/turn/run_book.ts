@@ -118,12 +118,12 @@ export class RunBook<H = unknown> {
   #closing = false;
 
   /**
-   * `wallNow`: wall-clock ms (the listed `startedAt`, `lostAt`); `pending`:
+   * `wallNow`: wall-clock ms (the listed `startedAt`, `lostAt`; default `Date.now`); `pending`:
    * how many Codex requests of a live run wait for the client (listed).
    */
-  constructor(clock: Clock, wallNow: () => number = Date.now, pending = (_: Run<H>) => 0) {
+  constructor(clock: Clock, wallNow: (() => number) | undefined, pending: (run: Run<H>) => number) {
     this.#clock = clock;
-    this.#wallNow = wallNow;
+    this.#wallNow = wallNow ?? Date.now;
     this.#pending = pending;
   }
 
@@ -272,13 +272,14 @@ export class RunBook<H = unknown> {
       threadId: r.threadId,
       clientMessageId: r.clientMessageId,
       state: waiting ? "waiting_for_approval" : phase,
-      ...(pending > 0 && r.state.kind !== "ended" ? { pendingRequests: pending } : {}),
+      ...(pending > 0 ? { pendingRequests: pending } : {}),
       startedAt,
     };
   }
 
   #expired(r: RunRecord<H>): boolean {
-    return r.finalAt !== undefined && this.#clock.now() - r.finalAt > FINISHED_TTL_MS;
+    // A run that is not final has no finalAt: NaN is never past the TTL.
+    return this.#clock.now() - r.finalAt! > FINISHED_TTL_MS;
   }
 
   /**

@@ -39,10 +39,10 @@ export class TurnEvents {
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
   readonly #run: Pick<Run, "threadId" | "clientMessageId" | "job">;
-  /** Recent turns started on the thread and the turn each runs inside (a review's R' names R). */
+  /** Recent turns started inside another, and that turn (a review's R' names R). */
   readonly #roots = new Map<string, string>();
-  /** Recent turns that ended before they were claimed. */
-  readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
+  /** Recent turns that ended (a claim may come after its turn ended). */
+  readonly #endedEarly = new Map<string | null, { status?: string; error?: TurnError | null }>();
 
   /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
   constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
@@ -93,12 +93,15 @@ export class TurnEvents {
     switch (event.kind) {
       case "turnStarted":
         this.#currentTurnId = event.turnId;
-        if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
+        // Only a turn inside another is remembered (its root: a review's R' names R).
+        if (event.turnId !== null && event.rootTurnId !== null) {
+          remember(this.#roots, event.turnId, event.rootTurnId);
+        }
         return this.#turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
         if (event.completed) return item;
-        return [...item, ...this.#activity((raw as { item?: unknown } | null)?.item, event.turnId)];
+        return [...item, ...this.#activity((raw as { item?: unknown }).item, event.turnId)];
       }
       case "turnCompleted":
         return this.#turnCompleted(event.turnId, event.status, event.error);
@@ -150,7 +153,7 @@ export class TurnEvents {
     if (id === null || id !== this.turnId) {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
       this.#currentTurnId = null;
-      if (id !== null && this.#turnId === null) remember(this.#endedEarly, id, { status, error });
+      remember(this.#endedEarly, id, { status, error }); // Read only by a claim.
       return status === "interrupted" && this.#turnId === null ? [{ kind: "queuePaused" }] : [];
     }
     // The own turn ended: any status but completed and failed counts as interrupted.
@@ -169,7 +172,7 @@ function note(text: string | undefined): Happened[] {
 /** How many recent turns the maps above keep (a thread runs one turn at a time). */
 const REMEMBERED_TURNS = 8;
 
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.set(key, value);
   if (map.size > REMEMBERED_TURNS) map.delete(map.keys().next().value!);
 }

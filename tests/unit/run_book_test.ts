@@ -7,8 +7,20 @@
  */
 
 import assert from "assert";
-import { FINISHED_TTL_MS, type Run, RunBook, UNSEEN_MAX } from "../../src/turn/run_book.ts";
-import { advance, failureOf, phaseOf, type RunState } from "../../src/turn/run_state.ts";
+import {
+  FINISHED_MAX,
+  FINISHED_TTL_MS,
+  type Run,
+  RunBook,
+  UNSEEN_MAX,
+} from "../../src/turn/run_book.ts";
+import {
+  advance,
+  CANCELLED_START,
+  failureOf,
+  phaseOf,
+  type RunState,
+} from "../../src/turn/run_state.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
@@ -49,6 +61,14 @@ Deno.test("advance() moves a run through its states and never out of a final one
     "a start has no turn to lose",
   );
   assert.equal(phaseOf({ kind: "starting", writing: true }), "queued");
+  assert.equal(phaseOf({ kind: "queued" }), "queued");
+  assert.equal(phaseOf({ kind: "running" }), "running");
+  assert.equal(phaseOf({ kind: "ended", end: "interrupted" }), "interrupted");
+  assert.deepEqual(advance({ kind: "queued" }, { kind: "writing" }), { kind: "queued" });
+  assert.match(
+    CANCELLED_START,
+    /^codex_interrupt cancelled the run before its message was queued$/,
+  );
   assert.equal(phaseOf({ kind: "lost", since: 1 }), "running");
 });
 
@@ -218,4 +238,136 @@ Deno.test("a finished run is kept for followers for the TTL, then forgotten", as
   assert.ok(b.finished("t", "m"));
   clock.advance(FINISHED_TTL_MS + 1);
   assert.equal(b.finished("t", "m"), undefined);
+});
+
+/** Whether `p` has settled once the microtasks queued now have run (no timers). */
+async function settledNow(p: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  p.then(() => settled = true, () => settled = true);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  return settled;
+}
+
+Deno.test("a run has started once it is no longer starting: queued, attached running, or given up", async () => {
+  const { book: b } = book();
+  const a = b.begin("t1", "m1")!;
+  a.move({ kind: "writing" });
+  assert.equal(await settledNow(a.started), false, "still starting while its message is sent");
+  a.move({ kind: "queued" });
+  assert.equal(await settledNow(a.started), true);
+  assert.equal(await settledNow(b.begin("t2", "m2", { kind: "running" })!.started), true);
+  assert.equal(await settledNow(b.begin("t3", "m3")!.started), false);
+  const d = b.begin("t4", "m4")!;
+  b.forget(d);
+  assert.equal(await settledNow(d.started), true, "a forgotten start is given up");
+  assert.equal(await settledNow(d.settled), false, "forgotten without an end: nothing to wait for");
+  const e = b.begin("t5", "m5")!;
+  b.forget(e, { snapshot: snapshot("t5", "m5") });
+  assert.equal((await e.settled).snapshot.clientMessageId, "m5");
+});
+
+Deno.test("the book's views: a handle by id, the live runs, the threads with a queued or running run", () => {
+  const { book: b } = book();
+  const a = b.begin("t1", "m1")!;
+  a.handle = "handle-a";
+  a.move({ kind: "ended", end: "completed" });
+  b.begin("t2", "m2")!.move({ kind: "queued" });
+  b.begin("t3", "m3");
+  assert.equal(b.byId(a.id), "handle-a", "an ended run's handle, while it is kept");
+  assert.equal(b.byId("no-such-run"), undefined);
+  assert.deepEqual(b.lives().map((r) => r.threadId), ["t2", "t3"]);
+  assert.deepEqual([...b.runningThreads()], ["t2"]);
+});
+
+Deno.test("ended runs are listed in the order they ended, and a late event after the end changes nothing", () => {
+  const { book: b, clock } = book();
+  const a = b.begin("ta", "ma")!;
+  const c = b.begin("tc", "mc")!;
+  const d = b.begin("td", "md")!;
+  c.move({ kind: "ended", end: "completed" });
+  clock.advance(1_000);
+  a.move({ kind: "ended", end: "failed" });
+  d.move({ kind: "ended", end: "interrupted" });
+  c.move({ kind: "ended", end: "interrupted" }); // Late: c stays the first to end.
+  assert.deepEqual(b.look().map((r) => [r.clientMessageId, r.state]), [
+    ["mc", "completed"],
+    ["ma", "failed"],
+    ["md", "interrupted"],
+  ]);
+  b.settle(c, { snapshot: snapshot("tc", "mc") });
+  clock.advance(FINISHED_TTL_MS);
+  c.move({ kind: "ended", end: "completed" }); // Late: the TTL still counts from its end.
+  assert.equal(b.finished("tc", "mc"), undefined, "past the TTL since it ended");
+});
+
+Deno.test(`a finished run is kept ${FINISHED_TTL_MS / 60_000} minutes from its end, for its own message only`, () => {
+  const { book: b, clock } = book();
+  clock.advance(5_000);
+  const a = b.begin("t", "m")!;
+  a.move({ kind: "ended", end: "completed" });
+  b.settle(a, { snapshot: snapshot("t", "m") });
+  b.begin("t", "m2")!.move({ kind: "ended", end: "completed" }); // Ended, not settled yet.
+  assert.ok(b.finished("t", "m"));
+  assert.equal(b.finished("t", "m2"), undefined, "not settled");
+  assert.equal(b.finished("t", "other"), undefined);
+  assert.equal(b.finished("other", "m"), undefined);
+  const lost = b.begin("t2", "m")!;
+  lost.move({ kind: "turnStarted" });
+  lost.move({ kind: "lost", at: T0 });
+  b.settle(lost, { snapshot: snapshot("t2", "m") });
+  assert.equal(b.finished("t2", "m"), undefined, "a lost run has no end to report");
+  clock.advance(10 * 60 * 1000);
+  assert.ok(b.finished("t", "m"), "at exactly ten minutes");
+  clock.advance(1);
+  assert.equal(b.finished("t", "m"), undefined);
+});
+
+Deno.test("a lost run is listed until the TTL passed; following it again supersedes only its own lost record", () => {
+  const { book: b, clock } = book();
+  const lose = (thread: string, message: string) => {
+    const r = b.begin(thread, message)!;
+    r.move({ kind: "turnStarted" });
+    r.move({ kind: "lost", at: T0 });
+    return r;
+  };
+  lose("ta", "m");
+  lose("tb", "m");
+  b.begin("ta", "x", { kind: "running" })!.move({ kind: "lost", at: T0 });
+  const ended = b.begin("ta", "m2")!;
+  ended.move({ kind: "ended", end: "completed" });
+  b.begin("ta", "m2", { kind: "running" }); // The same message as an ended run: that run stays.
+  b.begin("ta", "m", { kind: "running" }); // Refused (ta has a live run): nothing is superseded.
+  const listed = () => b.look().map((r) => `${r.threadId}/${r.clientMessageId}/${r.state}`).sort();
+  assert.deepEqual(listed(), [
+    "ta/m/lost",
+    "ta/m2/completed",
+    "ta/m2/running",
+    "ta/x/lost",
+    "tb/m/lost",
+  ]);
+  b.run("ta")!.move({ kind: "ended", end: "completed" });
+  b.begin("ta", "m", { kind: "running" }); // Followed again: its own lost record goes.
+  assert.deepEqual(listed(), ["ta/m/running", "ta/m2/completed", "ta/x/lost", "tb/m/lost"]);
+  b.run("ta")!.move({ kind: "lost", at: T0 });
+  assert.deepEqual(listed(), ["ta/m/lost", "ta/x/lost", "tb/m/lost"]);
+  clock.advance(FINISHED_TTL_MS);
+  assert.deepEqual(listed(), ["ta/m/lost", "ta/x/lost", "tb/m/lost"]);
+  clock.advance(1);
+  assert.deepEqual(listed(), [], "past the TTL a lost run is no longer listed");
+});
+
+Deno.test(`at most ${FINISHED_MAX} finished runs are kept for followers: the oldest listed one goes first`, () => {
+  const { book: b } = book();
+  const end = (i: number) => {
+    const r = b.begin(`t${i}`, `m${i}`)!;
+    r.move({ kind: "ended", end: "completed" });
+    b.settle(r, { snapshot: snapshot(`t${i}`, `m${i}`) });
+  };
+  for (let i = 0; i < FINISHED_MAX; i++) end(i);
+  b.look();
+  assert.ok(b.finished("t0", "m0"), `${FINISHED_MAX} are kept`);
+  end(FINISHED_MAX);
+  assert.equal(b.finished("t0", "m0"), undefined, "the oldest went");
+  assert.ok(b.finished("t1", "m1"));
+  assert.deepEqual(b.look().map((r) => r.clientMessageId), [`m${FINISHED_MAX}`]);
 });

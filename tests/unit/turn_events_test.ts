@@ -83,3 +83,117 @@ Deno.test("TurnEvents: a review's turn is claimed, never told by a user message;
   assert.deepEqual(e.claim("r"), [{ kind: "ownTurnStarted" }, { kind: "ended", end: "completed" }]);
   assert.deepEqual(e.claim("r2"), [], "claimed once");
 });
+
+Deno.test("TurnEvents: the turn running now and a review's inner turn; a started own turn adds no note", () => {
+  const { e, completed } = events(REVIEW);
+  const started = (id: string | undefined, rootTurnId?: string) =>
+    e.notification("turn/started", { threadId: THREAD, turn: { id, rootTurnId } });
+  assert.deepEqual(started("x", "elsewhere"), [{ kind: "note", text: "A turn started" }]);
+  assert.equal(e.currentTurnId, "x");
+  assert.equal(e.innerTurnId, null, "no own turn yet: no turn is inside it");
+  completed("x", "completed");
+  assert.equal(e.currentTurnId, null);
+  assert.deepEqual(e.claim("R"), [{ kind: "ownTurnStarted" }], "claimed while it runs");
+  assert.deepEqual(started("R", "R"), [], "the own turn: no note");
+  assert.equal(e.innerTurnId, null, "a turn is not inside itself");
+  started("other", "someone-else");
+  started(undefined, "R");
+  assert.equal(e.innerTurnId, null);
+  started("R2", "R");
+  assert.equal(e.innerTurnId, "R2");
+  assert.equal(e.currentTurnId, "R2");
+});
+
+Deno.test("TurnEvents: a resolved request (thread-scoped or not), thread status changes nothing, a failure without an error", () => {
+  const { e } = events();
+  assert.deepEqual(e.notification("serverRequest/resolved", { requestId: 7 }), [
+    { kind: "resolved", requestId: 7 },
+  ]);
+  assert.deepEqual(
+    e.notification("serverRequest/resolved", { threadId: THREAD, requestId: "a" }),
+    [{ kind: "resolved", requestId: "a" }],
+  );
+  assert.deepEqual(
+    e.notification("serverRequest/resolved", { threadId: "other", requestId: "a" }),
+    [],
+  );
+  assert.deepEqual(
+    e.notification("thread/status/changed", { threadId: THREAD, status: { type: "idle" } }),
+    [],
+  );
+  const [ended] = e.ended("failed", null);
+  assert.equal(ended.kind === "ended" && ended.end, "failed");
+  assert.equal(ended.kind === "ended" && ended.error, undefined);
+  assert.deepEqual(e.ended("failed", undefined), [ended]);
+});
+
+Deno.test("TurnEvents counts the own turn's completed items only; a steer's user message is no message ahead", () => {
+  const { e, user } = events();
+  const item = (method: string, turnId: string | undefined, it: Record<string, unknown>) =>
+    e.notification(method, { threadId: THREAD, turnId, item: it });
+  const answer = { type: "agentMessage", id: "a1", text: "" };
+  assert.deepEqual(item("item/completed", undefined, answer), [], "no turn known: not counted");
+  item("item/completed", "t0", answer);
+  user("t1", "mine");
+  item("item/started", "t1", answer);
+  item("item/completed", "t1", answer);
+  item("item/completed", "t1", { type: "userMessage", id: "u2", clientId: "steer-1" });
+  item("item/completed", "t2", answer);
+  assert.equal(e.itemsCompleted, 1);
+  assert.deepEqual(user("t1", "steer-1"), [], "a steer's message in the own turn");
+  assert.deepEqual(e.story.queuedAhead, []);
+});
+
+Deno.test("TurnEvents: who runs ahead without a clientId; tool calls are MCP calls with ids; activity says whose", () => {
+  const { e, user } = events();
+  const item = (method: string, turnId: string, it: Record<string, unknown>) =>
+    e.notification(method, { threadId: THREAD, turnId, item: it });
+  assert.deepEqual(
+    e.notification("item/started", {
+      threadId: THREAD,
+      turnId: "t0",
+      item: { type: "userMessage", id: "u0" },
+    }),
+    [{ kind: "note", text: "A message queued ahead of yours runs first" }],
+  );
+  assert.deepEqual(e.story.queuedAhead, [{ clientMessageId: null, turnId: "t0" }]);
+  const reasoning = { type: "reasoning", id: "r0" };
+  assert.deepEqual(item("item/started", "t0", reasoning), [
+    { kind: "note", text: "Codex is thinking (for a message queued ahead of yours)" },
+  ]);
+  assert.deepEqual(
+    item("item/completed", "t0", { type: "mcpToolCall", id: "c0", status: "completed" }),
+    [
+      { kind: "toolCall", id: "c0", completed: true },
+    ],
+    "an earlier turn's tool call too (the watchdog times every call)",
+  );
+  user("t1", "mine");
+  assert.deepEqual(item("item/started", "t1", reasoning), [{
+    kind: "note",
+    text: "Codex is thinking",
+  }]);
+  assert.deepEqual(item("item/completed", "t1", { type: "mcpToolCall", status: "completed" }), []);
+  assert.deepEqual(item("item/completed", "t1", { type: "commandExecution", id: "x1" }), []);
+});
+
+Deno.test("TurnEvents: an end without a turn id or of another turn is not the own turn's; it completes by its status", () => {
+  const { e, user, completed } = events();
+  user("t1", "mine");
+  assert.deepEqual(
+    e.notification("turn/completed", { threadId: THREAD, turn: { status: "completed" } }),
+    [],
+  );
+  assert.deepEqual(completed("t9", "interrupted"), [], "no queue pause once the own turn runs");
+  assert.deepEqual(completed("t1", "completed"), [{ kind: "ended", end: "completed" }]);
+});
+
+Deno.test("TurnEvents remembers the last 8 turns that ended before a claim", () => {
+  const claimAfter = (n: number, id: string) => {
+    const { e, completed } = events(REVIEW);
+    for (let i = 1; i <= n; i++) completed(`t${i}`, "completed");
+    return e.claim(id);
+  };
+  assert.equal(claimAfter(9, "t2").length, 2, "the 8 newest are remembered");
+  assert.deepEqual(claimAfter(9, "t1"), [{ kind: "ownTurnStarted" }], "the 9th newest is not");
+});
