@@ -248,7 +248,7 @@ export class RunBook<H = unknown> {
     for (const r of this.#runs.values()) {
       if (r.state.kind === "ended") {
         if (!r.listed) ended.push(r);
-      } else if (r.state.kind !== "lost" || !this.#expired(r)) {
+      } else if (!this.#expired(r)) { // A live run is never expired; a lost one after the TTL.
         out.push(this.#entry(r, this.#pending(r)));
       }
     }
@@ -292,8 +292,9 @@ export class RunBook<H = unknown> {
     const ended = [...this.#runs.values()].filter((r) => r.state.kind === "ended")
       .sort((a, b) => b.finalSeq! - a.finalSeq!);
     const kept = new Set(ended.filter((r) => !this.#expired(r)).slice(0, FINISHED_MAX));
-    // Past the bound the oldest unseen run is dropped from the list (kept for followers).
-    for (const r of ended.filter((r) => !r.listed).slice(UNSEEN_MAX)) r.listed = true;
+    // Past the bound the oldest unseen run is dropped from the list (kept for followers). A look
+    // lists every ended run: the unseen ones are the newest, so the newest are the ones counted.
+    for (const r of ended.slice(UNSEEN_MAX)) r.listed = true;
     for (const r of ended) if (!kept.has(r) && r.listed) this.#runs.delete(r.id);
     for (const r of this.#runs.values()) {
       if (r.state.kind === "lost" && this.#expired(r)) this.#runs.delete(r.id);

@@ -148,7 +148,7 @@ Deno.test("a live run is listed with its state and startedAt; pending requests m
   wall.now += 5_000;
   const c = b.begin("thread-b", "msg-b")!;
   c.move({ kind: "turnStarted" });
-  b.begin("thread-c", "msg-c");
+  const queued = b.begin("thread-c", "msg-c")!;
   waiting = c.id;
   assert.deepEqual(b.look(), [
     {
@@ -171,6 +171,18 @@ Deno.test("a live run is listed with its state and startedAt; pending requests m
       startedAt: "2026-12-01T10:00:05.000Z",
     },
   ]);
+  waiting = queued.id;
+  assert.deepEqual(
+    b.look().at(-1),
+    {
+      threadId: "thread-c",
+      clientMessageId: "msg-c",
+      state: "queued",
+      pendingRequests: 2,
+      startedAt: "2026-12-01T10:00:05.000Z",
+    },
+    "requests of a run still queued (an earlier turn's, on its connection): queued, with the count",
+  );
 });
 
 Deno.test("an ended run is listed by the next look only, with how it ended and when it started", () => {
@@ -370,4 +382,33 @@ Deno.test(`at most ${FINISHED_MAX} finished runs are kept for followers: the old
   assert.equal(b.finished("t0", "m0"), undefined, "the oldest went");
   assert.ok(b.finished("t1", "m1"));
   assert.deepEqual(b.look().map((r) => r.clientMessageId), [`m${FINISHED_MAX}`]);
+});
+
+Deno.test("past the TTL a final run is forgotten (no handle by its id), but an ended one unseen is still listed once", () => {
+  const { book: b, clock } = book();
+  const seen = b.begin("t1", "m1")!;
+  seen.handle = "h1";
+  seen.move({ kind: "ended", end: "completed" });
+  b.look();
+  const lost = b.begin("t2", "m2", { kind: "running" })!;
+  lost.handle = "h2";
+  lost.move({ kind: "lost", at: T0 });
+  const unseen = b.begin("t3", "m3")!;
+  unseen.move({ kind: "ended", end: "failed" });
+  clock.advance(FINISHED_TTL_MS + 1);
+  assert.deepEqual(b.look().map((r) => r.clientMessageId), ["m3"]);
+  assert.equal(b.byId(seen.id), undefined);
+  assert.equal(b.byId(lost.id), undefined);
+});
+
+Deno.test(`a lost run stays listed however many runs end after it (${FINISHED_MAX} and more)`, () => {
+  const { book: b } = book();
+  b.begin("lost", "m", { kind: "running" })!.move({ kind: "lost", at: T0 });
+  for (let i = 0; i <= FINISHED_MAX; i++) {
+    const r = b.begin(`t${i}`, `m${i}`)!;
+    r.move({ kind: "ended", end: "completed" });
+    b.settle(r, { snapshot: snapshot(`t${i}`, `m${i}`) });
+  }
+  assert.equal(b.look().filter((r) => r.state === "lost").length, 1);
+  assert.equal(b.look().filter((r) => r.state === "lost").length, 1);
 });

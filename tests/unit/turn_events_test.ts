@@ -93,6 +93,8 @@ Deno.test("TurnEvents: the turn running now and a review's inner turn; a started
   assert.equal(e.innerTurnId, null, "no own turn yet: no turn is inside it");
   completed("x", "completed");
   assert.equal(e.currentTurnId, null);
+  started("y");
+  assert.equal(e.innerTurnId, null, "a turn inside no other");
   assert.deepEqual(e.claim("R"), [{ kind: "ownTurnStarted" }], "claimed while it runs");
   assert.deepEqual(started("R", "R"), [], "the own turn: no note");
   assert.equal(e.innerTurnId, null, "a turn is not inside itself");
@@ -168,22 +170,31 @@ Deno.test("TurnEvents: who runs ahead without a clientId; tool calls are MCP cal
     ],
     "an earlier turn's tool call too (the watchdog times every call)",
   );
+  e.notification("turn/completed", { threadId: THREAD, turn: { id: "t0", status: "completed" } });
+  assert.deepEqual(
+    e.notification("item/started", { threadId: THREAD, item: reasoning }),
+    [{ kind: "note", text: "Codex is thinking (for a message queued ahead of yours)" }],
+    "no turn named or running, own turn unknown: not ours",
+  );
   user("t1", "mine");
   assert.deepEqual(item("item/started", "t1", reasoning), [{
     kind: "note",
     text: "Codex is thinking",
   }]);
+  assert.deepEqual(item("item/started", "t9", reasoning), [
+    { kind: "note", text: "Codex is thinking (for a message queued ahead of yours)" },
+  ], "another turn's, once the own turn is known");
   assert.deepEqual(item("item/completed", "t1", { type: "mcpToolCall", status: "completed" }), []);
   assert.deepEqual(item("item/completed", "t1", { type: "commandExecution", id: "x1" }), []);
 });
 
 Deno.test("TurnEvents: an end without a turn id or of another turn is not the own turn's; it completes by its status", () => {
   const { e, user, completed } = events();
+  const noId = () =>
+    e.notification("turn/completed", { threadId: THREAD, turn: { status: "completed" } });
+  assert.deepEqual(noId(), [], "before the own turn is known");
   user("t1", "mine");
-  assert.deepEqual(
-    e.notification("turn/completed", { threadId: THREAD, turn: { status: "completed" } }),
-    [],
-  );
+  assert.deepEqual(noId(), []);
   assert.deepEqual(completed("t9", "interrupted"), [], "no queue pause once the own turn runs");
   assert.deepEqual(completed("t1", "completed"), [{ kind: "ended", end: "completed" }]);
 });
