@@ -118,6 +118,7 @@ async function serveFlagsOn(
   log.info("shutting down", { why, unanswered: wire.budget.unanswered });
   await shutDown({
     drain: why === "stdin closed" ? Promise.race([wire.idle(), end.signalled]) : undefined,
+    signalled: end.signalled,
     wire,
     cancel: () => shutdown.abort(),
     cleanup: async () => {
@@ -146,6 +147,13 @@ export const SHUTDOWN_GRACE_MS = 1_500;
  * {@linkcode SHUTDOWN_GRACE_MS}.
  */
 export const DRAIN_MS = 800;
+
+/**
+ * How long, after SIGINT or SIGTERM, turns and helpers get to end on their
+ * own before their process groups are killed: a client that sends a signal
+ * waits about 100 ms (Claude Code) before it sends a harder one.
+ */
+export const SIGNAL_GRACE_MS = 30;
 
 /** How long the last answers get to be written, twice: by their calls, then by the relay. */
 const ANSWER_MS = 100;
@@ -178,6 +186,8 @@ function endings(wire: LineStdioTransport, stop: AbortSignal | undefined) {
 interface Ending {
   /** After stdin EOF: settles once the calls read before it are answered (or a signal came). */
   drain: Promise<unknown> | undefined;
+  /** Settles when SIGINT or SIGTERM came (before or during the shutdown). */
+  signalled: Promise<void>;
   wire: LineStdioTransport;
   /** Cancels every call. */
   cancel(): void;
@@ -191,16 +201,17 @@ interface Ending {
  * The shutdown, within {@linkcode SHUTDOWN_GRACE_MS} plus the last answers:
  * the calls read before stdin EOF run on for up to {@linkcode DRAIN_MS};
  * then every call is cancelled, turns and helpers end (killed when out of
- * time), and every request still owed an answer gets one.
+ * time, or {@linkcode SIGNAL_GRACE_MS} after a signal), and every request
+ * still owed an answer gets one.
  */
 async function shutDown(e: Ending): Promise<void> {
   const began = performance.now();
   if (e.drain) await settlesWithin(e.drain, DRAIN_MS);
   e.cancel();
   const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
-  if (!(await settlesWithin(e.cleanup(), graceMs))) {
+  if (!(await cleansWithin(e.cleanup(), graceMs, e.signalled))) {
     const killed = await e.connection.kill();
-    e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+    e.log.info("shutdown: helpers killed", { graceMs, killed });
   }
   // Cancelled calls answer at once; whatever is still owed an answer gets one now.
   await settlesWithin(e.wire.idle(), ANSWER_MS);
@@ -215,6 +226,35 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   try {
     return await Promise.race([promise.then(() => true as const, () => true as const), timeout]);
   } finally {
+    clearTimeout(id);
+  }
+}
+
+/**
+ * Whether `cleanup` settles within `ms`, or, once `signalled` settles,
+ * within {@linkcode SIGNAL_GRACE_MS} of it (when that is sooner).
+ */
+async function cleansWithin(
+  cleanup: Promise<unknown>,
+  ms: number,
+  signalled: Promise<void>,
+): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  const outOfTime = Promise.withResolvers<false>();
+  let id: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
+  const arm = (after: number) => {
+    clearTimeout(id);
+    id = setTimeout(() => outOfTime.resolve(false), Math.max(0, after));
+  };
+  arm(ms);
+  void signalled.then(() => {
+    if (!done && performance.now() + SIGNAL_GRACE_MS < deadline) arm(SIGNAL_GRACE_MS);
+  });
+  try {
+    return await Promise.race([cleanup.then(() => true, () => true), outOfTime.promise]);
+  } finally {
+    done = true;
     clearTimeout(id);
   }
 }

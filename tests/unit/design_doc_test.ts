@@ -33,7 +33,7 @@ import { OTHER_RELAY_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
-import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
+import { SHUTDOWN_GRACE_MS, SIGNAL_GRACE_MS } from "../../src/host/serve.ts";
 import { MAX_OUTPUT_SCHEMA_BYTES } from "../../src/reply/structured.ts";
 import { CODEX_STARTUP_TIMEOUT_SEC } from "../../src/ops/mcp_startup.ts";
 import { MCP_WAIT_RESERVE_MS } from "../../src/ops/mcp_wait.ts";
@@ -179,6 +179,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
+  says("after SIGINT or SIGTERM", `get ${SIGNAL_GRACE_MS} ms, then`);
   says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
   says("active threads asked for another relay's turn, per list", `${OTHER_RELAY_PROBES} (`);
   const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
