@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Capabilities } from "../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf } from "../src/core/capabilities.ts";
 import { allowedMethods } from "../src/codex/methods.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
@@ -21,11 +21,20 @@ export const TOOLS_MARKERS = {
   end: "<!-- tools-table:end -->",
 } as const;
 
+/** The levels, each with what its flag alone gives (they stack: turn start includes reply read). */
 const LEVELS: { name: string; flag: string; caps: Capabilities }[] = [
-  { name: "queue (default)", flag: "none", caps: { replyRead: false, turnStart: false } },
-  { name: "reply read", flag: "`--allow-reply-read`", caps: { replyRead: true, turnStart: false } },
-  { name: "turn start", flag: "`--allow-turn-start`", caps: { replyRead: false, turnStart: true } },
+  { name: "queue (default)", flag: "none", caps: capabilitiesOf(flagsOf(false, false)) },
+  { name: "reply read", flag: "`--allow-reply-read`", caps: capabilitiesOf(flagsOf(true, false)) },
+  {
+    name: "turn start",
+    flag: "`--allow-turn-start` (reply read included)",
+    caps: capabilitiesOf(flagsOf(false, true)),
+  },
 ];
+
+function flagsOf(allowReplyRead: boolean, allowTurnStart: boolean) {
+  return { allowReplyRead, allowTurnStart };
+}
 
 const FULL: Capabilities = { replyRead: true, turnStart: true };
 
@@ -49,13 +58,14 @@ function inputsOf(tool: (typeof TOOLS)[number]): string {
 
 /** The two tables (levels, then tools), separated by a blank line. */
 export function toolsTableMarkdown(): string {
-  const base = allowedMethods(LEVELS[0].caps);
-  const baseTools = TOOLS.filter((t) => t.enabled(LEVELS[0].caps));
   const levels = markdownTable(
     ["level", "flag", "tools", "app-server methods it may call"],
     LEVELS.map((l, i) => {
-      const tools = TOOLS.filter((t) => t.enabled(l.caps) && (i === 0 || !baseTools.includes(t)));
-      const methods = [...allowedMethods(l.caps)].filter((m) => i === 0 || !base.has(m));
+      // Each level adds to the one before it.
+      const below = i === 0 ? undefined : LEVELS[i - 1].caps;
+      const tools = TOOLS.filter((t) => t.enabled(l.caps) && !(below && t.enabled(below)));
+      const before = below ? allowedMethods(below) : new Set<string>();
+      const methods = [...allowedMethods(l.caps)].filter((m) => !before.has(m));
       const plus = i === 0 ? "" : "+ ";
       return [l.name, l.flag, plus + code(tools.map((t) => t.name)), plus + code(methods)];
     }),

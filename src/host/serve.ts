@@ -13,7 +13,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { openConnection } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
-import type { Capabilities } from "../core/capabilities.ts";
+import { type Capabilities, capabilitiesOf } from "../core/capabilities.ts";
 import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
 import { backendTraits } from "./surface.ts";
@@ -62,7 +62,7 @@ async function serveFlagsOn(
   io: Pick<ServeOptions, "readable" | "writable" | "signal">,
 ): Promise<number> {
   const log = stderrLogger(flags.logLevel);
-  const caps: Capabilities = { replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart };
+  const caps: Capabilities = capabilitiesOf(flags);
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
   const open = { allowlist: allowedMethods(caps), version, log, command: flags.codex };
