@@ -1,8 +1,8 @@
 /**
  * The text rendering of reply-read results (`codex_read_reply`,
  * `codex_wait_reply`): what the read found, then what to do next. The
- * terms (`no_match`, association) are explained in the tool descriptions and
- * in the `next` of a result that carries them.
+ * terms are explained in the tool descriptions (association, `no_match`), and
+ * `no_match` again in the `next` of a result that carries it.
  * @module
  */
 
@@ -76,10 +76,6 @@ const REASON_TEXT: Record<string, string> = {
 export const NO_MATCH_MEANS =
   "no_match: no user message with your clientMessageId is in the thread's queue or among the items searched (the newest 100).";
 
-/** What `association: same_turn_not_exclusive` means, said where an agent meets replies. */
-export const ASSOCIATION_MEANS =
-  "association same_turn_not_exclusive: these are every final answer of the turn that took your message; one may answer input the turn got after yours.";
-
 /** How the caller goes on when the turn has no final answer yet. */
 export interface RenderOptions {
   /** The next step for a turn still running (default: wait for it). */
@@ -112,10 +108,7 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
           : ended !== undefined || out.turn?.status === "interrupted"
           ? "The turn has ended: these are all its final answers."
           : "The replies field holds its final answer(s).";
-        return {
-          said: `${head} ${replies}`,
-          next: out.association ? `${ASSOCIATION_MEANS} ${next}` : next,
-        };
+        return { said: `${head} ${replies}`, next };
       }
       if (ended) {
         return { said: `${head} ${ended}`, next: "The turn has ended: nothing to wait for." };

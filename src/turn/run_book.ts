@@ -54,6 +54,8 @@ export interface RunSnapshot {
   queuedAhead: QueuedAhead[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
+  /** The latest thing Codex reported doing, one line (an item started, a failed model request). */
+  activity?: string;
 }
 
 /** A finished run, as results report it. */

@@ -1,9 +1,5 @@
 import assert from "assert";
-import {
-  type Capabilities,
-  capabilitiesOf,
-  capabilityArgs,
-} from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf, capabilityArgs } from "../../src/core/capabilities.ts";
 import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";

@@ -287,44 +287,27 @@ Deno.test("at every level no tool description, instruction, prompt or result nam
   }
 });
 
-Deno.test("no_match and association are explained where the agent meets them: the descriptions and next (issue 38)", () => {
+Deno.test("no_match and association are explained where the agent meets them: the descriptions, and next of no_match (issue 38)", () => {
   const surface = spawnSurface(capabilitiesOf({ allowReplyRead: true, allowTurnStart: false }));
+  const read = TOOLS.find((t) => t.name === "codex_read_reply")!;
+  const description = typeof read.description === "string"
+    ? read.description
+    : read.description(surface);
+  assert.match(description, /\(association: its later input's too\)/);
+  assert.match(description, /no_match: not queued nor in the newest 100 items/);
   let checked = 0;
-  for (
-    const tool of TOOLS.filter((t) =>
-      t.name === "codex_read_reply" || t.name === "codex_wait_reply"
-    )
-  ) {
-    const description = typeof tool.description === "string"
-      ? tool.description
-      : tool.description(surface);
-    assert.match(description, /no_match/, `${tool.name}'s description`);
-    assert.match(description, /association/, `${tool.name}'s description`);
-    for (const sample of SAMPLES[tool.name]) {
-      const out = (tool as Tool<z.ZodType, z.ZodType>).outputSchema.parse(sample) as {
-        status?: string;
-        association?: string;
-        replies?: unknown[];
-      };
-      const { next } = (tool as Tool<z.ZodType, z.ZodType>).explain(out, surface);
-      const label = `${tool.name} ${JSON.stringify(sample).slice(0, 80)}`;
-      if (out.status === "no_match") {
-        checked++;
-        assert.match(
-          next,
-          /no_match: no user message with your clientMessageId is in the thread's queue or among the items searched/,
-          label,
-        );
-      }
-      if (out.association && out.replies?.length) {
-        checked++;
-        assert.match(
-          next,
-          /association same_turn_not_exclusive: these are every final answer of the turn that took your message/,
-          label,
-        );
-      }
+  for (const name of ["codex_read_reply", "codex_wait_reply"]) {
+    const tool = TOOLS.find((t) => t.name === name) as Tool<z.ZodType, z.ZodType>;
+    for (const sample of SAMPLES[name]) {
+      const out = tool.outputSchema.parse(sample) as { status?: string };
+      if (out.status !== "no_match") continue;
+      checked++;
+      assert.match(
+        tool.explain(out, surface).next,
+        /^no_match: no user message with your clientMessageId is in the thread's queue or among the items searched/,
+        `${name} ${JSON.stringify(sample).slice(0, 80)}`,
+      );
     }
   }
-  assert.ok(checked >= 4, `results checked: ${checked}`);
+  assert.ok(checked >= 3, `no_match results checked: ${checked}`);
 });

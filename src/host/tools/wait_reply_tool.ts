@@ -91,7 +91,7 @@ export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> 
   description: (surface) =>
     `Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut.${
       surface.caps.turnStart ? " Follows codex_run turns and their approvals." : ""
-    } messages: several at once. Results as codex_read_reply's (no_match, association).`,
+    } messages: several at once.`,
   inputSchema: waitReplyInput,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -170,6 +170,7 @@ function explainOne(out: WaitMessageResult, turnStart: boolean): Explained {
   return {
     said: sentences(
       read.said.trim(),
+      out.activity ? `Latest from Codex: ${out.activity}` : "",
       failed,
       ...notes,
       pending,
