@@ -43,7 +43,7 @@ export const STREAM_ERROR_MAX_CHARS = 240;
  * @example
  * ```ts
  * streamErrorText(true, "Reconnecting... waiting for network", "Connection failed: error sending request");
- * // "Codex cannot reach the model and retries: Reconnecting... waiting for network (Connection failed: error sending request)"
+ * // "Codex's model request failed and is retried: Reconnecting... waiting for network (Connection failed: error sending request)"
  * ```
  */
 export function streamErrorText(
@@ -53,8 +53,8 @@ export function streamErrorText(
 ): string {
   const what = [message, details ? `(${details})` : ""].filter(Boolean).join(" ");
   const line = willRetry
-    ? `Codex cannot reach the model and retries: ${what || "no reason given"}`
-    : `Codex's request to the model failed: ${what || "no reason given"}`;
+    ? `Codex's model request failed and is retried: ${what || "no reason given"}`
+    : `Codex's model request failed: ${what || "no reason given"}`;
   const chars = [...line.replace(/\s+/g, " ").trim()];
   return chars.length <= STREAM_ERROR_MAX_CHARS
     ? chars.join("")

@@ -38,8 +38,11 @@ Deno.test({
         assert.equal(out.turn?.status, "failed", JSON.stringify(out));
         assert.equal(out.activity, undefined, "an ended turn has no activity");
         const said = progress.join("\n");
-        assert.match(said, /^Codex cannot reach the model and retries: Reconnecting\.\.\. 1\/1/m);
-        assert.match(said, /^Codex's request to the model failed: /m);
+        assert.match(
+          said,
+          /^Codex's model request failed and is retried: Reconnecting\.\.\. 1\/1/m,
+        );
+        assert.match(said, /^Codex's model request failed: /m);
       } finally {
         const end = await relay.close();
         assert.equal(end.code, 0, end.stderr.slice(-2000));

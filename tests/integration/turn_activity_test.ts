@@ -38,7 +38,7 @@ async function withRelay(s: Scenario, fn: (client: Client, f: FixtureHome) => Pr
 }
 
 const NO_NETWORK =
-  "Codex cannot reach the model and retries: Reconnecting... waiting for network (Connection failed: error sending request)";
+  "Codex's model request failed and is retried: Reconnecting... waiting for network (Connection failed: error sending request)";
 
 Deno.test("a turn that cannot reach the model says so: in progress, and in the running results of codex_run and codex_wait_reply", async () => {
   const t = thread({ scripts: [[STREAM_ERRORS.noNetwork, { barrier: "offline" }]] });
@@ -94,11 +94,11 @@ Deno.test("a model request retried, then failed: progress says each, the result 
     const said = progress.join("\n");
     assert.match(
       said,
-      /Codex cannot reach the model and retries: Reconnecting\.\.\. 1\/2 \(We’re currently experiencing high demand/,
+      /Codex's model request failed and is retried: Reconnecting\.\.\. 1\/2 \(We’re currently experiencing high demand/,
     );
     assert.match(
       said,
-      /Codex's request to the model failed: We’re currently experiencing high demand/,
+      /Codex's model request failed: We’re currently experiencing high demand/,
     );
   });
 });

@@ -99,14 +99,14 @@ Deno.test("TurnEvents: a failed model request is told in one line, ours or a mes
     {
       kind: "note",
       text:
-        "Codex cannot reach the model and retries: Reconnecting... 1/5 (boom) (for a message queued ahead of yours)",
+        "Codex's model request failed and is retried: Reconnecting... 1/5 (boom) (for a message queued ahead of yours)",
     },
   ]);
   user("t1", "mine");
   assert.deepEqual(error("t1", false, "stream\ndisconnected", null), [
-    { kind: "note", text: "Codex's request to the model failed: stream disconnected" },
+    { kind: "note", text: "Codex's model request failed: stream disconnected" },
   ]);
-  assert.equal(e.story.latest, "Codex's request to the model failed: stream disconnected");
+  assert.equal(e.story.latest, "Codex's model request failed: stream disconnected");
   assert.deepEqual(
     e.notification("error", { threadId: "other", turnId: "x", willRetry: true, error: {} }),
     [],
@@ -123,7 +123,7 @@ Deno.test("TurnEvents: a failed model request is told in one line, ours or a mes
 Deno.test("streamErrorText: one line of at most 240 characters, cut on a character boundary (issue 38)", () => {
   assert.equal(
     streamErrorText(true, undefined, undefined),
-    "Codex cannot reach the model and retries: no reason given",
+    "Codex's model request failed and is retried: no reason given",
   );
   const long = streamErrorText(false, "😀".repeat(400), "x\n\ny");
   assert.equal([...long].length, STREAM_ERROR_MAX_CHARS);
