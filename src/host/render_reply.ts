@@ -74,7 +74,7 @@ const REASON_TEXT: Record<string, string> = {
 
 /** What `no_match` means, said where an agent meets it (its `next`). */
 export const NO_MATCH_MEANS =
-  "no_match: no user message with your clientMessageId is in the thread's queue or among the items searched (the newest 100).";
+  "no_match: no user message with your clientMessageId is in the thread's queue or among the items searched (a page of 100).";
 
 /** How the caller goes on when the turn has no final answer yet. */
 export interface RenderOptions {

@@ -153,7 +153,7 @@ export const DRAIN_MS = 800;
  * own before their process groups are killed: a client that sends a signal
  * waits about 100 ms (Claude Code) before it sends a harder one.
  */
-export const SIGNAL_GRACE_MS = 30;
+export const SIGNAL_GRACE_MS = 10;
 
 /** How long the last answers get to be written, twice: by their calls, then by the relay. */
 const ANSWER_MS = 100;
@@ -209,9 +209,12 @@ async function shutDown(e: Ending): Promise<void> {
   if (e.drain) await settlesWithin(e.drain, DRAIN_MS);
   e.cancel();
   const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
+  let signalled = false;
+  void e.signalled.then(() => (signalled = true));
   if (!(await cleansWithin(e.cleanup(), graceMs, e.signalled))) {
     const killed = await e.connection.kill();
-    e.log.info("shutdown: helpers killed", { graceMs, killed });
+    if (signalled) e.log.info("signalled: helpers killed", { graceMs: SIGNAL_GRACE_MS, killed });
+    else e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
   }
   // Cancelled calls answer at once; whatever is still owed an answer gets one now.
   await settlesWithin(e.wire.idle(), ANSWER_MS);
