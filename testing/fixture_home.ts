@@ -273,8 +273,8 @@ const HIGH_DEMAND =
   "We\u2019re currently experiencing high demand, which may cause temporary errors.";
 
 /**
- * A turn's model requests failing, as Codex 0.169 and 0.171 told it (transcript 27:
- * `request_max_retries = 1`, `stream_max_retries = 2`): with nothing listening at the
+ * A turn's model requests failing, as Codex 0.169 and 0.171 told it (captured for issue 38,
+ * docs/codex-protocol.md; `stream_max_retries = 2`): with nothing listening at the
  * provider's address Codex retries every few seconds to minutes (`noNetwork`); a provider
  * answering HTTP 500 is retried (`highDemandRetry`, `Reconnecting... n/2`), then fails the turn
  * (`highDemandFailed`, then `turn/completed` failed with that error).

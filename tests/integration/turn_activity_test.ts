@@ -4,7 +4,7 @@
  * it started (never the command or its output), and a model request that
  * failed, so a turn that cannot reach the model says so instead of staying
  * `running` in silence. The fixture tells the failures as Codex 0.169 and
- * 0.171 did (transcript 27, `STREAM_ERRORS`).
+ * 0.171 did (`STREAM_ERRORS`, docs/codex-protocol.md).
  */
 import assert from "assert";
 import {
