@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Capabilities } from "../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf } from "../src/core/capabilities.ts";
 import { allowedMethods } from "../src/codex/methods.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
@@ -21,16 +21,25 @@ export const TOOLS_MARKERS = {
   end: "<!-- tools-table:end -->",
 } as const;
 
+/** The levels, each with what its flag alone gives (they stack: turn start includes reply read). */
 const LEVELS: { name: string; flag: string; caps: Capabilities }[] = [
-  { name: "queue (default)", flag: "none", caps: { replyRead: false, turnStart: false } },
-  { name: "reply read", flag: "`--allow-reply-read`", caps: { replyRead: true, turnStart: false } },
-  { name: "turn start", flag: "`--allow-turn-start`", caps: { replyRead: false, turnStart: true } },
+  { name: "queue (default)", flag: "none", caps: capabilitiesOf(flagsOf(false, false)) },
+  { name: "reply read", flag: "`--allow-reply-read`", caps: capabilitiesOf(flagsOf(true, false)) },
+  {
+    name: "turn start",
+    flag: "`--allow-turn-start` (reply read included)",
+    caps: capabilitiesOf(flagsOf(false, true)),
+  },
   {
     name: "worktrees",
     flag: "`--allow-worktrees` (with `--allow-turn-start`)",
-    caps: { replyRead: false, turnStart: true, worktrees: true },
+    caps: capabilitiesOf({ ...flagsOf(false, true), worktrees: { git: "git" } }),
   },
 ];
+
+function flagsOf(allowReplyRead: boolean, allowTurnStart: boolean) {
+  return { allowReplyRead, allowTurnStart };
+}
 
 const FULL: Capabilities = { replyRead: true, turnStart: true, worktrees: true };
 

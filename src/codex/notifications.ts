@@ -39,6 +39,20 @@ export type TurnEvent =
     status: TurnStatus | string | undefined;
     error: TurnError | null | undefined;
   }
+  | {
+    /**
+     * `error`: a request to the model failed. `willRetry` while Codex retries it
+     * (`Reconnecting... 1/5`, `Reconnecting... waiting for network`); false when
+     * the turn fails with it (`turn/completed` follows).
+     */
+    kind: "streamError";
+    threadId?: string;
+    turnId: string | null;
+    willRetry: boolean;
+    message: string | undefined;
+    /** `error.additionalDetails`: what failed (e.g. `Connection failed: error sending request`). */
+    details: string | undefined;
+  }
   | { kind: "requestResolved"; threadId?: string; requestId: unknown }
   | { kind: "threadStatus"; threadId?: string; status: string | undefined };
 
@@ -81,6 +95,17 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
         turnId: asStr(turn?.id) ?? null,
         status: asStr(turn?.status),
         error: turn?.error as TurnError | null | undefined,
+      };
+    }
+    case "error": {
+      const error = asObj(params.error);
+      return {
+        kind: "streamError",
+        ...scope,
+        turnId: asStr(params.turnId) ?? null,
+        willRetry: params.willRetry === true,
+        message: asStr(error?.message),
+        details: asStr(error?.additionalDetails),
       };
     }
     case "serverRequest/resolved":

@@ -1,7 +1,8 @@
 /**
  * The text rendering of reply-read results (`codex_read_reply`,
  * `codex_wait_reply`): what the read found, then what to do next. The
- * terms (association, cursors) are explained once, in the tool descriptions.
+ * terms are explained in the tool descriptions (association, `no_match`), and
+ * `no_match` again in the `next` of a result that carries it.
  * @module
  */
 
@@ -71,6 +72,10 @@ const REASON_TEXT: Record<string, string> = {
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",
 };
 
+/** What `no_match` means, said where an agent meets it (its `next`). */
+export const NO_MATCH_MEANS =
+  "no_match: no user message with your clientMessageId is in the thread's queue or among the items searched (a page of 100).";
+
 /** How the caller goes on when the turn has no final answer yet. */
 export interface RenderOptions {
   /** The next step for a turn still running (default: wait for it). */
@@ -93,14 +98,12 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
         const replies = `${out.replies.length} final answer(s): ${
           out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
-        return {
-          said: `${head} ${replies}`,
-          next: out.nextCursor
-            ? "More may follow: pass nextCursor as cursor."
-            : ended !== undefined || out.turn?.status === "interrupted"
-            ? "The turn has ended: these are all its final answers."
-            : "The replies field holds its final answer(s).",
-        };
+        const next = out.nextCursor
+          ? "More may follow: pass nextCursor as cursor."
+          : ended !== undefined || out.turn?.status === "interrupted"
+          ? "The turn has ended: these are all its final answers."
+          : "The replies field holds its final answer(s).";
+        return { said: `${head} ${replies}`, next };
       }
       if (ended) {
         return { said: `${head} ${ended}`, next: "The turn has ended: nothing to wait for." };
@@ -111,9 +114,11 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
       return {
         said:
           `Not found among the items searched: no user message with clientMessageId ${out.clientMessageId} in thread ${out.threadId}.`,
-        next: out.searchCursor
-          ? "Older items remain: pass searchCursor as cursor to search them."
-          : "Read again without a cursor: that also looks in the thread's queue.",
+        next: `${NO_MATCH_MEANS} ${
+          out.searchCursor
+            ? "Older items remain: pass searchCursor as cursor to search them."
+            : "Read again without a cursor: that also looks in the thread's queue."
+        }`,
       };
     case "queued":
       return {

@@ -1,17 +1,12 @@
 /**
- * Every result a tool returns to the client, as one zod schema each (the tools advertise them as
- * their `outputSchema`), the types derived from them, and the status lists the results use. The
- * one source of every shape (the files fields: `files_schema.ts`): the tools, the docs tables and
- * the tests read them here. A name means one thing in every result:
- *
- * - a turn's status ({@linkcode RESULT_TURN_STATUSES}): `running`, `completed`, `failed`,
- *   `interrupted`, or `unverified` when it cannot be told (Codex's own `inProgress` is reported
- *   as `running`);
- * - `pendingRequests`: Codex's requests that wait for the client's answer (approvals and
- *   elicitations), `declinedRequests`: those declined at once;
- * - `queuedAhead`: messages queued before the run's own that its start also started;
- *   `otherRelay`: a listed run another codex-relay process started.
- * Fields are explained in comments (output schemas are advertised without descriptions).
+ * Every result a tool returns to the client, as one zod schema each (the
+ * tools advertise them as their `outputSchema`), the types derived from them,
+ * and the status lists the results use. The one source of every shape (the
+ * files fields: `files_schema.ts`): the tools, the docs tables and the tests read them here. A name means one thing
+ * in every result (docs/design.md, "Results"): a turn's status
+ * ({@linkcode RESULT_TURN_STATUSES}), `pendingRequests`, `declinedRequests`,
+ * `queuedAhead`, `otherRelay`, `activity`. Fields are explained in comments:
+ * output schemas are advertised without descriptions (`src/host/tool_schema.ts`).
  * @module
  */
 
@@ -217,6 +212,9 @@ export const replyFields = {
   structured: structuredSchema.optional(),
 };
 
+/** The latest thing Codex reported of a running turn: one line, never content (running only). */
+export const activitySchema = z.string().optional();
+
 /** The `codex_run` (and `codex_review`) result. */
 export const runOutput = z.object({
   receipt: receiptSchema,
@@ -229,6 +227,7 @@ export const runOutput = z.object({
   declinedRequests: declinedRequestsSchema,
   queuedAhead: z.array(queuedAheadSchema).optional(),
   notes: z.array(z.string()).optional(),
+  activity: activitySchema,
   /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
   mcpServers: z.array(mcpServerSchema).optional(),
   ...replyFields,
@@ -271,6 +270,7 @@ export const waitMessageSchema = readReplySchema.extend({
   timedOut: z.boolean(),
   pendingRequests: pendingRequestsSchema,
   notes: z.array(z.string()).optional(),
+  activity: activitySchema,
   declinedRequests: declinedRequestsSchema,
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),

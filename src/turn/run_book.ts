@@ -59,6 +59,8 @@ export interface RunSnapshot {
   changedFiles?: ChangedFile[];
   /** How many files it changed in all. */
   changedFilesCount?: number;
+  /** The latest thing Codex reported doing, one line (an item started, a failed model request). */
+  activity?: string;
 }
 
 /** A finished run, as results report it. */

@@ -110,6 +110,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...read,
     timedOut: open,
     ...(open && end.pendingRequests.length ? { pendingRequests: end.pendingRequests } : {}),
+    ...(open && snapshot.activity ? { activity: snapshot.activity } : {}),
     ...runDeclined(snapshot),
     ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
     ...(failed ? { error: snapshot.error } : {}),
@@ -136,6 +137,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (end.kind === "running") {
     if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
+    if (snapshot.activity && !end.lost) out.activity = snapshot.activity;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;

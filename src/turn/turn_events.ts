@@ -91,6 +91,8 @@ export class TurnEvents {
         return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
         return [{ kind: "resolved", requestId: event.requestId }];
+      case "streamError":
+        return note(this.story.streamError(event, this.#ours(event.turnId)));
     }
     return [];
   }
@@ -124,8 +126,12 @@ export class TurnEvents {
 
   /** Notes what Codex started doing, in words (kinds and names, never content). */
   #activity(item: unknown, turnId: string | null): Happened[] {
-    const ours = this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
-    return note(this.story.activity(item, ours));
+    return note(this.story.activity(item, this.#ours(turnId)));
+  }
+
+  /** Whether an event of `turnId` (none: the turn running now) is of the own turn. */
+  #ours(turnId: string | null): boolean {
+    return this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
   }
 
   #turnCompleted(

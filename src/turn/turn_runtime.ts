@@ -150,6 +150,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       queuedAhead: this.#events.story.queuedAhead,
       notes: this.#events.story.notes,
       ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
+      ...(this.#events.story.latest ? { activity: this.#events.story.latest } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf, capabilityArgs } from "../../src/core/capabilities.ts";
 import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
@@ -54,12 +54,15 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     ],
   },
   {
+    // The levels stack: an agent that starts turns reads their answers (issue 38, item 6).
     name: "--allow-turn-start",
-    caps: { replyRead: false, turnStart: true },
-    methods: [...QUEUE, ...TURN],
+    caps: capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }),
+    methods: [...QUEUE, ...READ, ...TURN],
     tools: [
       "codex_list_threads",
       "codex_queue_message",
+      "codex_read_reply",
+      "codex_wait_reply",
       "codex_run",
       "codex_review",
       "codex_steer",
@@ -69,7 +72,7 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
   },
   {
     name: "--allow-reply-read --allow-turn-start",
-    caps: { replyRead: true, turnStart: true },
+    caps: capabilitiesOf({ allowReplyRead: true, allowTurnStart: true }),
     methods: [...QUEUE, ...READ, ...TURN],
     tools: [
       "codex_list_threads",

@@ -317,6 +317,7 @@ function explainRunning(
   return {
     said: sentences(
       `The turn is running (${ids})`,
+      out.activity ? `Latest from Codex: ${out.activity}` : "",
       where,
       aheadText(out),
       ...notes,
