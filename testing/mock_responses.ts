@@ -39,6 +39,7 @@
  * |------------------------------------------------|--------------------------------------------|
  * | a reviewer's (latest user text `Review the     | the review JSON: one P1 finding on         |
  * | current code changes…`, or `REVIEW_JSON`)      | `<cwd>/calc.js:2-2` ({@link reviewJson})   |
+ * | `REVIEW_CLEAN` / `REVIEW_PLAIN`                | the JSON without finding / plain text      |
  * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
  * |                                                | `BADJSON`, plain text                      |
  *
@@ -144,7 +145,15 @@ export function secondAnswer(seq: number): string {
  * The reviewer's answer (the JSON Codex's review prompt asks for), with its one finding on
  * `<cwd>/calc.js` lines 2-2, as the lab's mock of transcript 21 answered.
  */
-export function reviewJson(cwd: string): string {
+export function reviewJson(cwd: string, clean = false): string {
+  if (clean) {
+    return JSON.stringify({
+      findings: [],
+      overall_correctness: "patch is correct",
+      overall_explanation: "Mock review: no issues.",
+      overall_confidence_score: 0.9,
+    });
+  }
   return JSON.stringify({
     findings: [{
       title: "[P1] Mock finding: division by zero",
@@ -328,8 +337,9 @@ export async function startMockResponses(
       : undefined;
     let kind: MockReplyKind;
     if (/\bHTTP500\b/.test(markers)) kind = "http500";
-    else if (/^Review the current code changes|\bREVIEW_JSON\b/.test(markers)) kind = "review";
-    else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
+    else if (/^Review the current code changes|\bREVIEW_(JSON|PLAIN|CLEAN)\b/.test(markers)) {
+      kind = "review";
+    } else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
     else if (/\bFAIL\b/.test(markers)) kind = "fail";
     else if (shell) kind = toolOutput ? "shell_answer" : "shell_call";
     else if (/\bMCP_ELICIT\b/.test(markers)) kind = toolOutput ? "mcp_answer" : "mcp_call";
@@ -439,7 +449,10 @@ export async function startMockResponses(
       }
       case "review": {
         const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(input))?.[1] ?? "/workspace";
-        finalMessage(`msg_${n}_final`, reviewJson(cwd));
+        const answer = /\bREVIEW_PLAIN\b/.test(markers)
+          ? "Plain text review, not JSON."
+          : reviewJson(cwd, /\bREVIEW_CLEAN\b/.test(markers));
+        finalMessage(`msg_${n}_final`, answer);
         break;
       }
       case "json":

@@ -21,6 +21,9 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
+import { reviewSchema } from "./job_schemas.ts";
+
+export * from "./job_schemas.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -83,23 +86,6 @@ export const READ_REPLY_STATUSES = [
   "ambiguous",
   "unavailable",
 ] as const;
-
-/** One finding of a review (`src/reply/review_text.ts`). */
-export const reviewFindingSchema = z.object({
-  priority: z.number().int().nullable(),
-  title: z.string(),
-  file: z.string(),
-  lineStart: z.number().int(),
-  lineEnd: z.number().int(),
-  body: z.string(),
-});
-
-/** A review: the rendered text (bounded) and the findings parsed from it. */
-export const reviewSchema = z.object({
-  text: z.string(),
-  findings: z.array(reviewFindingSchema),
-  truncated: z.boolean(),
-});
 
 /** A structured answer checked against its schema (`src/reply/structured.ts`). */
 export const structuredSchema = z.union([

@@ -166,9 +166,12 @@ function reviewText(out: RunResult): string {
       f.priority === null ? "" : `[P${f.priority}] `
     }${f.title} (${f.file}:${f.lineStart}-${f.lineEnd})`
   );
+  const verdict = review.verdict
+    ? ` Verdict: ${review.verdict}${review.verdictReason ? ` (${review.verdictReason})` : ""}.`
+    : "";
   return `Review, ${review.findings.length} finding(s)${
     lines.length ? `:\n${lines.join("\n")}` : "."
-  }\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
+  }${verdict}\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
 }
 
 /** The structured part of a result. */
@@ -245,6 +248,9 @@ function endedNext(out: RunResult): string {
   }
   if (out.turn?.status === "interrupted") {
     return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
+  }
+  if (out.review?.verdict === "failed") {
+    return "The review failed (review.verdictReason): do not read it as clean; read review.text, or run it again.";
   }
   if (out.review) return "The review ended: its findings are in review (its text in review.text).";
   if (out.structured) {
