@@ -49,3 +49,35 @@ export const reviewSchema = z.object({
   verdict: z.enum(["findings", "no_findings", "failed"]).optional(),
   verdictReason: z.enum(VERDICT_REASONS).optional(),
 });
+
+/** Token counts (`thread/tokenUsage/updated`, reasoning output as `reasoningTokens`). */
+export const tokenCountsSchema = z.object({
+  inputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  outputTokens: z.number(),
+  reasoningTokens: z.number(),
+  totalTokens: z.number(),
+});
+
+/** Token counts. */
+export type TokenCounts = z.output<typeof tokenCountsSchema>;
+
+/**
+ * A run's usage (`src/reply/token_usage.ts`): its turn's tokens, the context
+ * window and how much of it the last request used, and the thread's total.
+ * Absent from a result when Codex sent no `thread/tokenUsage/updated`.
+ *
+ * @example
+ * ```ts
+ * const c = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5, reasoningTokens: 0, totalTokens: 15 };
+ * usageSchema.parse({ ...c, contextWindow: 258400, contextUsed: 15, threadTotal: c });
+ * ```
+ */
+export const usageSchema = tokenCountsSchema.extend({
+  contextWindow: z.number().nullable(),
+  contextUsed: z.number(),
+  threadTotal: tokenCountsSchema,
+});
+
+/** A run's usage. */
+export type RunUsage = z.output<typeof usageSchema>;

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
-import { reviewSchema } from "./job_schemas.ts";
+import { reviewSchema, usageSchema } from "./job_schemas.ts";
 
 export * from "./job_schemas.ts";
 
@@ -218,6 +218,8 @@ export const runOutput = z.object({
   notes: z.array(z.string()).optional(),
   /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
   mcpServers: z.array(mcpServerSchema).optional(),
+  /** The turn's token usage (so far), when Codex told any: absent, never zero, when it told none. */
+  usage: usageSchema.optional(),
   ...replyFields,
 });
 
@@ -260,6 +262,8 @@ export const waitMessageSchema = readReplySchema.extend({
   declinedRequests: declinedRequestsSchema,
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),
+  /** A followed run's token usage, when Codex told any. */
+  usage: usageSchema.optional(),
 });
 
 /** One message's `codex_wait_reply` result. */

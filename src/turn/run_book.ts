@@ -19,7 +19,7 @@
 
 import type { Clock } from "../core/clock.ts";
 import type { DeclinedRequest } from "../elicit/router.ts";
-import type { ListedRun, QueuedAhead, ReadReplyResult } from "../reply/schemas.ts";
+import type { ListedRun, QueuedAhead, ReadReplyResult, RunUsage } from "../reply/schemas.ts";
 import type { Failure } from "./classify_failure.ts";
 import {
   advance,
@@ -54,6 +54,8 @@ export interface RunSnapshot {
   queuedAhead: QueuedAhead[];
   /** What the client should know about the run (an answer that counted as a decline, a name not set). */
   notes: string[];
+  /** Its turn's token usage, when Codex told any. */
+  usage?: RunUsage;
 }
 
 /** A finished run, as results report it. */

@@ -107,6 +107,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...runDeclined(snapshot),
     ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
     ...(failed ? { error: snapshot.error } : {}),
+    ...(snapshot.usage ? { usage: snapshot.usage } : {}),
   };
 }
 
@@ -126,6 +127,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
   };
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
+  if (snapshot.usage) out.usage = snapshot.usage;
   if (end.kind === "running") {
     if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });

@@ -11,6 +11,8 @@ import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure } from "./classify_failure.ts";
 import { RunStory } from "./run_story.ts";
+import { addTokenUsage } from "../reply/token_usage.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 import type { RunEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 
@@ -37,6 +39,8 @@ export class TurnEvents {
   currentTurnId: string | null = null;
   /** Items the own turn completed (user messages excluded). */
   itemsCompleted = 0;
+  /** The own turn's token usage, once Codex told any (`thread/tokenUsage/updated`). */
+  usage: RunUsage | undefined;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
@@ -91,6 +95,11 @@ export class TurnEvents {
         return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
         return [{ kind: "resolved", requestId: event.requestId }];
+      case "tokenUsage":
+        if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
+          this.usage = addTokenUsage(this.usage, event.usage);
+        }
+        return [];
     }
     return [];
   }
@@ -102,6 +111,12 @@ export class TurnEvents {
     if (status !== "failed") return [];
     const failure = classifyFailure(error?.codexErrorInfo, error?.message);
     return [{ kind: "ended", end: "failed", error: error?.message, failure }];
+  }
+
+  /** Whether `turnId` is the own turn or a turn started inside it (a review's R'). */
+  #ownOrInner(turnId: string): boolean {
+    return this.turnId !== null &&
+      (turnId === this.turnId || this.#roots.get(turnId) === this.turnId);
   }
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {

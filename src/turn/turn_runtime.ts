@@ -142,6 +142,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       declinedRequests: this.#declined.map((d) => ({ ...d })),
       queuedAhead: this.#events.story.queuedAhead,
       notes: this.#events.story.notes,
+      ...(this.#events.usage ? { usage: this.#events.usage } : {}),
     };
   }
 

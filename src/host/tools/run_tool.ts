@@ -18,7 +18,7 @@ import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
-import { declinedText, pendingText, replyText } from "../render_reply.ts";
+import { declinedText, pendingText, replyText, usageText } from "../render_reply.ts";
 import type { Surface } from "../surface.ts";
 import { type Explained, reasonNext } from "../next_steps.ts";
 
@@ -223,6 +223,7 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
     ...notes,
     failure,
     declinedText(out.declinedRequests),
+    usageText(out.usage),
   ) +
     (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
   return { said, next: endedNext(out) };
