@@ -16,6 +16,7 @@ import { reviewTool } from "../src/host/tools/review_tool.ts";
 import { steerTool } from "../src/host/tools/steer_tool.ts";
 import { waitReplyTool } from "../src/host/tools/wait_reply_tool.ts";
 import { withdrawMessageTool } from "../src/host/tools/withdraw_message_tool.ts";
+import { usageTool } from "../src/host/tools/usage_tool.ts";
 
 /** Each tool's output schema by its name (`tests/unit/call_tool_test.ts` keeps it equal to `TOOLS`). */
 export const OUTPUT_SCHEMAS = {
@@ -28,6 +29,7 @@ export const OUTPUT_SCHEMAS = {
   codex_steer: steerTool.outputSchema,
   codex_interrupt: interruptTool.outputSchema,
   codex_withdraw_message: withdrawMessageTool.outputSchema,
+  codex_usage: usageTool.outputSchema,
 } as const;
 
 /** A tool's name. */

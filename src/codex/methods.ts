@@ -10,6 +10,7 @@
 import { RelayError } from "../core/errors.ts";
 import { parseAccountRead } from "./account.ts";
 import { parseModelList } from "./models.ts";
+import { parseRateLimits, parseThreadCost } from "./rate_limits.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import type { ThreadSourceKind } from "./types.ts";
 import {
@@ -83,6 +84,9 @@ const METHODS = {
   "turn/steer": { level: "turnStart", result: parseTurnSteered },
   "review/start": { level: "turnStart", result: parseTurnStarted },
   "model/list": { level: "turnStart", result: parseModelList },
+  // codex_usage: the rate-limit windows and a thread's estimated cost, before delegating.
+  "account/rateLimits/read": { level: "turnStart", result: parseRateLimits },
+  "account/usage/read": { level: "turnStart", result: parseThreadCost },
 } as const satisfies Record<string, { level: MethodLevel; result: (value: unknown) => unknown }>;
 
 /** An app-server method the relay sends (a key of the method map). */
@@ -174,6 +178,8 @@ export interface MethodParams {
   };
   "review/start": { threadId: string; target: ReviewTarget };
   "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };
+  "account/rateLimits/read": Record<string, never>;
+  "account/usage/read": { threadId?: string };
 }
 
 /** What `review/start` reviews (docs/codex-protocol.md, "Code review"). */

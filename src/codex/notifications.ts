@@ -7,6 +7,7 @@
  */
 
 import type { TurnError, TurnStatus } from "./types.ts";
+import { parseRateLimits, type RateLimits } from "./rate_limits.ts";
 
 /** The item fields a runtime follows. */
 export interface ItemRef {
@@ -41,6 +42,8 @@ export type TurnEvent =
   }
   | { kind: "requestResolved"; threadId?: string; requestId: unknown }
   | { kind: "tokenUsage"; threadId?: string; turnId: string | null; usage: TokenUsage }
+  /** `account/rateLimits/updated` (the account's, no thread): sent during turns. */
+  | { kind: "rateLimits"; threadId?: undefined; limits: RateLimits }
   | { kind: "threadStatus"; threadId?: string; status: string | undefined };
 
 /** Token counts of `thread/tokenUsage/updated` (`last` or `total`); a count Codex left out is 0. */
@@ -110,6 +113,8 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
       if (!usage) return undefined;
       return { kind: "tokenUsage", ...scope, turnId: asStr(params.turnId) ?? null, usage };
     }
+    case "account/rateLimits/updated":
+      return { kind: "rateLimits", limits: parseRateLimits(params) };
     case "thread/status/changed":
       return { kind: "threadStatus", ...scope, status: asStr(asObj(params.status)?.type) };
     default:

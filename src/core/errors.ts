@@ -30,6 +30,7 @@ export const REASON_CODES = [
   "not_queued_here",
   "invalid_schema",
   "unknown_model",
+  "account_required",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

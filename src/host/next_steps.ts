@@ -67,6 +67,8 @@ export const REASON_NEXT: Readonly<Record<ReasonCode, string>> = Object.freeze({
   invalid_schema:
     "Make outputSchema strict (every object closed with additionalProperties false, every property required), then call again.",
   unknown_model: "Pick a model and effort Codex offers (see message), then call again.",
+  account_required:
+    "Codex gives this only with a ChatGPT login (codex login); with an API key, watch usage in each run's result instead.",
 });
 
 /** The next step after a failure with `reason` (a generic one when there is none). */

@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { reasonSchema } from "../core/errors.ts";
 
 /** Why a review's verdict is `failed` (`reviewVerdict` in `review_text.ts`). */
 export const VERDICT_REASONS = [
@@ -81,3 +82,43 @@ export const usageSchema = tokenCountsSchema.extend({
 
 /** A run's usage. */
 export type RunUsage = z.output<typeof usageSchema>;
+
+/** One rate-limit window: used percent, its length, when it resets (ISO 8601). */
+export const limitWindowSchema = z.object({
+  usedPercent: z.number(),
+  windowMinutes: z.number().nullable(),
+  resetsAt: z.string().nullable(),
+});
+
+/** `codex_usage`'s estimated cost of a thread (`account/usage/read {threadId}`). */
+export const threadCostSchema = z.object({
+  threadId: z.string(),
+  status: z.enum(["available", "unavailable"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  estimatedUsd: z.number().nullable().optional(),
+  estimatedCredits: z.number().nullable().optional(),
+});
+
+/**
+ * The `codex_usage` result: the rate-limit windows (`primary`: the 5-hour,
+ * `secondary`: the weekly one) or `unavailable` with why (an API-key login:
+ * `account_required`), and a thread's estimated cost when asked.
+ *
+ * @example
+ * ```ts
+ * codexUsageOutput.parse({ status: "unavailable", reason: "account_required", message: "…" });
+ * ```
+ */
+export const codexUsageOutput = z.object({
+  status: z.enum(["available", "unavailable"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  primary: limitWindowSchema.nullable().optional(),
+  secondary: limitWindowSchema.nullable().optional(),
+  planType: z.string().nullable().optional(),
+  thread: threadCostSchema.optional(),
+});
+
+/** The `codex_usage` result. */
+export type CodexUsageResult = z.output<typeof codexUsageOutput>;

@@ -9,7 +9,8 @@
 
 import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { classifyFailure, type Failure } from "./classify_failure.ts";
+import { classifyFailure, type Failure, withLimitReset } from "./classify_failure.ts";
+import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
 import { addTokenUsage } from "../reply/token_usage.ts";
 import type { RunUsage } from "../reply/schemas.ts";
@@ -41,6 +42,10 @@ export class TurnEvents {
   itemsCompleted = 0;
   /** The own turn's token usage, once Codex told any (`thread/tokenUsage/updated`). */
   usage: RunUsage | undefined;
+  /** The account's rate limits as Codex last told them (`account/rateLimits/updated`). */
+  #limits: RateLimits | undefined;
+  /** Wall-clock ms (a spent limit's reset is a wall-clock time). */
+  readonly #wallNow: () => number;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
@@ -51,9 +56,14 @@ export class TurnEvents {
   readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
 
   /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
-  constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
+  constructor(
+    run: Pick<Run, "threadId" | "clientMessageId" | "job">,
+    turnId: string | null,
+    wallNow: () => number = Date.now,
+  ) {
     this.#run = run;
     this.turnId = turnId;
+    this.#wallNow = wallNow;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -95,6 +105,9 @@ export class TurnEvents {
         return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
         return [{ kind: "resolved", requestId: event.requestId }];
+      case "rateLimits":
+        this.#limits = event.limits;
+        return [];
       case "tokenUsage":
         if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
           this.usage = addTokenUsage(this.usage, event.usage);
@@ -109,7 +122,9 @@ export class TurnEvents {
     if (status === "completed") return [{ kind: "ended", end: "completed" }];
     if (status === "interrupted") return [{ kind: "ended", end: "interrupted" }];
     if (status !== "failed") return [];
-    const failure = classifyFailure(error?.codexErrorInfo, error?.message);
+    const info = error?.codexErrorInfo;
+    const reset = limitRetryAfterMs(this.#limits, this.#wallNow());
+    const failure = withLimitReset(classifyFailure(info, error?.message), info, reset);
     return [{ kind: "ended", end: "failed", error: error?.message, failure }];
   }
 

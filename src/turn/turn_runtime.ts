@@ -69,7 +69,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.id = run.id;
     this.#deps = deps;
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    this.#events = new TurnEvents(run, turnId ?? null);
+    this.#events = new TurnEvents(run, turnId ?? null, deps.wallNow);
     conn.listen({
       onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
       onServerRequest: (request) => this.#onServerRequest(request),

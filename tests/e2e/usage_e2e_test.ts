@@ -40,3 +40,23 @@ Deno.test({
       );
     }),
 });
+
+Deno.test({
+  name:
+    "e2e codex_usage with an API-key login: limits and a thread's cost unavailable (account_required)",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const relay = await w.relay(FLAGS);
+      const cwd = w.home.workspace;
+      const run = (await callTool(relay.client, "codex_run", { cwd, text: "hi" }, LONG))
+        .structuredContent;
+      const r = await callTool(relay.client, "codex_usage", { threadId: run.threadId }, LONG);
+      assert.notEqual(r.isError, true, JSON.stringify(r.content));
+      const out = r.structuredContent;
+      assert.equal(out.status, "unavailable", JSON.stringify(out));
+      assert.equal(out.reason, "account_required");
+      assert.equal(out.thread?.threadId, run.threadId);
+      assert.equal(out.thread?.status, "unavailable", JSON.stringify(out.thread));
+    }),
+});

@@ -77,3 +77,95 @@ Deno.test("codex_run without Codex's token usage: usage absent (never zeros), an
     assert.match(run.text, /Codex reported no token usage for this turn/);
   });
 });
+
+Deno.test("codex_usage with an API-key login: unavailable (account_required) naming why, not an error", async () => {
+  const t = thread();
+  await withRelay({ threads: [t] }, async (relay, f) => {
+    const r = await callTool(relay.client, "codex_usage", { threadId: t.id });
+    assert.notEqual(r.isError, true);
+    const out = r.structuredContent;
+    assert.equal(out.status, "unavailable");
+    assert.equal(out.reason, "account_required");
+    assert.match(out.message!, /ChatGPT login/);
+    assert.deepEqual(
+      { status: out.thread?.status, reason: out.thread?.reason },
+      { status: "unavailable", reason: "account_required" },
+    );
+    const text = (r.content as { text: string }[])[0].text;
+    assert.match(text, /Limits unavailable \(account_required\)/);
+    const sent = (await f.requests()).map((q) => q.method);
+    assert.ok(sent.includes("account/rateLimits/read") && sent.includes("account/usage/read"));
+  });
+});
+
+Deno.test("codex_usage with a ChatGPT login: the 5-hour and weekly windows, resets as ISO times, a thread's cost", async () => {
+  const t = thread();
+  const s: Scenario = {
+    threads: [t],
+    rateLimits: {
+      rateLimits: {
+        limitId: "codex",
+        primary: { usedPercent: 42, windowDurationMins: 300, resetsAt: 1796200000 },
+        secondary: { usedPercent: 7, windowDurationMins: 10080, resetsAt: 1796700000 },
+        credits: null,
+        planType: "plus",
+      },
+    },
+    accountUsage: {
+      summary: {},
+      threadUsage: {
+        threadId: t.id,
+        estimatedUsageCreditsMicros: 3_000_000,
+        estimatedUsageUsdMicros: 125_000,
+        groups: [],
+      },
+    },
+  };
+  await withRelay(s, async (relay) => {
+    const out = (await call(relay, "codex_usage", { threadId: t.id })).out;
+    assert.deepEqual(out.primary, {
+      usedPercent: 42,
+      windowMinutes: 300,
+      resetsAt: new Date(1796200000_000).toISOString(),
+    });
+    assert.equal(out.secondary?.windowMinutes, 10080);
+    assert.equal(out.planType, "plus");
+    assert.deepEqual(out.thread, {
+      threadId: t.id,
+      status: "available",
+      estimatedUsd: 0.125,
+      estimatedCredits: 3,
+    });
+  });
+});
+
+Deno.test("a run Codex refuses for a spent limit: failed, capacity, retryAfterMs until the window's reset", async () => {
+  const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+  const t = thread({
+    scripts: [[
+      {
+        notify: {
+          method: "account/rateLimits/updated",
+          params: {
+            rateLimits: {
+              primary: { usedPercent: 100, windowDurationMins: 300, resetsAt },
+              secondary: { usedPercent: 30, windowDurationMins: 10080, resetsAt: resetsAt + 9e5 },
+            },
+          },
+        },
+      },
+      {
+        end: "failed",
+        error: { message: "You've hit your usage limit.", codexErrorInfo: "usageLimitExceeded" },
+      },
+    ]],
+  });
+  await withRelay({ threads: [t] }, async (relay) => {
+    const out = (await call(relay, "codex_run", { threadId: t.id, text: "go" })).out;
+    assert.equal(out.turn?.status, "failed");
+    assert.equal(out.failureClass, "capacity");
+    assert.equal(out.retryable, true);
+    const ms = out.retryAfterMs!;
+    assert.ok(ms > 3_500_000 && ms <= 3_600_000, `retryAfterMs ${ms}: the 5-hour window's reset`);
+  });
+});

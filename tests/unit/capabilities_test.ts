@@ -33,6 +33,9 @@ const TURN: Method[] = [
   "turn/steer",
   "review/start",
   "model/list",
+  // codex_usage (issue 42).
+  "account/rateLimits/read",
+  "account/usage/read",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -65,6 +68,7 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
+      "codex_usage",
     ],
   },
   {
@@ -81,6 +85,7 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
+      "codex_usage",
     ],
   },
 ];

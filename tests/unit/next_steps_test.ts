@@ -184,6 +184,21 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
       ? { reason: "timeout", message: "No answer" }
       : { message: "Gone" }),
   })),
+  codex_usage: [
+    {
+      status: "available",
+      primary: { usedPercent: 42, windowMinutes: 300, resetsAt: "2026-12-03T18:00:00.000Z" },
+      secondary: null,
+      planType: "plus",
+      thread: { threadId: "t", status: "available", estimatedUsd: 0.5, estimatedCredits: null },
+    },
+    {
+      status: "unavailable",
+      reason: "account_required",
+      message: "ChatGPT login only",
+      thread: { threadId: "t", status: "unavailable", reason: "account_required", message: "x" },
+    },
+  ],
 };
 
 /** Every status each tool's schema declares (a new status without a sample fails the test). */
@@ -197,6 +212,7 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_steer: STEER_STATUSES,
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
+  codex_usage: ["available", "unavailable"],
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {

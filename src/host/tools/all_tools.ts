@@ -16,6 +16,7 @@ import { runTool } from "./run_tool.ts";
 import { interruptTool } from "./interrupt_tool.ts";
 import { reviewTool } from "./review_tool.ts";
 import { steerTool } from "./steer_tool.ts";
+import { usageTool } from "./usage_tool.ts";
 
 /** Every tool. */
 export const TOOLS = [
@@ -28,6 +29,7 @@ export const TOOLS = [
   steerTool,
   interruptTool,
   withdrawMessageTool,
+  usageTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
 /** The names of the tools registered at these capabilities, in registration order. */
