@@ -45,7 +45,8 @@
  *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
- * `SLOW:a LONG`). `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
+ * `SLOW:a LONG`). `COMPACT_SLOW:<tag>` in a thread's history holds its compaction's request
+ * (Codex's compaction prompt) as `SLOW:<tag>` would. `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
  * after the first one of the default, `NOECHO` and `LONG` replies. Every request is kept in `requests` (parsed body + headers) for assertions.
  *
  * @module
@@ -357,7 +358,12 @@ export async function startMockResponses(
       );
     }
 
-    const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(markers)?.[1];
+    // A compaction's request (Codex's own prompt) is held by a `COMPACT_SLOW:<tag>` anywhere in
+    // the thread's history.
+    const compaction = text.startsWith("You are performing a CONTEXT CHECKPOINT COMPACTION");
+    const slowTag = compaction
+      ? /\bCOMPACT_SLOW:([A-Za-z0-9_.-]+)/.exec(JSON.stringify(input))?.[1]
+      : /\bSLOW:([A-Za-z0-9_.-]+)/.exec(markers)?.[1];
     const more = /\bMORE\b/.test(markers);
     const events: Json[] = [];
     const item = (ev: string, it: Json, index: number): Json => ({

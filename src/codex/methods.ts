@@ -42,6 +42,15 @@ function parseTurnStarted(value: unknown): string {
   return turn.id;
 }
 
+/** The new thread of a `thread/fork` answer (`{thread: {id, forkedFromId, cwd, ...}}`, transcripts 24). */
+function parseThreadForked(value: unknown): { threadId: string; cwd: string | null } {
+  const thread = (value as { thread?: { id?: unknown; cwd?: unknown } } | null)?.thread;
+  if (typeof thread?.id !== "string") {
+    throw new Error("Unexpected app-server result: thread.id is not a string");
+  }
+  return { threadId: thread.id, cwd: typeof thread.cwd === "string" ? thread.cwd : null };
+}
+
 /** The id of the turn a `turn/steer` answer names (`{turnId}`). */
 function parseTurnSteered(value: unknown): string {
   const turnId = (value as { turnId?: unknown } | null)?.turnId;
@@ -87,6 +96,9 @@ const METHODS = {
   // codex_usage: the rate-limit windows and a thread's estimated cost, before delegating.
   "account/rateLimits/read": { level: "turnStart", result: parseRateLimits },
   "account/usage/read": { level: "turnStart", result: parseThreadCost },
+  // codex_fork (a new thread with the history) and codex_compact (a compaction turn).
+  "thread/fork": { level: "turnStart", result: parseThreadForked },
+  "thread/compact/start": { level: "turnStart", result: ignored },
 } as const satisfies Record<string, { level: MethodLevel; result: (value: unknown) => unknown }>;
 
 /** An app-server method the relay sends (a key of the method map). */
@@ -180,6 +192,8 @@ export interface MethodParams {
   "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };
   "account/rateLimits/read": Record<string, never>;
   "account/usage/read": { threadId?: string };
+  "thread/fork": { threadId: string; excludeTurns?: boolean };
+  "thread/compact/start": { threadId: string };
 }
 
 /** What `review/start` reviews (docs/codex-protocol.md, "Code review"). */

@@ -122,3 +122,32 @@ export const codexUsageOutput = z.object({
 
 /** The `codex_usage` result. */
 export type CodexUsageResult = z.output<typeof codexUsageOutput>;
+
+/**
+ * The `codex_fork` result: the new thread (`newThreadId`, its cwd and name),
+ * or `not_forked` with why.
+ *
+ * @example
+ * ```ts
+ * forkOutput.parse({ status: "forked", threadId: "a", newThreadId: "b", cwd: "/w" });
+ * ```
+ */
+export const forkOutput = z.object({
+  status: z.enum(["forked", "not_forked"]),
+  reason: reasonSchema.optional(),
+  message: z.string().optional(),
+  threadId: z.string(),
+  newThreadId: z.string().optional(),
+  cwd: z.string().nullable().optional(),
+  name: z.string().optional(),
+  notes: z.array(z.string()).optional(),
+});
+
+/** The `codex_fork` result. */
+export type ForkResult = z.output<typeof forkOutput>;
+
+/** A structured answer checked against its schema (`src/reply/structured.ts`). */
+export const structuredSchema = z.union([
+  z.object({ valid: z.literal(true), value: z.unknown() }),
+  z.object({ valid: z.literal(false), error: z.string() }),
+]);

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
-import { reviewSchema, usageSchema } from "./job_schemas.ts";
+import { reviewSchema, structuredSchema, usageSchema } from "./job_schemas.ts";
 
 export * from "./job_schemas.ts";
 
@@ -86,12 +86,6 @@ export const READ_REPLY_STATUSES = [
   "ambiguous",
   "unavailable",
 ] as const;
-
-/** A structured answer checked against its schema (`src/reply/structured.ts`). */
-export const structuredSchema = z.union([
-  z.object({ valid: z.literal(true), value: z.unknown() }),
-  z.object({ valid: z.literal(false), error: z.string() }),
-]);
 
 /** The result of `codex_read_reply` (its `structuredContent`). */
 export const readReplySchema = z.object({
@@ -225,6 +219,21 @@ export const runOutput = z.object({
 
 /** The `codex_run` result. */
 export type RunResult = z.output<typeof runOutput>;
+
+/** The `codex_compact` result: a run's, without the message's fields (a compaction has none). */
+export const compactOutput = runOutput.pick({
+  receipt: true,
+  threadId: true,
+  turn: true,
+  reason: true,
+  message: true,
+  failureClass: true,
+  retryable: true,
+  retryAfterMs: true,
+  error: true,
+  notes: true,
+  usage: true,
+});
 
 /**
  * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),

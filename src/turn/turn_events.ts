@@ -95,6 +95,11 @@ export class TurnEvents {
       case "turnStarted":
         this.currentTurnId = event.turnId;
         if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
+        if (this.turnId === null && this.#run.job.kind === "compact" && event.turnId !== null) {
+          // A compaction takes no message: the thread was idle, so the next turn is its own.
+          this.turnId = event.turnId;
+          return [{ kind: "ownTurnStarted" }];
+        }
         return this.turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);

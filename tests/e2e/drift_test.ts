@@ -321,7 +321,10 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
     },
   },
   { at: { result: "turn/steer" }, path: "turnId", types: STR, required: true },
-  // --- what a run cost (issue 42): usage, codex_usage's limits and cost
+  // --- what a run cost (issue 42): codex_fork, codex_compact, usage, codex_usage's limits
+  { at: { request: "thread/fork" }, sample: { threadId: T, excludeTurns: true } },
+  { at: { result: "thread/fork" }, path: "thread.id", types: STR, required: true },
+  { at: { request: "thread/compact/start" }, sample: { threadId: T } },
   { at: { notification: "thread/tokenUsage/updated" }, path: "turnId", types: STR },
   {
     at: { notification: "thread/tokenUsage/updated" },

@@ -60,3 +60,80 @@ Deno.test({
       assert.equal(out.thread?.status, "unavailable", JSON.stringify(out.thread));
     }),
 });
+
+Deno.test({
+  name:
+    "e2e codex_fork of a thread another process holds: a new thread with its history, the original untouched",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const other = await w.driver();
+      const held = await other.startThread({ cwd: w.home.workspace });
+      await other.runTurn(held.id, "first question");
+      const relay = await w.relay(FLAGS);
+      const r = await callTool(
+        relay.client,
+        "codex_fork",
+        { threadId: held.id, name: "try b" },
+        LONG,
+      );
+      const out = r.structuredContent;
+      assert.equal(out.status, "forked", JSON.stringify(out));
+      assert.notEqual(out.newThreadId, held.id);
+      assert.equal(out.name, "try b");
+      const next = (await callTool(relay.client, "codex_run", {
+        threadId: out.newThreadId,
+        text: "second question",
+      }, LONG)).structuredContent;
+      assert.equal(next.turn?.status, "completed", JSON.stringify(next));
+      // The fork's model request carried the original's history.
+      const last = w.mock.requests.at(-1)!;
+      assert.match(JSON.stringify(last.body), /first question/);
+      // The original is still the other process's: a run there is held_elsewhere.
+      const there =
+        (await callTool(relay.client, "codex_run", { threadId: held.id, text: "x" }, LONG))
+          .structuredContent;
+      assert.equal(there.reason, "held_elsewhere", JSON.stringify(there));
+    }),
+});
+
+Deno.test({
+  name: "e2e codex_compact: a compaction turn completes; interrupted midway it ends interrupted",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const relay = await w.relay(FLAGS);
+      const cwd = w.home.workspace;
+      const run = (await callTool(relay.client, "codex_run", { cwd, text: "some work" }, LONG))
+        .structuredContent;
+      const done = (await callTool(relay.client, "codex_compact", { threadId: run.threadId }, LONG))
+        .structuredContent;
+      assert.equal(done.turn?.status, "completed", JSON.stringify(done));
+      assert.ok(w.mock.requests.some((q) => q.kind !== "not_found" && q.seq > 1));
+      const after = (await callTool(relay.client, "codex_run", {
+        threadId: run.threadId,
+        text: "more work",
+      }, LONG)).structuredContent;
+      assert.equal(after.turn?.status, "completed", "the thread goes on after its compaction");
+      // Interrupted midway: the compaction's model request is held, then the run interrupted.
+      const slow = (await callTool(relay.client, "codex_run", {
+        cwd,
+        text: "work COMPACT_SLOW:cmp",
+      }, LONG)).structuredContent;
+      const started = (await callTool(relay.client, "codex_compact", {
+        threadId: slow.threadId,
+        waitSeconds: 2,
+      }, LONG)).structuredContent;
+      assert.equal(started.turn?.status, "running", JSON.stringify(started));
+      await w.mock.held("cmp");
+      const busy =
+        (await callTool(relay.client, "codex_compact", { threadId: slow.threadId }, LONG))
+          .structuredContent;
+      assert.equal(busy.reason, "turn_running", "one run per thread");
+      const stopped = (await callTool(relay.client, "codex_interrupt", {
+        threadId: slow.threadId,
+      }, LONG)).structuredContent;
+      assert.equal(stopped.status, "interrupted", JSON.stringify(stopped));
+      w.mock.release("cmp");
+    }),
+});

@@ -199,6 +199,15 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
       thread: { threadId: "t", status: "unavailable", reason: "account_required", message: "x" },
     },
   ],
+  codex_fork: [
+    { status: "forked", threadId: "a", newThreadId: "b", cwd: "/w", name: "n", notes: ["x"] },
+    { status: "not_forked", reason: "turn_running", message: "A turn runs", threadId: "a" },
+  ],
+  codex_compact: RUN_STATUSES.map((status) => ({
+    receipt: { status: "queued", clientMessageId: "c", threadId: "t" },
+    threadId: "t",
+    turn: { id: "u", status },
+  })),
 };
 
 /** Every status each tool's schema declares (a new status without a sample fails the test). */
@@ -213,10 +222,12 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
   codex_usage: ["available", "unavailable"],
+  codex_fork: ["forked", "not_forked"],
+  codex_compact: RUN_STATUSES,
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {
-  if (name === "codex_run" || name === "codex_review") {
+  if (name === "codex_run" || name === "codex_review" || name === "codex_compact") {
     return (out.turn as { status?: string } | null)?.status;
   }
   return out.status as string | undefined;

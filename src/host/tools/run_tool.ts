@@ -89,7 +89,7 @@ export const runTool: Tool<typeof input, typeof runOutput> = {
  * the same run again. Returns the run's result, or the input round it offers.
  */
 export async function runCall(
-  tool: "codex_run" | "codex_review",
+  tool: "codex_run" | "codex_review" | "codex_compact",
   args: { threadId?: string; waitSeconds: number },
   ctx: CallContext,
   start: () => Promise<StartResult>,

@@ -30,7 +30,7 @@ export const usageTool: Tool<typeof input, typeof codexUsageOutput> = {
   name: "codex_usage",
   title: "Codex limits and cost",
   description:
-    "Codex's rate-limit windows (primary: 5-hour, secondary: weekly; used percent, reset time) and, with threadId, that thread's estimated cost. With an API-key login: unavailable (account_required), not an error.",
+    "Codex's rate limits (primary: 5-hour, secondary: weekly window: usedPercent, resetsAt) and a thread's estimated cost. An API-key login: unavailable.",
   inputSchema: input,
   outputSchema: codexUsageOutput,
   annotations: READ_ANNOTATIONS,
