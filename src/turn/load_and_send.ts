@@ -35,7 +35,7 @@ const BUSY = {
     "A turn runs on this thread (or messages wait in its queue). Codex would steer that turn (turn/start) or interrupt it (review/start), so nothing was sent: wait for it to end",
 } as const;
 const HELD =
-  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages and reviews take no queue), so nothing was sent";
+  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages; reviews and compactions take no queue), so nothing was sent";
 
 /**
  * Loads the run's thread, or subscribes to it where this connection's

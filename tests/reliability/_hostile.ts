@@ -166,6 +166,13 @@ VALID.codex_run = {
   approvalPolicy: { required: false, ok: (v) => isStr(v) && POLICIES.includes(v) },
 };
 VALID.codex_interrupt = { threadId: VALID.codex_read_reply.threadId };
+// Issue 42's tools (their faults: job_faults_test.ts).
+VALID.codex_usage = { threadId: { ...VALID.codex_read_reply.threadId, required: false } };
+VALID.codex_fork = { threadId: VALID.codex_read_reply.threadId, name: VALID.codex_run.name };
+VALID.codex_compact = {
+  threadId: VALID.codex_read_reply.threadId,
+  waitSeconds: VALID.codex_run.waitSeconds,
+};
 const reviewName = {
   required: false,
   ok: (v: unknown) =>

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { threadRef } from "../../ops/inputs.ts";
+import { runOptionShapes, threadRef } from "../../ops/inputs.ts";
 import { forkOn } from "../../ops/fork_thread.ts";
 import { forkOutput, type ForkResult } from "../../reply/schemas.ts";
 import type { Tool } from "../tool.ts";
@@ -14,7 +14,7 @@ import { reasonNext } from "../next_steps.ts";
 
 const input = z.strictObject({
   threadId: threadRef,
-  name: z.string().min(1).max(256).optional().describe("A name for the new thread"),
+  name: runOptionShapes.name.describe("A name for the new thread, up to 200 characters"),
 });
 
 /** The `codex_fork` tool. */
