@@ -23,6 +23,8 @@
  * | `LONG`        | commentary, then the final answer {@link longAnswerText} (> 16 KiB UTF-8) |
  * | `FAIL`        | `response.failed` (turn fails, `codexErrorInfo: "other"`)                 |
  * | `HTTP500`     | HTTP 500 (turn fails, `codexErrorInfo: "internalServerError"`)            |
+ * | `USAGE_LIMIT` | HTTP 429 `usage_limit_reached`, a spent 5-hour window resetting in 1 h in |
+ * |               | `x-codex-primary-*` headers (turn fails, `usageLimitExceeded`)            |
  * | `SLOW:<tag>`  | `response.created`, then holds until `release(tag)`; then the default     |
  * | `MCP_ELICIT`  | commentary + `function_call {name, namespace: "mcp__<server>"}`; on the   |
  * |               | follow-up request carrying the `function_call_output`, a final answer     |
@@ -77,6 +79,7 @@ export type MockReplyKind =
   | "long"
   | "fail"
   | "http500"
+  | "usage_limit"
   | "mcp_call"
   | "mcp_answer"
   | "shell_call"
@@ -338,6 +341,7 @@ export async function startMockResponses(
       : undefined;
     let kind: MockReplyKind;
     if (/\bHTTP500\b/.test(markers)) kind = "http500";
+    else if (/\bUSAGE_LIMIT\b/.test(markers)) kind = "usage_limit";
     else if (/^Review the current code changes|\bREVIEW_(JSON|PLAIN|CLEAN)\b/.test(markers)) {
       kind = "review";
     } else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
@@ -351,6 +355,32 @@ export async function startMockResponses(
     const record1: MockRequest = { ...base, userText: text, kind };
     record(record1);
 
+    if (kind === "usage_limit") {
+      // A spent 5-hour window, as ChatGPT's backend answers (its reset one hour from now).
+      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+      return new Response(
+        JSON.stringify({
+          error: {
+            type: "usage_limit_reached",
+            message: "mock: usage limit reached",
+            plan_type: "plus",
+            resets_at: resetsAt,
+          },
+        }),
+        {
+          status: 429,
+          headers: {
+            "content-type": "application/json",
+            "x-codex-primary-used-percent": "100",
+            "x-codex-primary-window-minutes": "300",
+            "x-codex-primary-reset-at": String(resetsAt),
+            "x-codex-secondary-used-percent": "40",
+            "x-codex-secondary-window-minutes": "10080",
+            "x-codex-secondary-reset-at": String(resetsAt + 86400),
+          },
+        },
+      );
+    }
     if (kind === "http500") {
       return new Response(
         JSON.stringify({ error: { message: "mock internal error", type: "server_error" } }),

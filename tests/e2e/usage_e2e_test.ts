@@ -43,6 +43,27 @@ Deno.test({
 
 Deno.test({
   name:
+    "e2e codex_run refused for a spent limit: failed, capacity, retryAfterMs until the 5-hour window's reset",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const relay = await w.relay(FLAGS);
+      // The mock answers 429 usage_limit_reached with a spent primary window resetting in 1 h;
+      // Codex tells account/rateLimits/updated, then fails the turn (usageLimitExceeded).
+      const out = (await callTool(relay.client, "codex_run", {
+        cwd: w.home.workspace,
+        text: "go USAGE_LIMIT",
+      }, LONG)).structuredContent;
+      assert.equal(out.turn?.status, "failed", JSON.stringify(out));
+      assert.equal(out.failureClass, "capacity");
+      assert.equal(out.retryable, true);
+      const ms = out.retryAfterMs!;
+      assert.ok(ms > 3_500_000 && ms <= 3_600_000, `retryAfterMs ${ms}`);
+    }),
+});
+
+Deno.test({
+  name:
     "e2e codex_usage with an API-key login: limits and a thread's cost unavailable (account_required)",
   ignore,
   fn: () =>
