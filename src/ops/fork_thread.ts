@@ -51,7 +51,12 @@ export async function forkThread(s: Session, req: ForkRequest): Promise<ForkResu
   try {
     forked = await s.call("thread/fork", { threadId, excludeTurns: true });
   } catch (error) {
-    return notForked(threadId, asRelayError(error));
+    const e = asRelayError(error);
+    // Written, never answered: Codex may have made the fork.
+    const maybe = e.written && e.rpcCode === undefined
+      ? "; the fork may have been made: look for it with codex_list_threads"
+      : "";
+    return { ...notForked(threadId, e), message: `${e.message}${maybe}` };
   }
   const out: ForkResult = {
     status: "forked",
