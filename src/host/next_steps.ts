@@ -75,6 +75,8 @@ export const REASON_NEXT: Readonly<Record<ReasonCode, string>> = Object.freeze({
   worktree_not_found: 'codex_worktree {action: "list"} lists the worktrees this relay made.',
   worktree_busy: "Wait for the run in it to end, or interrupt it, then remove it.",
   worktree_dirty: "Commit or discard its changes, or remove it with force: true.",
+  account_required:
+    "Codex gives this only with a ChatGPT login (codex login); with an API key, watch usage in each run's result instead.",
 });
 
 /** The next step after a failure with `reason` (a generic one when there is none). */

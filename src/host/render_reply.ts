@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { ReadReplyResult, Reply, RequestSummary } from "../reply/schemas.ts";
-import { type Explained, reasonNext } from "./next_steps.ts";
+import type { ReadReplyResult, Reply, RequestSummary, RunUsage } from "../reply/schemas.ts";
+import { type Explained, reasonNext, textOf } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
 export function replyText(r: Reply): string {
@@ -28,6 +28,20 @@ export function declinedText(declined: RequestSummary[] | undefined): string {
   return `codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
     declined.map((d) => d.summary).join("; ")
   }.`;
+}
+
+/**
+ * What the text says about a run's token usage, or that Codex told none.
+ *
+ * @example
+ * ```ts
+ * usageText(undefined); // "Codex reported no token usage for this turn."
+ * ```
+ */
+export function usageText(usage: RunUsage | undefined): string {
+  if (!usage) return "Codex reported no token usage for this turn.";
+  const window = usage.contextWindow === null ? "" : ` of ${usage.contextWindow}`;
+  return `Tokens: ${usage.totalTokens} (input ${usage.inputTokens}, cached ${usage.cachedInputTokens}, output ${usage.outputTokens}, reasoning ${usage.reasoningTokens}); context used ${usage.contextUsed}${window}; thread total ${usage.threadTotal.totalTokens}.`;
 }
 
 /** What the text says about requests of Codex waiting for the caller's answer (a sentence, or empty). */

@@ -15,6 +15,9 @@ import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
 import { changedFields } from "./files_schema.ts";
+import { reviewSchema, structuredSchema, usageSchema } from "./job_schemas.ts";
+
+export * from "./job_schemas.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -77,29 +80,6 @@ export const READ_REPLY_STATUSES = [
   "ambiguous",
   "unavailable",
 ] as const;
-
-/** One finding of a review (`src/reply/review_text.ts`). */
-export const reviewFindingSchema = z.object({
-  priority: z.number().int().nullable(),
-  title: z.string(),
-  file: z.string(),
-  lineStart: z.number().int(),
-  lineEnd: z.number().int(),
-  body: z.string(),
-});
-
-/** A review: the rendered text (bounded) and the findings parsed from it. */
-export const reviewSchema = z.object({
-  text: z.string(),
-  findings: z.array(reviewFindingSchema),
-  truncated: z.boolean(),
-});
-
-/** A structured answer checked against its schema (`src/reply/structured.ts`). */
-export const structuredSchema = z.union([
-  z.object({ valid: z.literal(true), value: z.unknown() }),
-  z.object({ valid: z.literal(false), error: z.string() }),
-]);
 
 /** The result of `codex_read_reply` (its `structuredContent`). */
 export const readReplySchema = z.object({
@@ -230,12 +210,29 @@ export const runOutput = z.object({
   activity: activitySchema,
   /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
   mcpServers: z.array(mcpServerSchema).optional(),
+  /** The turn's token usage (so far), when Codex told any: absent, never zero, when it told none. */
+  usage: usageSchema.optional(),
   ...replyFields,
   ...changedFields,
 });
 
 /** The `codex_run` result. */
 export type RunResult = z.output<typeof runOutput>;
+
+/** The `codex_compact` result: a run's, without the message's fields (a compaction has none). */
+export const compactOutput = runOutput.pick({
+  receipt: true,
+  threadId: true,
+  turn: true,
+  reason: true,
+  message: true,
+  failureClass: true,
+  retryable: true,
+  retryAfterMs: true,
+  error: true,
+  notes: true,
+  usage: true,
+});
 
 /**
  * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),
@@ -275,6 +272,8 @@ export const waitMessageSchema = readReplySchema.extend({
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),
   ...changedFields,
+  /** A followed run's token usage, when Codex told any. */
+  usage: usageSchema.optional(),
 });
 
 /** One message's `codex_wait_reply` result. */

@@ -35,7 +35,7 @@ const BUSY = {
     "A turn runs on this thread (or messages wait in its queue). Codex would steer that turn (turn/start) or interrupt it (review/start), so nothing was sent: wait for it to end",
 } as const;
 const HELD =
-  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages and reviews take no queue), so nothing was sent";
+  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages; reviews and compactions take no queue), so nothing was sent";
 
 /**
  * Loads the run's thread, or subscribes to it where this connection's
@@ -112,6 +112,7 @@ export async function sendWork(
     await conn.call("thread/queue/start", { threadId }).catch(() => {});
     return { receipt, runtime };
   }
+  if (job.kind === "compact") return await sendCompact(registry, session, runtime);
   let turnId: string;
   try {
     turnId = job.kind === "review"
@@ -129,6 +130,34 @@ export async function sendWork(
     return { receipt: { status, reason, message, clientMessageId, threadId } };
   }
   if (job.kind === "review") runtime.claim(turnId);
+  registry.watch(runtime);
+  const receipt: Receipt = {
+    status: "queued",
+    clientMessageId,
+    threadId,
+    confirmedBy: "acknowledgement",
+  };
+  return { receipt, runtime };
+}
+
+/**
+ * Starts a compaction (`thread/compact/start`, answered `{}`): the runtime,
+ * following the idle thread already, takes the next turn that starts as the
+ * run's own (transcripts 24).
+ */
+async function sendCompact(
+  registry: TurnRegistry,
+  session: Session,
+  runtime: TurnRuntime,
+): Promise<Sent> {
+  const { threadId, clientMessageId } = runtime.run;
+  try {
+    await session.call("thread/compact/start", { threadId });
+  } catch (error) {
+    const { reason, message, written, rpcCode } = asRelayError(error);
+    const status = written && rpcCode === undefined ? "unknown" : "not_sent";
+    return { receipt: { status, reason, message, clientMessageId, threadId } };
+  }
   registry.watch(runtime);
   const receipt: Receipt = {
     status: "queued",

@@ -11,7 +11,7 @@ import type { ReviewTarget } from "../codex/methods.ts";
 import type { Session } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { readReview } from "../ops/read_review.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ObservedTurnStatus, ReadReplyResult } from "../reply/schemas.ts";
 import { structuredAnswer } from "../reply/structured.ts";
 
 /** The job of a run. */
@@ -21,7 +21,16 @@ export type RunJob =
   /** codex_run with outputSchema: `turn/start` on an idle thread; the answer is checked. */
   | { kind: "structured"; schema: Record<string, unknown> }
   /** codex_review: `review/start`; the relay mints the clientMessageId (Codex takes none). */
-  | { kind: "review"; target: ReviewTarget };
+  | { kind: "review"; target: ReviewTarget }
+  /** codex_compact: `thread/compact/start`; its turn is the next one the thread starts. */
+  | { kind: "compact" };
+
+const NO_REPLIES = {
+  status: "observed" as const,
+  replies: [],
+  nextCursor: null,
+  searchCursor: null,
+};
 
 /** The job of a plain `codex_run`. */
 export const MESSAGE_JOB: RunJob = Object.freeze({ kind: "message" });
@@ -46,10 +55,21 @@ export async function settledRead(
   if (job.kind === "review") {
     if (turnId === null) throw new Error("a review run without its turn");
     const phase = snapshot.phase;
-    const status = phase === "completed" || phase === "failed" || phase === "interrupted"
+    const status: ObservedTurnStatus = phase === "completed" || phase === "failed" ||
+        phase === "interrupted"
       ? phase
       : "running";
     return await readReview(session, { threadId, clientMessageId, turnId, status });
+  }
+  if (job.kind === "compact") {
+    // A compaction's turn has no user message and no answer: its end is its result.
+    const phase = snapshot.phase;
+    const status: ObservedTurnStatus = phase === "completed" || phase === "failed" ||
+        phase === "interrupted"
+      ? phase
+      : "running";
+    const turn = turnId === null ? null : { id: turnId, status };
+    return { ...NO_REPLIES, threadId, clientMessageId, turn };
   }
   const read = await readReply(session, { threadId, clientMessageId });
   if (job.kind !== "structured") return read;

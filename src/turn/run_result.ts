@@ -115,6 +115,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
     ...(failed ? { error: snapshot.error } : {}),
     ...runFiles(snapshot),
+    ...(snapshot.usage ? { usage: snapshot.usage } : {}),
   };
 }
 
@@ -135,6 +136,7 @@ export function runResult(end: RunEnd, receipt: Receipt): RunResult {
   };
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
+  if (snapshot.usage) out.usage = snapshot.usage;
   if (end.kind === "running") {
     if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
     if (snapshot.activity && !end.lost) out.activity = snapshot.activity;

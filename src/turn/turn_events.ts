@@ -9,8 +9,11 @@
 
 import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { classifyFailure, type Failure } from "./classify_failure.ts";
+import { classifyFailure, type Failure, withLimitReset } from "./classify_failure.ts";
+import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
+import { addTokenUsage } from "../reply/token_usage.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 import type { RunEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 
@@ -37,6 +40,12 @@ export class TurnEvents {
   currentTurnId: string | null = null;
   /** Items the own turn completed (user messages excluded). */
   itemsCompleted = 0;
+  /** The own turn's token usage, once Codex told any (`thread/tokenUsage/updated`). */
+  usage: RunUsage | undefined;
+  /** The account's rate limits as Codex last told them (`account/rateLimits/updated`). */
+  #limits: RateLimits | undefined;
+  /** Wall-clock ms (a spent limit's reset is a wall-clock time). */
+  readonly #wallNow: () => number;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
@@ -47,9 +56,14 @@ export class TurnEvents {
   readonly #endedEarly = new Map<string, { status?: string; error?: TurnError | null }>();
 
   /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
-  constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
+  constructor(
+    run: Pick<Run, "threadId" | "clientMessageId" | "job">,
+    turnId: string | null,
+    wallNow: () => number = Date.now,
+  ) {
     this.#run = run;
     this.turnId = turnId;
+    this.#wallNow = wallNow;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -81,6 +95,11 @@ export class TurnEvents {
       case "turnStarted":
         this.currentTurnId = event.turnId;
         if (event.turnId !== null) remember(this.#roots, event.turnId, event.rootTurnId ?? "");
+        if (this.turnId === null && this.#run.job.kind === "compact" && event.turnId !== null) {
+          // A compaction takes no message: the thread was idle, so the next turn is its own.
+          this.turnId = event.turnId;
+          return [{ kind: "ownTurnStarted" }];
+        }
         return this.turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
@@ -93,6 +112,14 @@ export class TurnEvents {
         return [{ kind: "resolved", requestId: event.requestId }];
       case "streamError":
         return note(this.story.streamError(event, this.#ours(event.turnId)));
+      case "rateLimits":
+        this.#limits = event.limits;
+        return [];
+      case "tokenUsage":
+        if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
+          this.usage = addTokenUsage(this.usage, event.usage);
+        }
+        return [];
     }
     return [];
   }
@@ -102,8 +129,16 @@ export class TurnEvents {
     if (status === "completed") return [{ kind: "ended", end: "completed" }];
     if (status === "interrupted") return [{ kind: "ended", end: "interrupted" }];
     if (status !== "failed") return [];
-    const failure = classifyFailure(error?.codexErrorInfo, error?.message);
+    const info = error?.codexErrorInfo;
+    const reset = limitRetryAfterMs(this.#limits, this.#wallNow());
+    const failure = withLimitReset(classifyFailure(info, error?.message), info, reset);
     return [{ kind: "ended", end: "failed", error: error?.message, failure }];
+  }
+
+  /** Whether `turnId` is the own turn or a turn started inside it (a review's R'). */
+  #ownOrInner(turnId: string): boolean {
+    return this.turnId !== null &&
+      (turnId === this.turnId || this.#roots.get(turnId) === this.turnId);
   }
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {

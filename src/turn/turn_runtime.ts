@@ -73,7 +73,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.id = run.id;
     this.#deps = deps;
     this.#watch = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    this.#events = new TurnEvents(run, turnId ?? null);
+    this.#events = new TurnEvents(run, turnId ?? null, deps.wallNow);
     conn.listen({
       onNotification: (method, params) => {
         this.#files.notification(method, params, run.threadId, this.#events.turnId);
@@ -151,6 +151,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       notes: this.#events.story.notes,
       ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
       ...(this.#events.story.latest ? { activity: this.#events.story.latest } : {}),
+      ...(this.#events.usage ? { usage: this.#events.usage } : {}),
     };
   }
 

@@ -44,12 +44,13 @@ export async function steerRun(
         "codex-relay runs no turn on this thread (with that clientMessageId); nothing was sent",
     };
   }
-  if (runtime.run.job.kind === "review") {
+  const kind = runtime.run.job.kind;
+  if (kind === "review" || kind === "compact") {
     return {
       status: "not_steerable",
       threadId,
-      kind: "review",
-      message: "The run is a review: Codex cannot steer a review turn; nothing was sent",
+      kind,
+      message: `The run is a ${kind}: Codex cannot steer a ${kind} turn; nothing was sent`,
     };
   }
   const turnId = runtime.snapshot().turnId;

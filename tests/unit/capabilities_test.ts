@@ -33,6 +33,12 @@ const TURN: Method[] = [
   "turn/steer",
   "review/start",
   "model/list",
+  // codex_usage (issue 42).
+  "account/rateLimits/read",
+  "account/usage/read",
+  // codex_fork and codex_compact (issue 42).
+  "thread/fork",
+  "thread/compact/start",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -68,6 +74,9 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
+      "codex_usage",
+      "codex_fork",
+      "codex_compact",
     ],
   },
   {
@@ -84,6 +93,9 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
+      "codex_usage",
+      "codex_fork",
+      "codex_compact",
     ],
   },
 ];
@@ -98,7 +110,7 @@ for (const level of LEVELS) {
 Deno.test("capabilities: methods no level names (thread/archive, initialize, ...) are never allowed", () => {
   for (const level of LEVELS) {
     const allowed: ReadonlySet<string> = allowedMethods(level.caps);
-    for (const m of ["thread/archive", "thread/rollback", "thread/fork", "initialize", ""]) {
+    for (const m of ["thread/archive", "thread/rollback", "thread/goal/set", "initialize", ""]) {
       assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
     }
   }

@@ -212,6 +212,30 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
     },
     { status: "refused", reason: "worktree_dirty", message: "/w/a has uncommitted changes" },
   ],
+  codex_usage: [
+    {
+      status: "available",
+      primary: { usedPercent: 42, windowMinutes: 300, resetsAt: "2026-12-03T18:00:00.000Z" },
+      secondary: null,
+      planType: "plus",
+      thread: { threadId: "t", status: "available", estimatedUsd: 0.5, estimatedCredits: null },
+    },
+    {
+      status: "unavailable",
+      reason: "account_required",
+      message: "ChatGPT login only",
+      thread: { threadId: "t", status: "unavailable", reason: "account_required", message: "x" },
+    },
+  ],
+  codex_fork: [
+    { status: "forked", threadId: "a", newThreadId: "b", cwd: "/w", name: "n", notes: ["x"] },
+    { status: "not_forked", reason: "turn_running", message: "A turn runs", threadId: "a" },
+  ],
+  codex_compact: RUN_STATUSES.map((status) => ({
+    receipt: { status: "queued", clientMessageId: "c", threadId: "t" },
+    threadId: "t",
+    turn: { id: "u", status },
+  })),
 };
 
 /** Every status each tool's schema declares (a new status without a sample fails the test). */
@@ -226,10 +250,13 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
   codex_worktree: ["listed", "removed", "refused"],
+  codex_usage: ["available", "unavailable"],
+  codex_fork: ["forked", "not_forked"],
+  codex_compact: RUN_STATUSES,
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {
-  if (name === "codex_run" || name === "codex_review") {
+  if (name === "codex_run" || name === "codex_review" || name === "codex_compact") {
     return (out.turn as { status?: string } | null)?.status;
   }
   return out.status as string | undefined;

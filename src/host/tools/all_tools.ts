@@ -17,6 +17,9 @@ import { interruptTool } from "./interrupt_tool.ts";
 import { reviewTool } from "./review_tool.ts";
 import { steerTool } from "./steer_tool.ts";
 import { worktreeTool } from "./worktree_tool.ts";
+import { usageTool } from "./usage_tool.ts";
+import { forkTool } from "./fork_tool.ts";
+import { compactTool } from "./compact_tool.ts";
 
 /** Every tool. */
 export const TOOLS = [
@@ -30,6 +33,9 @@ export const TOOLS = [
   interruptTool,
   withdrawMessageTool,
   worktreeTool,
+  usageTool,
+  forkTool,
+  compactTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
 /** The names of the tools registered at these capabilities, in registration order. */
