@@ -1,7 +1,7 @@
 /**
- * The README's tools tables, printed from the code: which tools and
- * app-server methods each capability level has (`src/codex/methods.ts`,
- * `src/host/tools/all_tools.ts`), and each tool's input fields and
+ * The README's tools tables, printed from the code: which tools each
+ * capability level has (`src/host/tools/all_tools.ts`; the methods are in
+ * docs/design.md's capability table), and each tool's input fields and
  * description as `tools/list` gives them (spawn mode, full level).
  * `scripts/tools_table.ts` prints them; `tests/unit/readme_tools_test.ts`
  * fails when the README differs.
@@ -9,7 +9,6 @@
  */
 
 import { type Capabilities, capabilitiesOf } from "../src/core/capabilities.ts";
-import { allowedMethods } from "../src/codex/methods.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
 import { spawnSurface } from "../src/host/surface.ts";
@@ -66,16 +65,11 @@ function inputsOf(tool: (typeof TOOLS)[number]): string {
 /** The two tables (levels, then tools), separated by a blank line. */
 export function toolsTableMarkdown(): string {
   const levels = markdownTable(
-    ["level", "flag", "tools", "app-server methods it may call"],
+    ["level", "flag", "tools"],
     LEVELS.map((l, i) => {
       const before = LEVELS.slice(0, i).map((p) => p.caps);
       const tools = TOOLS.filter((t) => t.enabled(l.caps) && !before.some((c) => t.enabled(c)));
-      const methods = [...allowedMethods(l.caps)].filter((m) =>
-        !before.some((c) => allowedMethods(c).has(m))
-      );
-      const plus = i === 0 ? "" : "+ ";
-      const runs = methods.length ? plus + code(methods) : "none (runs `git`)";
-      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), runs];
+      return [l.name, l.flag, (i === 0 ? "" : "+ ") + code(tools.map((t) => t.name))];
     }),
   );
   const surface = spawnSurface(FULL);

@@ -93,7 +93,11 @@ const LEVELS: readonly { name: string; flag: string[]; caps: Capabilities }[] = 
   {
     name: "worktrees",
     flag: ["--allow-turn-start", "--allow-worktrees"],
-    caps: capabilitiesOf({ allowReplyRead: false, allowTurnStart: true, worktrees: { git: "git" } }),
+    caps: capabilitiesOf({
+      allowReplyRead: false,
+      allowTurnStart: true,
+      worktrees: { git: "git" },
+    }),
   },
 ];
 
@@ -182,7 +186,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("helper stderr kept", `last ${l.stderrBytes / KiB} KiB`);
   says("message text", `1..${MAX_TEXT_BYTES / KiB} KiB UTF-8`);
   says("`codex_review`'s `base`, `commit`", `1..${MAX_REF_BYTES} bytes UTF-8`);
-  says("an MCP server not up at a start (this relay process)", `${MCP_SKIP_MS / 60_000} min`);
+  says("an MCP server not up at a start", `${MCP_SKIP_MS / 60_000} min`);
   says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
   says("`codex_run`'s `outputSchema`", `${MAX_OUTPUT_SCHEMA_BYTES / KiB} KiB of JSON`);
   says(
@@ -199,7 +203,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   );
   says("`codex_wait_reply`", `${WAIT_MESSAGES.min}..${WAIT_MESSAGES.max} messages per call`);
   says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
-  const concurrency = "operations in flight (`spawn`: on the warm helper / `daemon`)";
+  const concurrency = "operations in flight (`spawn` / `daemon`)";
   says(
     concurrency,
     `${DEFAULT_SPAWN_LIMITS.inFlight} / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
@@ -214,9 +218,9 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
   says("after SIGINT or SIGTERM", `get ${SIGNAL_GRACE_MS} ms, then`);
-  says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
-  says("active threads asked for another relay's turn, per list", `${OTHER_RELAY_PROBES} (`);
-  const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
+  says("ended runs kept for the next list", `${UNSEEN_MAX};`);
+  says("threads asked for other relays' turns, per list", `${OTHER_RELAY_PROBES} (`);
+  const mcp = "a run's wait for its thread's MCP servers";
   says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
   says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");
