@@ -7,7 +7,7 @@
  */
 
 import type { ReadReplyResult, Reply, RequestSummary, RunUsage } from "../reply/schemas.ts";
-import { type Explained, reasonNext, textOf } from "./next_steps.ts";
+import { type Explained, reasonNext } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
 export function replyText(r: Reply): string {

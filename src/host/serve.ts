@@ -16,7 +16,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { openConnection } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
-import { type Capabilities, capabilitiesOf } from "../core/capabilities.ts";
+import { capabilitiesOf } from "../core/capabilities.ts";
 import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
 import { surfaceOf } from "./surface.ts";
