@@ -38,7 +38,7 @@ function shown(w: LimitWindow | null) {
  * part that Codex refuses is `unavailable` with its reason.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const usage = await codexUsage(session); // {status: "unavailable", reason: "account_required", ...}
  * ```
  */

@@ -27,7 +27,7 @@ export interface ForkRequest {
  * Forks the thread; every refusal is a `not_forked` result with its reason.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const out = await forkThread(session, { threadRef: "my thread", runsHere: () => false });
  * out.newThreadId; // the fork's id, when forked
  * ```
@@ -84,7 +84,7 @@ export const FORK_BUDGET_MS = 20_000;
  * keep the new thread from the next `codex_run`.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const out = await forkOn(connection, { threadRef: id, runsHere: () => false }, signal, clock);
  * ```
  */

@@ -9,7 +9,7 @@ import assert from "assert";
 import type { z } from "zod";
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { NEXT_MAX_CHARS, REASON_NEXT, textOf } from "../../src/host/next_steps.ts";
-import { DAEMON_TRAITS, SPAWN_TRAITS, spawnSurface, type Surface } from "../../src/host/surface.ts";
+import { spawnSurface, type Surface } from "../../src/host/surface.ts";
 import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
 import { capabilitiesOf } from "../../src/core/capabilities.ts";
 import { instructionsFor } from "../../src/host/instructions.ts";
@@ -305,7 +305,7 @@ Deno.test("at every level no tool description, instruction, prompt or result nam
     for (const allowTurnStart of [false, true]) {
       const caps = capabilitiesOf({ allowReplyRead, allowTurnStart });
       const registered = new Set(toolNames(caps));
-      for (const backend of [SPAWN_TRAITS, DAEMON_TRAITS]) {
+      for (const backend of [{ shared: false }, { shared: true }]) {
         const surface: Surface = { caps, backend };
         const texts: [string, string][] = [["instructions", instructionsFor(surface)]];
         for (const tool of TOOLS as readonly Tool<z.ZodType, z.ZodType>[]) {

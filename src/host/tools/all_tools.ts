@@ -32,10 +32,10 @@ export const TOOLS = [
   steerTool,
   interruptTool,
   withdrawMessageTool,
-  worktreeTool,
   usageTool,
   forkTool,
   compactTool,
+  worktreeTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
 /** The names of the tools registered at these capabilities, in registration order. */
