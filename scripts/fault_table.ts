@@ -7,8 +7,19 @@
  */
 
 import { faultTableMarkdown, README_MARKERS } from "../testing/fault_table.ts";
+import { FMT_IGNORE } from "../testing/markdown.ts";
 
 if (import.meta.main) {
   // deno-lint-ignore no-console
-  console.log([README_MARKERS.start, "", faultTableMarkdown(), "", README_MARKERS.end].join("\n"));
+  console.log(
+    [
+      FMT_IGNORE.start,
+      README_MARKERS.start,
+      "",
+      faultTableMarkdown(),
+      "",
+      README_MARKERS.end,
+      FMT_IGNORE.end,
+    ].join("\n"),
+  );
 }

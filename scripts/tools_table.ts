@@ -6,8 +6,19 @@
  */
 
 import { TOOLS_MARKERS, toolsTableMarkdown } from "../testing/tools_table.ts";
+import { FMT_IGNORE } from "../testing/markdown.ts";
 
 if (import.meta.main) {
   // deno-lint-ignore no-console
-  console.log([TOOLS_MARKERS.start, "", toolsTableMarkdown(), "", TOOLS_MARKERS.end].join("\n"));
+  console.log(
+    [
+      FMT_IGNORE.start,
+      TOOLS_MARKERS.start,
+      "",
+      toolsTableMarkdown(),
+      "",
+      TOOLS_MARKERS.end,
+      FMT_IGNORE.end,
+    ].join("\n"),
+  );
 }

@@ -17,6 +17,9 @@ import { steerTool } from "../src/host/tools/steer_tool.ts";
 import { waitReplyTool } from "../src/host/tools/wait_reply_tool.ts";
 import { withdrawMessageTool } from "../src/host/tools/withdraw_message_tool.ts";
 import { worktreeTool } from "../src/host/tools/worktree_tool.ts";
+import { usageTool } from "../src/host/tools/usage_tool.ts";
+import { forkTool } from "../src/host/tools/fork_tool.ts";
+import { compactTool } from "../src/host/tools/compact_tool.ts";
 
 /** Each tool's output schema by its name (`tests/unit/call_tool_test.ts` keeps it equal to `TOOLS`). */
 export const OUTPUT_SCHEMAS = {
@@ -30,6 +33,9 @@ export const OUTPUT_SCHEMAS = {
   codex_interrupt: interruptTool.outputSchema,
   codex_withdraw_message: withdrawMessageTool.outputSchema,
   codex_worktree: worktreeTool.outputSchema,
+  codex_usage: usageTool.outputSchema,
+  codex_fork: forkTool.outputSchema,
+  codex_compact: compactTool.outputSchema,
 } as const;
 
 /** A tool's name. */

@@ -15,6 +15,7 @@
 
 import type { Fault, FaultAction, Startup } from "../fixtures/scenario.ts";
 import { DAEMON_TABLE_CAPTION, daemonTableMarkdown } from "./fault_table_daemon.ts";
+import { markdownTable } from "./markdown.ts";
 
 /** Every tool the matrix calls, in column order. */
 export const MATRIX_TOOLS = [
@@ -455,12 +456,6 @@ function steerCell(s: SteerSeen): string {
 function interruptCell(i: InterruptSeen): string {
   if (!i.turn) return `\`${i.status}\``;
   return `\`${i.status}\`; turn \`${i.turn}\`${i.failureClass ? `, \`${i.failureClass}\`` : ""}`;
-}
-
-function markdownTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 /** The caption between the README's two tables. */

@@ -268,6 +268,47 @@ export function userItem(clientId: string | null, text = "hello", id = fakeId())
   };
 }
 
+const STREAM_DISCONNECTED = { responseStreamDisconnected: { httpStatusCode: null } };
+const HIGH_DEMAND =
+  "We\u2019re currently experiencing high demand, which may cause temporary errors.";
+
+/**
+ * A turn's model requests failing, as Codex 0.169 and 0.171 told it (captured for issue 38,
+ * docs/codex-protocol.md; `stream_max_retries = 2`): with nothing listening at the
+ * provider's address Codex retries every few seconds to minutes (`noNetwork`); a provider
+ * answering HTTP 500 is retried (`highDemandRetry`, `Reconnecting... n/2`), then fails the turn
+ * (`highDemandFailed`, then `turn/completed` failed with that error).
+ */
+export const STREAM_ERRORS = {
+  noNetwork: {
+    streamError: {
+      message: "Reconnecting... waiting for network",
+      codexErrorInfo: STREAM_DISCONNECTED,
+      additionalDetails: "Connection failed: error sending request",
+    },
+    willRetry: true,
+  },
+  highDemandRetry: {
+    streamError: {
+      message: "Reconnecting... 1/2",
+      codexErrorInfo: STREAM_DISCONNECTED,
+      additionalDetails: HIGH_DEMAND,
+    },
+    willRetry: true,
+  },
+  highDemandFailed: {
+    streamError: {
+      message: HIGH_DEMAND,
+      codexErrorInfo: "internalServerError",
+      additionalDetails: null,
+    },
+    willRetry: false,
+  },
+} as const satisfies Record<string, TurnStep>;
+
+/** The error a turn failed with after {@linkcode STREAM_ERRORS}`.highDemandFailed`. */
+export const HIGH_DEMAND_ERROR = { message: HIGH_DEMAND, codexErrorInfo: "internalServerError" };
+
 /** An agent message item (shape of the captures). */
 export function agentItem(
   id: string,

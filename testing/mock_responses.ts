@@ -23,6 +23,8 @@
  * | `LONG`        | commentary, then the final answer {@link longAnswerText} (> 16 KiB UTF-8) |
  * | `FAIL`        | `response.failed` (turn fails, `codexErrorInfo: "other"`)                 |
  * | `HTTP500`     | HTTP 500 (turn fails, `codexErrorInfo: "internalServerError"`)            |
+ * | `USAGE_LIMIT` | HTTP 429 `usage_limit_reached`, a spent 5-hour window resetting in 1 h in |
+ * |               | `x-codex-primary-*` headers (turn fails, `usageLimitExceeded`)            |
  * | `SLOW:<tag>`  | `response.created`, then holds until `release(tag)`; then the default     |
  * | `MCP_ELICIT`  | commentary + `function_call {name, namespace: "mcp__<server>"}`; on the   |
  * |               | follow-up request carrying the `function_call_output`, a final answer     |
@@ -39,6 +41,7 @@
  * |------------------------------------------------|--------------------------------------------|
  * | a reviewer's (latest user text `Review the     | the review JSON: one P1 finding on         |
  * | current code changes…`, or `REVIEW_JSON`)      | `<cwd>/calc.js:2-2` ({@link reviewJson})   |
+ * | `REVIEW_CLEAN` / `REVIEW_PLAIN`                | the JSON without finding / plain text      |
  * | `text.format` of type `json_schema`            | a JSON value built from the schema; with   |
  * |                                                | `BADJSON`, plain text ({@link valueOf})    |
  *
@@ -47,7 +50,8 @@
  *
  * Everything after `SHELL:` is the command (trimmed) and is not searched for markers: put other
  * markers before it (`SLOW:a SHELL: echo hi`). `SLOW:<tag>` combines with the others (e.g.
- * `SLOW:a LONG`). `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
+ * `SLOW:a LONG`). `COMPACT_SLOW:<tag>` in a thread's history holds its compaction's request
+ * (Codex's compaction prompt) as `SLOW:<tag>` would. `MORE` adds a second final answer {@link secondAnswer} (id `msg_<seq>_final2`)
  * after the first one of the default, `NOECHO` and `LONG` replies. Every request is kept in `requests` (parsed body + headers) for assertions.
  *
  * @module
@@ -78,6 +82,7 @@ export type MockReplyKind =
   | "long"
   | "fail"
   | "http500"
+  | "usage_limit"
   | "mcp_call"
   | "mcp_answer"
   | "shell_call"
@@ -147,7 +152,15 @@ export function secondAnswer(seq: number): string {
  * The reviewer's answer (the JSON Codex's review prompt asks for), with its one finding on
  * `<cwd>/calc.js` lines 2-2, as the lab's mock of transcript 21 answered.
  */
-export function reviewJson(cwd: string): string {
+export function reviewJson(cwd: string, clean = false): string {
+  if (clean) {
+    return JSON.stringify({
+      findings: [],
+      overall_correctness: "patch is correct",
+      overall_explanation: "Mock review: no issues.",
+      overall_confidence_score: 0.9,
+    });
+  }
   return JSON.stringify({
     findings: [{
       title: "[P1] Mock finding: division by zero",
@@ -336,8 +349,10 @@ export async function startMockResponses(
       : undefined;
     let kind: MockReplyKind;
     if (/\bHTTP500\b/.test(markers)) kind = "http500";
-    else if (/^Review the current code changes|\bREVIEW_JSON\b/.test(markers)) kind = "review";
-    else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
+    else if (/\bUSAGE_LIMIT\b/.test(markers)) kind = "usage_limit";
+    else if (/^Review the current code changes|\bREVIEW_(JSON|PLAIN|CLEAN)\b/.test(markers)) {
+      kind = "review";
+    } else if (format?.type === "json_schema" && !/\bBADJSON\b/.test(markers)) kind = "json";
     else if (/\bFAIL\b/.test(markers)) kind = "fail";
     else if (shell) kind = toolOutput ? "shell_answer" : "shell_call";
     else if (/\bMCP_ELICIT\b/.test(markers)) kind = toolOutput ? "mcp_answer" : "mcp_call";
@@ -348,6 +363,32 @@ export async function startMockResponses(
     const record1: MockRequest = { ...base, userText: text, kind };
     record(record1);
 
+    if (kind === "usage_limit") {
+      // A spent 5-hour window, as ChatGPT's backend answers (its reset one hour from now).
+      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+      return new Response(
+        JSON.stringify({
+          error: {
+            type: "usage_limit_reached",
+            message: "mock: usage limit reached",
+            plan_type: "plus",
+            resets_at: resetsAt,
+          },
+        }),
+        {
+          status: 429,
+          headers: {
+            "content-type": "application/json",
+            "x-codex-primary-used-percent": "100",
+            "x-codex-primary-window-minutes": "300",
+            "x-codex-primary-reset-at": String(resetsAt),
+            "x-codex-secondary-used-percent": "40",
+            "x-codex-secondary-window-minutes": "10080",
+            "x-codex-secondary-reset-at": String(resetsAt + 86400),
+          },
+        },
+      );
+    }
     if (kind === "http500") {
       return new Response(
         JSON.stringify({ error: { message: "mock internal error", type: "server_error" } }),
@@ -355,7 +396,12 @@ export async function startMockResponses(
       );
     }
 
-    const slowTag = /\bSLOW:([A-Za-z0-9_.-]+)/.exec(markers)?.[1];
+    // A compaction's request (Codex's own prompt) is held by a `COMPACT_SLOW:<tag>` anywhere in
+    // the thread's history.
+    const compaction = text.startsWith("You are performing a CONTEXT CHECKPOINT COMPACTION");
+    const slowTag = compaction
+      ? /\bCOMPACT_SLOW:([A-Za-z0-9_.-]+)/.exec(JSON.stringify(input))?.[1]
+      : /\bSLOW:([A-Za-z0-9_.-]+)/.exec(markers)?.[1];
     const more = /\bMORE\b/.test(markers);
     const events: Json[] = [];
     const item = (ev: string, it: Json, index: number): Json => ({
@@ -449,7 +495,10 @@ export async function startMockResponses(
       }
       case "review": {
         const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(input))?.[1] ?? "/workspace";
-        finalMessage(`msg_${n}_final`, reviewJson(cwd));
+        const answer = /\bREVIEW_PLAIN\b/.test(markers)
+          ? "Plain text review, not JSON."
+          : reviewJson(cwd, /\bREVIEW_CLEAN\b/.test(markers));
+        finalMessage(`msg_${n}_final`, answer);
         break;
       }
       case "json":

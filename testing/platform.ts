@@ -31,6 +31,7 @@ export const WINDOWS_GAPS: Readonly<Record<string, string>> = {
   "tests/integration/demo_test.ts": FIXTURE_POSIX,
   "tests/integration/doctor_test.ts": FIXTURE_POSIX,
   "tests/integration/elicit_modes_test.ts": FIXTURE_POSIX,
+  "tests/integration/fork_compact_test.ts": `${FIXTURE_POSIX}; its daemon mode too`,
   "tests/integration/host_test.ts": FIXTURE_POSIX,
   "tests/integration/install_cli_test.ts":
     `${FIXTURE_POSIX}; the printed install line is run with \`sh -c\``,

@@ -1,15 +1,14 @@
 /**
- * The README's tools tables, printed from the code: which tools and
- * app-server methods each capability level has (`src/codex/methods.ts`,
- * `src/host/tools/all_tools.ts`), and each tool's input fields and
+ * The README's tools tables, printed from the code: which tools each
+ * capability level has (`src/host/tools/all_tools.ts`; the methods are in
+ * docs/design.md's capability table), and each tool's input fields and
  * description as `tools/list` gives them (spawn mode, full level).
  * `scripts/tools_table.ts` prints them; `tests/unit/readme_tools_test.ts`
  * fails when the README differs.
  * @module
  */
 
-import type { Capabilities } from "../src/core/capabilities.ts";
-import { allowedMethods } from "../src/codex/methods.ts";
+import { type Capabilities, capabilitiesOf } from "../src/core/capabilities.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
 import { spawnSurface } from "../src/host/surface.ts";
@@ -21,16 +20,25 @@ export const TOOLS_MARKERS = {
   end: "<!-- tools-table:end -->",
 } as const;
 
+/** The levels, each with what its flag alone gives (they stack: turn start includes reply read). */
 const LEVELS: { name: string; flag: string; caps: Capabilities }[] = [
-  { name: "queue (default)", flag: "none", caps: { replyRead: false, turnStart: false } },
-  { name: "reply read", flag: "`--allow-reply-read`", caps: { replyRead: true, turnStart: false } },
-  { name: "turn start", flag: "`--allow-turn-start`", caps: { replyRead: false, turnStart: true } },
+  { name: "queue (default)", flag: "none", caps: capabilitiesOf(flagsOf(false, false)) },
+  { name: "reply read", flag: "`--allow-reply-read`", caps: capabilitiesOf(flagsOf(true, false)) },
+  {
+    name: "turn start",
+    flag: "`--allow-turn-start` (reply read included)",
+    caps: capabilitiesOf(flagsOf(false, true)),
+  },
   {
     name: "worktrees",
     flag: "`--allow-worktrees` (with `--allow-turn-start`)",
-    caps: { replyRead: false, turnStart: true, worktrees: true },
+    caps: capabilitiesOf({ ...flagsOf(false, true), worktrees: { git: "git" } }),
   },
 ];
+
+function flagsOf(allowReplyRead: boolean, allowTurnStart: boolean) {
+  return { allowReplyRead, allowTurnStart };
+}
 
 const FULL: Capabilities = { replyRead: true, turnStart: true, worktrees: true };
 
@@ -57,16 +65,11 @@ function inputsOf(tool: (typeof TOOLS)[number]): string {
 /** The two tables (levels, then tools), separated by a blank line. */
 export function toolsTableMarkdown(): string {
   const levels = markdownTable(
-    ["level", "flag", "tools", "app-server methods it may call"],
+    ["level", "flag", "tools"],
     LEVELS.map((l, i) => {
       const before = LEVELS.slice(0, i).map((p) => p.caps);
       const tools = TOOLS.filter((t) => t.enabled(l.caps) && !before.some((c) => t.enabled(c)));
-      const methods = [...allowedMethods(l.caps)].filter((m) =>
-        !before.some((c) => allowedMethods(c).has(m))
-      );
-      const plus = i === 0 ? "" : "+ ";
-      const runs = methods.length ? plus + code(methods) : "none (runs `git`)";
-      return [l.name, l.flag, plus + code(tools.map((t) => t.name)), runs];
+      return [l.name, l.flag, (i === 0 ? "" : "+ ") + code(tools.map((t) => t.name))];
     }),
   );
   const surface = spawnSurface(FULL);

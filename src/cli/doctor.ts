@@ -15,7 +15,7 @@ import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
 import type { ModelPage } from "../codex/models.ts";
 import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
-import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
+import { type Capabilities, capabilitiesOf, capabilityArgs } from "../core/capabilities.ts";
 import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
@@ -310,14 +310,10 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string):
 }
 
 function capabilities(flags: ServeFlags, relay: string): Finding[] {
-  const caps: Capabilities = {
-    replyRead: flags.allowReplyRead,
-    turnStart: flags.allowTurnStart,
-    ...(flags.worktrees ? { worktrees: true } : {}),
-  };
+  const caps: Capabilities = capabilitiesOf(flags);
   const serve = [
     "serve",
-    ...capabilityArgs(caps),
+    ...capabilityArgs({ replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart }),
     ...appServerArgs(flags.appServer),
   ];
   const findings: Finding[] = [

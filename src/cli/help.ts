@@ -40,7 +40,8 @@ const LEVEL_OPTIONS: Option[] = [
     "--allow-turn-start",
     "Add codex_run, codex_review, codex_steer, codex_interrupt,",
     "codex_withdraw_message (runs turns and reviews, steers them,",
-    "forwards approvals, takes back queued messages)",
+    "forwards approvals, takes back queued messages); includes",
+    "--allow-reply-read: the levels stack",
   ],
 ];
 

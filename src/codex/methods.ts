@@ -10,6 +10,7 @@
 import { RelayError } from "../core/errors.ts";
 import { parseAccountRead } from "./account.ts";
 import { parseModelList } from "./models.ts";
+import { parseRateLimits, parseThreadCost } from "./rate_limits.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import type { ThreadSourceKind } from "./types.ts";
 import {
@@ -39,6 +40,15 @@ function parseTurnStarted(value: unknown): string {
     throw new Error("Unexpected app-server result: turn.id is not a string");
   }
   return turn.id;
+}
+
+/** The new thread of a `thread/fork` answer (`{thread: {id, forkedFromId, cwd, ...}}`, transcripts 24). */
+function parseThreadForked(value: unknown): { threadId: string; cwd: string | null } {
+  const thread = (value as { thread?: { id?: unknown; cwd?: unknown } } | null)?.thread;
+  if (typeof thread?.id !== "string") {
+    throw new Error("Unexpected app-server result: thread.id is not a string");
+  }
+  return { threadId: thread.id, cwd: typeof thread.cwd === "string" ? thread.cwd : null };
 }
 
 /** The id of the turn a `turn/steer` answer names (`{turnId}`). */
@@ -83,6 +93,12 @@ const METHODS = {
   "turn/steer": { level: "turnStart", result: parseTurnSteered },
   "review/start": { level: "turnStart", result: parseTurnStarted },
   "model/list": { level: "turnStart", result: parseModelList },
+  // codex_usage: the rate-limit windows and a thread's estimated cost, before delegating.
+  "account/rateLimits/read": { level: "turnStart", result: parseRateLimits },
+  "account/usage/read": { level: "turnStart", result: parseThreadCost },
+  // codex_fork (a new thread with the history) and codex_compact (a compaction turn).
+  "thread/fork": { level: "turnStart", result: parseThreadForked },
+  "thread/compact/start": { level: "turnStart", result: ignored },
 } as const satisfies Record<string, { level: MethodLevel; result: (value: unknown) => unknown }>;
 
 /** An app-server method the relay sends (a key of the method map). */
@@ -174,6 +190,10 @@ export interface MethodParams {
   };
   "review/start": { threadId: string; target: ReviewTarget };
   "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };
+  "account/rateLimits/read": Record<string, never>;
+  "account/usage/read": { threadId?: string };
+  "thread/fork": { threadId: string; excludeTurns?: boolean };
+  "thread/compact/start": { threadId: string };
 }
 
 /** What `review/start` reviews (docs/codex-protocol.md, "Code review"). */

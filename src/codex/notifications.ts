@@ -7,6 +7,7 @@
  */
 
 import type { TurnError, TurnStatus } from "./types.ts";
+import { parseRateLimits, type RateLimits } from "./rate_limits.ts";
 
 /** The item fields a runtime follows. */
 export interface ItemRef {
@@ -39,8 +40,44 @@ export type TurnEvent =
     status: TurnStatus | string | undefined;
     error: TurnError | null | undefined;
   }
+  | {
+    /**
+     * `error`: a request to the model failed. `willRetry` while Codex retries it
+     * (`Reconnecting... 1/5`, `Reconnecting... waiting for network`); false when
+     * the turn fails with it (`turn/completed` follows).
+     */
+    kind: "streamError";
+    threadId?: string;
+    turnId: string | null;
+    willRetry: boolean;
+    message: string | undefined;
+    /** `error.additionalDetails`: what failed (e.g. `Connection failed: error sending request`). */
+    details: string | undefined;
+  }
   | { kind: "requestResolved"; threadId?: string; requestId: unknown }
+  | { kind: "tokenUsage"; threadId?: string; turnId: string | null; usage: TokenUsage }
+  /** `account/rateLimits/updated` (the account's, no thread): sent during turns. */
+  | { kind: "rateLimits"; threadId?: undefined; limits: RateLimits }
   | { kind: "threadStatus"; threadId?: string; status: string | undefined };
+
+/** Token counts of `thread/tokenUsage/updated` (`last` or `total`); a count Codex left out is 0. */
+export interface TokenBreakdown {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningOutputTokens: number;
+  totalTokens: number;
+}
+
+/** `thread/tokenUsage/updated`'s `tokenUsage` (transcripts 01, 26): one per model request. */
+export interface TokenUsage {
+  /** The thread's running total. */
+  total: TokenBreakdown;
+  /** The last model request's counts. */
+  last: TokenBreakdown;
+  /** The model's context window, when Codex knows it. */
+  modelContextWindow: number | null;
+}
 
 type Obj = Record<string, unknown>;
 
@@ -83,11 +120,66 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
         error: turn?.error as TurnError | null | undefined,
       };
     }
+    case "error": {
+      const error = asObj(params.error);
+      return {
+        kind: "streamError",
+        ...scope,
+        turnId: asStr(params.turnId) ?? null,
+        willRetry: params.willRetry === true,
+        message: asStr(error?.message),
+        details: asStr(error?.additionalDetails),
+      };
+    }
     case "serverRequest/resolved":
       return { kind: "requestResolved", ...scope, requestId: params.requestId };
+    case "thread/tokenUsage/updated": {
+      const usage = parseTokenUsage(params.tokenUsage);
+      if (!usage) return undefined;
+      return { kind: "tokenUsage", ...scope, turnId: asStr(params.turnId) ?? null, usage };
+    }
+    case "account/rateLimits/updated":
+      return { kind: "rateLimits", limits: parseRateLimits(params) };
     case "thread/status/changed":
       return { kind: "threadStatus", ...scope, status: asStr(asObj(params.status)?.type) };
     default:
       return undefined;
   }
+}
+
+const count = (v: unknown): number => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+
+function breakdown(v: unknown): TokenBreakdown | undefined {
+  const o = asObj(v);
+  if (!o) return undefined;
+  return {
+    inputTokens: count(o.inputTokens),
+    cachedInputTokens: count(o.cachedInputTokens),
+    outputTokens: count(o.outputTokens),
+    reasoningOutputTokens: count(o.reasoningOutputTokens),
+    totalTokens: count(o.totalTokens),
+  };
+}
+
+/**
+ * Parses `thread/tokenUsage/updated`'s `tokenUsage`, or undefined when it has
+ * no `total` or `last` object.
+ *
+ * @example
+ * ```ts
+ * const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0, totalTokens: 0 };
+ * parseTokenUsage({ total: zero, last: zero, modelContextWindow: 258400 })?.modelContextWindow; // 258400
+ * ```
+ */
+export function parseTokenUsage(raw: unknown): TokenUsage | undefined {
+  const o = asObj(raw);
+  const total = breakdown(o?.total);
+  const last = breakdown(o?.last);
+  if (!o || !total || !last) return undefined;
+  const window = o.modelContextWindow;
+  return {
+    total,
+    last,
+    modelContextWindow: typeof window === "number" && window > 0 ? window : null,
+  };
 }

@@ -25,6 +25,8 @@ const RULES: readonly Rule[] = [
   { pattern: /cursor\.itemId does not identify an item/, reason: "invalid_cursor" },
   { code: -32001, pattern: /./, reason: "busy" },
   { pattern: /^Invalid request: unknown variant/, reason: "experimental_unavailable" },
+  // account/rateLimits/read, account/usage/read with an API-key login (0.171, transcripts 24, 26).
+  { code: -32600, pattern: /authentication required/, reason: "account_required" },
 ];
 
 /**

@@ -1,6 +1,8 @@
 /**
  * Capability levels: the serve flags that select a level. Each opt-in flag
- * adds; nothing else changes (the app-server methods of each level:
+ * adds, and the levels stack: `--allow-turn-start` includes reply read (an
+ * agent that starts turns reads their answers); nothing else changes (the
+ * app-server methods of each level:
  * `src/codex/methods.ts`; the tools: `src/host/tools/all_tools.ts`).
  * @module
  */
@@ -13,6 +15,25 @@ export interface Capabilities {
   turnStart: boolean;
   /** `--allow-worktrees` (with `--allow-turn-start`): `codex_run {worktree}`, `codex_worktree`. */
   worktrees?: boolean;
+}
+
+/**
+ * The capabilities of the serve flags given: the levels stack, so the turn-start
+ * level includes reply read.
+ *
+ * @example
+ * ```ts
+ * capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }); // { replyRead: true, turnStart: true }
+ * ```
+ */
+export function capabilitiesOf(
+  flags: { allowReplyRead: boolean; allowTurnStart: boolean; worktrees?: { git: string } },
+): Capabilities {
+  return {
+    replyRead: flags.allowReplyRead || flags.allowTurnStart,
+    turnStart: flags.allowTurnStart,
+    ...(flags.worktrees ? { worktrees: true } : {}),
+  };
 }
 
 /** The serve flags that select these capabilities (client entries, printed commands). */

@@ -36,6 +36,7 @@ export const REASON_CODES = [
   "worktree_not_found",
   "worktree_busy",
   "worktree_dirty",
+  "account_required",
 ] as const;
 
 /** Why an operation did not produce its normal result. */

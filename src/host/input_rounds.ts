@@ -23,7 +23,7 @@ export const MAX_ROUNDS_PER_CALL = 9;
 export interface RoundState {
   v: 1;
   /** The tool whose call this round belongs to. */
-  tool: "codex_run" | "codex_review" | "codex_wait_reply";
+  tool: "codex_run" | "codex_review" | "codex_compact" | "codex_wait_reply";
   threadId: string;
   clientMessageId: string;
   /** The tokens asked in this round. */
@@ -128,7 +128,7 @@ export function applyAnswers(
 /** The call a retried round's state must belong to. */
 export type RoundCall =
   /** A run (`codex_run`, `codex_review`), with the `threadId` it was given (a name cannot be compared without a lookup). */
-  | { tool: "codex_run" | "codex_review"; threadRef?: string }
+  | { tool: "codex_run" | "codex_review" | "codex_compact"; threadRef?: string }
   /** `codex_wait_reply` on one message, or on several (`messages`); resolved ids, in the order given. */
   | { tool: "codex_wait_reply" } & Pick<RoundState, "threadId" | "clientMessageId" | "messages">;
 

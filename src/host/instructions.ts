@@ -33,7 +33,7 @@ export function instructionsFor(surface: Surface): string {
   }
   if (caps.turnStart) {
     lines.push(
-      `codex_run runs a message as a Codex turn now (in an existing thread or a new one in a directory) and forwards Codex's approval requests to you as questions (not_logged_in: Codex has no login or key; nothing was queued); codex_interrupt stops a running turn (one still queued is withdrawn); codex_withdraw_message takes a message back while it is still queued; codex_list_threads also lists your runs (ended ones once). codex_review runs Codex's code review (findings with file and lines); codex_run's outputSchema makes the final answer JSON checked against it (structured); codex_steer adds input to your running turn. ${
+      `codex_run runs a message as a Codex turn now (in an existing thread or a new one in a directory) and forwards Codex's approval requests to you as questions (not_logged_in: Codex has no login or key; nothing was queued); codex_interrupt stops a running turn (one still queued is withdrawn); codex_withdraw_message takes a message back while it is still queued; codex_list_threads also lists your runs (ended ones once). codex_review runs Codex's code review (findings with file and lines); codex_run's outputSchema makes the final answer JSON checked against it (structured); codex_steer adds input to your running turn; codex_usage shows Codex's rate limits before you delegate (each run's result has its token usage); codex_fork copies a thread's history into a new thread; codex_compact shrinks an idle thread's context. ${
         surface.backend.shared
           ? "Turns run in the Codex daemon and keep running if codex-relay exits."
           : "Turns run inside codex-relay and end when it exits."

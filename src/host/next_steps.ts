@@ -71,10 +71,12 @@ export const REASON_NEXT: Readonly<Record<ReasonCode, string>> = Object.freeze({
   git_missing: "Install git, then run `codex-relay install` again so the relay may run it.",
   not_a_repository: "Give a cwd inside a git repository with at least one commit.",
   worktree_exists:
-    'Pick another worktree name (codex_worktree {action: "list"} lists this relay\'s).',
-  worktree_not_found: 'codex_worktree {action: "list"} lists the worktrees this relay made.',
+    'Pick another worktree name (action "list" of the worktree tool shows this relay\'s).',
+  worktree_not_found: 'Action "list" of the worktree tool shows the worktrees this relay made.',
   worktree_busy: "Wait for the run in it to end, or interrupt it, then remove it.",
   worktree_dirty: "Commit or discard its changes, or remove it with force: true.",
+  account_required:
+    "Codex gives this only with a ChatGPT login (codex login); with an API key, watch usage in each run's result instead.",
 });
 
 /** The next step after a failure with `reason` (a generic one when there is none). */

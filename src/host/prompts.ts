@@ -59,7 +59,7 @@ export const reviewPrompt: Prompt<typeof reviewArgs> = {
         JSON.stringify(kind)
       }${extra}.`,
       FOLLOW,
-      "Then present the review: its findings ordered by priority (P0 first), each with its title, file and line range, and body; then the review's overall text. If there are no findings, say so.",
+      "Then present the review: its findings ordered by priority (P0 first), each with its title, file and line range, and body; then the review's overall text. If its verdict is failed, say the review failed and why (never that it found nothing).",
     ].join(" ");
   },
 };

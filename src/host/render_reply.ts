@@ -1,11 +1,12 @@
 /**
  * The text rendering of reply-read results (`codex_read_reply`,
  * `codex_wait_reply`): what the read found, then what to do next. The
- * terms (association, cursors) are explained once, in the tool descriptions.
+ * terms are explained in the tool descriptions (association, `no_match`), and
+ * `no_match` again in the `next` of a result that carries it.
  * @module
  */
 
-import type { ReadReplyResult, Reply, RequestSummary } from "../reply/schemas.ts";
+import type { ReadReplyResult, Reply, RequestSummary, RunUsage } from "../reply/schemas.ts";
 import { type Explained, reasonNext } from "./next_steps.ts";
 
 /** One reply as text: its quoted text, or what Codex's moderation says in its place. */
@@ -27,6 +28,20 @@ export function declinedText(declined: RequestSummary[] | undefined): string {
   return `codex-relay declined ${declined.length} request(s) of Codex it cannot forward to you: ${
     declined.map((d) => d.summary).join("; ")
   }.`;
+}
+
+/**
+ * What the text says about a run's token usage, or that Codex told none.
+ *
+ * @example
+ * ```ts
+ * usageText(undefined); // "Codex reported no token usage for this turn."
+ * ```
+ */
+export function usageText(usage: RunUsage | undefined): string {
+  if (!usage) return "Codex reported no token usage for this turn.";
+  const window = usage.contextWindow === null ? "" : ` of ${usage.contextWindow}`;
+  return `Tokens: ${usage.totalTokens} (input ${usage.inputTokens}, cached ${usage.cachedInputTokens}, output ${usage.outputTokens}, reasoning ${usage.reasoningTokens}); context used ${usage.contextUsed}${window}; thread total ${usage.threadTotal.totalTokens}.`;
 }
 
 /** What the text says about requests of Codex waiting for the caller's answer (a sentence, or empty). */
@@ -71,6 +86,10 @@ const REASON_TEXT: Record<string, string> = {
   not_allowed: "Reply reading is not enabled (--allow-reply-read).",
 };
 
+/** What `no_match` means, said where an agent meets it (its `next`). */
+export const NO_MATCH_MEANS =
+  "no_match: no user message with your clientMessageId is in the thread's queue or among the items searched (a page of 100).";
+
 /** How the caller goes on when the turn has no final answer yet. */
 export interface RenderOptions {
   /** The next step for a turn still running (default: wait for it). */
@@ -93,14 +112,12 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
         const replies = `${out.replies.length} final answer(s): ${
           out.replies.map((r) => `[${r.itemId}] ${replyText(r)}`).join("; ")
         }.`;
-        return {
-          said: `${head} ${replies}`,
-          next: out.nextCursor
-            ? "More may follow: pass nextCursor as cursor."
-            : ended !== undefined || out.turn?.status === "interrupted"
-            ? "The turn has ended: these are all its final answers."
-            : "The replies field holds its final answer(s).",
-        };
+        const next = out.nextCursor
+          ? "More may follow: pass nextCursor as cursor."
+          : ended !== undefined || out.turn?.status === "interrupted"
+          ? "The turn has ended: these are all its final answers."
+          : "The replies field holds its final answer(s).";
+        return { said: `${head} ${replies}`, next };
       }
       if (ended) {
         return { said: `${head} ${ended}`, next: "The turn has ended: nothing to wait for." };
@@ -111,9 +128,11 @@ export function explainReadReply(out: ReadReplyResult, options: RenderOptions = 
       return {
         said:
           `Not found among the items searched: no user message with clientMessageId ${out.clientMessageId} in thread ${out.threadId}.`,
-        next: out.searchCursor
-          ? "Older items remain: pass searchCursor as cursor to search them."
-          : "Read again without a cursor: that also looks in the thread's queue.",
+        next: `${NO_MATCH_MEANS} ${
+          out.searchCursor
+            ? "Older items remain: pass searchCursor as cursor to search them."
+            : "Read again without a cursor: that also looks in the thread's queue."
+        }`,
       };
     case "queued":
       return {

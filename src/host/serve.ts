@@ -16,7 +16,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { openConnection } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
-import type { Capabilities } from "../core/capabilities.ts";
+import { capabilitiesOf } from "../core/capabilities.ts";
 import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
 import { surfaceOf } from "./surface.ts";
@@ -129,6 +129,7 @@ export async function serveWith(
   log.info("shutting down", { why, unanswered: wire.budget.unanswered });
   await shutDown({
     drain: why === "stdin closed" ? Promise.race([wire.idle(), end.signalled]) : undefined,
+    signalled: end.signalled,
     wire,
     cancel: () => shutdown.abort(),
     cleanup: async () => {
@@ -157,6 +158,13 @@ export const SHUTDOWN_GRACE_MS = 1_500;
  * {@linkcode SHUTDOWN_GRACE_MS}.
  */
 export const DRAIN_MS = 800;
+
+/**
+ * How long, after SIGINT or SIGTERM, turns and helpers get to end on their
+ * own before their process groups are killed: a client that sends a signal
+ * waits about 100 ms (Claude Code) before it sends a harder one.
+ */
+export const SIGNAL_GRACE_MS = 10;
 
 /** How long the last answers get to be written, twice: by their calls, then by the relay. */
 const ANSWER_MS = 100;
@@ -189,6 +197,8 @@ function endings(wire: LineStdioTransport, stop: AbortSignal | undefined) {
 interface Ending {
   /** After stdin EOF: settles once the calls read before it are answered (or a signal came). */
   drain: Promise<unknown> | undefined;
+  /** Settles when SIGINT or SIGTERM came (before or during the shutdown). */
+  signalled: Promise<void>;
   wire: LineStdioTransport;
   /** Cancels every call. */
   cancel(): void;
@@ -202,16 +212,20 @@ interface Ending {
  * The shutdown, within {@linkcode SHUTDOWN_GRACE_MS} plus the last answers:
  * the calls read before stdin EOF run on for up to {@linkcode DRAIN_MS};
  * then every call is cancelled, turns and helpers end (killed when out of
- * time), and every request still owed an answer gets one.
+ * time, or {@linkcode SIGNAL_GRACE_MS} after a signal), and every request
+ * still owed an answer gets one.
  */
 async function shutDown(e: Ending): Promise<void> {
   const began = performance.now();
   if (e.drain) await settlesWithin(e.drain, DRAIN_MS);
   e.cancel();
   const graceMs = SHUTDOWN_GRACE_MS - (performance.now() - began);
-  if (!(await settlesWithin(e.cleanup(), graceMs))) {
+  let signalled = false;
+  void e.signalled.then(() => (signalled = true));
+  if (!(await cleansWithin(e.cleanup(), graceMs, e.signalled))) {
     const killed = await e.connection.kill();
-    e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
+    if (signalled) e.log.info("signalled: helpers killed", { graceMs: SIGNAL_GRACE_MS, killed });
+    else e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
   }
   // Cancelled calls answer at once; whatever is still owed an answer gets one now.
   await settlesWithin(e.wire.idle(), ANSWER_MS);
@@ -238,8 +252,31 @@ function worktreeDeps(flags: ServeFlags): WorktreeDeps | undefined {
   return root === undefined ? undefined : { git: gitRunner(flags.worktrees.git), root };
 }
 
-/** The capabilities the flags select. */
-function capabilitiesOf(flags: ServeFlags): Capabilities {
-  const { allowReplyRead: replyRead, allowTurnStart: turnStart } = flags;
-  return { replyRead, turnStart, ...(flags.worktrees ? { worktrees: true } : {}) };
+/**
+ * Whether `cleanup` settles within `ms`, or, once `signalled` settles,
+ * within {@linkcode SIGNAL_GRACE_MS} of it (when that is sooner).
+ */
+async function cleansWithin(
+  cleanup: Promise<unknown>,
+  ms: number,
+  signalled: Promise<void>,
+): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  const outOfTime = Promise.withResolvers<false>();
+  let id: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
+  const arm = (after: number) => {
+    clearTimeout(id);
+    id = setTimeout(() => outOfTime.resolve(false), Math.max(0, after));
+  };
+  arm(ms);
+  void signalled.then(() => {
+    if (!done && performance.now() + SIGNAL_GRACE_MS < deadline) arm(SIGNAL_GRACE_MS);
+  });
+  try {
+    return await Promise.race([cleanup.then(() => true, () => true), outOfTime.promise]);
+  } finally {
+    done = true;
+    clearTimeout(id);
+  }
 }

@@ -7,9 +7,11 @@
  * false` (results never carry other fields), and only the top level of a
  * result spelled out: each field with its type (and enum or const), nested
  * objects and arrays by their type alone (the tool description names their
- * fields). Input schemas keep every field's type, bounds and description but
- * not its regex `pattern` (the description says what the field takes; a
- * pattern the model cannot read only costs bytes). Calls are still validated
+ * fields). Input schemas keep every field's type, numeric bounds and
+ * description but not its regex `pattern` nor a string's length bounds (the
+ * description says what the field takes and, where it matters, how long: a
+ * bound the model never nears only costs bytes; issue 42 keeps the full level
+ * within 16 KiB). Calls are still validated
  * by the zod schema itself, so every value it accepts matches what is
  * advertised.
  * @module
@@ -43,6 +45,7 @@ function compact(node: unknown, output: boolean): unknown {
     if (output && key === "additionalProperties" && value === false) continue;
     if (output && key === "description" && typeof value === "string") continue;
     if (!output && key === "pattern" && typeof value === "string") continue;
+    if (!output && o.type === "string" && (key === "minLength" || key === "maxLength")) continue;
     out[key] = compact(value, output);
   }
   return out;
@@ -92,9 +95,19 @@ const HINT_DEFAULTS: Record<string, boolean> = {
   openWorldHint: true,
 };
 
-/** The annotations as advertised: `readOnlyHint` always, the other hints when not the default. */
+/** The hints MCP gives meaning only when `readOnlyHint` is false. */
+const WRITE_HINTS = new Set(["destructiveHint", "idempotentHint"]);
+
+/**
+ * The annotations as advertised: `readOnlyHint` always, the other hints when
+ * not the default (and, for a read-only tool, not the hints that only mean
+ * something for a tool that writes).
+ */
 export function advertisedAnnotations<A extends object>(annotations: A): Partial<A> {
+  const readOnly = (annotations as { readOnlyHint?: boolean }).readOnlyHint === true;
   return Object.fromEntries(
-    Object.entries(annotations).filter(([key, value]) => HINT_DEFAULTS[key] !== value),
+    Object.entries(annotations).filter(([key, value]) =>
+      HINT_DEFAULTS[key] !== value && !(readOnly && WRITE_HINTS.has(key))
+    ),
   ) as Partial<A>;
 }

@@ -140,7 +140,7 @@ export const realFs: ConfigFs = {
  * Denied or not asked, the lookup's answer is the same.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const fs = grantedOnly(denoFsView(), () => false);
  * fs.kind("/usr/bin/codex"); // "unreadable", and no prompt
  * ```

@@ -8,7 +8,7 @@
  */
 
 import type { Session } from "../connect/connection.ts";
-import { parseReview } from "../reply/review_text.ts";
+import { parseReview, reviewVerdict } from "../reply/review_text.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
 
 /** The newest items of the review turn read (R holds three in the captures). */
@@ -26,8 +26,10 @@ export interface ReviewRef {
 }
 
 /**
- * Reads the review turn's rendered review. `review` is absent when R holds
- * none (yet); the result has no `replies`: a review's text is its `review`.
+ * Reads the review turn's rendered review and its verdict (failing closed,
+ * `reviewVerdict`). `review` is absent only while R runs and holds none; an
+ * ended review without one is `{text: "", verdict: "failed"}`. The result has
+ * no `replies`: a review's text is its `review`.
  *
  * @example
  * ```ts ignore
@@ -46,6 +48,11 @@ export async function readReview(session: Session, ref: ReviewRef): Promise<Read
     e.turnId === ref.turnId && e.item.type === "exitedReviewMode"
   );
   const text = typeof exited?.item.review === "string" ? exited.item.review : undefined;
+  const parsed = text === undefined ? undefined : parseReview(text);
+  const ended = ref.status !== "running";
+  const review = parsed === undefined && !ended
+    ? undefined
+    : { ...(parsed ?? parseReview("")), ...reviewVerdict(ref.status, parsed) };
   return {
     status: "observed",
     threadId: ref.threadId,
@@ -55,6 +62,6 @@ export async function readReview(session: Session, ref: ReviewRef): Promise<Read
     replies: [],
     nextCursor: null,
     searchCursor: null,
-    ...(text === undefined ? {} : { review: parseReview(text) }),
+    ...(review === undefined ? {} : { review }),
   };
 }

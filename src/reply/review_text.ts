@@ -15,6 +15,7 @@
 
 import { REPLY_BUDGET_BYTES } from "./project_replies.ts";
 import { utf8Truncate } from "./utf8_truncate.ts";
+import type { VerdictReason } from "./job_schemas.ts";
 
 /** One finding of a review, as the rendered text gives it. */
 export interface ReviewFinding {
@@ -40,7 +41,17 @@ export interface ReviewResult {
   findings: ReviewFinding[];
   /** Whether `text` was cut at the page bound. */
   truncated: boolean;
+  /** What the review says, failing closed ({@linkcode reviewVerdict}); set once the run ended. */
+  verdict?: ReviewVerdict;
+  /** Why the verdict is `failed` (one of `VERDICT_REASONS`). */
+  verdictReason?: VerdictReason;
 }
+
+/** A review's verdict: only `findings` and `no_findings` can be acted on as a review. */
+export type ReviewVerdict = "findings" | "no_findings" | "failed";
+
+/** Codex's text when the reviewer gave no usable answer (0.169, 0.171; transcripts 21). */
+export const REVIEWER_FAILED = "Reviewer failed to output a response.";
 
 const HEADER = /^(Review comment|Full review comments):\s*$/;
 const FINDING = /^- (.+) \u2014 (.+):(\d+)-(\d+)\s*$/;
@@ -89,6 +100,39 @@ export function parseReview(text: string, maxBytes: number = REPLY_BUDGET_BYTES)
     findings.push(finding(match, body.join("\n").trimEnd()));
   }
   return { text: kept.text, findings, truncated: kept.truncated };
+}
+
+/**
+ * The verdict of a review run that ended `status` with the rendered review
+ * `review` (absent when Codex stored none), failing closed: `findings` only
+ * when the text is Codex's rendering with at least one finding parsed;
+ * `failed` for a run that did not complete, no review, Codex's
+ * {@linkcode REVIEWER_FAILED}, a comment header without a finding
+ * (`unparseable`), and a text without findings (`unconfirmed`: Codex renders
+ * a well-formed review without comment as its explanation alone, the same
+ * text as a reviewer's non-JSON answer passed through verbatim, so the relay
+ * cannot tell a clean review from a garbage one). `no_findings` needs a
+ * review known to be well formed, which Codex 0.169-0.171 never make visible.
+ *
+ * @example
+ * ```ts
+ * reviewVerdict("completed", parseReview("Plain text review, not JSON."));
+ * // → {verdict: "failed", verdictReason: "unconfirmed"}
+ * ```
+ */
+export function reviewVerdict(
+  status: "completed" | "failed" | "interrupted" | "running",
+  review: ReviewResult | undefined,
+): { verdict: ReviewVerdict; verdictReason?: VerdictReason } {
+  const failed = (verdictReason: VerdictReason) => ({ verdict: "failed" as const, verdictReason });
+  if (status === "failed") return failed("run_failed");
+  if (status === "interrupted") return failed("run_interrupted");
+  if (status === "running") return failed("not_ended");
+  if (review === undefined || review.text.trim() === "") return failed("no_review");
+  if (review.text.trim() === REVIEWER_FAILED) return failed("reviewer_failed");
+  if (review.findings.length > 0) return { verdict: "findings" };
+  const lines = review.text.split("\n");
+  return failed(lines.some((line) => HEADER.test(line)) ? "unparseable" : "unconfirmed");
 }
 
 function finding(match: RegExpExecArray, body: string): ReviewFinding {

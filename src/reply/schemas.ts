@@ -1,17 +1,12 @@
 /**
- * Every result a tool returns to the client, as one zod schema each (the tools advertise them as
- * their `outputSchema`), the types derived from them, and the status lists the results use. The
- * one source of every shape (the files fields: `files_schema.ts`): the tools, the docs tables and
- * the tests read them here. A name means one thing in every result:
- *
- * - a turn's status ({@linkcode RESULT_TURN_STATUSES}): `running`, `completed`, `failed`,
- *   `interrupted`, or `unverified` when it cannot be told (Codex's own `inProgress` is reported
- *   as `running`);
- * - `pendingRequests`: Codex's requests that wait for the client's answer (approvals and
- *   elicitations), `declinedRequests`: those declined at once;
- * - `queuedAhead`: messages queued before the run's own that its start also started;
- *   `otherRelay`: a listed run another codex-relay process started.
- * Fields are explained in comments (output schemas are advertised without descriptions).
+ * Every result a tool returns to the client, as one zod schema each (the
+ * tools advertise them as their `outputSchema`), the types derived from them,
+ * and the status lists the results use. The one source of every shape (the
+ * files fields: `files_schema.ts`): the tools, the docs tables and the tests read them here. A name means one thing
+ * in every result (docs/design.md, "Results"): a turn's status
+ * ({@linkcode RESULT_TURN_STATUSES}), `pendingRequests`, `declinedRequests`,
+ * `queuedAhead`, `otherRelay`, `activity`. Fields are explained in comments:
+ * output schemas are advertised without descriptions (`src/host/tool_schema.ts`).
  * @module
  */
 
@@ -20,6 +15,9 @@ import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
 import { changedFields } from "./files_schema.ts";
+import { reviewSchema, structuredSchema, usageSchema } from "./job_schemas.ts";
+
+export * from "./job_schemas.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -82,29 +80,6 @@ export const READ_REPLY_STATUSES = [
   "ambiguous",
   "unavailable",
 ] as const;
-
-/** One finding of a review (`src/reply/review_text.ts`). */
-export const reviewFindingSchema = z.object({
-  priority: z.number().int().nullable(),
-  title: z.string(),
-  file: z.string(),
-  lineStart: z.number().int(),
-  lineEnd: z.number().int(),
-  body: z.string(),
-});
-
-/** A review: the rendered text (bounded) and the findings parsed from it. */
-export const reviewSchema = z.object({
-  text: z.string(),
-  findings: z.array(reviewFindingSchema),
-  truncated: z.boolean(),
-});
-
-/** A structured answer checked against its schema (`src/reply/structured.ts`). */
-export const structuredSchema = z.union([
-  z.object({ valid: z.literal(true), value: z.unknown() }),
-  z.object({ valid: z.literal(false), error: z.string() }),
-]);
 
 /** The result of `codex_read_reply` (its `structuredContent`). */
 export const readReplySchema = z.object({
@@ -217,6 +192,9 @@ export const replyFields = {
   structured: structuredSchema.optional(),
 };
 
+/** The latest thing Codex reported of a running turn: one line, never content (running only). */
+export const activitySchema = z.string().optional();
+
 /** The `codex_run` (and `codex_review`) result. */
 export const runOutput = z.object({
   receipt: receiptSchema,
@@ -229,14 +207,32 @@ export const runOutput = z.object({
   declinedRequests: declinedRequestsSchema,
   queuedAhead: z.array(queuedAheadSchema).optional(),
   notes: z.array(z.string()).optional(),
+  activity: activitySchema,
   /** The thread's MCP servers the turn runs without: failed, or not ready when it started. */
   mcpServers: z.array(mcpServerSchema).optional(),
+  /** The turn's token usage (so far), when Codex told any: absent, never zero, when it told none. */
+  usage: usageSchema.optional(),
   ...replyFields,
   ...changedFields,
 });
 
 /** The `codex_run` result. */
 export type RunResult = z.output<typeof runOutput>;
+
+/** The `codex_compact` result: a run's, without the message's fields (a compaction has none). */
+export const compactOutput = runOutput.pick({
+  receipt: true,
+  threadId: true,
+  turn: true,
+  reason: true,
+  message: true,
+  failureClass: true,
+  retryable: true,
+  retryAfterMs: true,
+  error: true,
+  notes: true,
+  usage: true,
+});
 
 /**
  * `codex_interrupt` statuses: `withdrawn` (a queued message deleted, confirmed),
@@ -271,10 +267,13 @@ export const waitMessageSchema = readReplySchema.extend({
   timedOut: z.boolean(),
   pendingRequests: pendingRequestsSchema,
   notes: z.array(z.string()).optional(),
+  activity: activitySchema,
   declinedRequests: declinedRequestsSchema,
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),
   ...changedFields,
+  /** A followed run's token usage, when Codex told any. */
+  usage: usageSchema.optional(),
 });
 
 /** One message's `codex_wait_reply` result. */

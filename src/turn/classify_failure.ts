@@ -117,6 +117,32 @@ function ofClass(cls: FailureClass | "http" | undefined): Failure {
   return { failureClass: cls, retryable: false };
 }
 
+/**
+ * A spent usage limit (`codexErrorInfo` `usageLimitExceeded`) waits for the
+ * window's reset: `retryAfterMs` is `resetMs` when known (from the last
+ * `account/rateLimits/updated`, `limitRetryAfterMs`); other failures pass.
+ *
+ * @example
+ * ```ts
+ * withLimitReset(classifyFailure("usageLimitExceeded"), "usageLimitExceeded", 3_600_000).retryAfterMs; // 3600000
+ * ```
+ */
+export function withLimitReset(
+  failure: Failure,
+  codexErrorInfo: unknown,
+  resetMs: number | undefined,
+): Failure {
+  const kinds = typeof codexErrorInfo === "string"
+    ? [codexErrorInfo]
+    : typeof codexErrorInfo === "object" && codexErrorInfo !== null
+    ? Object.keys(codexErrorInfo)
+    : [];
+  if (resetMs === undefined || !failure.retryable || !kinds.includes("usageLimitExceeded")) {
+    return failure;
+  }
+  return { ...failure, retryAfterMs: resetMs };
+}
+
 /** A turn the watchdog interrupted: retryable only if it produced nothing. */
 export function stalledFailure(producedItems: boolean): Failure {
   return { failureClass: "stalled", retryable: !producedItems };

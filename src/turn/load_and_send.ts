@@ -36,7 +36,7 @@ const BUSY = {
     "A turn runs on this thread (or messages wait in its queue). Codex would steer that turn (turn/start) or interrupt it (review/start), so nothing was sent: wait for it to end",
 } as const;
 const HELD =
-  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages and reviews take no queue), so nothing was sent";
+  "Another Codex process has this thread open; this job cannot be queued for it (Codex drops outputSchema from queued messages; reviews and compactions take no queue), so nothing was sent";
 
 /**
  * Loads the run's thread, or subscribes to it where this connection's
@@ -91,8 +91,9 @@ export async function loadThread(
  * Sends the run's work. A message is queued (`thread/queue/add`) and the
  * thread's queue started, unless another process holds the thread (`held`):
  * the message stays queued for that process to run (`held_elsewhere`). A
- * structured run (`turn/start` with its schema) or a review (`review/start`)
- * starts its own turn, which the runtime then follows.
+ * structured run (`turn/start` with its schema), a review (`review/start`) or
+ * a compaction (`thread/compact/start`: its turn is the next one the idle
+ * thread starts) starts its own turn, which the runtime then follows.
  */
 export async function sendWork(
   registry: TurnRegistry,
@@ -103,7 +104,7 @@ export async function sendWork(
   held: boolean,
 ): Promise<Sent> {
   const { threadId, clientMessageId, job } = runtime.run;
-  const { sends, claimsTurn } = jobKind(job);
+  const { sends, ownTurn } = jobKind(job);
   if (sends === "queue") {
     const receipt = await queueMessage(session, threadId, text, clientMessageId);
     if (receipt.status !== "queued") return { receipt };
@@ -114,7 +115,7 @@ export async function sendWork(
     await conn.call("thread/queue/start", { threadId }).catch(() => {});
     return { receipt, runtime };
   }
-  let turnId: string;
+  let turnId: string | null;
   try {
     turnId = await sends(session, job, { threadId, clientMessageId, text });
   } catch (error) {
@@ -123,7 +124,7 @@ export async function sendWork(
     const status = written && rpcCode === undefined ? "unknown" : "not_sent";
     return { receipt: { status, reason, message, clientMessageId, threadId } };
   }
-  if (claimsTurn) runtime.claim(turnId);
+  if (ownTurn === "claimed" && turnId !== null) runtime.claim(turnId);
   registry.follow(runtime);
   const receipt: Receipt = {
     status: "queued",

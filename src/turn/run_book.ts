@@ -20,7 +20,7 @@
 import type { ChangedFile } from "../reply/files_schema.ts";
 import type { Clock } from "../core/clock.ts";
 import type { DeclinedRequest } from "../elicit/router.ts";
-import type { ListedRun, QueuedAhead, ReadReplyResult } from "../reply/schemas.ts";
+import type { ListedRun, QueuedAhead, ReadReplyResult, RunUsage } from "../reply/schemas.ts";
 import type { Failure } from "./classify_failure.ts";
 import {
   advance,
@@ -59,6 +59,10 @@ export interface RunSnapshot {
   changedFiles?: ChangedFile[];
   /** How many files it changed in all. */
   changedFilesCount?: number;
+  /** The latest thing Codex reported doing, one line (an item started, a failed model request). */
+  activity?: string;
+  /** Its turn's token usage, when Codex told any. */
+  usage?: RunUsage;
 }
 
 /** A finished run, as results report it. */

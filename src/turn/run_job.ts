@@ -1,9 +1,9 @@
 /**
  * What a run does, beyond "a message queued and started" (`codex_run`): one
  * kind per job, as a union, and one record per kind ({@linkcode jobKind}):
- * what it sends (`load_and_send.ts`), whether its own turn is the one its start
- * answered (a review's `review/start` turn R: interrupted by R, then its inner
- * turn R'), whether it can be steered, and what is read when it ends.
+ * what it sends (`load_and_send.ts`), how its own turn is told (a review's is
+ * the turn R its start answered: interrupted by R, then its inner turn R'),
+ * whether it can be steered, and what is read when it ends.
  * @module
  */
 
@@ -11,7 +11,7 @@ import type { ReviewTarget } from "../codex/methods.ts";
 import type { Session } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { readReview } from "../ops/read_review.ts";
-import type { ReadReplyResult } from "../reply/schemas.ts";
+import type { ObservedTurnStatus, ReadReplyResult } from "../reply/schemas.ts";
 import { structuredAnswer } from "../reply/structured.ts";
 import { schemaProblem } from "./start_checks.ts";
 
@@ -22,7 +22,9 @@ export type RunJob =
   /** codex_run with outputSchema: `turn/start` on an idle thread; the answer is checked. */
   | { kind: "structured"; schema: Record<string, unknown> }
   /** codex_review: `review/start`; the relay mints the clientMessageId (Codex takes none). */
-  | { kind: "review"; target: ReviewTarget };
+  | { kind: "review"; target: ReviewTarget }
+  /** codex_compact: `thread/compact/start`; its turn is the next one the thread starts. */
+  | { kind: "compact" };
 
 /** The job of a plain `codex_run`. */
 export const MESSAGE_JOB: RunJob = Object.freeze({ kind: "message" });
@@ -48,14 +50,16 @@ export interface JobKind<J extends RunJob = RunJob> {
    * What it sends: `"queue"`, its message into the thread's queue (a busy
    * thread runs it after what runs there; a paused queue is restarted for
    * it); else its own turn, started on an idle thread only (resolves with
-   * the turn's id).
+   * the turn's id when the start answers one).
    */
-  readonly sends: "queue" | ((session: Session, job: J, out: Outgoing) => Promise<string>);
+  readonly sends: "queue" | ((session: Session, job: J, out: Outgoing) => Promise<string | null>);
   /**
-   * Its own turn is the one its start answered (no user message tells it),
-   * and an interrupt names only that turn and the turn inside it.
+   * How its own turn is told: by its user message (`message`: the
+   * clientMessageId), as the start answered (`claimed`: an interrupt then
+   * names only that turn and the turn inside it), or as the next turn the
+   * idle thread starts (`next`).
    */
-  readonly claimsTurn: boolean;
+  readonly ownTurn: "message" | "claimed" | "next";
   /** Why `codex_steer` cannot steer its turn, when it cannot. */
   readonly notSteerable?: string;
   /** Why the job cannot be sent as given (checked before anything runs). */
@@ -67,7 +71,7 @@ export interface JobKind<J extends RunJob = RunJob> {
 const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K }>> } = {
   message: {
     sends: "queue",
-    claimsTurn: false,
+    ownTurn: "message",
     problem: () => undefined,
     read: (session, _job, { threadId, clientMessageId }) =>
       readReply(session, { threadId, clientMessageId }),
@@ -80,19 +84,48 @@ const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K
         input: [{ type: "text", text, text_elements: [] }],
         outputSchema: job.schema,
       }),
-    claimsTurn: false,
+    ownTurn: "message",
     problem: (job) => schemaProblem(job.schema),
     read: readStructured,
   },
   review: {
     sends: (session, job, { threadId }) =>
       session.call("review/start", { threadId, target: job.target }),
-    claimsTurn: true,
+    ownTurn: "claimed",
     notSteerable: "The run is a review: Codex cannot steer a review turn; nothing was sent",
     problem: () => undefined,
     read: readReviewRun,
   },
+  compact: {
+    sends: async (session, _job, { threadId }) => {
+      await session.call("thread/compact/start", { threadId }); // Answered {}.
+      return null;
+    },
+    ownTurn: "next",
+    notSteerable: "The run is a compact: Codex cannot steer a compact turn; nothing was sent",
+    problem: () => undefined,
+    // A compaction's turn has no user message and no answer: its end is its result.
+    read: (_session, _job, { threadId, clientMessageId, turnId, phase }) =>
+      Promise.resolve({
+        ...NO_REPLIES,
+        threadId,
+        clientMessageId,
+        turn: turnId === null ? null : { id: turnId, status: observed(phase) },
+      }),
+  },
 };
+
+const NO_REPLIES = {
+  status: "observed" as const,
+  replies: [],
+  nextCursor: null,
+  searchCursor: null,
+};
+
+/** A run's phase as a read reports its turn. */
+function observed(phase: string): Exclude<ObservedTurnStatus, "unverified"> {
+  return phase === "completed" || phase === "failed" || phase === "interrupted" ? phase : "running";
+}
 
 /**
  * The record of `job`'s kind.
@@ -101,7 +134,7 @@ const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K
  * ```ts
  * import assert from "assert";
  * assert.equal(jobKind({ kind: "message" }).sends, "queue");
- * assert.equal(jobKind({ kind: "review", target: { type: "uncommittedChanges" } }).claimsTurn, true);
+ * assert.equal(jobKind({ kind: "review", target: { type: "uncommittedChanges" } }).ownTurn, "claimed");
  * ```
  */
 export function jobKind<J extends RunJob>(job: J): JobKind<J> {
@@ -133,10 +166,7 @@ async function readReviewRun(
   { threadId, clientMessageId, turnId, phase }: SettledSnapshot,
 ): Promise<ReadReplyResult> {
   if (turnId === null) throw new Error("a review run without its turn");
-  const status = phase === "completed" || phase === "failed" || phase === "interrupted"
-    ? phase
-    : "running";
-  return await readReview(session, { threadId, clientMessageId, turnId, status });
+  return await readReview(session, { threadId, clientMessageId, turnId, status: observed(phase) });
 }
 
 async function readStructured(

@@ -110,10 +110,12 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...read,
     timedOut: open,
     ...(open && end.pendingRequests.length ? { pendingRequests: end.pendingRequests } : {}),
+    ...(open && snapshot.activity ? { activity: snapshot.activity } : {}),
     ...runDeclined(snapshot),
     ...(snapshot.notes.length ? { notes: snapshot.notes } : {}),
     ...(failed ? { error: snapshot.error } : {}),
     ...runFiles(snapshot),
+    ...(snapshot.usage ? { usage: snapshot.usage } : {}),
   };
 }
 
@@ -134,8 +136,10 @@ export function runResult(end: FollowEnd, receipt: Receipt): RunResult {
   };
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
+  if (snapshot.usage) out.usage = snapshot.usage;
   if (end.kind === "running") {
     if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
+    if (snapshot.activity && !end.lost) out.activity = snapshot.activity;
     if (end.lost) Object.assign(out, { reason: "connection_lost", message: LOST_MESSAGE });
   } else Object.assign(out, runReplies(end.run));
   return out;

@@ -1,13 +1,14 @@
 /**
  * What a turn runtime tells the client beyond the turn's status: messages
  * queued ahead of its own that its start also started (`queuedAhead`), notes (an answer that counted as a
- * decline, a name that could not be set), and what Codex is doing, in words.
+ * decline, a name that could not be set), and what Codex is doing, in words
+ * (the latest of it kept for a running result).
  * Ids and kinds only, never message text or output. Bounded.
  * @module
  */
 
 import { parseItemActivity } from "../codex/validate.ts";
-import { activityText } from "./activity.ts";
+import { activityText, streamErrorText } from "./activity.ts";
 import type { QueuedAhead } from "../reply/schemas.ts";
 
 const MAX_AHEAD = 50;
@@ -17,6 +18,7 @@ const MAX_NOTES = 20;
 export class RunStory {
   readonly #ahead: QueuedAhead[] = [];
   readonly #notes: string[] = [];
+  #latest: string | undefined;
 
   /** The messages queued ahead of the run's own seen so far. */
   get queuedAhead(): QueuedAhead[] {
@@ -47,10 +49,28 @@ export class RunStory {
     return true;
   }
 
+  /** The latest thing Codex reported doing (an item started, a failed model request), one line. */
+  get latest(): string | undefined {
+    return this.#latest;
+  }
+
   /** The progress line for an item Codex started (`ours`: in the runtime's own turn). */
   activity(item: unknown, ours: boolean): string | undefined {
     const text = activityText(parseItemActivity(item));
     if (!text) return undefined;
-    return ours ? text : `${text} (for a message queued ahead of yours)`;
+    return this.#told(text, ours);
+  }
+
+  /** The progress line for a request to the model that failed (`willRetry`: Codex retries it). */
+  streamError(
+    error: { willRetry: boolean; message?: string; details?: string },
+    ours: boolean,
+  ): string {
+    return this.#told(streamErrorText(error.willRetry, error.message, error.details), ours);
+  }
+
+  #told(text: string, ours: boolean): string {
+    this.#latest = ours ? text : `${text} (for a message queued ahead of yours)`;
+    return this.#latest;
   }
 }

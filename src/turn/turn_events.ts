@@ -9,8 +9,11 @@
 
 import type { TurnError } from "../codex/types.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
-import { classifyFailure, type Failure } from "./classify_failure.ts";
+import { classifyFailure, type Failure, withLimitReset } from "./classify_failure.ts";
+import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
+import { addTokenUsage } from "../reply/token_usage.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 import type { TurnEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 import { jobKind } from "./run_job.ts";
@@ -35,6 +38,11 @@ export class TurnEvents {
   #turnId: string | null;
   #currentTurnId: string | null = null;
   #itemsCompleted = 0;
+  #usage: RunUsage | undefined;
+  /** The account's rate limits as Codex last told them (`account/rateLimits/updated`). */
+  #limits: RateLimits | undefined;
+  /** Wall-clock ms (a spent limit's reset is a wall-clock time). */
+  readonly #wallNow: () => number;
   /** Earlier messages and notes. */
   readonly story: RunStory = new RunStory();
   /** Whose events: a review's turn is claimed (`review/start`'s answer), never told by a user message. */
@@ -45,9 +53,14 @@ export class TurnEvents {
   readonly #endedEarly = new Map<string | null, { status?: string; error?: TurnError | null }>();
 
   /** The events of `run`'s turn; `turnId` when the runtime attaches to a turn that runs. */
-  constructor(run: Pick<Run, "threadId" | "clientMessageId" | "job">, turnId: string | null) {
+  constructor(
+    run: Pick<Run, "threadId" | "clientMessageId" | "job">,
+    turnId: string | null,
+    wallNow: () => number = Date.now,
+  ) {
     this.#run = run;
     this.#turnId = turnId;
+    this.#wallNow = wallNow;
   }
 
   /** The runtime's own turn, once its user message was seen (or given when attaching). */
@@ -63,6 +76,11 @@ export class TurnEvents {
   /** Items the own turn completed (user messages excluded). */
   get itemsCompleted(): number {
     return this.#itemsCompleted;
+  }
+
+  /** The own turn's token usage, once Codex told any (`thread/tokenUsage/updated`). */
+  get usage(): RunUsage | undefined {
+    return this.#usage;
   }
 
   /** A review's inner turn R' (started inside the own turn R), once seen. */
@@ -97,7 +115,14 @@ export class TurnEvents {
         if (event.turnId !== null && event.rootTurnId !== null) {
           remember(this.#roots, event.turnId, event.rootTurnId);
         }
-        return this.#turnId === null ? note("A turn started") : [];
+        if (
+          this.turnId === null && jobKind(this.#run.job).ownTurn === "next" && event.turnId !== null
+        ) {
+          // A job that takes no message (a compaction): the thread was idle, so the next turn is its own.
+          this.#turnId = event.turnId;
+          return [{ kind: "ownTurnStarted" }];
+        }
+        return this.turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
         if (event.completed) return item;
@@ -107,6 +132,16 @@ export class TurnEvents {
         return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
         return [{ kind: "resolved", requestId: event.requestId }];
+      case "streamError":
+        return note(this.story.streamError(event, this.#ours(event.turnId)));
+      case "rateLimits":
+        this.#limits = event.limits;
+        return [];
+      case "tokenUsage":
+        if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
+          this.#usage = addTokenUsage(this.#usage, event.usage);
+        }
+        return [];
     }
     return [];
   }
@@ -116,14 +151,22 @@ export class TurnEvents {
     if (status === "completed") return [{ kind: "ended", end: "completed" }];
     if (status === "interrupted") return [{ kind: "ended", end: "interrupted" }];
     if (status !== "failed") return [];
-    const failure = classifyFailure(error?.codexErrorInfo, error?.message);
+    const info = error?.codexErrorInfo;
+    const reset = limitRetryAfterMs(this.#limits, this.#wallNow());
+    const failure = withLimitReset(classifyFailure(info, error?.message), info, reset);
     return [{ kind: "ended", end: "failed", error: error?.message, failure }];
   }
 
+  /** Whether `turnId` is the own turn or a turn started inside it (a review's R'). */
+  #ownOrInner(turnId: string): boolean {
+    return this.turnId !== null &&
+      (turnId === this.turnId || this.#roots.get(turnId) === this.turnId);
+  }
+
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {
-    if (item.type === "userMessage" && this.#turnId === null) {
+    if (item.type === "userMessage" && this.turnId === null) {
       // A job whose turn is claimed (a review's): its user message is the reviewer's prompt.
-      if (jobKind(this.#run.job).claimsTurn) return [];
+      if (jobKind(this.#run.job).ownTurn === "claimed") return [];
       if (item.clientId === this.#run.clientMessageId) {
         this.#turnId = turnId;
         return [{ kind: "ownTurnStarted" }];
@@ -141,8 +184,12 @@ export class TurnEvents {
 
   /** Notes what Codex started doing, in words (kinds and names, never content). */
   #activity(item: unknown, turnId: string | null): Happened[] {
-    const ours = this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
-    return note(this.story.activity(item, ours));
+    return note(this.story.activity(item, this.#ours(turnId)));
+  }
+
+  /** Whether an event of `turnId` (none: the turn running now) is of the own turn. */
+  #ours(turnId: string | null): boolean {
+    return this.turnId !== null && (turnId ?? this.currentTurnId) === this.turnId;
   }
 
   #turnCompleted(
@@ -154,7 +201,7 @@ export class TurnEvents {
       // An earlier queued message's turn ended. After an interrupt Codex pauses the queue.
       this.#currentTurnId = null;
       remember(this.#endedEarly, id, { status, error }); // Read only by a claim.
-      return status === "interrupted" && this.#turnId === null ? [{ kind: "queuePaused" }] : [];
+      return status === "interrupted" && this.turnId === null ? [{ kind: "queuePaused" }] : [];
     }
     // The own turn ended: any status but completed and failed counts as interrupted.
     return this.ended(

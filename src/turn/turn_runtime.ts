@@ -71,7 +71,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.id = run.id;
     this.#deps = deps;
     this.#watchdog = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
-    this.#events = new TurnEvents(run, turnId ?? null);
+    this.#events = new TurnEvents(run, turnId ?? null, deps.wallNow);
     conn.listen({
       onNotification: (method, params) => {
         this.#files.notification(method, params, run.threadId, this.#events.turnId);
@@ -152,6 +152,8 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       queuedAhead: this.#events.story.queuedAhead,
       notes: this.#events.story.notes,
       ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
+      ...(this.#events.story.latest ? { activity: this.#events.story.latest } : {}),
+      ...(this.#events.usage ? { usage: this.#events.usage } : {}),
     };
   }
 
@@ -215,7 +217,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     this.progress(
       why === "interrupted" ? "Interrupting the turn" : `Interrupting the turn (${why})`,
     );
-    const ownOnly = this.#deps.shared || jobKind(this.run.job).claimsTurn;
+    const ownOnly = this.#deps.shared || jobKind(this.run.job).ownTurn === "claimed";
     const pick = () => turnsToInterrupt(this.#events, ownOnly);
     // One grace for waiting for the turn (a queued run's) and for its end.
     const until = this.#deps.clock.now() + this.#deps.limits.interruptGraceMs;

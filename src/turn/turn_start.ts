@@ -151,6 +151,14 @@ export class TurnStarts {
   }
 
   /**
+   * Compacts the thread `ref` (`thread/compact/start`) when it is idle, as a
+   * run of its own (one per thread; followed and interruptible like a turn).
+   */
+  compact(ref: string, signal: AbortSignal): Promise<StartResult> {
+    return this.#start({ threadId: ref }, { kind: "compact" }, "", signal, {});
+  }
+
+  /**
    * Runs the start on a held connection under the start budget. The
    * `clientMessageId` is minted here, so a start that fails before queueing
    * still reports a receipt: `not_sent`, with an id that was never sent. A

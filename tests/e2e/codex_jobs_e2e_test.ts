@@ -81,12 +81,36 @@ Deno.test({
         body: "calc() divides by b without checking b != 0.",
       }]);
       assert.match(out.review!.text, /^Mock review: one blocking issue\./);
+      assert.equal(out.review?.verdict, "findings");
       const reviewer = w.mock.requests.find((r) => r.kind === "review");
       assert.ok(reviewer, "the reviewer's request reached the mock");
       assert.match(reviewer.headers["x-codex-turn-metadata"] ?? "", /read-only/);
       const waited = await wait(relay, out.threadId, out.receipt.clientMessageId);
       assert.equal(waited.turn?.status, "completed", "R, never the inner turn R' (interrupted)");
       assert.deepEqual(waited.review?.findings, out.review?.findings);
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e codex_review: a reviewer answering garbage, or a clean JSON review, is verdict failed (fails closed)",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      const dir = await gitRepo(w);
+      const relay = await w.relay(FLAGS);
+      const cases = [
+        ["REVIEW_PLAIN check calc.js", "Plain text review, not JSON."],
+        // Codex renders a well-formed review without comment as its explanation alone.
+        ["REVIEW_CLEAN check calc.js", "Mock review: no issues."],
+      ];
+      for (const [instructions, text] of cases) {
+        const out = await review(relay, { cwd: dir, target: "custom", instructions });
+        assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+        assert.equal(out.review?.text, text);
+        assert.equal(out.review?.verdict, "failed", "never no_findings");
+        assert.equal(out.review?.verdictReason, "unconfirmed");
+      }
     }),
 });
 
@@ -135,6 +159,7 @@ Deno.test({
       assert.equal(stopped.status, "interrupted", JSON.stringify(stopped));
       assert.equal(stopped.turn?.status, "interrupted");
       assert.equal(stopped.error, undefined, "Codex confirmed the interrupt");
+      assert.equal(stopped.review?.verdict, "failed");
       w.mock.release("rev");
     }),
 });

@@ -321,6 +321,35 @@ export const RELIED_ON: readonly (ReadRow | SendRow | SameAsRow | ClassifiedRow 
     },
   },
   { at: { result: "turn/steer" }, path: "turnId", types: STR, required: true },
+  // --- what a run cost (issue 42): codex_fork, codex_compact, usage, codex_usage's limits
+  { at: { request: "thread/fork" }, sample: { threadId: T, excludeTurns: true } },
+  { at: { result: "thread/fork" }, path: "thread.id", types: STR, required: true },
+  { at: { request: "thread/compact/start" }, sample: { threadId: T } },
+  { at: { notification: "thread/tokenUsage/updated" }, path: "turnId", types: STR },
+  {
+    at: { notification: "thread/tokenUsage/updated" },
+    path: "tokenUsage.last.totalTokens",
+    types: NUM,
+  },
+  {
+    at: { notification: "thread/tokenUsage/updated" },
+    path: "tokenUsage.total.reasoningOutputTokens",
+    types: NUM,
+  },
+  {
+    at: { notification: "thread/tokenUsage/updated" },
+    path: "tokenUsage.modelContextWindow",
+    types: NUM_NULL,
+  },
+  // account/rateLimits/read takes no params (its result type is not derivable here): its
+  // rateLimits are the notification's (the same snapshot type; parseRateLimits reads both).
+  // account/usage/read is not in the generated schema (0.169, 0.171): codex_usage's e2e test
+  // covers it.
+  {
+    at: { notification: "account/rateLimits/updated" },
+    path: "rateLimits.primary.windowDurationMins",
+    types: NUM_NULL,
+  },
   { at: { request: "model/list" }, sample: { includeHidden: true } },
   { at: { result: "model/list" }, path: "data[].model", types: STR, required: true },
   {

@@ -79,7 +79,30 @@ Deno.test("codex_review in a cwd: a new read-only thread, the findings, and code
     assert.equal(waited.turn?.id, out.turn?.id);
     assert.equal(waited.timedOut, false);
     assert.deepEqual(waited.review, out.review);
+    assert.equal(out.review?.verdict, "findings");
   });
+});
+
+Deno.test("codex_review whose reviewer answers garbage or nothing: verdict failed with why, never no_findings", async () => {
+  const answers = [
+    ["Plain text review, not JSON.", "unconfirmed"],
+    ["Reviewer failed to output a response.", "reviewer_failed"],
+  ];
+  for (const [text, reason] of answers) {
+    const s: Scenario = { threads: [], newThreadReviewScripts: [{ review: text }] };
+    await withJobs(s, async (client) => {
+      const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
+        .structuredContent;
+      assert.equal(out.turn?.status, "completed");
+      assert.deepEqual(out.review, {
+        text,
+        findings: [],
+        truncated: false,
+        verdict: "failed",
+        verdictReason: reason,
+      });
+    });
+  }
 });
 
 Deno.test("codex_review: the reviewer's command approval reaches the client; its answer reaches Codex", async () => {
@@ -221,6 +244,8 @@ for (const version of ["0.169.0", "0.171.0"]) {
       assert.equal(stopped.status, "interrupted");
       assert.equal(stopped.turn?.status, "interrupted");
       assert.equal(stopped.review?.text, "Reviewer failed to output a response.");
+      assert.equal(stopped.review?.verdict, "failed");
+      assert.equal(stopped.review?.verdictReason, "run_interrupted");
       const interrupts = await sent(f, "turn/interrupt");
       assert.equal(interrupts[0].turnId, out.turn?.id, "R first");
       assert.equal(interrupts.length, version === "0.169.0" ? 2 : 1, "0.169: R' after R");

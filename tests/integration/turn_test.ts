@@ -173,18 +173,17 @@ Deno.test("codex_run in a cwd starts a new thread and returns its final answer",
   });
 });
 
-Deno.test("codex_run without reply read returns no replies", async () => {
+Deno.test("codex_run at --allow-turn-start alone returns the answer: the level includes reply read (issue 38)", async () => {
   const { s, threadId } = scenario([{ item: agentItem("msg_f", FINAL) }, { end: "completed" }]);
   await withTurnRelay(
     s,
     { protocol: "2026-07-28", flags: ["--allow-turn-start"] },
-    async (client, f) => {
+    async (client) => {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === "codex_wait_reply"), "codex_wait_reply is there");
       const out = (await callTool(client, "codex_run", { threadId, text: "go" })).structuredContent;
       assert.equal(out.turn?.status, "completed");
-      assert.equal(out.replies, undefined);
-      assert.ok(!JSON.stringify(out).includes(FINAL));
-      const methods = new Set((await f.requests()).map((r) => r.method));
-      assert.ok(!methods.has("thread/items/list") && !methods.has("thread/turns/list"));
+      assert.deepEqual(replyTexts(out.replies), [FINAL]);
     },
   );
 });
@@ -454,3 +453,38 @@ Deno.test("codex_wait_reply whose input rounds run out returns the request still
     assert.equal(last.pendingRequests, undefined);
   });
 });
+
+for (
+  const flags of [[], ["--allow-reply-read"], ["--allow-turn-start"], [
+    "--allow-reply-read",
+    "--allow-turn-start",
+  ]]
+) {
+  Deno.test(`at ${flags.join(" ") || "the default level"} no tool description, instruction or prompt names a tool it does not list (issue 38)`, async () => {
+    const f = await FixtureHome.create({ threads: [] });
+    const relay = await startRelay({ fixture: f, flags, protocol: "2026-07-28" });
+    await closeAfter(relay, f, async () => {
+      const { client } = relay;
+      const { tools } = await client.listTools();
+      const listed = new Set(tools.map((t) => t.name));
+      const texts = [
+        client.getInstructions() ?? "",
+        ...tools.map((t) => t.description ?? ""),
+      ];
+      if (client.getServerCapabilities()?.prompts) {
+        for (const p of (await client.listPrompts()).prompts) {
+          const got = await client.getPrompt({
+            name: p.name,
+            arguments: { cwd: "/w", task: "t", target: "base", detail: "main" },
+          });
+          for (const m of got.messages) if (m.content.type === "text") texts.push(m.content.text);
+        }
+      }
+      for (const text of texts) {
+        for (const named of text.match(/\bcodex_(?!missing\b)[a-z_]+/g) ?? []) {
+          assert.ok(listed.has(named), `${named} is named but not listed: ${text.slice(0, 120)}`);
+        }
+      }
+    });
+  });
+}

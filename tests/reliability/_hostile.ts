@@ -167,6 +167,14 @@ VALID.codex_run = {
   approvalPolicy: { required: false, ok: (v) => isStr(v) && POLICIES.includes(v) },
 };
 VALID.codex_interrupt = { threadId: VALID.codex_read_reply.threadId };
+// Issue 42's tools (their faults: job_faults_test.ts).
+VALID.codex_usage = { threadId: { ...VALID.codex_read_reply.threadId, required: false } };
+VALID.codex_fork = { threadId: VALID.codex_read_reply.threadId, name: VALID.codex_run.name };
+VALID.codex_compact = {
+  threadId: VALID.codex_read_reply.threadId,
+  waitSeconds: VALID.codex_run.waitSeconds,
+};
+
 /** Review fields take what message text takes (issue 39): well-formed, no NUL, bounded in UTF-8. */
 const reviewName = {
   required: false,

@@ -248,6 +248,10 @@ const COVERED: readonly string[] = [
   "codex_interrupt",
   "codex_review",
   "codex_steer",
+  // Issue 42's tools: their faults are tests/reliability/job_faults_test.ts.
+  "codex_usage",
+  "codex_fork",
+  "codex_compact",
 ];
 
 async function rig(s: Seeded, env: (f: FixtureHome) => Record<string, string>): Promise<Rig> {

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf, capabilityArgs } from "../../src/core/capabilities.ts";
 import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
@@ -33,6 +33,12 @@ const TURN: Method[] = [
   "turn/steer",
   "review/start",
   "model/list",
+  // codex_usage (issue 42).
+  "account/rateLimits/read",
+  "account/usage/read",
+  // codex_fork and codex_compact (issue 42).
+  "thread/fork",
+  "thread/compact/start",
 ];
 
 const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: string[] }[] = [
@@ -54,22 +60,9 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
     ],
   },
   {
+    // The levels stack: an agent that starts turns reads their answers (issue 38, item 6).
     name: "--allow-turn-start",
-    caps: { replyRead: false, turnStart: true },
-    methods: [...QUEUE, ...TURN],
-    tools: [
-      "codex_list_threads",
-      "codex_queue_message",
-      "codex_run",
-      "codex_review",
-      "codex_steer",
-      "codex_interrupt",
-      "codex_withdraw_message",
-    ],
-  },
-  {
-    name: "--allow-reply-read --allow-turn-start",
-    caps: { replyRead: true, turnStart: true },
+    caps: capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }),
     methods: [...QUEUE, ...READ, ...TURN],
     tools: [
       "codex_list_threads",
@@ -81,6 +74,28 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
       "codex_steer",
       "codex_interrupt",
       "codex_withdraw_message",
+      "codex_usage",
+      "codex_fork",
+      "codex_compact",
+    ],
+  },
+  {
+    name: "--allow-reply-read --allow-turn-start",
+    caps: capabilitiesOf({ allowReplyRead: true, allowTurnStart: true }),
+    methods: [...QUEUE, ...READ, ...TURN],
+    tools: [
+      "codex_list_threads",
+      "codex_queue_message",
+      "codex_read_reply",
+      "codex_wait_reply",
+      "codex_run",
+      "codex_review",
+      "codex_steer",
+      "codex_interrupt",
+      "codex_withdraw_message",
+      "codex_usage",
+      "codex_fork",
+      "codex_compact",
     ],
   },
 ];
@@ -95,7 +110,7 @@ for (const level of LEVELS) {
 Deno.test("capabilities: methods no level names (thread/archive, initialize, ...) are never allowed", () => {
   for (const level of LEVELS) {
     const allowed: ReadonlySet<string> = allowedMethods(level.caps);
-    for (const m of ["thread/archive", "thread/rollback", "thread/fork", "initialize", ""]) {
+    for (const m of ["thread/archive", "thread/rollback", "thread/goal/set", "initialize", ""]) {
       assert.equal(allowed.has(m), false, `${m} at ${level.name}`);
     }
   }

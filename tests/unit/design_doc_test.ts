@@ -6,7 +6,7 @@
  * table of the markdown and compares it with the code's own constants.
  */
 import assert from "assert";
-import { type Capabilities, capabilityArgs } from "../../src/core/capabilities.ts";
+import { type Capabilities, capabilitiesOf } from "../../src/core/capabilities.ts";
 import {
   allowedMethods,
   isMethod,
@@ -34,7 +34,7 @@ import { OTHER_RELAY_PROBES } from "../../src/ops/listed_runs.ts";
 import { PENDING_DEADLINE_MS } from "../../src/elicit/router.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/host/stdio_transport.ts";
 import { MAX_ROUNDS_PER_CALL } from "../../src/host/input_rounds.ts";
-import { SHUTDOWN_GRACE_MS } from "../../src/host/serve.ts";
+import { SHUTDOWN_GRACE_MS, SIGNAL_GRACE_MS } from "../../src/host/serve.ts";
 import {
   MAX_ANSWER_DEPTH,
   MAX_CHECK_STEPS,
@@ -77,17 +77,38 @@ export function codeSpans(cell: string): string[] {
 }
 
 const NONE: Capabilities = { replyRead: false, turnStart: false };
-const LEVELS: readonly { name: string; caps: Capabilities }[] = [
-  { name: "queue", caps: NONE },
-  { name: "reply read", caps: { replyRead: true, turnStart: false } },
-  { name: "turn start", caps: { replyRead: false, turnStart: true } },
-  { name: "worktrees", caps: { replyRead: false, turnStart: true, worktrees: true } },
+/** Each level with its flag alone: the levels stack (turn start includes reply read). */
+const LEVELS: readonly { name: string; flag: string[]; caps: Capabilities }[] = [
+  { name: "queue", flag: [], caps: NONE },
+  {
+    name: "reply read",
+    flag: ["--allow-reply-read"],
+    caps: capabilitiesOf({ allowReplyRead: true, allowTurnStart: false }),
+  },
+  {
+    name: "turn start",
+    flag: ["--allow-turn-start"],
+    caps: capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }),
+  },
+  {
+    name: "worktrees",
+    flag: ["--allow-turn-start", "--allow-worktrees"],
+    caps: capabilitiesOf({
+      allowReplyRead: false,
+      allowTurnStart: true,
+      worktrees: { git: "git" },
+    }),
+  },
 ];
 
-/** What `caps` adds to the default level (worktrees: to the turn-start level). */
-function added<T>(all: (caps: Capabilities) => Iterable<T>, caps: Capabilities): T[] {
-  const base = new Set(all(caps.worktrees ? LEVELS[2].caps : NONE));
-  return caps === NONE ? [...base].sort() : [...all(caps)].filter((x) => !base.has(x)).sort();
+/** What the level `caps` adds to the one before it (`below`; none: the default level itself). */
+function added<T>(
+  all: (caps: Capabilities) => Iterable<T>,
+  caps: Capabilities,
+  below?: Capabilities,
+): T[] {
+  const base = new Set(below ? all(below) : []);
+  return [...all(caps)].filter((x) => !base.has(x)).sort();
 }
 
 Deno.test("tableUnder() and codeSpans() read a markdown table", () => {
@@ -100,13 +121,14 @@ Deno.test("tableUnder() and codeSpans() read a markdown table", () => {
 Deno.test("docs/design.md: each capability level's flag, tools and app-server methods are the code's", () => {
   const rows = tableUnder(DESIGN, "Capability levels");
   assert.deepEqual(rows.map((r) => r[0].replace(/ \(default\)$/, "")), LEVELS.map((l) => l.name));
-  for (const [i, { name, caps }] of LEVELS.entries()) {
+  for (const [i, { name, flag: given, caps }] of LEVELS.entries()) {
     const [, flag, tools, methods] = rows[i];
-    assert.deepEqual(codeSpans(flag), capabilityArgs(caps), `flag of the ${name} level`);
-    assert.deepEqual(codeSpans(tools).sort(), added(toolNames, caps), `tools of the ${name} level`);
+    const below = LEVELS[i - 1]?.caps;
+    assert.deepEqual(codeSpans(flag), given, `flag of the ${name} level`);
+    assert.deepEqual(codeSpans(tools).sort(), added(toolNames, caps, below), `${name} level tools`);
     assert.deepEqual(
       codeSpans(methods).sort(),
-      added(allowedMethods, caps),
+      added(allowedMethods, caps, below),
       `app-server methods the ${name} level adds`,
     );
   }
@@ -164,7 +186,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("helper stderr kept", `last ${l.stderrBytes / KiB} KiB`);
   says("message text", `1..${MAX_TEXT_BYTES / KiB} KiB UTF-8`);
   says("`codex_review`'s `base`, `commit`", `1..${MAX_REF_BYTES} bytes UTF-8`);
-  says("an MCP server not up at a start (this relay process)", `${MCP_SKIP_MS / 60_000} min`);
+  says("an MCP server not up at a start", `${MCP_SKIP_MS / 60_000} min`);
   says("reply text per page", `${REPLY_BUDGET_BYTES / KiB} KiB UTF-8`);
   says("`codex_run`'s `outputSchema`", `${MAX_OUTPUT_SCHEMA_BYTES / KiB} KiB of JSON`);
   says(
@@ -181,7 +203,7 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   );
   says("`codex_wait_reply`", `${WAIT_MESSAGES.min}..${WAIT_MESSAGES.max} messages per call`);
   says("helpers per read operation", `at most ${l.connectionsPerOperation} sequential`);
-  const concurrency = "operations in flight (`spawn`: on the warm helper / `daemon`)";
+  const concurrency = "operations in flight (`spawn` / `daemon`)";
   says(
     concurrency,
     `${DEFAULT_SPAWN_LIMITS.inFlight} / ${DEFAULT_DAEMON_LIMITS.inFlight} in flight`,
@@ -195,9 +217,10 @@ Deno.test("docs/design.md: the bounds that are constants in the code have the co
   says("pending elicitation", `${PENDING_DEADLINE_MS / 60_000} min`);
   says("input rounds per tool call", `${MAX_ROUNDS_PER_CALL};`);
   says("shutdown (stdin EOF, SIGINT, SIGTERM)", "within 2 s");
-  says("ended runs waiting for the next `codex_list_threads`", `${UNSEEN_MAX};`);
-  says("active threads asked for another relay's turn, per list", `${OTHER_RELAY_PROBES} (`);
-  const mcp = "wait for a thread's MCP servers before a `codex_run` turn";
+  says("after SIGINT or SIGTERM", `get ${SIGNAL_GRACE_MS} ms, then`);
+  says("ended runs kept for the next list", `${UNSEEN_MAX};`);
+  says("threads asked for other relays' turns, per list", `${OTHER_RELAY_PROBES} (`);
+  const mcp = "a run's wait for its thread's MCP servers";
   says(mcp, `Codex's default ${CODEX_STARTUP_TIMEOUT_SEC} s`);
   says(mcp, `ends ${MCP_WAIT_RESERVE_MS / 1000} s before the start's ${START_BUDGET_MS / 1000} s`);
   assert.ok(SHUTDOWN_GRACE_MS < 2_000, "the shutdown grace leaves time to kill within 2 s");

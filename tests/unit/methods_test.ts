@@ -50,7 +50,7 @@ Deno.test("methods: every method src/ calls is in the map, and every method of t
 Deno.test("methods: isMethod() knows the map's names and no other", () => {
   assert.equal(isMethod("thread/list"), true);
   for (
-    const name of ["thread/fork", "initialize", "thread/archive", "toString", "constructor", ""]
+    const name of ["thread/goal/set", "initialize", "thread/archive", "toString", "constructor", ""]
   ) {
     assert.equal(isMethod(name), false, name);
   }

@@ -10,7 +10,10 @@ import type { z } from "zod";
 import { REASON_CODES } from "../../src/core/errors.ts";
 import { NEXT_MAX_CHARS, REASON_NEXT, textOf } from "../../src/host/next_steps.ts";
 import { spawnSurface, type Surface } from "../../src/host/surface.ts";
-import { TOOLS } from "../../src/host/tools/all_tools.ts";
+import { toolNames, TOOLS } from "../../src/host/tools/all_tools.ts";
+import { capabilitiesOf } from "../../src/core/capabilities.ts";
+import { instructionsFor } from "../../src/host/instructions.ts";
+import { PROMPTS } from "../../src/host/prompts.ts";
 import type { Tool } from "../../src/host/tool.ts";
 import {
   INTERRUPT_STATUSES,
@@ -72,6 +75,11 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
   codex_read_reply: [
     read("observed", {
       turn: turn("completed"),
+      replies: [{ itemId: "a", text: "x", truncated: false }],
+    }),
+    read("observed", {
+      association: "same_turn_not_exclusive",
+      turn: turn("running"),
       replies: [{ itemId: "a", text: "x", truncated: false }],
     }),
     read("observed", { turn: turn("running") }),
@@ -204,6 +212,30 @@ const SAMPLES: Record<string, Record<string, unknown>[]> = {
     },
     { status: "refused", reason: "worktree_dirty", message: "/w/a has uncommitted changes" },
   ],
+  codex_usage: [
+    {
+      status: "available",
+      primary: { usedPercent: 42, windowMinutes: 300, resetsAt: "2026-12-03T18:00:00.000Z" },
+      secondary: null,
+      planType: "plus",
+      thread: { threadId: "t", status: "available", estimatedUsd: 0.5, estimatedCredits: null },
+    },
+    {
+      status: "unavailable",
+      reason: "account_required",
+      message: "ChatGPT login only",
+      thread: { threadId: "t", status: "unavailable", reason: "account_required", message: "x" },
+    },
+  ],
+  codex_fork: [
+    { status: "forked", threadId: "a", newThreadId: "b", cwd: "/w", name: "n", notes: ["x"] },
+    { status: "not_forked", reason: "turn_running", message: "A turn runs", threadId: "a" },
+  ],
+  codex_compact: RUN_STATUSES.map((status) => ({
+    receipt: { status: "queued", clientMessageId: "c", threadId: "t" },
+    threadId: "t",
+    turn: { id: "u", status },
+  })),
 };
 
 /** Every status each tool's schema declares (a new status without a sample fails the test). */
@@ -218,10 +250,13 @@ const STATUSES: Record<string, readonly string[]> = {
   codex_interrupt: INTERRUPT_STATUSES,
   codex_withdraw_message: WITHDRAW_STATUSES,
   codex_worktree: ["listed", "removed", "refused"],
+  codex_usage: ["available", "unavailable"],
+  codex_fork: ["forked", "not_forked"],
+  codex_compact: RUN_STATUSES,
 };
 
 function statusOf(name: string, out: Record<string, unknown>): string | undefined {
-  if (name === "codex_run" || name === "codex_review") {
+  if (name === "codex_run" || name === "codex_review" || name === "codex_compact") {
     return (out.turn as { status?: string } | null)?.status;
   }
   return out.status as string | undefined;
@@ -259,4 +294,68 @@ Deno.test("every reason code has its next step", () => {
   for (const [reason, next] of Object.entries(REASON_NEXT)) {
     assert.match(next, /[.!?]$/, reason);
   }
+});
+
+/** The tools a text names (of every tool: reason codes such as codex_missing are not tools). */
+const namedTools = (text: string) =>
+  new Set((text.match(/\bcodex_[a-z_]+/g) ?? []).filter((n) => TOOLS.some((t) => t.name === n)));
+
+Deno.test("at every level no tool description, instruction, prompt or result names a tool that level does not register (issue 38)", () => {
+  for (const allowReplyRead of [false, true]) {
+    for (const allowTurnStart of [false, true]) {
+      const caps = capabilitiesOf({ allowReplyRead, allowTurnStart });
+      const registered = new Set(toolNames(caps));
+      for (const backend of [{ shared: false }, { shared: true }]) {
+        const surface: Surface = { caps, backend };
+        const texts: [string, string][] = [["instructions", instructionsFor(surface)]];
+        for (const tool of TOOLS as readonly Tool<z.ZodType, z.ZodType>[]) {
+          if (!registered.has(tool.name)) continue;
+          const description = typeof tool.description === "string"
+            ? tool.description
+            : tool.description(surface);
+          texts.push([`${tool.name}'s description`, description]);
+          for (const sample of SAMPLES[tool.name]) {
+            const e = tool.explain(tool.outputSchema.parse(sample), surface);
+            texts.push([`${tool.name}'s result ${JSON.stringify(sample).slice(0, 60)}`, textOf(e)]);
+          }
+        }
+        for (const prompt of PROMPTS.filter((p) => p.enabled(caps))) {
+          const text = prompt.text({ cwd: "/w", task: "t", target: "base", detail: "main" });
+          texts.push([`prompt ${prompt.name}`, `${prompt.description} ${text}`]);
+        }
+        for (const [reason, next] of Object.entries(REASON_NEXT)) texts.push([reason, next]);
+        const level = JSON.stringify(caps);
+        for (const [where, text] of texts) {
+          for (const name of namedTools(text)) {
+            assert.ok(registered.has(name), `${level}: ${where} names ${name}, not registered`);
+          }
+        }
+      }
+    }
+  }
+});
+
+Deno.test("no_match and association are explained where the agent meets them: the descriptions, and next of no_match (issue 38)", () => {
+  const surface = spawnSurface(capabilitiesOf({ allowReplyRead: true, allowTurnStart: false }));
+  const read = TOOLS.find((t) => t.name === "codex_read_reply")!;
+  const description = typeof read.description === "string"
+    ? read.description
+    : read.description(surface);
+  assert.match(description, /\(association: its later input's too\)/);
+  assert.match(description, /no_match: not queued nor in the newest 100 items/);
+  let checked = 0;
+  for (const name of ["codex_read_reply", "codex_wait_reply"]) {
+    const tool = TOOLS.find((t) => t.name === name) as Tool<z.ZodType, z.ZodType>;
+    for (const sample of SAMPLES[name]) {
+      const out = tool.outputSchema.parse(sample) as { status?: string };
+      if (out.status !== "no_match") continue;
+      checked++;
+      assert.match(
+        tool.explain(out, surface).next,
+        /^no_match: no user message with your clientMessageId is in the thread's queue or among the items searched/,
+        `${name} ${JSON.stringify(sample).slice(0, 80)}`,
+      );
+    }
+  }
+  assert.ok(checked >= 3, `no_match results checked: ${checked}`);
 });

@@ -3,7 +3,7 @@
  * whole, findings come only from lines in Codex's format, nothing is invented.
  */
 import assert from "assert";
-import { parseReview } from "../../src/reply/review_text.ts";
+import { parseReview, reviewVerdict } from "../../src/reply/review_text.ts";
 
 /** The exitedReviewMode text of transcript 21 (0.169 and 0.171 alike). */
 const CAPTURED =
@@ -93,4 +93,33 @@ Deno.test("parseReview: the default bound is the 16 KiB reply page", () => {
   const review = parseReview("é".repeat(10_000));
   assert.equal(review.truncated, true);
   assert.equal(new TextEncoder().encode(review.text).length, 16384);
+});
+
+Deno.test("reviewVerdict: findings only for Codex's rendering with a finding parsed", () => {
+  assert.deepEqual(reviewVerdict("completed", parseReview(CAPTURED)), { verdict: "findings" });
+});
+
+Deno.test("reviewVerdict fails closed: a garbage or clean-looking answer is never no_findings", () => {
+  // Codex renders a non-JSON answer verbatim and a clean review as its explanation: the same shape.
+  for (const text of ["Plain text review, not JSON.", "{not json", "Looks good to me."]) {
+    assert.deepEqual(reviewVerdict("completed", parseReview(text)), {
+      verdict: "failed",
+      verdictReason: "unconfirmed",
+    }, text);
+  }
+});
+
+Deno.test("reviewVerdict: a failed, interrupted, unfinished, empty or reviewer-failed review is failed with its reason", () => {
+  const cases: [Parameters<typeof reviewVerdict>, string][] = [
+    [["failed", parseReview(CAPTURED)], "run_failed"],
+    [["interrupted", parseReview("Reviewer failed to output a response.")], "run_interrupted"],
+    [["running", undefined], "not_ended"],
+    [["completed", undefined], "no_review"],
+    [["completed", parseReview("  \n")], "no_review"],
+    [["completed", parseReview("Reviewer failed to output a response.")], "reviewer_failed"],
+    [["completed", parseReview("Ok.\n\nReview comment:\n\n- no location here")], "unparseable"],
+  ];
+  for (const [args, reason] of cases) {
+    assert.deepEqual(reviewVerdict(...args), { verdict: "failed", verdictReason: reason }, reason);
+  }
 });

@@ -51,7 +51,7 @@ Deno.test("advertised input schemas keep their bounds and refuse unknown fields"
   assert.equal(std.validate({ n: 5 }).issues, undefined);
 });
 
-Deno.test("annotations omit hints that equal MCP's defaults, but always say readOnlyHint", () => {
+Deno.test("annotations omit hints that equal MCP's defaults (and a read-only tool's write hints), but always say readOnlyHint", () => {
   assert.deepEqual(
     advertisedAnnotations({
       readOnlyHint: false,
@@ -67,5 +67,6 @@ Deno.test("annotations omit hints that equal MCP's defaults, but always say read
     idempotentHint: true,
     openWorldHint: false,
   };
-  assert.deepEqual(advertisedAnnotations(read), read);
+  // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP).
+  assert.deepEqual(advertisedAnnotations(read), { readOnlyHint: true, openWorldHint: false });
 });

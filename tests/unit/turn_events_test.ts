@@ -8,6 +8,7 @@
 
 import assert from "assert";
 import { TurnEvents } from "../../src/turn/turn_events.ts";
+import { STREAM_ERROR_MAX_CHARS, streamErrorText } from "../../src/turn/activity.ts";
 
 const THREAD = "01a22a5b-0000-7000-8000-000000000001";
 const MESSAGE = { kind: "message" } as const;
@@ -207,4 +208,50 @@ Deno.test("TurnEvents remembers the last 8 turns that ended before a claim", () 
   };
   assert.equal(claimAfter(9, "t2").length, 2, "the 8 newest are remembered");
   assert.deepEqual(claimAfter(9, "t1"), [{ kind: "ownTurnStarted" }], "the 9th newest is not");
+});
+
+Deno.test("TurnEvents: a failed model request is told in one line, ours or a message's ahead, and is the latest activity (issue 38)", () => {
+  const { e, user } = events();
+  const error = (turnId: string, willRetry: boolean, message: string, details: string | null) =>
+    e.notification("error", {
+      error: { message, codexErrorInfo: "other", additionalDetails: details, misalignment: null },
+      willRetry,
+      threadId: THREAD,
+      turnId,
+    });
+  user("t0", "theirs");
+  assert.deepEqual(error("t0", true, "Reconnecting... 1/5", "boom"), [
+    {
+      kind: "note",
+      text:
+        "Codex's model request failed and is retried: Reconnecting... 1/5 (boom) (for a message queued ahead of yours)",
+    },
+  ]);
+  user("t1", "mine");
+  assert.deepEqual(error("t1", false, "stream\ndisconnected", null), [
+    { kind: "note", text: "Codex's model request failed: stream disconnected" },
+  ]);
+  assert.equal(e.story.latest, "Codex's model request failed: stream disconnected");
+  assert.deepEqual(
+    e.notification("error", { threadId: "other", turnId: "x", willRetry: true, error: {} }),
+    [],
+    "another thread's error is not ours",
+  );
+  e.notification("item/started", {
+    threadId: THREAD,
+    turnId: "t1",
+    item: { type: "commandExecution", id: "c1", command: "rm -rf SECRET" },
+  });
+  assert.equal(e.story.latest, "Codex is running a command", "the latest wins, never the command");
+});
+
+Deno.test("streamErrorText: one line of at most 240 characters, cut on a character boundary (issue 38)", () => {
+  assert.equal(
+    streamErrorText(true, undefined, undefined),
+    "Codex's model request failed and is retried: no reason given",
+  );
+  const long = streamErrorText(false, "😀".repeat(400), "x\n\ny");
+  assert.equal([...long].length, STREAM_ERROR_MAX_CHARS);
+  assert.ok(long.endsWith("😀…"), "no half surrogate pair");
+  assert.doesNotMatch(long, /\n/);
 });

@@ -17,6 +17,9 @@ import { interruptTool } from "./interrupt_tool.ts";
 import { reviewTool } from "./review_tool.ts";
 import { steerTool } from "./steer_tool.ts";
 import { worktreeTool } from "./worktree_tool.ts";
+import { usageTool } from "./usage_tool.ts";
+import { forkTool } from "./fork_tool.ts";
+import { compactTool } from "./compact_tool.ts";
 
 /** Every tool. */
 export const TOOLS = [
@@ -29,6 +32,9 @@ export const TOOLS = [
   steerTool,
   interruptTool,
   withdrawMessageTool,
+  usageTool,
+  forkTool,
+  compactTool,
   worktreeTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 

@@ -28,7 +28,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
   name: "codex_read_reply",
   title: "Read a reply",
   description:
-    "Every final answer of that turn which took your message, maybe none yet. no_match: older than the newest 100 items (searchCursor). 16 KiB a call; nextCursor continues.",
+    "Every final answer of that turn which took your message (association: its later input's too), maybe none yet. no_match: not queued nor in the newest 100 items (searchCursor: older). 16 KiB a call; nextCursor continues.",
   inputSchema: input,
   outputSchema: readReplySchema,
   annotations: READ_ANNOTATIONS,

@@ -18,7 +18,7 @@ import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
-import { declinedText, pendingText, replyText } from "../render_reply.ts";
+import { declinedText, pendingText, replyText, usageText } from "../render_reply.ts";
 import type { WorktreeInfo } from "../../reply/files_schema.ts";
 import {
   filesText,
@@ -127,7 +127,7 @@ export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
  * the same run again. Returns the run's result, or the input round it offers.
  */
 export async function runCall(
-  tool: "codex_run" | "codex_review",
+  tool: "codex_run" | "codex_review" | "codex_compact",
   args: { threadId?: string; waitSeconds: number },
   ctx: CallContext,
   start: () => Promise<StartResult>,
@@ -204,9 +204,12 @@ function reviewText(out: RunResult): string {
       f.priority === null ? "" : `[P${f.priority}] `
     }${f.title} (${f.file}:${f.lineStart}-${f.lineEnd})`
   );
+  const verdict = review.verdict
+    ? ` Verdict: ${review.verdict}${review.verdictReason ? ` (${review.verdictReason})` : ""}.`
+    : "";
   return `Review, ${review.findings.length} finding(s)${
     lines.length ? `:\n${lines.join("\n")}` : "."
-  }\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
+  }${verdict}\n\n${review.text}${review.truncated ? " […truncated]" : ""}`;
 }
 
 /** The structured part of a result. */
@@ -259,6 +262,7 @@ export function explainRun(out: RunResult, surface?: Surface): Explained {
     failure,
     declinedText(out.declinedRequests),
     filesText(out),
+    usageText(out.usage),
   ) +
     (replies && !out.review ? ` ${replies}` : "") + (extra ? `\n\n${extra}` : "");
   return { said, next: endedNext(out) };
@@ -284,6 +288,9 @@ function endedNext(out: RunResult): string {
   }
   if (out.turn?.status === "interrupted") {
     return "The turn was interrupted: nothing more will come of it. If a cancelled request of Codex stopped it, notes name it; running the message again needs that request accepted.";
+  }
+  if (out.review?.verdict === "failed") {
+    return "The review failed (review.verdictReason): do not read it as clean; read review.text, or run it again.";
   }
   if (out.review) return "The review ended: its findings are in review (its text in review.text).";
   if (out.structured) {
@@ -317,6 +324,7 @@ function explainRunning(
   return {
     said: sentences(
       `The turn is running (${ids})`,
+      out.activity ? `Latest from Codex: ${out.activity}` : "",
       where,
       aheadText(out),
       ...notes,

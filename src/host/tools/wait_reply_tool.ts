@@ -43,7 +43,7 @@ import {
   type ToolInputRequired,
   ToolRefusal,
 } from "../tool.ts";
-import { declinedText, explainReadReply, pendingText } from "../render_reply.ts";
+import { declinedText, explainReadReply, NO_MATCH_MEANS, pendingText } from "../render_reply.ts";
 import { type Explained, textOf } from "../next_steps.ts";
 import { sentence, sentences } from "../text.ts";
 
@@ -88,8 +88,10 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
 export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
-  description:
-    "Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut. Follows codex_run turns and their approvals. messages: several at once.",
+  description: (surface) =>
+    `Waits up to timeoutSeconds for every final answer of that turn which took your message, or its end; else timedOut.${
+      surface.caps.turnStart ? " Follows codex_run turns and their approvals." : ""
+    } messages: several at once.`,
   inputSchema: waitReplyInput,
   outputSchema: waitReplySchema,
   annotations: READ_ANNOTATIONS,
@@ -162,12 +164,13 @@ function explainOne(out: WaitMessageResult, turnStart: boolean): Explained {
   const next = pending
     ? "Call codex_wait_reply again to answer them."
     : out.timedOut && out.status === "no_match"
-    ? timedOut
+    ? `${NO_MATCH_MEANS} ${timedOut}`
     : read.next;
   const failed = out.error ? sentence(`The run failed: ${out.error}`) : "";
   return {
     said: sentences(
       read.said.trim(),
+      out.activity ? `Latest from Codex: ${out.activity}` : "",
       failed,
       ...notes,
       pending,
