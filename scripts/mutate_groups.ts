@@ -127,7 +127,12 @@ export const GROUPS: Record<string, Group> = {
       "src/turn/run_book.ts",
       "src/turn/turn_events.ts",
     ],
-    tests: ["tests/unit/run_book_test.ts", "tests/unit/turn_events_test.ts"],
+    tests: [
+      "tests/unit/run_book_test.ts",
+      "tests/unit/turn_events_test.ts",
+      "tests/unit/compact_turn_test.ts",
+      "tests/unit/token_usage_test.ts",
+    ],
   },
   "own-requests": {
     promise:

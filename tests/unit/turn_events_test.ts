@@ -255,3 +255,34 @@ Deno.test("streamErrorText: one line of at most 240 characters, cut on a charact
   assert.ok(long.endsWith("😀…"), "no half surrogate pair");
   assert.doesNotMatch(long, /\n/);
 });
+
+Deno.test("TurnEvents: a turn failed for a spent limit retries after the reset Codex last told (issue 42)", () => {
+  const e = new TurnEvents(
+    { threadId: THREAD, clientMessageId: "mine", job: MESSAGE },
+    null,
+    () => 1_000_000,
+  );
+  const spent = { usedPercent: 100, windowDurationMins: 300, resetsAt: 2_000 };
+  assert.deepEqual(
+    e.notification("account/rateLimits/updated", { rateLimits: { primary: spent } }),
+    [],
+  );
+  e.notification("item/started", {
+    threadId: THREAD,
+    turnId: "t1",
+    item: { type: "userMessage", id: "u1", clientId: "mine" },
+  });
+  const [ended] = e.notification("turn/completed", {
+    threadId: THREAD,
+    turn: {
+      id: "t1",
+      status: "failed",
+      error: { message: "limit", codexErrorInfo: "usageLimitExceeded" },
+    },
+  });
+  assert.deepEqual(ended.kind === "ended" && ended.failure, {
+    failureClass: "capacity",
+    retryable: true,
+    retryAfterMs: 1_000_000,
+  });
+});
