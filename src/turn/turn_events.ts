@@ -159,8 +159,8 @@ export class TurnEvents {
 
   /** Whether `turnId` is the own turn or a turn started inside it (a review's R'). */
   #ownOrInner(turnId: string): boolean {
-    return this.turnId !== null &&
-      (turnId === this.turnId || this.#roots.get(turnId) === this.turnId);
+    // No own turn yet (null): no turn id and no root equals it.
+    return turnId === this.turnId || this.#roots.get(turnId) === this.turnId;
   }
 
   #item(completed: boolean, turnId: string | null, item: ItemRef): Happened[] {

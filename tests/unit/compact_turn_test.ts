@@ -14,10 +14,15 @@ Deno.test("TurnEvents: a compaction takes the next turn started on its thread, a
     null,
   );
   assert.deepEqual(events.notification("turn/started", started("t2", "other")), []);
+  assert.deepEqual(events.notification("turn/started", { threadId: "t1", turn: {} }), [
+    { kind: "note", text: "A turn started" },
+  ], "a start without a turn id takes nothing");
   assert.deepEqual(events.notification("turn/started", started("t1", "cmp")), [
     { kind: "ownTurnStarted" },
   ]);
   assert.equal(events.turnId, "cmp");
+  assert.deepEqual(events.notification("turn/started", started("t1", "later")), []);
+  assert.equal(events.turnId, "cmp", "taken once");
   const end = events.notification("turn/completed", {
     threadId: "t1",
     turn: { id: "cmp", status: "completed" },

@@ -72,7 +72,7 @@ Deno.test("TurnEvents: only the own turn's (or its inner turn's) usage counts; n
   const events = new TurnEvents(run, "own");
   const tell = (threadId: string, turnId: string) =>
     events.notification("thread/tokenUsage/updated", { threadId, turnId, tokenUsage: CAPTURED });
-  tell("t1", "earlier");
+  assert.deepEqual(tell("t1", "earlier"), [], "usage tells the client nothing at once");
   tell("t2", "own");
   assert.equal(events.usage, undefined);
   tell("t1", "own");
@@ -80,4 +80,10 @@ Deno.test("TurnEvents: only the own turn's (or its inner turn's) usage counts; n
   events.notification("turn/started", { threadId: "t1", turn: { id: "inner", rootTurnId: "own" } });
   tell("t1", "inner");
   assert.equal(events.usage?.totalTokens, 30);
+});
+
+Deno.test("TurnEvents: usage without a turn id, before the own turn is known, is no one's", () => {
+  const events = new TurnEvents({ threadId: "t1", clientMessageId: "c1", job: MESSAGE_JOB }, null);
+  events.notification("thread/tokenUsage/updated", { threadId: "t1", tokenUsage: CAPTURED });
+  assert.equal(events.usage, undefined);
 });
