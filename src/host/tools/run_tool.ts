@@ -38,7 +38,7 @@ const fields = {
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
     .optional().describe(
-      "Or a new thread in this absolute directory (on Codex's machine)",
+      "Or a new thread in this absolute directory",
     ),
   text: messageText,
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
