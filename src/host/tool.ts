@@ -63,6 +63,17 @@ export const READ_ANNOTATIONS: Annotations = Object.freeze({
   openWorldHint: false,
 });
 
+/**
+ * Annotations of the tools that run a turn (`codex_run`, `codex_compact`):
+ * the turn may change files or a thread's history, and it reaches the model.
+ */
+export const TURN_ANNOTATIONS: Annotations = Object.freeze({
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+});
+
 /** A tool: schemas, annotations, and a handler returning structured content. */
 export interface Tool<I extends z.ZodType, O extends z.ZodType> {
   name: string;

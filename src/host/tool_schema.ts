@@ -39,6 +39,19 @@ function compact(node: unknown, output: boolean): unknown {
       return compact({ ...a, type: [a.type, "null"] }, output);
     }
   }
+  // An anyOf of identical branches says the same as one of them.
+  if (Array.isArray(o.anyOf) && Object.keys(o).length === 1 && o.anyOf.length > 1) {
+    const [first, ...rest] = (o.anyOf as unknown[]).map((b) => JSON.stringify(compact(b, output)));
+    if (rest.every((b) => b === first)) return JSON.parse(first);
+  }
+  // A record's keys are strings and its values anything: what an object schema says by default.
+  if (
+    JSON.stringify(o.propertyNames) === '{"type":"string"}' &&
+    JSON.stringify(o.additionalProperties) === "{}"
+  ) {
+    const { propertyNames: _keys, additionalProperties: _values, ...rest } = o;
+    return compact(rest, output);
+  }
   const out: Json = {};
   for (const [key, value] of Object.entries(o)) {
     if (key === "$schema") continue;
@@ -76,7 +89,12 @@ function typeOnly(field: Json): Json {
   const out: Json = {};
   for (const key of ["type", "enum", "const"]) if (key in field) out[key] = field[key];
   if (Object.keys(out).length > 0) return out;
-  if (Array.isArray(field.anyOf)) return { anyOf: (field.anyOf as Json[]).map(typeOnly) };
+  if (Array.isArray(field.anyOf)) {
+    const branches = (field.anyOf as Json[]).map(typeOnly);
+    const one = JSON.stringify(branches[0]);
+    // Branches alike once reduced to their types say the same as one of them.
+    return branches.every((b) => JSON.stringify(b) === one) ? branches[0] : { anyOf: branches };
+  }
   return field;
 }
 

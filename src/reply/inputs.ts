@@ -74,7 +74,7 @@ export function cleanText(what: string, maxBytes: number): z.ZodString {
 
 /** Message text: 1..16 KiB of well-formed UTF-8, no NUL. */
 export const messageText: z.ZodString = cleanText("The text", MAX_TEXT_BYTES).describe(
-  "The message for Codex: 1 byte to 16 KiB of UTF-8",
+  "The message for Codex (up to 16 KiB of UTF-8)",
 );
 
 /** What a `threadId` input takes, said once for every tool. */
@@ -138,16 +138,16 @@ export const runOptionShapes = {
         message: "The name has control characters, lone surrogates or surrounding spaces",
       });
     }
-  }).optional().describe("A name for the new thread (with cwd), up to 200 characters"),
+  }).optional().describe("A name for the new thread (with cwd)"),
   model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "Not a model name").optional()
-    .describe("A model Codex knows, for this turn (default: the thread's)"),
+    .describe("Model for this turn (default: the thread's)"),
   effort: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "Not a reasoning effort").optional()
-    .describe("Reasoning effort the model supports, e.g. low, medium, high"),
+    .describe("Reasoning effort, e.g. low, medium, high"),
   sandbox: z.enum(SANDBOX_MODES).optional().describe(
-    "Sandbox of the turn, only tighter than the thread's (read-only is tightest)",
+    "Only tighter than the thread's sandbox",
   ),
   approvalPolicy: z.enum(APPROVAL_POLICIES).optional().describe(
-    "When Codex asks you, only more often than the thread's (untrusted asks most)",
+    "Only stricter than the thread's (untrusted asks most)",
   ),
 };
 

@@ -19,6 +19,7 @@ import { startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool, replyTexts, type ToolName } from "../../testing/call_tool.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
+import type { Capabilities } from "../../src/core/capabilities.ts";
 
 type Structured = Record<string, unknown>;
 type Client = Awaited<ReturnType<typeof startRelay>>["client"];
@@ -451,20 +452,32 @@ Deno.test("withdrawing from an ambiguous name does nothing", async () => {
  * 38: 15 KiB with a running turn's `activity`; issue 41: changedFiles; issue 42: 16 KiB with codex_usage, codex_fork, codex_compact and usage in results).
  */
 const FULL_LIST_MAX = 16 * 1024;
+/** With `--allow-worktrees` too: codex_worktree and codex_run's worktree field and result (issue 41). */
+const WORKTREES_LIST_MAX = 17.5 * 1024;
 
 // Every input field carries its description, and output schemas advertise the top level of each
 // result (every field, its type and enum); nested fields are named in the text.
-Deno.test("tools/list at the full level is at most 16 KiB, every tool there", async () => {
-  await withRelay({ threads: [] }, FULL, async (client) => {
-    const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), toolNames({ replyRead: true, turnStart: true }));
-    const bytes = new TextEncoder().encode(JSON.stringify({ tools })).length;
-    assert.ok(bytes <= FULL_LIST_MAX, `tools/list is ${bytes} bytes`);
-    for (const tool of tools) {
-      assert.ok(tool.outputSchema && tool.inputSchema, tool.name);
-      assert.ok(!("$schema" in tool.inputSchema), "no $schema per tool");
-    }
-  });
+Deno.test("tools/list at the full level is at most 16 KiB, 17.5 KiB with --allow-worktrees, every tool there", async () => {
+  const levels: [string[], Capabilities, number][] = [
+    [FULL, { replyRead: true, turnStart: true }, FULL_LIST_MAX],
+    [
+      [...FULL, "--allow-worktrees"],
+      { replyRead: true, turnStart: true, worktrees: true },
+      WORKTREES_LIST_MAX,
+    ],
+  ];
+  for (const [flags, caps, max] of levels) {
+    await withRelay({ threads: [] }, flags, async (client) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), toolNames(caps));
+      const bytes = new TextEncoder().encode(JSON.stringify({ tools })).length;
+      assert.ok(bytes <= max, `tools/list with ${flags.join(" ")} is ${bytes} bytes`);
+      for (const tool of tools) {
+        assert.ok(tool.outputSchema && tool.inputSchema, tool.name);
+        assert.ok(!("$schema" in tool.inputSchema), "no $schema per tool");
+      }
+    });
+  }
 });
 
 Deno.test("at the default level codex_queue_message does not point at tools that are off", async () => {

@@ -414,4 +414,7 @@ export const TURN_TOOLS = [
   "codex_withdraw_message",
   "codex_review",
   "codex_steer",
+  "codex_usage",
+  "codex_fork",
+  "codex_compact",
 ];

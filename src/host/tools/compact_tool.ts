@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { threadRef } from "../../reply/inputs.ts";
 import { compactOutput, type RunResult } from "../../reply/schemas.ts";
-import type { Tool, ToolInputRequired } from "../tool.ts";
+import { type Tool, type ToolInputRequired, TURN_ANNOTATIONS } from "../tool.ts";
 import { explainRun, runCall } from "./run_tool.ts";
 
 const input = z.strictObject({
@@ -26,13 +26,7 @@ export const compactTool: Tool<typeof input, typeof compactOutput> = {
     "Has Codex compact an idle thread's context (history summarised) in a run of its own, followed like codex_run; codex_interrupt stops it.",
   inputSchema: input,
   outputSchema: compactOutput,
-  // The history is replaced by its summary in the context Codex sends (the items stay stored).
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: TURN_ANNOTATIONS,
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunResult | ToolInputRequired> {
     return await runCall(

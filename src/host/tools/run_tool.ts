@@ -17,7 +17,13 @@ import { messageText, runOptionShapes, threadRef } from "../../reply/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
-import { type CallContext, type Tool, type ToolInputRequired, ToolRefusal } from "../tool.ts";
+import {
+  type CallContext,
+  type Tool,
+  type ToolInputRequired,
+  ToolRefusal,
+  TURN_ANNOTATIONS,
+} from "../tool.ts";
 import { declinedText, pendingText, replyText, usageText } from "../render_reply.ts";
 import type { WorktreeInfo } from "../../reply/files_schema.ts";
 import {
@@ -38,7 +44,7 @@ const fields = {
     .refine((s) => !s.includes("\0"), "cwd contains a NUL character")
     .refine((s) => s.isWellFormed(), "cwd contains a lone surrogate (not well-formed Unicode)")
     .optional().describe(
-      "Or a new thread in this absolute directory (on Codex's machine)",
+      "Or a new thread in this absolute directory",
     ),
   text: messageText,
   waitSeconds: z.number().int().min(1).max(55).default(45).describe(
@@ -76,12 +82,7 @@ export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
   inputSchemaAt: (caps) => caps.worktrees ? input : plainInput,
   outputSchema: runWorktreeOutput,
   outputSchemaAt: (caps) => caps.worktrees ? runWorktreeOutput : runOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: TURN_ANNOTATIONS,
   enabled: (caps) => caps.turnStart,
   async run(args, ctx): Promise<RunWorktreeResult | ToolInputRequired> {
     const options: RunOptions = {
