@@ -255,6 +255,8 @@ export class HelperProcess {
     await signalGroup(this.pid, "SIGKILL");
     this.#cutPipes();
     await this.#writer.abort().catch(() => {});
+    // Reaped before the caller goes on: a library `serve()` that resolves leaves no child behind.
+    await settlesWithin(this.status, KILL_WAIT_MS);
   }
 
   #cutPipes(): void {
