@@ -16,7 +16,7 @@ import {
 } from "../../testing/mcp_client.ts";
 import { agentItem, type FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
 import { relayArgs, ROOT } from "../../testing/relay.ts";
-import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
+import type { FixtureThread, Scenario, TurnStep } from "../../fixtures/scenario.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
 import { groupsMatching, processTable } from "../../testing/process_table.ts";
 import type { CallResult } from "../../testing/call_tool.ts";
@@ -31,6 +31,21 @@ export const SECRETS = {
 } as const;
 
 /** The final answer the read tools may return for {@linkcode READ_CLIENT_ID}. */
+/** A command approval as Codex 0.169 asks it (capture 09): a turn of the fault matrices waits on it. */
+export const COMMAND_APPROVAL: TurnStep = {
+  request: {
+    method: "item/commandExecution/requestApproval",
+    params: {
+      itemId: "call_rel_1",
+      reason: "the matrix asks",
+      command: "/bin/true",
+      cwd: "/workspace",
+      commandActions: [],
+      availableDecisions: ["accept", "decline", "cancel"],
+    },
+  },
+};
+
 export const OWN_FINAL = "own final answer 5a1c";
 /** The clientMessageId of the readable message. */
 export const READ_CLIENT_ID = "rel-read-0001";

@@ -26,6 +26,7 @@ import {
 import type { RunSeen, SteerSeen } from "../../testing/fault_table.ts";
 import {
   callToolManual,
+  COMMAND_APPROVAL as APPROVAL,
   isInputRequired,
   leakedSecrets,
   type RelayProcess,
@@ -37,21 +38,6 @@ import {
 const FLAGS = ["--allow-turn-start", "--allow-reply-read", "--app-server", "daemon"];
 const VERDICT = '{"verdict":"pass","issues":[],"count":1}';
 type Site = (typeof DAEMON_SITES)[number];
-
-/** A command approval as Codex 0.169 asks it (capture 09): the steered turn waits on it. */
-const APPROVAL: TurnStep = {
-  request: {
-    method: "item/commandExecution/requestApproval",
-    params: {
-      itemId: "call_rel_1",
-      reason: "the matrix asks",
-      command: "/bin/true",
-      cwd: "/workspace",
-      commandActions: [],
-      availableDecisions: ["accept", "decline", "cancel"],
-    },
-  },
-};
 
 interface Rig {
   site: Site;

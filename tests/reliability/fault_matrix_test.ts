@@ -61,6 +61,7 @@ import {
   assertReceiptsTruthful,
   assertThreadsReleased,
   callToolManual,
+  COMMAND_APPROVAL as APPROVAL,
   helpersFromLog,
   holdsAndReleases,
   isInputRequired,
@@ -492,20 +493,6 @@ Deno.test("the fault table of docs/reliability.md is the matrix's expectation ta
 
 const TURN_FLAGS = ["--allow-turn-start", "--allow-reply-read", "--log-level", "debug"];
 const TURN_FINAL = "turn final answer 3c9d";
-/** A command approval as Codex 0.169 asks it (capture 09). */
-const APPROVAL: TurnStep = {
-  request: {
-    method: "item/commandExecution/requestApproval",
-    params: {
-      itemId: "call_rel_1",
-      reason: "the matrix asks",
-      command: "/bin/true",
-      cwd: "/workspace",
-      commandActions: [],
-      availableDecisions: ["accept", "decline", "cancel"],
-    },
-  },
-};
 const RUN_OK: RunSeen = {
   receipt: { status: "queued", confirmedBy: "acknowledgement" },
   turn: "completed",
