@@ -15,19 +15,10 @@ import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import { callTool } from "../../testing/call_tool.ts";
 import { gitRunner } from "../../src/connect/process/git_runner.ts";
+import { gitPath } from "../../testing/paths.ts";
 
 const BIN = codexForTests("tests/e2e/worktree_e2e_test.ts");
 const git = gitRunner("git");
-
-/** The git on PATH, by absolute path (the relay's run permission names it). */
-function gitPath(): string {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(`${dir}/git`).isFile) return `${dir}/git`;
-    } catch { /* not here */ }
-  }
-  throw new Error("git is not on PATH");
-}
 
 async function sh(cwd: string, ...args: string[]): Promise<string> {
   const id = ["-c", "user.email=t@example.com", "-c", "user.name=t"];

@@ -11,18 +11,9 @@ import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 import { gitRunner } from "../../src/connect/process/git_runner.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import { gitPath } from "../../testing/paths.ts";
 
 const FULL = ["--allow-reply-read", "--allow-turn-start"];
-
-/** The git on PATH, by absolute path (the run permission names it). */
-function gitPath(): string {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(`${dir}/git`).isFile) return `${dir}/git`;
-    } catch { /* not here */ }
-  }
-  throw new Error("git is not on PATH");
-}
 
 async function withRelay(
   s: Scenario,

@@ -34,6 +34,7 @@ import {
   SECRETS,
   startRelayProcess,
 } from "./_reliability.ts";
+import { exists } from "../../testing/paths.ts";
 
 const FLAGS = ["--allow-turn-start", "--allow-reply-read", "--app-server", "daemon"];
 const VERDICT = '{"verdict":"pass","issues":[],"count":1}';
@@ -159,15 +160,6 @@ async function row(r: Rig, c: DaemonCase): Promise<RunSeen | SteerSeen> {
     `${c.id}/${r.site.method}: the next run on the thread runs to its end`,
   );
   return seen;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("fault matrix (daemon): every daemon or proxy fault at codex_review, codex_steer and a structured run gives the table's status and reason, and the thread runs on", async () => {

@@ -84,6 +84,7 @@ import { reviewTool } from "../../src/host/tools/review_tool.ts";
 import { steerTool } from "../../src/host/tools/steer_tool.ts";
 import { ROOT } from "../../testing/relay.ts";
 import { denoOnPathIsShim } from "../../testing/npm_shim.ts";
+import { exists } from "../../testing/paths.ts";
 
 // The turn-start level too: codex_withdraw_message is one of its tools.
 const FLAGS = ["--allow-reply-read", "--allow-turn-start", "--log-level", "debug"];
@@ -99,15 +100,6 @@ const SUCCESS: Record<MatrixTool, Seen> = {
 };
 
 let calls = 0;
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function argsFor(tool: MatrixTool, s: Seeded): Record<string, unknown> {
   switch (tool) {
