@@ -15,15 +15,14 @@ import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import type { Method } from "../codex/methods.ts";
 import type { ModelPage } from "../codex/models.ts";
 import { LISTED_SOURCE_KINDS } from "../codex/types.ts";
-import { type Capabilities, capabilitiesOf, capabilityArgs } from "../core/capabilities.ts";
-import { toolNames } from "../host/tools/all_tools.ts";
 import { silentLogger } from "../core/log.ts";
 import { appServerLabel, appServerName, openConnection, unavailableFix } from "../connect/open.ts";
 import type { Connection } from "../connect/connection.ts";
 import { environmentFindings, type Finding, providerKeys } from "./doctor_env.ts";
-import { appServerArgs, type AppServerMode, startsAppServer } from "../connect/app_server_mode.ts";
+import { type AppServerMode, startsAppServer } from "../connect/app_server_mode.ts";
 import { RELAY_PERMISSIONS } from "../core/permissions.ts";
-import type { ServeFlags } from "../host/serve_flags.ts";
+import { type ServeFlags, valuesOfFlags } from "../host/serve_flags.ts";
+import { serveArgs } from "../core/serve_options.ts";
 import { SUPPORTED_CODEX, supportOf } from "../codex/supported.ts";
 import { GROUP_KILL } from "../connect/process/process_group.ts";
 import { checkCodex, type CodexCheckIo } from "./doctor_codex.ts";
@@ -32,6 +31,8 @@ import { readRegistration, type Registration, registrationKeyFindings } from "./
 import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
+import { entryPermissionFindings, entryServe, optionFindings } from "./doctor_serve.ts";
+import { parseCommand } from "./flags.ts";
 
 /** What the doctor touches outside itself. */
 export interface DoctorIo extends CodexCheckIo {
@@ -63,6 +64,7 @@ export async function doctor(
   const client = registration
     ? await readRegistration(registration, io, io.cwd())
     : { findings: [], entries: [] };
+  const served = client.entry ? entryServe(client.entry.entry, serveWords) : undefined;
   const appServer = codex.runs
     ? await checkAppServer(io, version, flags.appServer, client.entries, command)
     : { findings: [], config: undefined, registered: [] };
@@ -73,6 +75,7 @@ export async function doctor(
     ...client.findings,
     ...appServer.registered,
     ...registrationKeyFindings(client.entry, keys, io.relay),
+    ...(served && "problem" in served ? [{ level: "warn" as const, text: served.problem }] : []),
   ]]);
   // What Codex gets from the relay's environment: spawn mode only (a daemon has its own).
   if (startsAppServer(flags.appServer)) {
@@ -81,11 +84,21 @@ export async function doctor(
       await environmentFindings(appServer.config, io.relay, command),
     ]);
   }
-  sections.push(["permissions", checkPermissions(io, codex.missing, command)]);
-  sections.push(["capabilities", capabilities(flags, io.relay)]);
-  const git = flags.worktrees?.git;
-  if (git) sections.push(["git", await gitFindings(gitRunner(git), git, io.relay)]);
-
+  const own = checkPermissions(io, codex.missing, command);
+  // With --client: the entry's options, tools and run grant, not this process's.
+  const entry = served && "flags" in served ? served : undefined;
+  const whose = entry && `${client.entry!.target.label}'s entry`;
+  sections.push([
+    "permissions",
+    entry
+      ? [
+        ...entryPermissionFindings(entry, whose!, io.relay),
+        ...own.filter((f) => !f.text.startsWith("run:")),
+      ]
+      : own,
+  ]);
+  sections.push(["capabilities", optionFindings(entry?.flags ?? flags, io.relay, whose)]);
+  sections.push(["git", await gitSection(entry?.flags ?? flags, io)]);
   const lines = [`codex-relay ${version} doctor`];
   for (const [title, findings] of sections) {
     if (findings.length === 0) continue;
@@ -309,32 +322,26 @@ function checkPermissions(io: DoctorIo, codexMissing: boolean, command: string):
   return findings;
 }
 
-function capabilities(flags: ServeFlags, relay: string): Finding[] {
-  const caps: Capabilities = capabilitiesOf(flags);
-  const serve = [
-    "serve",
-    ...capabilityArgs({ replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart }),
-    ...appServerArgs(flags.appServer),
-  ];
-  const findings: Finding[] = [
-    { level: "info", text: `tools at these flags: ${toolNames(caps).join(", ")}` },
-    { level: "info", text: `the client entry's arguments end with: ${serve.join(" ")}` },
-  ];
-  if (!caps.replyRead) {
-    findings.push({
+/** The serve words of a client entry, by the CLI's own parser. */
+function serveWords(words: string[]): ServeFlags {
+  const command = parseCommand(["serve", ...words]);
+  if (command.kind !== "serve") throw new Error(`'${words.join(" ")}' does not serve`);
+  return command.flags;
+}
+
+/** Which git `flags` run and whether it can: checked only where this doctor may run it. */
+async function gitSection(flags: ServeFlags, io: DoctorIo): Promise<Finding[]> {
+  const git = flags.worktrees?.git;
+  if (!git) return [];
+  if (!io.granted({ name: "run", command: git })) {
+    return [{
       level: "info",
-      text:
-        `to read Codex's final answers (codex_read_reply, codex_wait_reply) add --allow-reply-read (${relay} install --client <client> --allow-reply-read)`,
-    });
+      text: `the relay runs ${git}, which this doctor may not run: ${io.relay} doctor ${
+        serveArgs(valuesOfFlags(flags)).join(" ")
+      } checks it`,
+    }];
   }
-  if (!caps.turnStart) {
-    findings.push({
-      level: "info",
-      text:
-        `to start turns and reviews, answer approvals and take back queued messages (codex_run, codex_review, codex_steer, codex_interrupt, codex_withdraw_message) add --allow-turn-start (${relay} install --client <client> --allow-turn-start)`,
-    });
-  }
-  return findings;
+  return await gitFindings(gitRunner(git), git, io.relay);
 }
 
 /** The real doctor environment: stdout, permission queries that never prompt. */

@@ -98,10 +98,11 @@ export async function readRegistration(
   const where = `${target.label}'s entry for codex-relay in ${target.path}`;
   if (!io.granted({ name: "read", path: target.path })) {
     return {
+      // The doctor's own grant, not the user's setup: a warning, not a problem.
       findings: [{
-        level: "problem",
+        level: "warn",
         text:
-          `cannot read ${target.path} to check ${target.label}'s entry: the relay holds no read permission`,
+          `cannot read ${target.path} to check ${target.label}'s entry: this doctor holds no read permission on it`,
         fix: `run exactly: ${commandLine(withRead(io.relayWords, target.path, reg), io.os)}`,
       }],
       entries: [],

@@ -4,12 +4,21 @@
  * @module
  */
 
-import type { LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
-import { type ServeFlags, serveFlags } from "../host/serve_flags.ts";
-import { appServerArgs } from "../connect/app_server_mode.ts";
-import { capabilityArgs } from "../core/capabilities.ts";
+import {
+  type ServeFlags,
+  serveFlags,
+  type ServeSettings,
+  valuesOfFlags,
+} from "../host/serve_flags.ts";
+import {
+  parseOptions,
+  SERVE_OPTIONS,
+  serveArgs,
+  type ServeValues,
+  valuesOf,
+} from "../core/serve_options.ts";
 import { type ClientId, CLIENTS } from "../install/clients.ts";
 import type { Registration } from "./doctor_client.ts";
 
@@ -30,21 +39,19 @@ const ALL_COMMANDS = "serve, doctor, install, uninstall, help";
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
-  "allow-reply-read": { type: "boolean" },
-  "allow-turn-start": { type: "boolean" },
-  "allow-worktrees": { type: "boolean" },
-  git: { type: "string" },
-  "auto-approve-mcp-tools": { type: "boolean" },
-  "disable-codex-mcp-server": { type: "string", multiple: true },
-  "log-level": { type: "string" },
-  "app-server": { type: "string" },
-  codex: { type: "string" },
+  ...parseOptions(SERVE_OPTIONS),
   client: { type: "string" },
   scope: { type: "string" },
   "print-command": { type: "boolean" },
 } as const;
 
-const REPEATABLE = new Set(["disable-codex-mcp-server"]);
+const REPEATABLE = new Set(
+  SERVE_OPTIONS.filter((o) => o.type === "strings").map((o) => o.flag.slice(2)),
+);
+
+/** The serve options `doctor` takes (the rest are a usage error there). */
+const DOCTOR_ROWS = SERVE_OPTIONS.filter((o) => o.doctor !== undefined);
+
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
@@ -69,27 +76,17 @@ export function parseCommand(args: readonly string[]): Command {
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
   if (command === "doctor") {
-    for (const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level"]) {
-      if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
+    for (const o of SERVE_OPTIONS) {
+      if (!o.doctor && seen.has(o.flag.slice(2))) {
+        throw new UsageError(`${o.flag} is not an option of doctor`);
+      }
     }
   } else {
     for (const name of ["client", "scope", "print-command"]) {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of ${command}`);
     }
   }
-  const value = values["app-server"];
-  const flags = serveFlags({
-    allowReplyRead: values["allow-reply-read"],
-    allowTurnStart: values["allow-turn-start"],
-    autoApproveMcpTools: values["auto-approve-mcp-tools"],
-    disableCodexMcpServers: values["disable-codex-mcp-server"],
-    logLevel: values["log-level"] as LogLevel | undefined,
-    // `unix://PATH` is the flag's spelling of a socket; serveFlags checks the rest.
-    appServer: value?.startsWith("unix://") ? { socket: value.slice("unix://".length) } : value,
-    codex: values.codex,
-    allowWorktrees: values["allow-worktrees"],
-    git: values.git,
-  }, "flags");
+  const flags = serveFlags(settingsOf(valuesOf(values)), "flags");
   if (command === "doctor") return doctorCommandOf(flags, values);
   return { kind: "serve", flags };
 }
@@ -102,15 +99,7 @@ function doctorCommandOf(
   const { registration } = registrationOf(values);
   if (!values["print-command"]) return { kind: "doctor", flags, registration };
   if (!registration) throw new UsageError("--print-command needs --client");
-  const passOn = [
-    ...capabilityArgs({ replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart }),
-    ...appServerArgs(flags.appServer),
-    ...(flags.codex === undefined ? [] : ["--codex", flags.codex]),
-    ...(flags.worktrees === undefined ? [] : ["--allow-worktrees"]),
-    ...(flags.worktrees === undefined || flags.worktrees.git === "git"
-      ? []
-      : ["--git", flags.worktrees.git]),
-  ];
+  const passOn = serveArgs(valuesOfFlags(flags), DOCTOR_ROWS);
   return { kind: "doctor", flags, registration: { ...registration, passOn }, printCommand: true };
 }
 
@@ -130,4 +119,14 @@ function registrationOf(
     throw new UsageError(`--scope must be user or project (got '${scope}')`);
   }
   return { registration: { client: values.client as ClientId, scope } };
+}
+
+/** The settings `serveFlags` checks, from the flags' values. */
+function settingsOf(values: ServeValues): ServeSettings {
+  const server = values.appServer;
+  // `unix://PATH` is the flag's spelling of a socket; serveFlags checks the rest.
+  const appServer = typeof server === "string" && server.startsWith("unix://")
+    ? { socket: server.slice("unix://".length) }
+    : server;
+  return { ...values, appServer } as ServeSettings;
 }

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { optionLines, SERVE_OPTIONS as OPTION_ROWS } from "../core/serve_options.ts";
+
 /** The line printed after a usage error (instead of the whole usage). */
 export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
 
@@ -34,58 +36,12 @@ export function servingNotice(version: string, relay = "codex-relay"): string {
 /** One option line: the flag and what it does (continuation lines indented). */
 type Option = [flag: string, ...text: string[]];
 
-const LEVEL_OPTIONS: Option[] = [
-  ["--allow-reply-read", "Add codex_read_reply and codex_wait_reply (final answers only)"],
-  [
-    "--allow-turn-start",
-    "Add codex_run, codex_review, codex_steer, codex_interrupt,",
-    "codex_withdraw_message (runs turns and reviews, steers them,",
-    "forwards approvals, takes back queued messages); includes",
-    "--allow-reply-read: the levels stack",
-  ],
-];
+/** The options of `serve` (`core/serve_options.ts`). */
+const SERVE_OPTIONS: Option[] = optionLines(OPTION_ROWS, (o) => o.help);
 
-const APP_SERVER_OPTION: Option = [
-  "--app-server MODE",
-  "spawn (default: a private codex app-server the tool calls",
-  "share, started by the first and ended 30 s after the last;",
-  "turns run on one of their own), daemon (the running daemon",
-  "of CODEX_HOME, via codex app-server proxy) or",
-  "unix:///absolute/path.sock (a daemon socket, e.g. over SSH)",
-];
-
-const CODEX_OPTION: Option = [
-  "--codex PATH",
-  "The Codex executable to run (absolute path; default: codex on",
-  "PATH). codex-relay install writes npm's native binary here",
-];
-
-/** The options of `serve`. */
-const SERVE_OPTIONS: Option[] = [
-  ...LEVEL_OPTIONS,
-  ["--auto-approve-mcp-tools", "With --allow-turn-start: accept MCP tool-call approvals unasked"],
-  [
-    "--disable-codex-mcp-server NAME",
-    "With --allow-turn-start: disable this Codex MCP server in turns",
-    "the relay runs (repeatable; NAME is [A-Za-z0-9_-]+)",
-  ],
-  [
-    "--allow-worktrees",
-    "With --allow-turn-start: codex_run {worktree} runs a new thread",
-    "in a git worktree of its own; add codex_worktree (runs git)",
-  ],
-  ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
-  ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
-  APP_SERVER_OPTION,
-  CODEX_OPTION,
-];
-
-/** The options of `doctor`: the level it reports on, and how it reaches Codex. */
+/** The options of `doctor`: the serve options it takes, and whose entry it checks. */
 const DOCTOR_OPTIONS: Option[] = [
-  ["--allow-reply-read", "Report the tools and entry arguments of the reply-read level"],
-  ["--allow-turn-start", "Report those of the turn-start level"],
-  APP_SERVER_OPTION,
-  CODEX_OPTION,
+  ...optionLines(OPTION_ROWS.filter((o) => o.doctor !== undefined), (o) => o.doctor),
   [
     "--client CLIENT",
     "Also check that client's entry for codex-relay: that the files",

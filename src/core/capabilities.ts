@@ -7,6 +7,8 @@
  * @module
  */
 
+import { serveArgs, type ServeValues } from "./serve_options.ts";
+
 /** The capability flags in force. */
 export interface Capabilities {
   /** `--allow-reply-read`. */
@@ -36,11 +38,16 @@ export function capabilitiesOf(
   };
 }
 
+/** The serve options that select these capabilities (`core/serve_options.ts`). */
+export function capabilityValues(caps: Capabilities): ServeValues {
+  return {
+    allowReplyRead: caps.replyRead,
+    allowTurnStart: caps.turnStart,
+    ...(caps.worktrees ? { allowWorktrees: true } : {}),
+  };
+}
+
 /** The serve flags that select these capabilities (client entries, printed commands). */
 export function capabilityArgs(caps: Capabilities): string[] {
-  return [
-    ...(caps.replyRead ? ["--allow-reply-read"] : []),
-    ...(caps.turnStart ? ["--allow-turn-start"] : []),
-    ...(caps.worktrees ? ["--allow-worktrees"] : []),
-  ];
+  return serveArgs(capabilityValues(caps));
 }

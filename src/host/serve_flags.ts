@@ -11,6 +11,8 @@ import { LOG_LEVELS, type LogLevel } from "../core/log.ts";
 import { UsageError } from "../core/usage_error.ts";
 import type { AppServerMode } from "../connect/app_server_mode.ts";
 import { MCP_SERVER_NAME } from "../turn/recursion_guard.ts";
+import { appServerFlag } from "../connect/app_server_mode.ts";
+import { missingNeed, serveOption, type ServeValues } from "../core/serve_options.ts";
 
 /** Options of `serve`. */
 export interface ServeFlags {
@@ -99,18 +101,6 @@ export type ServeSettings = Omit<ServeOptions, "readable" | "writable" | "signal
 /** Who gave the settings: the command line (flags, a usage error) or the library (options, a `TypeError`). */
 export type ServeSource = "flags" | "options";
 
-const NAMES: Record<keyof ServeSettings, [flag: string, option: string]> = {
-  allowReplyRead: ["--allow-reply-read", "allowReplyRead"],
-  allowTurnStart: ["--allow-turn-start", "allowTurnStart"],
-  autoApproveMcpTools: ["--auto-approve-mcp-tools", "autoApproveMcpTools"],
-  disableCodexMcpServers: ["--disable-codex-mcp-server", "disableCodexMcpServers"],
-  logLevel: ["--log-level", "logLevel"],
-  appServer: ["--app-server", "appServer"],
-  codex: ["--codex", "codex"],
-  allowWorktrees: ["--allow-worktrees", "allowWorktrees"],
-  git: ["--git", "git"],
-};
-
 const APP_SERVER_USAGE: Record<ServeSource, string> = {
   flags: "--app-server takes spawn, daemon or unix:///absolute/path.sock",
   options: `appServer takes "spawn", "daemon" or { socket: "/absolute/path.sock" }`,
@@ -130,7 +120,7 @@ const APP_SERVER_USAGE: Record<ServeSource, string> = {
  * ```
  */
 export function serveFlags(settings: ServeSettings, source: ServeSource): ServeFlags {
-  const name = (key: keyof ServeSettings) => NAMES[key][source === "flags" ? 0 : 1];
+  const name = (key: keyof ServeSettings) => source === "flags" ? serveOption(key).flag : key;
   const fail = (message: string) =>
     source === "flags" ? new UsageError(message) : new TypeError(message);
   const flag = (
@@ -158,15 +148,33 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
     ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
   };
-  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers", "allowWorktrees"] as const) {
-    const given = key === "disableCodexMcpServers"
-      ? flags[key].length > 0
-      : key === "allowWorktrees"
-      ? flags.worktrees !== undefined
-      : flags[key];
-    if (given && !flags.allowTurnStart) throw fail(`${name(key)} needs ${name("allowTurnStart")}`);
-  }
+  const missing = missingNeed(valuesOfFlags(flags));
+  if (missing) throw fail(`${name(missing[0])} needs ${name(missing[1])}`);
   return flags;
+}
+
+/**
+ * The values of `flags` by option (`core/serve_options.ts`), as a command
+ * line would give them: what `doctor` reports and printed commands pass on.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const flags = serveFlags({ allowTurnStart: true, allowWorktrees: true }, "options");
+ * assert.deepEqual(valuesOfFlags(flags).git, "git");
+ * ```
+ */
+export function valuesOfFlags(flags: ServeFlags): ServeValues {
+  return {
+    allowReplyRead: flags.allowReplyRead,
+    allowTurnStart: flags.allowTurnStart,
+    autoApproveMcpTools: flags.autoApproveMcpTools,
+    disableCodexMcpServers: flags.disableCodexMcpServers,
+    logLevel: flags.logLevel,
+    appServer: appServerFlag(flags.appServer),
+    ...(flags.codex === undefined ? {} : { codex: flags.codex }),
+    ...(flags.worktrees ? { allowWorktrees: true, git: flags.worktrees.git } : {}),
+  };
 }
 
 /** The servers to disable, or what is wrong with them. */

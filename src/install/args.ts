@@ -6,7 +6,15 @@
 
 import { UsageError } from "../core/usage_error.ts";
 import { parseStrict } from "../core/parse_strict.ts";
-import { capabilityArgs } from "../core/capabilities.ts";
+import {
+  missingNeed,
+  optionLines,
+  parseOptions,
+  SERVE_OPTIONS,
+  serveArgs,
+  serveOption,
+  valuesOf,
+} from "../core/serve_options.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
 
 /** What the install command line asks for. */
@@ -43,12 +51,13 @@ export interface InstallArgs {
   help: boolean;
 }
 
+/** The serve options install takes and writes into the entry (`core/serve_options.ts`). */
+const ENTRY_ROWS = SERVE_OPTIONS.filter((o) => o.install !== undefined);
+
 const OPTIONS = {
   client: { type: "string" },
   scope: { type: "string" },
-  "allow-reply-read": { type: "boolean" },
-  "allow-turn-start": { type: "boolean" },
-  "allow-worktrees": { type: "boolean" },
+  ...parseOptions(ENTRY_ROWS),
   "dry-run": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
@@ -56,9 +65,13 @@ const OPTIONS = {
   "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
-  codex: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+/** The help's lines of the entry's options. */
+const ENTRY_HELP = optionLines(ENTRY_ROWS, (o) => o.install).map(([flag, ...text]) =>
+  text.map((line, i) => `  ${(i === 0 ? flag : "").padEnd(23)}${line}`).join("\n")
+).join("\n");
 
 /** The usage text of the install entry. */
 export const INSTALL_USAGE =
@@ -73,9 +86,7 @@ CLIENT is one of ${CLIENTS.join(", ")}.
 
 Options:
   --scope user|project   The client's user config (default) or the current project's
-  --allow-reply-read     Serve with --allow-reply-read (final answers)
-  --allow-turn-start     Serve with --allow-turn-start (runs turns, forwards approvals)
-  --allow-worktrees      Serve with --allow-worktrees (runs git; needs --allow-turn-start)
+${ENTRY_HELP}
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
@@ -83,9 +94,6 @@ Options:
   --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
-  --codex PATH           The Codex the entry runs (default: codex as found on PATH). npm's
-                         wrapper (codex, codex.cmd) is followed to the native binary it starts;
-                         the entry then runs that binary (serve --codex) and may run only it
 `;
 
 /** The usage text of `uninstall`. */
@@ -152,16 +160,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     throw new UsageError("Give --binary or --bundle, not both");
   }
   if (action === "uninstall") {
-    for (
-      const flag of [
-        "allow-reply-read",
-        "allow-turn-start",
-        "allow-worktrees",
-        "binary",
-        "bundle",
-        "codex",
-      ]
-    ) {
+    for (const flag of [...ENTRY_ROWS.map((o) => o.flag.slice(2)), "binary", "bundle"]) {
       if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
     }
   }
@@ -174,7 +173,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   return {
     action,
     client: client as ClientId,
-    ...worktreesArg(values["allow-worktrees"], values["allow-turn-start"]),
+    ...worktreesArg(values),
     scope,
     replyRead: values["allow-reply-read"] ?? false,
     turnStart: values["allow-turn-start"] ?? false,
@@ -199,16 +198,23 @@ export function passOnArgs(a: InstallArgs): string[] {
     "--client",
     a.client,
     ...(a.scope === "project" ? ["--scope", "project"] : []),
-    ...capabilityArgs(a),
-    ...(a.codex ? ["--codex", a.codex] : []),
+    ...serveArgs({
+      allowReplyRead: a.replyRead,
+      allowTurnStart: a.turnStart,
+      allowWorktrees: a.worktrees,
+      codex: a.codex,
+    }, ENTRY_ROWS),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),
   ];
 }
 
-/** `--allow-worktrees`, which needs `--allow-turn-start`. */
-function worktreesArg(worktrees?: boolean, turnStart?: boolean): { worktrees?: true } {
-  if (worktrees && !turnStart) throw new UsageError("--allow-worktrees needs --allow-turn-start");
-  return worktrees ? { worktrees: true } : {};
+/** `--allow-worktrees`, and the first option given without the one it needs (a usage error). */
+function worktreesArg(parsed: Record<string, unknown>): { worktrees?: true } {
+  const missing = missingNeed(valuesOf(parsed, ENTRY_ROWS));
+  if (missing) {
+    throw new UsageError(`${serveOption(missing[0]).flag} needs ${serveOption(missing[1]).flag}`);
+  }
+  return parsed["allow-worktrees"] ? { worktrees: true } : {};
 }

@@ -12,9 +12,9 @@ import {
   permissionFlags,
   type PermissionSet,
   RELAY_PERMISSIONS,
-  withCodex,
 } from "../core/permissions.ts";
-import { type Capabilities, capabilityArgs } from "../core/capabilities.ts";
+import { type Capabilities, capabilityValues } from "../core/capabilities.ts";
+import { runGrant, SERVE_OPTIONS, serveArgs, type ServeValues } from "../core/serve_options.ts";
 import type { Launcher } from "./clients.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 
@@ -71,11 +71,17 @@ export function relayFlags(codex?: string, git?: string): string[] {
   return permissionFlags(relaySet(codex, git));
 }
 
-/** The relay's set, its run grant naming `codex` and, with `--allow-worktrees`, `git`. */
+/** The relay's set, its run grant as `core/serve_options.ts` says the entry's options add to it. */
 function relaySet(codex?: string, git?: string): PermissionSet {
-  const set = codex === undefined ? RELAY_PERMISSIONS : withCodex(RELAY_PERMISSIONS, codex);
-  return git === undefined ? set : { ...set, run: [...(set.run as string[]), git] };
+  const run = RELAY_PERMISSIONS.run as string[];
+  const values = { codex, allowWorktrees: git !== undefined, git };
+  return codex === undefined && git === undefined
+    ? RELAY_PERMISSIONS
+    : { ...RELAY_PERMISSIONS, run: runGrant(values, run) };
 }
+
+/** The options `install` writes into an entry: those it takes, and the git it found. */
+const ENTRY_ROWS = SERVE_OPTIONS.filter((o) => o.install !== undefined || o.option === "git");
 
 /** The one run flag that replaces `-P`'s run grant when the relay runs the binary `codex`. */
 function codexRunFlags(codex: string | undefined, git?: string): string[] {
@@ -114,12 +120,8 @@ export function startCommand(
   const runs = source.kind === "binary" ? undefined : codex;
   // With --allow-worktrees the run grant names git too: the path install found, or git on PATH.
   const gits = caps.worktrees && source.kind !== "binary" ? git ?? "git" : undefined;
-  const serve = [
-    "serve",
-    ...capabilityArgs(caps),
-    ...(runs ? ["--codex", runs] : []),
-    ...(gits && gits !== "git" ? ["--git", gits] : []),
-  ];
+  const values: ServeValues = { ...capabilityValues(caps), codex: runs, git: gits };
+  const serve = ["serve", ...serveArgs(values, ENTRY_ROWS)];
   switch (source.kind) {
     case "checkout":
       return [
