@@ -1,24 +1,15 @@
 /**
- * Prints the README's tools tables (between its tools-table markers) from
- * the code: `testing/tools_table.ts`.
- * Run: `deno run scripts/tools_table.ts`.
+ * Writes the README's tools tables (between its tools-table markers) from
+ * the code: `testing/tools_table.ts`. Running it again changes nothing.
+ * Run: `deno run --allow-read=README.md --allow-write=README.md scripts/tools_table.ts`
+ * (in the checkout's root).
  * @module
  */
 
-import { TOOLS_MARKERS, toolsTableMarkdown } from "../testing/tools_table.ts";
-import { FMT_IGNORE } from "../testing/markdown.ts";
+import { withToolsTable } from "../testing/tools_table.ts";
 
 if (import.meta.main) {
-  // deno-lint-ignore no-console
-  console.log(
-    [
-      FMT_IGNORE.start,
-      TOOLS_MARKERS.start,
-      "",
-      toolsTableMarkdown(),
-      "",
-      TOOLS_MARKERS.end,
-      FMT_IGNORE.end,
-    ].join("\n"),
-  );
+  const readme = await Deno.readTextFile("README.md");
+  const updated = withToolsTable(readme);
+  if (updated !== readme) await Deno.writeTextFile("README.md", updated);
 }

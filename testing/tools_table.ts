@@ -12,7 +12,7 @@ import { type Capabilities, capabilitiesOf } from "../src/core/capabilities.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import { advertised } from "../src/host/tool_schema.ts";
 import { spawnSurface } from "../src/host/surface.ts";
-import { markdownTable } from "./markdown.ts";
+import { FMT_IGNORE, markdownTable } from "./markdown.ts";
 
 /** Marks the generated tables in the README. */
 export const TOOLS_MARKERS = {
@@ -84,4 +84,31 @@ export function toolsTableMarkdown(): string {
     ]),
   );
   return [levels, "", tools].join("\n");
+}
+
+/**
+ * `readme` with its tools tables (between {@linkcode TOOLS_MARKERS}, inside
+ * one pair of fmt-ignore markers) printed from the code; idempotent: any
+ * fmt-ignore markers already around the tables are replaced, never added to.
+ */
+export function withToolsTable(readme: string, table = toolsTableMarkdown()): string {
+  const start = readme.indexOf(TOOLS_MARKERS.start);
+  const end = readme.indexOf(TOOLS_MARKERS.end, start);
+  if (start < 0 || end < 0) throw new Error("README.md has no tools-table markers");
+  let from = start;
+  while (readme.slice(0, from).endsWith(`${FMT_IGNORE.start}\n`)) {
+    from -= FMT_IGNORE.start.length + 1;
+  }
+  let to = end + TOOLS_MARKERS.end.length;
+  while (readme.startsWith(`\n${FMT_IGNORE.end}`, to)) to += FMT_IGNORE.end.length + 1;
+  const block = [
+    FMT_IGNORE.start,
+    TOOLS_MARKERS.start,
+    "",
+    table,
+    "",
+    TOOLS_MARKERS.end,
+    FMT_IGNORE.end,
+  ].join("\n");
+  return readme.slice(0, from) + block + readme.slice(to);
 }

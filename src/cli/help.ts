@@ -5,25 +5,10 @@
  */
 
 import { optionLines, SERVE_OPTIONS as OPTION_ROWS } from "../core/serve_options.ts";
+import { runsAs } from "../install/args.ts";
 
 /** The line printed after a usage error (instead of the whole usage). */
 export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
-
-/**
- * The line that says what `codex-relay` stands for in a text, when the relay
- * runs from a checkout (or JSR, or a bundle), which has no `codex-relay`
- * command: `relay` is the command line that runs it. Empty for a binary.
- *
- * @example
- * ```ts
- * runsAs("deno run -P mod.ts"); // "Here codex-relay is this command:\n  deno run -P mod.ts\n\n"
- * ```
- */
-export function runsAs(relay: string): string {
-  return relay === "codex-relay" || !relay.includes(" ")
-    ? ""
-    : `Here codex-relay is this command:\n  ${relay}\n\n`;
-}
 
 /** The topics `codex-relay help TOPIC` knows. */
 export const HELP_TOPICS: readonly string[] = ["serve", "doctor", "install", "uninstall"];

@@ -11,7 +11,7 @@ import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
 import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
-import { INSTALL_USAGE, UNINSTALL_USAGE } from "../install/args.ts";
+import { usageOf } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -41,9 +41,8 @@ function helpFor(topic: string | undefined): string {
     case "doctor":
       return doctorHelp(VERSION, relay);
     case "install":
-      return INSTALL_USAGE;
     case "uninstall":
-      return UNINSTALL_USAGE;
+      return usageOf(topic, relay);
   }
   throw new UsageError(`No help for '${topic}': give one of ${HELP_TOPICS.join(", ")}`);
 }

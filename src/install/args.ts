@@ -117,6 +117,30 @@ Options:
   --print-command        Print only that command, for sh -c "$(codex-relay uninstall ...)"
 `;
 
+/**
+ * The line that says what `codex-relay` stands for in a text, when the relay
+ * runs from a checkout (or JSR, or a bundle), which has no `codex-relay`
+ * command: `relay` is the command line that runs it. Empty for a binary.
+ *
+ * @example
+ * ```ts
+ * runsAs("deno run -P mod.ts"); // "Here codex-relay is this command:\n  deno run -P mod.ts\n\n"
+ * ```
+ */
+export function runsAs(relay: string): string {
+  return relay === "codex-relay" || !relay.includes(" ")
+    ? ""
+    : `Here codex-relay is this command:\n  ${relay}\n\n`;
+}
+
+/**
+ * The usage text of `action`, saying first what `codex-relay` stands for
+ * when `relay` (the command that runs the relay's CLI) is another command.
+ */
+export function usageOf(action: "install" | "uninstall", relay: string): string {
+  return runsAs(relay) + (action === "uninstall" ? UNINSTALL_USAGE : INSTALL_USAGE);
+}
+
 /** The line printed after a usage error of the install command line. */
 export const INSTALL_HINT = "Run with --help for the options.";
 

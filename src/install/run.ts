@@ -9,19 +9,12 @@
 
 import { entryGit } from "./entry_git.ts";
 import { UsageError } from "../core/usage_error.ts";
-import {
-  INSTALL_HINT,
-  INSTALL_USAGE,
-  type InstallArgs,
-  parseInstallArgs,
-  passOnArgs,
-  UNINSTALL_USAGE,
-} from "./args.ts";
+import { INSTALL_HINT, type InstallArgs, parseInstallArgs, passOnArgs, usageOf } from "./args.ts";
 import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
-import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
+import { applyCommand, cliCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
@@ -42,7 +35,7 @@ export async function runInstall(
   try {
     const args = parseInstallArgs(argv);
     if (args.help) {
-      io.out(args.action === "uninstall" ? UNINSTALL_USAGE : INSTALL_USAGE);
+      io.out(usageOf(args.action, commandLine(cliCommand(source))));
       return 0;
     }
     return await run(args, source, io, options.printOnly ?? false);

@@ -63,6 +63,36 @@ Deno.test("help serve, help doctor and help uninstall each print their own text,
   assert.equal((await cli("uninstall", "--help")).stdout, texts.uninstall);
 });
 
+Deno.test("help uninstall and help install name a command this checkout has; the README says how to uninstall (issue 47)", async () => {
+  for (const topic of ["install", "uninstall"]) {
+    const r = await cli("help", topic);
+    assert.match(
+      r.stdout,
+      /^Here codex-relay is this command:\n {2}deno run -P .*\/mod\.ts\n/,
+      r.stdout,
+    );
+    assert.equal((await cli(topic, "--help")).stdout, r.stdout);
+  }
+  const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+  const line = readme.match(
+    /sh -c "\$\((deno run -P --no-prompt --quiet mod\.ts uninstall [^)]*)\)"/,
+  );
+  assert.ok(line, "README.md has an uninstall line");
+  // Run as written, in the checkout, from the cache the tests use.
+  const printed = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--cached-only", ...line[1].split(" ").slice(2)],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: denoChildEnv({ HOME: "/nonexistent-home", PATH: "/usr/bin:/bin" }),
+  }).output();
+  const out = new TextDecoder().decode(printed.stdout);
+  assert.equal(printed.code, 0, new TextDecoder().decode(printed.stderr));
+  assert.match(out, /install\.ts uninstall --client cursor/);
+});
+
 Deno.test("the general help lists doctor's options and --allow-turn-start for install", async () => {
   const help = (await cli("help")).stdout;
   assert.match(help, /\nDoctor options:\n {2}--allow-reply-read/);
