@@ -102,7 +102,8 @@ export const UNINSTALL_USAGE =
   uninstall --client CLIENT [options]   Remove the entry codex-relay install wrote
 
 It removes the "codex-relay" entry, and what install added with it: the file when install
-created it (and its backup), an empty "mcpServers": {} it added. The relay's own uninstall only
+created it (and the client folder it created, when empty), an empty "mcpServers": {} it added,
+the backup. The relay's own uninstall only
 prints the command that does it: the install entry, started with read/write permission on exactly
 that file, shows the diff and writes it.
 
@@ -179,6 +180,9 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   const scope = values.scope ?? "user";
   if (scope !== "user" && scope !== "project") {
     throw new UsageError(`--scope must be user or project (got '${scope}')`);
+  }
+  if (values.print && values["print-command"]) {
+    throw new UsageError("Give --print or --print-command, not both");
   }
   if (values.binary !== undefined && values.bundle !== undefined) {
     throw new UsageError("Give --binary or --bundle, not both");

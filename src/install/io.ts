@@ -35,6 +35,8 @@ export interface ConfigFs {
   folderExists(path: string): Promise<boolean>;
   /** Creates the folder and any missing parents. */
   makeFolder(path: string): Promise<void>;
+  /** Removes the folder when it is empty (else leaves it); whether it was removed. */
+  removeEmptyFolder(path: string): Promise<boolean>;
 }
 
 /** Everything the flow touches outside itself. */
@@ -99,6 +101,14 @@ export const realFs: ConfigFs = {
   async makeFolder(path) {
     await Deno.mkdir(path, { recursive: true });
   },
+  async removeEmptyFolder(path) {
+    try {
+      await Deno.remove(path); // Not recursive: a folder with anything in it stays.
+      return true;
+    } catch {
+      return false;
+    }
+  },
   async replace(path, text, before, backup, tmp) {
     let mode: number | undefined;
     let symlink = false;
@@ -124,7 +134,8 @@ export const realFs: ConfigFs = {
     }
     try {
       await Deno.remove(tmp).catch(() => {}); // A stale one would keep its own mode.
-      await Deno.writeTextFile(tmp, text, { mode });
+      // A new file is the user's alone (as Claude Code makes ~/.claude.json); else its own mode.
+      await Deno.writeTextFile(tmp, text, { mode: mode ?? 0o600 });
       await Deno.rename(tmp, path);
     } catch (error) {
       await Deno.remove(tmp).catch(() => {});

@@ -331,9 +331,12 @@ async function apply(r: Resolved, { plan, backupText, createFolder }: Planned): 
       if (error instanceof InstallError) throw error;
       throw new InstallError(`Cannot delete ${target.path}: ${describe(error)}`, EXIT.io);
     }
+    // The client's own folder, which install creates when missing, goes too when left empty.
+    const folder = target.folder && target.createsFolder &&
+      await io.fs.removeEmptyFolder(target.folder);
     io.out(
-      `Deleted ${target.path}: codex-relay install had created it, and it held nothing else.\n` +
-        restart,
+      `Deleted ${target.path}${folder ? ` and the empty folder ${target.folder}` : ""}: ` +
+        `codex-relay install had created it, and it held nothing else.\n` + restart,
     );
     return;
   }
@@ -348,9 +351,12 @@ async function apply(r: Resolved, { plan, backupText, createFolder }: Planned): 
     }
   }
   await write(r, plan);
+  // An uninstall keeps no backup: the file is as it was, less the entry install wrote.
+  const kept = args.action === "install" && plan.before !== null;
+  if (!kept && plan.before !== null) await io.fs.remove(backup, plan.before).catch(() => {});
   io.out(
     `${createFolder ? `Created ${createFolder}. ` : ""}Wrote ${target.path}${
-      plan.before === null ? "" : ` (the previous version is in ${backup})`
+      kept ? ` (the previous version is in ${backup})` : ""
     }.\n` + restart,
   );
 }

@@ -41,7 +41,7 @@ Deno.test("doctor: codex, its version, the app-server, threads and the permissio
     );
     assert.match(out, new RegExp(`ok +CODEX_HOME \\(${f.home}\\) has threads`));
     assert.match(out, /ok +run: codex only \(and \/bin\/kill, to end a helper.s process group\)/);
-    assert.match(out, /ok +env: only the 13 names the relay reads/);
+    assert.match(out, /ok +env: only the 15 names the relay reads/);
     assert.match(out, /ok +read, write, net, ffi, sys: none/);
     assert.match(out, /tools at these flags: codex_list_threads, codex_queue_message/);
     assert.match(out, /No problems found\./);

@@ -247,7 +247,7 @@ for (const c of CASES) {
 
       assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
       assert.equal(await Deno.readTextFile(path), c.existing, "uninstall restores every byte");
-      assert.equal(await Deno.readTextFile(`${path}.codex-relay.bak`), after);
+      assert.equal(await exists(`${path}.codex-relay.bak`), false, "uninstall keeps no backup");
     } finally {
       await s.dispose();
     }
@@ -569,9 +569,10 @@ Deno.test("uninstall deletes a file install created, and leaves no empty server 
       assert.equal(await runInstall(["uninstall", "--client", c.client, "-y"], SOURCE, s.io), 0);
       assert.match(s.out(), /Deleted .*: codex-relay install had created it/);
       assert.ok(!(await exists(path)), `${c.client}: the file install created is gone`);
-      const left = [...Deno.readDirSync(dirOf(path))].map((e) => e.name).filter((n) =>
-        n !== "project"
-      );
+      // The client's folder, when left empty, goes too (issue 47).
+      const left = await exists(dirOf(path))
+        ? [...Deno.readDirSync(dirOf(path))].map((e) => e.name).filter((n) => n !== "project")
+        : [];
       assert.deepEqual(left, [], "no backup or temp file left");
     } finally {
       await s.dispose();
