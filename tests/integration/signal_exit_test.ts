@@ -7,7 +7,8 @@
  */
 import assert from "assert";
 import { FixtureHome, thread, turn, userItem } from "../../testing/fixture_home.ts";
-import { startRelay } from "../../testing/relay.ts";
+import { relayArgs, startRelay } from "../../testing/relay.ts";
+import { denoChildEnv } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
 /** Claude Code's wait between SIGINT and SIGTERM. */
@@ -48,3 +49,60 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     }
   });
 }
+
+/**
+ * What Claude Code 2.1.332 sends a relay in its first 20 ms (captured under `claude mcp list`,
+ * ../shared/claude-code/README.md): a `server/discover` probe, then a `subscriptions/listen`
+ * that stays open until the server ends it; it sends SIGINT right after `tools/list`.
+ */
+const CLAUDE_CODE_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "claude-code", version: "2.1.332" },
+  "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } },
+};
+const CLAUDE_CODE_FIRST = [
+  { id: "server-discover-probe-1", method: "server/discover", params: { _meta: CLAUDE_CODE_META } },
+  {
+    id: "listen:0",
+    method: "subscriptions/listen",
+    params: { _meta: CLAUDE_CODE_META, notifications: { toolsListChanged: true } },
+  },
+];
+
+Deno.test(`the relay exits within ${CLIENT_PATIENCE_MS} ms of SIGINT with Claude Code's subscriptions/listen open (issue 47)`, async () => {
+  const f = await FixtureHome.create({ threads: [thread()] });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: relayArgs(),
+    env: denoChildEnv(f.env),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let seen = "";
+    for (const message of CLAUDE_CODE_FIRST) {
+      await writer.write(
+        new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`),
+      );
+      // Each is answered or acknowledged before the next, as Claude Code waits.
+      while (!seen.includes("\n")) seen += (await lines.read()).value ?? "";
+      seen = seen.slice(seen.indexOf("\n") + 1);
+    }
+    const sent = performance.now();
+    child.kill("SIGINT");
+    const rest = (async () => {
+      while (!(await lines.read()).done);
+    })();
+    const status = await child.status;
+    const tookMs = performance.now() - sent;
+    await rest;
+    assert.equal(status.code, 0);
+    assert.ok(tookMs < CLIENT_PATIENCE_MS, `exited ${Math.round(tookMs)} ms after SIGINT`);
+  } finally {
+    await writer.close().catch(() => {});
+    await f.dispose();
+  }
+});
