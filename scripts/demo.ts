@@ -6,6 +6,9 @@
  * the MCP SDK client: list threads, queue a message, run a turn that asks for
  * an approval (answered here), and read the final answer. Each step prints
  * the call, the structured result and what it means.
+ *
+ * `deno task demo run [TEXT]` makes only the `codex_run` call (with TEXT),
+ * to try the tool against the fake Codex.
  * @module
  */
 
@@ -79,6 +82,15 @@ const scenario: Scenario = {
   ],
 };
 
+const args = Deno.args[0] === "--" ? Deno.args.slice(1) : Deno.args;
+if (args.length > 0 && args[0] !== "run" || args.length > 2) {
+  Deno.stderr.writeSync(encoder.encode('Usage: deno task demo [run ["TEXT"]]\n'));
+  Deno.exit(64);
+}
+/** `run`: only the codex_run call, with this text. */
+const runOnly = args[0] === "run";
+const runText = args[1] ?? "Rename parseArgs to parseCommand and run the tests.";
+
 const home = await Deno.makeTempDir({ prefix: "codex-relay-demo-" });
 await Deno.writeTextFile(`${home}/fixture.json`, JSON.stringify(scenario));
 await Deno.mkdir(`${home}/barriers`);
@@ -119,6 +131,17 @@ const relay = await connectClient({
 });
 
 try {
+  if (!runOnly) await overview();
+  const run = await runTurn();
+  if (!runOnly) await readReply(run);
+} finally {
+  const { code } = await relay.close();
+  await Deno.remove(home, { recursive: true });
+  say(`\nThe relay exited with code ${code} on stdin EOF; the temporary CODEX_HOME is removed.`);
+}
+
+/** tools/list, codex_list_threads and codex_queue_message. */
+async function overview(): Promise<void> {
   const { tools } = await relay.client.listTools();
   show(
     "tools/list",
@@ -144,11 +167,11 @@ try {
     queued.structuredContent,
     "`queued` means Codex acknowledged storing the message, not that it ran. It runs when a Codex process next resumes the thread. Keep clientMessageId to read the reply later.",
   );
+}
 
-  const runArgs = {
-    threadId: ids.scratch,
-    text: "Rename parseArgs to parseCommand and run the tests.",
-  };
+/** codex_run on the scripted thread: an approval round, then the final answer. */
+async function runTurn(): Promise<unknown> {
+  const runArgs = { threadId: ids.scratch, text: runText };
   const run = await relay.client.callTool({ name: "codex_run", arguments: runArgs }, {
     timeout: 60_000,
   });
@@ -159,7 +182,12 @@ try {
     "The relay queued the message, loaded the thread, started it, forwarded Codex's approval request to the client, and returned when the turn ended, with its final answer. The thread is released again.",
   );
 
-  const receipt = (run.structuredContent as { receipt: { clientMessageId: string } }).receipt;
+  return run.structuredContent;
+}
+
+/** codex_read_reply of the run's message. */
+async function readReply(run: unknown): Promise<void> {
+  const receipt = (run as { receipt: { clientMessageId: string } }).receipt;
   const readArgs = { threadId: ids.scratch, clientMessageId: receipt.clientMessageId };
   const read = await relay.client.callTool({ name: "codex_read_reply", arguments: readArgs });
   show(
@@ -168,8 +196,4 @@ try {
     read.structuredContent,
     "Only final_answer text of the turn that took the message: the commentary and the user's text are never returned.",
   );
-} finally {
-  const { code } = await relay.close();
-  await Deno.remove(home, { recursive: true });
-  say(`\nThe relay exited with code ${code} on stdin EOF; the temporary CODEX_HOME is removed.`);
 }

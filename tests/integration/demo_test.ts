@@ -41,3 +41,19 @@ Deno.test("deno task demo walks list, queue, run with an approval round and read
   assert.match(text, /exited with code 0/);
   assert.deepEqual(processesMatching("codex-relay-demo-"), [], "no fixture process is left");
 });
+
+Deno.test("deno task demo run TEXT makes only the codex_run call against the fake Codex (issue 47)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...demoTask(), "run", "Try the relay."],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(text, /== codex_run/);
+  assert.match(text, /"text":"Try the relay\."/);
+  assert.match(text, /All 42 tests pass/);
+  assert.doesNotMatch(text, /== codex_list_threads|== codex_read_reply/);
+  assert.deepEqual(processesMatching("codex-relay-demo-"), [], "no fixture process is left");
+});
