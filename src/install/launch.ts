@@ -179,9 +179,55 @@ const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
  * assert.deepEqual(cliCommand(binary), ["/usr/local/bin/codex-relay"]);
  * ```
  */
-export function cliCommand(source: Source): string[] {
-  const start = startCommand(source, DEFAULT_LEVEL);
+export function cliCommand(source: Source, deno = "deno"): string[] {
+  const start = startCommand(source, DEFAULT_LEVEL, deno);
   return start.slice(0, -1).filter((word) => word !== RELAY_V8_FLAGS);
+}
+
+/**
+ * Where this running relay came from ({@linkcode detectSource} of this module and the process).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(runningSource().kind, "checkout"); // under `deno test` in a checkout
+ * ```
+ */
+export function runningSource(): Source {
+  return detectSource(import.meta.url, Deno.execPath(), Deno.mainModule);
+}
+
+/**
+ * The command that runs this relay's own CLI, as hints and help print it: a
+ * bundle names the Deno running it by absolute path (npm's `deno` is on no
+ * PATH), a checkout `deno` on PATH as the README does.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(runningCli()[0], "deno"); // from a checkout
+ * ```
+ */
+export function runningCli(): string[] {
+  const source = runningSource();
+  return cliCommand(source, source.kind === "bundle" ? Deno.execPath() : "deno");
+}
+
+/**
+ * The installer that comes with a bundle: `deno task bundle` and the npm
+ * package build it beside the relay's bundle (`codex-relay.js` →
+ * `codex-relay-install.js`), so an install from a bundle needs no download.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(installerBundle("/p/dist/codex-relay.js"), "/p/dist/codex-relay-install.js");
+ * assert.equal(installerBundle("/p/dist/codex-relay-install.js"), "/p/dist/codex-relay-install.js");
+ * ```
+ */
+export function installerBundle(bundle: string): string {
+  const stem = bundle.replace(/\.[cm]?js$/, "");
+  return stem.endsWith("-install") ? `${stem}.js` : `${stem}-install.js`;
 }
 
 /** The one-liner that serves the relay from JSR (this version) with its exact permissions. */
@@ -222,6 +268,12 @@ export interface ApplyCommand {
   read: string[];
   /** Files the installer writes. */
   write: string[];
+  /**
+   * The bundled installer to run (a bundle's {@linkcode installerBundle}) and
+   * the Deno (absolute) that runs it; without it, a binary or bundle is
+   * registered by the installer from JSR.
+   */
+  installer?: { deno: string; bundle: string };
 }
 
 /**
@@ -247,19 +299,23 @@ export function applyCommand(c: ApplyCommand): string[] {
     ];
   }
   const version = c.source.kind === "jsr" ? c.source.version : VERSION;
-  const from = c.source.kind === "binary"
+  // What to register: install's only (uninstall refuses --binary and --bundle).
+  const from = c.action === "uninstall"
+    ? []
+    : c.source.kind === "binary"
     ? ["--binary", c.source.path]
     : c.source.kind === "bundle"
     ? ["--bundle", c.source.path]
     : [];
+  const installer = c.installer
+    ? [c.installer.deno, "run", NO_PROMPT, "--quiet", "--no-remote", "--cached-only"]
+    : ["deno", "run", NO_PROMPT, "--quiet"];
   return [
-    "deno",
-    "run",
-    NO_PROMPT,
-    "--quiet",
+    ...installer.slice(0, 4),
     ...installEnvFlags(),
+    ...installer.slice(4),
     ...fileFlags,
-    jsrSpecifier(version, "install"),
+    c.installer ? c.installer.bundle : jsrSpecifier(version, "install"),
     c.action,
     ...c.args,
     ...from,

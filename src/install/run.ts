@@ -21,7 +21,13 @@ import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
-import { applyCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
+import {
+  applyCommand,
+  commandLine,
+  installerBundle,
+  serveLauncher,
+  type Source,
+} from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
@@ -151,8 +157,12 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const applyLine = () =>
     commandLine(
       applyCommand({
-        // From a binary or a bundle, the install entry comes from JSR and registers that file.
+        // From a binary or a bundle, the install entry comes from JSR and registers that file;
+        // a bundle that runs this brings its own installer (the npm package's launcher runs it).
         source,
+        ...(running.kind === "bundle"
+          ? { installer: { deno: io.deno, bundle: installerBundle(running.path) } }
+          : {}),
         action: args.action,
         args: passOnArgs(args),
         // Renaming the temp file over the config needs read and write on both; the Codex lookup

@@ -155,12 +155,31 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     ...installEnvFlags(),
   ]);
   assert.equal(fromBinary[7], `jsr:@codex-relay/cli@${denoJson.version}/install`);
-  assert.deepEqual(fromBinary.slice(8), [
-    "uninstall",
+  // uninstall registers nothing: it refuses --binary and --bundle.
+  assert.deepEqual(fromBinary.slice(8), ["uninstall", "--client", "codex"]);
+  const installBinary = applyCommand({
+    source: { kind: "binary", path: "/bin/codex-relay" },
+    action: "install",
+    args: ["--client", "codex"],
+    ...files,
+  });
+  assert.deepEqual(installBinary.slice(-2), ["--binary", "/bin/codex-relay"]);
+  const fromBundle = applyCommand({
+    source: { kind: "bundle", path: "/n/dist/codex-relay.js" },
+    installer: { deno: "/n/deno", bundle: "/n/dist/codex-relay-install.js" },
+    action: "install",
+    args: ["--client", "codex"],
+    ...files,
+  });
+  assert.deepEqual(fromBundle.slice(0, 4), ["/n/deno", "run", "--no-prompt", "--quiet"]);
+  assert.ok(!fromBundle.some((w) => w.startsWith("jsr:")), "a bundle brings its installer");
+  assert.deepEqual(fromBundle.slice(-6), [
+    "/n/dist/codex-relay-install.js",
+    "install",
     "--client",
     "codex",
-    "--binary",
-    "/bin/codex-relay",
+    "--bundle",
+    "/n/dist/codex-relay.js",
   ]);
   assert.throws(
     () =>
