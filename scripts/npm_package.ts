@@ -8,14 +8,14 @@
  * @module
  */
 
-import { RELAY_V8_FLAGS, startCommand } from "../src/install/launch.ts";
+import { NPM_PACKAGE, RELAY_V8_FLAGS, startCommand } from "../src/install/launch.ts";
 import { RELAY_PERMISSIONS } from "../src/core/permissions.ts";
 import { VERSION } from "../src/core/version.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
 import type { TARGETS } from "./compile.ts";
 
 /** The npm package's name (and the command it puts on PATH). */
-export const NPM_NAME = "codex-relay";
+export const NPM_NAME: string = NPM_PACKAGE;
 
 /** The MCP Registry's name of the server (`mcpName` in package.json; GitHub namespace). */
 export const REGISTRY_NAME = "io.github.codex-relay/codex-relay";

@@ -37,6 +37,8 @@ export interface InstallArgs {
   binary?: string;
   /** Register this bundle file instead of the running source. */
   bundle?: string;
+  /** Register `npx -y codex-relay@<version>` (the npm package, fetched by npx at each start). */
+  npx: boolean;
   /** The Codex the entry runs (`--codex PATH`; npm's wrapper is followed to its native binary). */
   codex?: string;
   /** `--help`. */
@@ -56,6 +58,7 @@ const OPTIONS = {
   "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
+  npx: { type: "boolean" },
   codex: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -83,6 +86,8 @@ Options:
   --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
+  --npx                  Register npx -y codex-relay@<this version> instead of this install's
+                         files by absolute path (npx resolves the package at every start)
   --codex PATH           The Codex the entry runs (default: codex as found on PATH). npm's
                          wrapper (codex, codex.cmd) is followed to the native binary it starts;
                          the entry then runs that binary (serve --codex) and may run only it
@@ -134,6 +139,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       force: false,
       print: false,
       printCommand: false,
+      npx: false,
       help,
     };
   }
@@ -148,8 +154,8 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   if (scope !== "user" && scope !== "project") {
     throw new UsageError(`--scope must be user or project (got '${scope}')`);
   }
-  if (values.binary !== undefined && values.bundle !== undefined) {
-    throw new UsageError("Give --binary or --bundle, not both");
+  if ([values.binary, values.bundle, values.npx].filter((v) => v !== undefined).length > 1) {
+    throw new UsageError("Give one of --binary, --bundle and --npx");
   }
   if (action === "uninstall") {
     for (
@@ -159,6 +165,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
         "allow-worktrees",
         "binary",
         "bundle",
+        "npx",
         "codex",
       ]
     ) {
@@ -185,6 +192,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     printCommand: values["print-command"] ?? false,
     binary: values.binary,
     bundle: values.bundle,
+    npx: values.npx ?? false,
     codex: values.codex,
     help,
   };
@@ -201,6 +209,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     ...(a.scope === "project" ? ["--scope", "project"] : []),
     ...capabilityArgs(a),
     ...(a.codex ? ["--codex", a.codex] : []),
+    ...(a.npx ? ["--npx"] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),

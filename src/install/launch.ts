@@ -21,12 +21,16 @@ import { EXIT, InstallError } from "./install_error.ts";
 /** The JSR package name. */
 export const JSR_PACKAGE = "@codex-relay/cli";
 
+/** The npm package name (`npx -y codex-relay`; `deno task npm` builds it). */
+export const NPM_PACKAGE = "codex-relay";
+
 /** Where the relay that gets registered comes from. */
 export type Source =
   | { kind: "checkout"; root: string }
   | { kind: "jsr"; version: string }
   | { kind: "binary"; path: string }
-  | { kind: "bundle"; path: string };
+  | { kind: "bundle"; path: string }
+  | { kind: "npx"; version: string };
 
 /**
  * V8's old-space cap for the relay, in MiB. V8 grows its heap lazily, so a
@@ -161,6 +165,9 @@ export function startCommand(
       ];
     case "binary":
       return [source.path, ...serve];
+    case "npx":
+      // The npm package's launcher grants the same set from the same source (launch.json).
+      return ["npx", "-y", `${NPM_PACKAGE}@${source.version}`, ...serve];
   }
 }
 

@@ -21,6 +21,7 @@ import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
+import { VERSION } from "../core/version.ts";
 import {
   applyCommand,
   commandLine,
@@ -129,6 +130,8 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
     ? { kind: "binary", path: args.binary }
     : args.bundle
     ? { kind: "bundle", path: args.bundle }
+    : args.npx
+    ? { kind: "npx", version: VERSION }
     : running;
   const target = resolveTarget(args.client, args.scope, {
     get: io.env,

@@ -218,6 +218,13 @@ Deno.test({
     const i = await installed();
     const f = await FixtureHome.create({ threads: [thread({ name: "beta" })] });
     const env = await clientEnv(i, f);
+    // The README's first install lines are these (the test installs the built tarball).
+    const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+    const block = readme.split("## Install")[1].split("```sh\n")[1].split("```")[0];
+    assert.deepEqual(block.split("\n").map((l) => l.split("#")[0].trim()).filter(Boolean), [
+      "npm install -g codex-relay",
+      "codex-relay install --client claude-code",
+    ]);
     const done = await run(i.bin, [
       "install",
       "--client",

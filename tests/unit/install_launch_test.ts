@@ -11,6 +11,7 @@ import {
   relayFlags,
   serveLauncher,
   shellQuote,
+  startCommand,
 } from "../../src/install/launch.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
 import { RELAY_PERMISSIONS, withCodex } from "../../src/core/permissions.ts";
@@ -286,8 +287,15 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
     [["install", "extra", "--client", "cursor"], /Unexpected argument 'extra'/],
     [["uninstall", "--client", "cursor", "--allow-reply-read"], /not an option of uninstall/],
     [["--client", "cursor", "--binary", "relay"], /absolute path/],
-    [["--client", "cursor", "--binary", "/a", "--bundle", "/b"], /not both/],
+    [["--client", "cursor", "--binary", "/a", "--bundle", "/b"], /one of --binary, --bundle/],
+    [["--client", "cursor", "--bundle", "/b", "--npx"], /one of --binary, --bundle and --npx/],
+    [["uninstall", "--client", "cursor", "--npx"], /--npx is not an option of uninstall/],
   ];
+  assert.deepEqual(passOnArgs(parseInstallArgs(["--client", "cursor", "--npx"])), [
+    "--client",
+    "cursor",
+    "--npx",
+  ]);
   for (const [args, message] of bad) {
     assert.throws(
       () => parseInstallArgs(args),
@@ -382,4 +390,29 @@ Deno.test("entryKeyState(): how an entry gives the relay a key variable, per cli
   assert.equal(entryKeyState("inherited", { env: { K: "${K}" } }, "K"), "referenced");
   assert.equal(entryKeyState("env_vars", { env_vars: ["K"] }, "K"), "passed");
   assert.equal(entryKeyState("env_vars", { env_vars: [] }, "K"), "missing");
+});
+
+Deno.test("an npx entry runs the npm package of this version, whose launcher grants the set", () => {
+  assert.deepEqual(
+    startCommand(
+      { kind: "npx", version: "1.2.3" },
+      { replyRead: true, turnStart: true, worktrees: true },
+      "/ignored/deno",
+      "/opt/codex",
+      "/usr/bin/git",
+    ),
+    [
+      "npx",
+      "-y",
+      "codex-relay@1.2.3",
+      "serve",
+      "--allow-reply-read",
+      "--allow-turn-start",
+      "--allow-worktrees",
+      "--codex",
+      "/opt/codex",
+      "--git",
+      "/usr/bin/git",
+    ],
+  );
 });
