@@ -205,9 +205,7 @@ export function runningSource(): Source {
 }
 
 /**
- * The command that runs this relay's own CLI, as hints and help print it: a
- * bundle names the Deno running it by absolute path (npm's `deno` is on no
- * PATH), a checkout `deno` on PATH as the README does.
+ * This relay's CLI as hints print it: a bundle names its Deno by absolute path (npm's is on no PATH).
  *
  * @example
  * ```ts
@@ -221,9 +219,7 @@ export function runningCli(): string[] {
 }
 
 /**
- * The installer that comes with a bundle: `deno task bundle` and the npm
- * package build it beside the relay's bundle (`codex-relay.js` →
- * `codex-relay-install.js`), so an install from a bundle needs no download.
+ * The installer `deno task bundle` builds beside a bundle (`x.js` → `x-install.js`).
  *
  * @example
  * ```ts
@@ -263,6 +259,25 @@ export function serveLauncher(
   return { command, args };
 }
 
+/**
+ * What an install registers: the binary or bundle given, npx (`--npx`), else the running relay.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const running = { kind: "checkout", root: "/r" } as const;
+ * assert.equal(registeredSource({ npx: true }, running).kind, "npx");
+ * ```
+ */
+export function registeredSource(
+  args: { binary?: string; bundle?: string; npx?: boolean },
+  running: Source,
+): Source {
+  if (args.binary) return { kind: "binary", path: args.binary };
+  if (args.bundle) return { kind: "bundle", path: args.bundle };
+  return args.npx ? { kind: "npx", version: VERSION } : running;
+}
+
 /** What the apply command needs to know. */
 export interface ApplyCommand {
   /** Where the relay comes from. */
@@ -276,11 +291,13 @@ export interface ApplyCommand {
   /** Files the installer writes. */
   write: string[];
   /**
-   * The bundled installer to run (a bundle's {@linkcode installerBundle}) and
-   * the Deno (absolute) that runs it; without it, a binary or bundle is
-   * registered by the installer from JSR.
+   * The relay running the install: a bundle brings its installer
+   * ({@linkcode installerBundle}, run by `deno`, absolute); from any other,
+   * a binary or bundle is registered by the installer from JSR.
    */
-  installer?: { deno: string; bundle: string };
+  running?: Source;
+  /** The Deno running the install. */
+  deno?: string;
 }
 
 /**
@@ -314,15 +331,16 @@ export function applyCommand(c: ApplyCommand): string[] {
     : c.source.kind === "bundle"
     ? ["--bundle", c.source.path]
     : [];
-  const installer = c.installer
-    ? [c.installer.deno, "run", NO_PROMPT, "--quiet", "--no-remote", "--cached-only"]
+  const bundled = c.running?.kind === "bundle" ? installerBundle(c.running.path) : undefined;
+  const installer = bundled
+    ? [c.deno ?? "deno", "run", NO_PROMPT, "--quiet", "--no-remote", "--cached-only"]
     : ["deno", "run", NO_PROMPT, "--quiet"];
   return [
     ...installer.slice(0, 4),
     ...installEnvFlags(),
     ...installer.slice(4),
     ...fileFlags,
-    c.installer ? c.installer.bundle : jsrSpecifier(version, "install"),
+    bundled ?? jsrSpecifier(version, "install"),
     c.action,
     ...c.args,
     ...from,

@@ -21,14 +21,8 @@ import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
-import { VERSION } from "../core/version.ts";
-import {
-  applyCommand,
-  commandLine,
-  installerBundle,
-  serveLauncher,
-  type Source,
-} from "./launch.ts";
+import { applyCommand, commandLine, registeredSource, serveLauncher } from "./launch.ts";
+import type { Source } from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
@@ -126,13 +120,7 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
 }
 
 function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
-  const source: Source = args.binary
-    ? { kind: "binary", path: args.binary }
-    : args.bundle
-    ? { kind: "bundle", path: args.bundle }
-    : args.npx
-    ? { kind: "npx", version: VERSION }
-    : running;
+  const source = registeredSource(args, running);
   const target = resolveTarget(args.client, args.scope, {
     get: io.env,
     os: io.os,
@@ -160,12 +148,11 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const applyLine = () =>
     commandLine(
       applyCommand({
-        // From a binary or a bundle, the install entry comes from JSR and registers that file;
-        // a bundle that runs this brings its own installer (the npm package's launcher runs it).
+        // From a binary or a bundle, the install entry comes from JSR and registers that file,
+        // unless a bundle runs this: it brings its own installer (the npm package's case).
         source,
-        ...(running.kind === "bundle"
-          ? { installer: { deno: io.deno, bundle: installerBundle(running.path) } }
-          : {}),
+        running,
+        deno: io.deno,
         action: args.action,
         args: passOnArgs(args),
         // Renaming the temp file over the config needs read and write on both; the Codex lookup

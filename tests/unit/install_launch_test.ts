@@ -167,7 +167,8 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
   assert.deepEqual(installBinary.slice(-2), ["--binary", "/bin/codex-relay"]);
   const fromBundle = applyCommand({
     source: { kind: "bundle", path: "/n/dist/codex-relay.js" },
-    installer: { deno: "/n/deno", bundle: "/n/dist/codex-relay-install.js" },
+    running: { kind: "bundle", path: "/n/dist/codex-relay.js" },
+    deno: "/n/deno",
     action: "install",
     args: ["--client", "codex"],
     ...files,
