@@ -1,6 +1,6 @@
 /**
  * `deno task bundle`: builds `dist/codex-relay.js`, the whole relay in one
- * file (`deno bundle`, works offline once the npm packages are cached), and
+ * file (and its installer, `dist/codex-relay-install.js`) (`deno bundle`, works offline once the npm packages are cached), and
  * prints the command that runs it with exactly the relay's permission set.
  * It stands in for the compiled binary where `deno compile` cannot run.
  *
@@ -8,15 +8,24 @@
  * @module
  */
 
-import { bundleServeCommand, commandLine } from "../src/install/launch.ts";
+import { bundleServeCommand, commandLine, installerBundle } from "../src/install/launch.ts";
 
 /** The repository root. */
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-/** Bundles `mod.ts` into `out` (an absolute path); `deno` is the Deno executable to use. */
+/**
+ * Bundles `mod.ts` into `out` (an absolute path) and `install.ts` beside it
+ * (`installerBundle(out)`: an install from the bundle needs no download);
+ * `deno` is the Deno executable to use.
+ */
 export async function buildBundle(out: string, deno = "deno"): Promise<void> {
+  await bundleOne(`${ROOT}/mod.ts`, out, deno);
+  await bundleOne(`${ROOT}/install.ts`, installerBundle(out), deno);
+}
+
+async function bundleOne(entry: string, out: string, deno: string): Promise<void> {
   const result = await new Deno.Command(deno, {
-    args: ["bundle", "--quiet", "--platform", "deno", "--output", out, `${ROOT}/mod.ts`],
+    args: ["bundle", "--quiet", "--platform", "deno", "--output", out, entry],
     cwd: ROOT,
     stdin: "null",
     stdout: "inherit",

@@ -30,7 +30,7 @@ import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
 import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
-import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
+import { commandLine, runningCli } from "../install/launch.ts";
 import { entryPermissionFindings, entryServe, optionFindings } from "./doctor_serve.ts";
 import { parseCommand } from "./flags.ts";
 
@@ -349,7 +349,7 @@ export function realDoctorIo(): DoctorIo {
   const granted = (d: Deno.PermissionDescriptor) =>
     Deno.permissions.querySync(d).state === "granted";
   const encoder = new TextEncoder();
-  const relayWords = cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule));
+  const relayWords = runningCli();
   return {
     out: (text) => {
       const bytes = encoder.encode(text);

@@ -6,12 +6,12 @@
  * @module
  */
 
-import { detectSource } from "../install/launch.ts";
+import { runningSource } from "../install/launch.ts";
 import { realInstallIo, runInstall } from "../install/run.ts";
 
 /** Prints the entry and the apply command for `args`; resolves with the exit code. */
 export async function printInstall(args: readonly string[]): Promise<number> {
-  const source = detectSource(import.meta.url, Deno.execPath(), Deno.mainModule);
+  const source = runningSource();
   return await runInstall(args, source, realInstallIo(), {
     printOnly: true,
   });

@@ -10,7 +10,7 @@ import { doctorCommand } from "./doctor_client.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
-import { cliCommand, commandLine, detectSource } from "../install/launch.ts";
+import { commandLine, runningCli } from "../install/launch.ts";
 import { usageOf } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
@@ -27,7 +27,7 @@ function print(stream: { writeSync(p: Uint8Array): number }, text: string): void
 
 /** The command line that runs this relay's CLI (a checkout has no `codex-relay` command). */
 function relayCommand(): string {
-  return commandLine(cliCommand(detectSource(import.meta.url, Deno.execPath(), Deno.mainModule)));
+  return commandLine(runningCli());
 }
 
 /** The help text of `topic` (none: the general one). */

@@ -45,6 +45,8 @@ export interface InstallArgs {
   binary?: string;
   /** Register this bundle file instead of the running source. */
   bundle?: string;
+  /** Register `npx -y codex-relay@<version>` (the npm package, fetched by npx at each start). */
+  npx: boolean;
   /** The Codex the entry runs (`--codex PATH`; npm's wrapper is followed to its native binary). */
   codex?: string;
   /** `--help`. */
@@ -65,6 +67,7 @@ const OPTIONS = {
   "print-command": { type: "boolean" },
   binary: { type: "string" },
   bundle: { type: "string" },
+  npx: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -94,6 +97,8 @@ ${ENTRY_HELP}
   --print-command        Print only that command, for sh -c "$(codex-relay install ...)"
   --binary PATH          Register this codex-relay binary
   --bundle PATH          Register this codex-relay bundle (deno task bundle)
+  --npx                  Register npx -y codex-relay@<this version> instead of this install's
+                         files by absolute path (npx resolves the package at every start)
 `;
 
 /** The usage text of `uninstall`. */
@@ -167,6 +172,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       force: false,
       print: false,
       printCommand: false,
+      npx: false,
       help,
     };
   }
@@ -184,11 +190,11 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
   if (values.print && values["print-command"]) {
     throw new UsageError("Give --print or --print-command, not both");
   }
-  if (values.binary !== undefined && values.bundle !== undefined) {
-    throw new UsageError("Give --binary or --bundle, not both");
+  if ([values.binary, values.bundle, values.npx].filter((v) => v !== undefined).length > 1) {
+    throw new UsageError("Give one of --binary, --bundle and --npx");
   }
   if (action === "uninstall") {
-    for (const flag of [...ENTRY_ROWS.map((o) => o.flag.slice(2)), "binary", "bundle"]) {
+    for (const flag of [...ENTRY_ROWS.map((o) => o.flag.slice(2)), "binary", "bundle", "npx"]) {
       if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
     }
   }
@@ -212,6 +218,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     printCommand: values["print-command"] ?? false,
     binary: values.binary,
     bundle: values.bundle,
+    npx: values.npx ?? false,
     codex: values.codex,
     help,
   };
@@ -232,6 +239,7 @@ export function passOnArgs(a: InstallArgs): string[] {
       allowWorktrees: a.worktrees,
       codex: a.codex,
     }, ENTRY_ROWS),
+    ...(a.npx ? ["--npx"] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),

@@ -21,12 +21,16 @@ import { EXIT, InstallError } from "./install_error.ts";
 /** The JSR package name. */
 export const JSR_PACKAGE = "@codex-relay/cli";
 
+/** The npm package name (`npx -y codex-relay`; `deno task npm` builds it). */
+export const NPM_PACKAGE = "codex-relay";
+
 /** Where the relay that gets registered comes from. */
 export type Source =
   | { kind: "checkout"; root: string }
   | { kind: "jsr"; version: string }
   | { kind: "binary"; path: string }
-  | { kind: "bundle"; path: string };
+  | { kind: "bundle"; path: string }
+  | { kind: "npx"; version: string };
 
 /**
  * V8's old-space cap for the relay, in MiB. V8 grows its heap lazily, so a
@@ -163,6 +167,9 @@ export function startCommand(
       ];
     case "binary":
       return [source.path, ...serve];
+    case "npx":
+      // The npm package's launcher grants the same set from the same source (launch.json).
+      return ["npx", "-y", `${NPM_PACKAGE}@${source.version}`, ...serve];
   }
 }
 
@@ -181,9 +188,51 @@ const DEFAULT_LEVEL: Capabilities = { replyRead: false, turnStart: false };
  * assert.deepEqual(cliCommand(binary), ["/usr/local/bin/codex-relay"]);
  * ```
  */
-export function cliCommand(source: Source): string[] {
-  const start = startCommand(source, DEFAULT_LEVEL);
+export function cliCommand(source: Source, deno = "deno"): string[] {
+  const start = startCommand(source, DEFAULT_LEVEL, deno);
   return start.slice(0, -1).filter((word) => word !== RELAY_V8_FLAGS);
+}
+
+/**
+ * Where this running relay came from ({@linkcode detectSource} of this module and the process).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(runningSource().kind, "checkout"); // under `deno test` in a checkout
+ * ```
+ */
+export function runningSource(): Source {
+  return detectSource(import.meta.url, Deno.execPath(), Deno.mainModule);
+}
+
+/**
+ * This relay's CLI as hints print it: a bundle names its Deno by absolute path (npm's is on no PATH).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(runningCli()[0], "deno"); // from a checkout
+ * ```
+ */
+export function runningCli(): string[] {
+  const source = runningSource();
+  return cliCommand(source, source.kind === "bundle" ? Deno.execPath() : "deno");
+}
+
+/**
+ * The installer `deno task bundle` builds beside a bundle (`x.js` → `x-install.js`).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(installerBundle("/p/dist/codex-relay.js"), "/p/dist/codex-relay-install.js");
+ * assert.equal(installerBundle("/p/dist/codex-relay-install.js"), "/p/dist/codex-relay-install.js");
+ * ```
+ */
+export function installerBundle(bundle: string): string {
+  const stem = bundle.replace(/\.[cm]?js$/, "");
+  return stem.endsWith("-install") ? `${stem}.js` : `${stem}-install.js`;
 }
 
 /** The one-liner that serves the relay from JSR (this version) with its exact permissions. */
@@ -212,6 +261,25 @@ export function serveLauncher(
   return { command, args };
 }
 
+/**
+ * What an install registers: the binary or bundle given, npx (`--npx`), else the running relay.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const running = { kind: "checkout", root: "/r" } as const;
+ * assert.equal(registeredSource({ npx: true }, running).kind, "npx");
+ * ```
+ */
+export function registeredSource(
+  args: { binary?: string; bundle?: string; npx?: boolean },
+  running: Source,
+): Source {
+  if (args.binary) return { kind: "binary", path: args.binary };
+  if (args.bundle) return { kind: "bundle", path: args.bundle };
+  return args.npx ? { kind: "npx", version: VERSION } : running;
+}
+
 /** What the apply command needs to know. */
 export interface ApplyCommand {
   /** Where the relay comes from. */
@@ -224,6 +292,14 @@ export interface ApplyCommand {
   read: string[];
   /** Files the installer writes. */
   write: string[];
+  /**
+   * The relay running the install: a bundle brings its installer
+   * ({@linkcode installerBundle}, run by `deno`, absolute); from any other,
+   * a binary or bundle is registered by the installer from JSR.
+   */
+  running?: Source;
+  /** The Deno running the install. */
+  deno?: string;
 }
 
 /**
@@ -249,19 +325,24 @@ export function applyCommand(c: ApplyCommand): string[] {
     ];
   }
   const version = c.source.kind === "jsr" ? c.source.version : VERSION;
-  const from = c.source.kind === "binary"
+  // What to register: install's only (uninstall refuses --binary and --bundle).
+  const from = c.action === "uninstall"
+    ? []
+    : c.source.kind === "binary"
     ? ["--binary", c.source.path]
     : c.source.kind === "bundle"
     ? ["--bundle", c.source.path]
     : [];
+  const bundled = c.running?.kind === "bundle" ? installerBundle(c.running.path) : undefined;
+  const installer = bundled
+    ? [c.deno ?? "deno", "run", NO_PROMPT, "--quiet", "--no-remote", "--cached-only"]
+    : ["deno", "run", NO_PROMPT, "--quiet"];
   return [
-    "deno",
-    "run",
-    NO_PROMPT,
-    "--quiet",
+    ...installer.slice(0, 4),
     ...installEnvFlags(),
+    ...installer.slice(4),
     ...fileFlags,
-    jsrSpecifier(version, "install"),
+    bundled ?? jsrSpecifier(version, "install"),
     c.action,
     ...c.args,
     ...from,

@@ -14,7 +14,14 @@ import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
-import { applyCommand, cliCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
+import {
+  applyCommand,
+  cliCommand,
+  commandLine,
+  registeredSource,
+  serveLauncher,
+} from "./launch.ts";
+import type { Source } from "./launch.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
@@ -112,11 +119,7 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
 }
 
 function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
-  const source: Source = args.binary
-    ? { kind: "binary", path: args.binary }
-    : args.bundle
-    ? { kind: "bundle", path: args.bundle }
-    : running;
+  const source = registeredSource(args, running);
   const target = resolveTarget(args.client, args.scope, {
     get: io.env,
     os: io.os,
@@ -144,8 +147,11 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const applyLine = () =>
     commandLine(
       applyCommand({
-        // From a binary or a bundle, the install entry comes from JSR and registers that file.
+        // From a binary or a bundle, the install entry comes from JSR and registers that file,
+        // unless a bundle runs this: it brings its own installer (the npm package's case).
         source,
+        running,
+        deno: io.deno,
         action: args.action,
         args: passOnArgs(args),
         // Renaming the temp file over the config needs read and write on both; the Codex lookup

@@ -78,9 +78,10 @@ Deno.test("the by-hand Claude Code command of docs/install.md starts the server 
   await startsAsWritten(command, args);
 });
 
-/** The README's second code block (after start and test): one registration line per client. */
+/** The README's block of checkout registration lines: one per client. */
 function quickStart(): string[] {
-  return readme.split("```sh\n")[2].split("```")[0].trim().split("\n");
+  const blocks = readme.split("```sh\n").slice(1).map((b) => b.split("```")[0]);
+  return blocks.find((b) => b.includes("mod.ts install"))!.trim().split("\n");
 }
 
 /** The relay's entry in a client's config file, as the client reads it. */

@@ -11,6 +11,7 @@ import {
   relayFlags,
   serveLauncher,
   shellQuote,
+  startCommand,
 } from "../../src/install/launch.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
 import { RELAY_PERMISSIONS, withCodex } from "../../src/core/permissions.ts";
@@ -155,12 +156,32 @@ Deno.test("applyCommand() grants read/write on exactly the files, -P=install fro
     ...installEnvFlags(),
   ]);
   assert.equal(fromBinary[7], `jsr:@codex-relay/cli@${denoJson.version}/install`);
-  assert.deepEqual(fromBinary.slice(8), [
-    "uninstall",
+  // uninstall registers nothing: it refuses --binary and --bundle.
+  assert.deepEqual(fromBinary.slice(8), ["uninstall", "--client", "codex"]);
+  const installBinary = applyCommand({
+    source: { kind: "binary", path: "/bin/codex-relay" },
+    action: "install",
+    args: ["--client", "codex"],
+    ...files,
+  });
+  assert.deepEqual(installBinary.slice(-2), ["--binary", "/bin/codex-relay"]);
+  const fromBundle = applyCommand({
+    source: { kind: "bundle", path: "/n/dist/codex-relay.js" },
+    running: { kind: "bundle", path: "/n/dist/codex-relay.js" },
+    deno: "/n/deno",
+    action: "install",
+    args: ["--client", "codex"],
+    ...files,
+  });
+  assert.deepEqual(fromBundle.slice(0, 4), ["/n/deno", "run", "--no-prompt", "--quiet"]);
+  assert.ok(!fromBundle.some((w) => w.startsWith("jsr:")), "a bundle brings its installer");
+  assert.deepEqual(fromBundle.slice(-6), [
+    "/n/dist/codex-relay-install.js",
+    "install",
     "--client",
     "codex",
-    "--binary",
-    "/bin/codex-relay",
+    "--bundle",
+    "/n/dist/codex-relay.js",
   ]);
   assert.throws(
     () =>
@@ -267,8 +288,15 @@ Deno.test("parseInstallArgs() reads the install command line strictly", () => {
     [["install", "extra", "--client", "cursor"], /Unexpected argument 'extra'/],
     [["uninstall", "--client", "cursor", "--allow-reply-read"], /not an option of uninstall/],
     [["--client", "cursor", "--binary", "relay"], /absolute path/],
-    [["--client", "cursor", "--binary", "/a", "--bundle", "/b"], /not both/],
+    [["--client", "cursor", "--binary", "/a", "--bundle", "/b"], /one of --binary, --bundle/],
+    [["--client", "cursor", "--bundle", "/b", "--npx"], /one of --binary, --bundle and --npx/],
+    [["uninstall", "--client", "cursor", "--npx"], /--npx is not an option of uninstall/],
   ];
+  assert.deepEqual(passOnArgs(parseInstallArgs(["--client", "cursor", "--npx"])), [
+    "--client",
+    "cursor",
+    "--npx",
+  ]);
   for (const [args, message] of bad) {
     assert.throws(
       () => parseInstallArgs(args),
@@ -363,4 +391,29 @@ Deno.test("entryKeyState(): how an entry gives the relay a key variable, per cli
   assert.equal(entryKeyState("inherited", { env: { K: "${K}" } }, "K"), "referenced");
   assert.equal(entryKeyState("env_vars", { env_vars: ["K"] }, "K"), "passed");
   assert.equal(entryKeyState("env_vars", { env_vars: [] }, "K"), "missing");
+});
+
+Deno.test("an npx entry runs the npm package of this version, whose launcher grants the set", () => {
+  assert.deepEqual(
+    startCommand(
+      { kind: "npx", version: "1.2.3" },
+      { replyRead: true, turnStart: true, worktrees: true },
+      "/ignored/deno",
+      "/opt/codex",
+      "/usr/bin/git",
+    ),
+    [
+      "npx",
+      "-y",
+      "codex-relay@1.2.3",
+      "serve",
+      "--allow-reply-read",
+      "--allow-turn-start",
+      "--allow-worktrees",
+      "--codex",
+      "/opt/codex",
+      "--git",
+      "/usr/bin/git",
+    ],
+  );
 });
