@@ -48,10 +48,14 @@ async function listing(deps: WorktreeDeps, repository: string) {
     : undefined;
 }
 
-/** Whether the recorded worktree holds work: a gone folder holds none. */
+/**
+ * Whether the recorded worktree holds work a removal would lose: none when
+ * its folder is gone or git lists no worktree there (a half-made one: a
+ * removal touches no folder then).
+ */
 async function workIn(deps: WorktreeDeps, r: WorktreeRecord): Promise<boolean | null> {
   const git = await listing(deps, r.repository);
-  if (git?.gone.has(r.path)) return false;
+  if (git && (git.gone.has(r.path) || !git.listed.has(r.path))) return false;
   return await holdsWork(deps.git, r.path);
 }
 
