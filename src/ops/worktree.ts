@@ -14,6 +14,7 @@ import { asRelayError } from "../core/errors.ts";
 import type { Git } from "../connect/process/git_runner.ts";
 import type { WorktreeInfo } from "../reply/files_schema.ts";
 import {
+  addRaced,
   claimArgs,
   listedWorktrees,
   nameProblem,
@@ -27,6 +28,7 @@ import {
   dropRecord,
   records,
   refuse,
+  refusedBy,
   run,
   type WorktreeRefusal,
   writeRecord,
@@ -232,12 +234,7 @@ async function steps(
   if (typeof branched !== "string") return branched;
   m.branchMade = true;
   m.added = true;
-  const checkedOut = await run(
-    git,
-    ["worktree", "add", "--quiet", m.path, m.branch],
-    m.top,
-    "worktree_exists",
-  );
+  const checkedOut = await addWorktree(git, m);
   if (typeof checkedOut !== "string") return checkedOut;
   const real = await run(git, ["rev-parse", "--show-toplevel"], m.path, "worktree_exists");
   if (typeof real !== "string") return real;
@@ -248,6 +245,20 @@ async function steps(
     if (typeof wrote !== "string") return wrote;
   }
   return at;
+}
+
+/**
+ * `git worktree add` of the make's branch at its path, tried again (twice at
+ * most) when it failed on another add in the same repository at that moment
+ * ({@linkcode addRaced}).
+ */
+async function addWorktree(git: Git, m: Making): Promise<string | WorktreeRefusal> {
+  const args = ["worktree", "add", "--quiet", m.path, m.branch];
+  for (let tries = 1;; tries++) {
+    const out = await git(args, m.top);
+    if (out.code === 0) return out.stdout;
+    if (tries === 3 || !addRaced(out.stderr)) return refusedBy("worktree_exists", args, out);
+  }
 }
 
 /**

@@ -37,6 +37,15 @@ function said(args: readonly string[], out: { code: number; stderr: string }): s
   return `git ${args[0]}: ${words}`;
 }
 
+/** The refusal with `reason` of a git command that failed, in git's own words. */
+export function refusedBy(
+  reason: ReasonCode,
+  args: readonly string[],
+  out: { code: number; stderr: string },
+): WorktreeRefusal {
+  return refuse(reason, said(args, out));
+}
+
 /** Runs git; a non-zero exit is a refusal with `reason` and git's own words. */
 export async function run(
   git: Git,
@@ -45,7 +54,7 @@ export async function run(
   reason: ReasonCode,
 ): Promise<string | WorktreeRefusal> {
   const out = await git(args, cwd);
-  return out.code === 0 ? out.stdout : refuse(reason, said(args, out));
+  return out.code === 0 ? out.stdout : refusedBy(reason, args, out);
 }
 
 /**

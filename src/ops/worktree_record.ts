@@ -99,6 +99,20 @@ export function lockedOut(stderr: string): boolean {
 }
 
 /**
+ * Whether `git worktree add` failed on another add in the same repository at
+ * the same moment (it read that one's half-written entry, or met its lock):
+ * a second try may succeed.
+ *
+ * @example
+ * ```ts
+ * addRaced("fatal: failed to read .git/worktrees/a/commondir: Success"); // true
+ * ```
+ */
+export function addRaced(stderr: string): boolean {
+  return /failed to read .*worktrees\/|Unable to create '.*\.lock'/.test(stderr);
+}
+
+/**
  * The waits (ms) between the tries of a write whose lock another process
  * holds: doubling from 10 ms, about 2 s in all, then `worktree_locked`.
  *

@@ -169,3 +169,64 @@ Deno.test("codex_worktree: a worktree whose run is active is listed active and n
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("codex_worktree: another relay's run on the same CODEX_HOME is not removed without force; active says it cannot tell", async () => {
+  const dir = await repo();
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ barrier: "hold-turn" }, { end: "completed" }]],
+  };
+  const f = await FixtureHome.create(s);
+  const git = gitPath();
+  const start = () =>
+    startRelay({
+      fixture: f,
+      flags: [...FULL, "--allow-worktrees", "--git", git],
+      permissions: [`--allow-run=codex,/bin/kill,${git}`],
+      protocol: "2026-07-28",
+    });
+  const a = await start();
+  const b = await start();
+  try {
+    const hold = await f.barrier("hold-turn");
+    const run = await callTool(a.client, "codex_run", {
+      cwd: dir,
+      text: "work",
+      worktree: "shared",
+      waitSeconds: 1,
+    });
+    assert.equal(run.structuredContent.turn?.status, "running", JSON.stringify(run));
+    await hold.reached();
+    const listed = await callTool(b.client, "codex_worktree", { action: "list" });
+    const [w] = listed.structuredContent.worktrees ?? [];
+    assert.equal(w?.name, "shared");
+    assert.equal(w?.active, null, JSON.stringify(w));
+    assert.match(w?.activeUnknown ?? "", /has not ended/);
+    const refused = await callTool(b.client, "codex_worktree", {
+      action: "remove",
+      name: "shared",
+    });
+    assert.equal(refused.structuredContent.reason, "worktree_busy", JSON.stringify(refused));
+    assert.equal(await Deno.readTextFile(`${w.path}/sub/a.txt`), "a\n", "the run's folder is kept");
+    // Its own relay knows: active.
+    const own = await callTool(a.client, "codex_worktree", { action: "list" });
+    assert.equal(own.structuredContent.worktrees?.[0].active, true);
+    await hold.release();
+    const wait = await callTool(a.client, "codex_wait_reply", {
+      threadId: run.structuredContent.threadId,
+      clientMessageId: run.structuredContent.receipt.clientMessageId,
+    });
+    assert.equal(wait.structuredContent.turn?.status, "completed");
+    // Ended: the other relay removes it without force.
+    const removed = await callTool(b.client, "codex_worktree", {
+      action: "remove",
+      name: "shared",
+    });
+    assert.equal(removed.structuredContent.status, "removed", JSON.stringify(removed));
+  } finally {
+    assert.equal((await a.close()).code, 0);
+    assert.equal((await b.close()).code, 0);
+    await f.dispose();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
