@@ -55,6 +55,8 @@ export interface WorktreeDeps {
   git: Git;
   /** The folder of this relay's worktrees (and of its record). */
   root: string;
+  /** The waits (ms) of a write of the record while another process holds its lock (`lockWaits`). */
+  lockWaits?: readonly number[];
 }
 
 /** The repository that holds `cwd`: its main working tree and `cwd`'s folder inside it. */
@@ -128,6 +130,8 @@ interface Making {
   claimed: boolean;
   branchMade: boolean;
   added: boolean;
+  /** The record's lock waits (`WorktreeDeps.lockWaits`). */
+  waits?: readonly number[];
 }
 
 async function make(
@@ -169,6 +173,7 @@ async function make(
       claimed: false,
       branchMade: false,
       added: false,
+      waits: deps.lockWaits,
     };
     const made = await steps(git, root, m, repo.prefix);
     if (typeof made !== "string") {
@@ -208,22 +213,28 @@ async function steps(
 ): Promise<string | WorktreeRefusal> {
   const file = recordFile(root);
   const claim = claimArgs(file, m.name, crypto.randomUUID());
-  let added = await writeRecord(git, claim.add);
+  let added = await writeRecord(git, claim.add, m.waits);
   if (typeof added !== "string" && / No such file or directory$/.test(added.message)) {
     await run(git, rootMaker(root), undefined, "not_allowed");
-    added = await writeRecord(git, claim.add);
+    added = await writeRecord(git, claim.add, m.waits);
   }
   if (typeof added !== "string") return added;
   const makers = await git(claim.makers);
   if (makers.stdout.split("\n")[0] !== claim.add[5]) {
-    await writeRecord(git, claim.drop);
+    await writeRecord(git, claim.drop, m.waits);
     return refuse("worktree_exists", `another make of the worktree ${m.name} is under way`);
   }
   m.claimed = true;
   const record = { name: m.name, repository: m.top, path: m.path, branch: m.branch, base: m.base };
   for (const write of recordWrites(file, { ...record, cwd: joined(m.path, prefix) })) {
-    const wrote = await writeRecord(git, write);
+    const wrote = await writeRecord(git, write, m.waits);
     if (typeof wrote !== "string") return wrote;
+  }
+  // A worktree git lists at the path is not this make's: it is never taken down.
+  const listed = await run(git, ["worktree", "list", "--porcelain"], m.top, "not_a_repository");
+  if (typeof listed !== "string") return listed;
+  if (listedWorktrees(listed).has(m.path)) {
+    return refuse("worktree_exists", `git has a worktree at ${m.path}`);
   }
   const branched = await run(
     git,
@@ -241,7 +252,7 @@ async function steps(
   const at = real.trim();
   if (at === m.path) return at;
   for (const write of recordWrites(file, { ...record, path: at, cwd: joined(at, prefix) })) {
-    const wrote = await writeRecord(git, write);
+    const wrote = await writeRecord(git, write, m.waits);
     if (typeof wrote !== "string") return wrote;
   }
   return at;
@@ -274,7 +285,7 @@ async function undo(git: Git, root: string, m: Making): Promise<void> {
     }
   }
   if (m.branchMade) await dropBranch(git, m.top, m.branch, m.base);
-  if (m.claimed) await dropRecord(git, root, m.name);
+  if (m.claimed) await dropRecord(git, root, m.name, m.waits);
 }
 
 /** How the agent reads a worktree and has Codex review it (the result's `howTo`). */

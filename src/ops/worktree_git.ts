@@ -62,8 +62,11 @@ export async function run(
  * file's lock it tries again after each of {@linkcode lockWaits}, then it is
  * `worktree_locked`; any other failure is `not_allowed`.
  */
-export async function writeRecord(git: Git, args: string[]): Promise<string | WorktreeRefusal> {
-  const waits = lockWaits();
+export async function writeRecord(
+  git: Git,
+  args: string[],
+  waits: readonly number[] = lockWaits(),
+): Promise<string | WorktreeRefusal> {
   for (let i = 0;; i++) {
     const out = await git(args);
     if (out.code === 0) return out.stdout;
@@ -92,14 +95,19 @@ export async function records(git: Git, root: string): Promise<WorktreeRecord[]>
 }
 
 /** Removes the record of `name` (all its fields and claims). */
-export function dropRecord(git: Git, root: string, name: string): Promise<unknown> {
+export function dropRecord(
+  git: Git,
+  root: string,
+  name: string,
+  waits?: readonly number[],
+): Promise<unknown> {
   return writeRecord(git, [
     "config",
     "--file",
     recordFile(root),
     "--remove-section",
     `worktree.${name}`,
-  ]);
+  ], waits);
 }
 
 /**

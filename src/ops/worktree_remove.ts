@@ -133,7 +133,7 @@ export async function removeNow(
       if (typeof removed !== "string") return removed;
     }
     const branchDeleted = await dropBranch(git, r.repository, r.branch, r.base);
-    await dropRecord(git, root, name);
+    await dropRecord(git, root, name, deps.lockWaits);
     return { ok: true, name, path: r.path, branch: r.branch, branchDeleted };
   } catch (error) {
     const e = asRelayError(error);
