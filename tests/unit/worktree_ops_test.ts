@@ -249,3 +249,207 @@ Deno.test("make: no repository, no commit: not_a_repository", async () => {
   const e = await makeWorktree({ git: empty.git, root: ROOT }, "/repo", "x");
   assert.equal(!e.ok && e.message, "/repo has no commit to start from");
 });
+
+Deno.test("remove: only a recorded name; never while a run works there; unknown only with force", async () => {
+  const { fake, deps } = withMade("r1");
+  const none = await removeWorktree(deps, "nope", true, idle);
+  assert.deepEqual(none, {
+    ok: false,
+    reason: "worktree_not_found",
+    message: "codex-relay made no worktree named nope",
+  });
+  const asked: [string, string | undefined][] = [];
+  const busy = await removeWorktree(deps, "r1", true, (p, c) => (asked.push([p, c]), true));
+  assert.deepEqual(busy, {
+    ok: false,
+    reason: "worktree_busy",
+    message: `a run is active in ${ROOT}/r1`,
+  });
+  assert.deepEqual(asked, [[`${ROOT}/r1`, `${ROOT}/r1/sub`]]);
+  const unknown = () => Promise.resolve({ unknown: "why not" });
+  const refused = await removeWorktree(deps, "r1", false, unknown);
+  assert.equal(!refused.ok && refused.reason, "worktree_busy");
+  assert.equal(
+    !refused.ok && refused.message,
+    `codex-relay cannot tell whether a run works in ${ROOT}/r1 (why not): remove it with force once none does`,
+  );
+  assert.deepEqual(fake.writes(), []);
+  const forced = await removeWorktree(deps, "r1", true, unknown);
+  assert.deepEqual(forced, {
+    ok: true,
+    name: "r1",
+    path: `${ROOT}/r1`,
+    branch: "codex/r1",
+    branchDeleted: true,
+  });
+  assert.deepEqual(fake.writes(), [
+    `worktree remove --force --force ${ROOT}/r1`,
+    "update-ref -d refs/heads/codex/r1 c0",
+    `config --file ${FILE} --remove-section worktree.r1`,
+  ]);
+});
+
+Deno.test("remove: changes, untracked or ignored files are work: kept without force", async () => {
+  for (
+    const work of [{ status: " M a.txt\n" }, { status: "?? n.txt\n" }, { ignored: "!! b.log\n" }]
+  ) {
+    const { fake, deps } = withMade("r2");
+    Object.assign(fake.repo.worktrees.get(`${ROOT}/r2`)!, work);
+    const dirty = await removeWorktree(deps, "r2", false, idle);
+    assert.equal(!dirty.ok && dirty.reason, "worktree_dirty", JSON.stringify(work));
+    assert.match(
+      !dirty.ok ? dirty.message : "",
+      /uncommitted changes or untracked or ignored files/,
+    );
+    assert.deepEqual(fake.writes(), []);
+    const listed = await listWorktrees(deps, idle);
+    assert.equal(listed.ok && listed.worktrees[0].uncommittedChanges, true);
+  }
+  // git cannot tell (status fails): kept too.
+  const { fake, deps } = fakeUnreadable();
+  const unsure = await removeWorktree(deps, "r3", false, idle);
+  assert.equal(!unsure.ok && unsure.reason, "worktree_dirty");
+  assert.deepEqual(fake.writes(), []);
+});
+
+/** A recorded worktree whose status git cannot read. */
+function fakeUnreadable() {
+  const made = withMade("r3");
+  const real = made.fake.git;
+  made.deps.git = (args, cwd) =>
+    args[0] === "status"
+      ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: broken" })
+      : real(args, cwd);
+  return made;
+}
+
+Deno.test("remove: a gone folder is not dirty: exactly its entry goes, by path, without force", async () => {
+  const { fake, deps } = withMade("r4", "other");
+  fake.repo.worktrees.get(`${ROOT}/r4`)!.gone = true;
+  fake.repo.worktrees.get(`${ROOT}/other`)!.gone = true;
+  const listed = await listWorktrees(deps, idle);
+  assert.deepEqual(listed.ok && listed.worktrees.map((w) => w.uncommittedChanges), [false, false]);
+  const removed = await removeWorktree(deps, "r4", false, idle);
+  assert.ok(removed.ok, JSON.stringify(removed));
+  assert.deepEqual(fake.writes(), [
+    `worktree remove ${ROOT}/r4`,
+    "update-ref -d refs/heads/codex/r4 c0",
+    `config --file ${FILE} --remove-section worktree.r4`,
+  ]);
+  assert.ok(fake.repo.worktrees.has(`${ROOT}/other`), "another gone worktree stays registered");
+  assert.ok(!fake.calls.some((c) => c.includes("prune")));
+});
+
+Deno.test("remove: a worktree git no longer lists: no worktree command, its branch and record go", async () => {
+  const { fake, deps } = withMade("r5");
+  fake.repo.worktrees.delete(`${ROOT}/r5`);
+  const listed = await listWorktrees(deps, idle);
+  assert.equal(listed.ok && listed.worktrees[0].uncommittedChanges, false);
+  const removed = await removeWorktree(deps, "r5", false, idle);
+  assert.equal(removed.ok && removed.branchDeleted, true);
+  assert.deepEqual(fake.writes(), [
+    "update-ref -d refs/heads/codex/r5 c0",
+    `config --file ${FILE} --remove-section worktree.r5`,
+  ]);
+});
+
+Deno.test("remove: the branch is kept with commits beyond base, when checked out elsewhere, moved, or gone", async () => {
+  const cases: [string, (f: ReturnType<typeof withMade>["fake"]) => void][] = [
+    ["commits", (f) => (f.repo.branches.get("codex/b")!.ahead = 2)],
+    ["checked out", (f) => f.repo.worktrees.set("/user/wt", { branch: "codex/b" })],
+    ["deleted", (f) => f.repo.branches.delete("codex/b")],
+  ];
+  for (const [what, arrange] of cases) {
+    const { fake, deps } = withMade("b");
+    arrange(fake);
+    const removed = await removeWorktree(deps, "b", false, idle);
+    assert.equal(removed.ok && removed.branchDeleted, false, what);
+    assert.ok(!fake.writes().some((w) => w.startsWith("update-ref")), what);
+    assert.ok(what === "deleted" || fake.repo.branches.has("codex/b"), what);
+  }
+  // Moved between the read and the delete: update-ref refuses; kept.
+  const moved = withMade("b");
+  const at = moved.fake.git;
+  moved.deps.git = (args, cwd) =>
+    args[0] === "update-ref"
+      ? Promise.resolve({ code: 1, stdout: "", stderr: "error: cannot lock ref" })
+      : at(args, cwd);
+  const raced = await removeWorktree(moved.deps, "b", false, idle);
+  assert.equal(raced.ok && raced.branchDeleted, false);
+  // rev-list cannot count (base unknown): kept.
+  const { fake, deps } = withMade("b");
+  const real = fake.git;
+  deps.git = (args, cwd) =>
+    args[0] === "rev-list"
+      ? Promise.resolve({ code: 128, stdout: "0\n", stderr: "fatal: bad revision" })
+      : real(args, cwd);
+  const removed = await removeWorktree(deps, "b", false, idle);
+  assert.equal(removed.ok && removed.branchDeleted, false);
+});
+
+Deno.test("remove and list: a repository git cannot list; a removal git refuses", async () => {
+  const { fake, deps } = withMade("r6");
+  const real = fake.git;
+  deps.git = (args, cwd) =>
+    args[0] === "worktree" && args[1] === "list"
+      ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: not a git repository" })
+      : real(args, cwd);
+  const removed = await removeWorktree(deps, "r6", false, idle);
+  assert.deepEqual(removed, {
+    ok: false,
+    reason: "worktree_not_found",
+    message: "git cannot list the worktrees of /repo",
+  });
+  const listed = await listWorktrees(deps, idle);
+  assert.equal(listed.ok && listed.worktrees[0].uncommittedChanges, false);
+  deps.git = (args, cwd) =>
+    args[0] === "worktree" && args[1] === "remove"
+      ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: locked" })
+      : real(args, cwd);
+  const locked = await removeWorktree(deps, "r6", false, idle);
+  assert.deepEqual(locked, {
+    ok: false,
+    reason: "worktree_dirty",
+    message: "git worktree: fatal: locked",
+  });
+  assert.ok(fake.repo.branches.has("codex/r6"));
+});
+
+Deno.test("list: by name, active from activeIn (null with why when unknown), errors as refusals", async () => {
+  const { deps } = withMade("zz", "aa", "mm");
+  const listed = await listWorktrees(deps, (path, cwd) => {
+    assert.equal(cwd, `${path}/sub`);
+    if (path.endsWith("aa")) return true;
+    if (path.endsWith("mm")) return Promise.resolve({ unknown: "cannot say" });
+    return false;
+  });
+  assert.ok(listed.ok);
+  assert.deepEqual(
+    listed.worktrees.map((w) => [w.name, w.active, w.activeUnknown, "cwd" in w]),
+    [["aa", true, undefined, false], ["mm", null, "cannot say", false], [
+      "zz",
+      false,
+      undefined,
+      false,
+    ]],
+  );
+  const failing = {
+    git: () => Promise.reject(new RelayError("git_missing", "no git")),
+    root: ROOT,
+  };
+  assert.deepEqual(await listWorktrees(failing, idle), {
+    ok: false,
+    reason: "git_missing",
+    message: "no git",
+  });
+  assert.deepEqual(await removeWorktree(failing, "x", false, idle), {
+    ok: false,
+    reason: "git_missing",
+    message: "no git",
+  });
+  assert.deepEqual(await makeWorktree(failing, "/repo", "x"), {
+    ok: false,
+    reason: "git_missing",
+    message: "no git",
+  });
+});
