@@ -22,41 +22,29 @@ import {
   recordWrites,
   rootMaker,
 } from "./worktree_record.ts";
-import { type ActiveIn, type RemovedWorktree, removeNow } from "./worktree_remove.ts";
+import { type RemovedWorktree, removeNow } from "./worktree_remove.ts";
 import {
+  type ActiveIn,
   dropBranch,
   dropRecord,
   records,
   refuse,
   refusedBy,
   run,
+  type WorktreeDeps,
   type WorktreeRefusal,
   writeRecord,
 } from "./worktree_git.ts";
 
-export type { WorktreeRefusal } from "./worktree_git.ts";
-export {
-  type ActiveIn,
-  type InUse,
-  type ListedWorktree,
-  listWorktrees,
-  type RemovedWorktree,
-} from "./worktree_remove.ts";
+export type { WorktreeDeps, WorktreeRefusal } from "./worktree_git.ts";
+export type { ActiveIn, InUse } from "./worktree_git.ts";
+export { type ListedWorktree, listWorktrees, type RemovedWorktree } from "./worktree_remove.ts";
 
 /** A worktree made for a run: where the run's thread works (`cwd`, inside it). */
 export interface MadeWorktree {
   ok: true;
   worktree: WorktreeInfo;
   cwd: string;
-}
-
-/** What the worktree operations run on. */
-export interface WorktreeDeps {
-  git: Git;
-  /** The folder of this relay's worktrees (and of its record). */
-  root: string;
-  /** The waits (ms) of a write of the record while another process holds its lock (`lockWaits`). */
-  lockWaits?: readonly number[];
 }
 
 /** The repository that holds `cwd`: its main working tree and `cwd`'s folder inside it. */

@@ -14,7 +14,7 @@
 import { asRelayError } from "../core/errors.ts";
 import { LISTED_SOURCE_KINDS, type Thread } from "../codex/types.ts";
 import type { Session } from "../connect/connection.ts";
-import type { InUse } from "./worktree_remove.ts";
+import type { InUse } from "./worktree_git.ts";
 
 /** The most threads read in one worktree's folder; more is unknown. */
 export const ACTIVE_PROBES = 20;

@@ -17,6 +17,24 @@ import {
   type WorktreeRecord,
 } from "./worktree_record.ts";
 
+/** What the worktree operations run on. */
+export interface WorktreeDeps {
+  git: Git;
+  /** The folder of this relay's worktrees (and of its record). */
+  root: string;
+  /** The waits (ms) of a write of the record while another process holds its lock (`lockWaits`). */
+  lockWaits?: readonly number[];
+}
+
+/** Whether a run works in a worktree: yes, no, or unknown (and why the relay cannot tell). */
+export type InUse = boolean | { unknown: string };
+
+/**
+ * Whether a run works in the worktree at `path` (its thread's cwd is in it;
+ * `cwd`: the folder of it its run was started in, when recorded).
+ */
+export type ActiveIn = (path: string, cwd?: string) => InUse | Promise<InUse>;
+
 /** Why a worktree step did nothing (or undid what it did). */
 export interface WorktreeRefusal {
   ok: false;

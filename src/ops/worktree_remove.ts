@@ -9,26 +9,18 @@
  */
 
 import { asRelayError } from "../core/errors.ts";
-import type { WorktreeDeps } from "./worktree.ts";
 import { goneWorktrees, listedWorktrees, type WorktreeRecord } from "./worktree_record.ts";
 import {
+  type ActiveIn,
   dropBranch,
   dropRecord,
   holdsWork,
   records,
   refuse,
   run,
+  type WorktreeDeps,
   type WorktreeRefusal,
 } from "./worktree_git.ts";
-
-/** Whether a run works in a worktree: yes, no, or unknown (and why the relay cannot tell). */
-export type InUse = boolean | { unknown: string };
-
-/**
- * Whether a run works in the worktree at `path` (its thread's cwd is in it;
- * `cwd`: the folder of it its run was started in, when recorded).
- */
-export type ActiveIn = (path: string, cwd?: string) => InUse | Promise<InUse>;
 
 /** One worktree as `codex_worktree {action: "list"}` reports it. */
 export interface ListedWorktree extends Omit<WorktreeRecord, "cwd"> {
