@@ -289,3 +289,58 @@ Deno.test("a make held by git at stdin EOF: the codex_run is answered within the
   await f.dispose();
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("[daemon] after a relay restart the turn the daemon runs on keeps its worktree: not listed free, not removed without force", async () => {
+  const dir = await repo();
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ barrier: "never-released" }, { end: "completed" }]],
+  };
+  const f = await FixtureHome.create(s);
+  const git = gitPath();
+  const start = () =>
+    startRelay({
+      fixture: f,
+      flags: [...FULL, "--allow-worktrees", "--git", git, "--app-server", "daemon"],
+      permissions: [`--allow-run=codex,/bin/kill,${git}`],
+      protocol: "2026-07-28",
+    });
+  try {
+    const first = await start();
+    const held = await f.barrier("never-released");
+    try {
+      const [run] = await Promise.all([
+        callTool(first.client, "codex_run", {
+          cwd: dir,
+          text: "go",
+          worktree: "kept",
+          waitSeconds: 1,
+        }),
+        held.reached(),
+      ]);
+      assert.equal(run.structuredContent.turn?.status, "running", JSON.stringify(run));
+    } finally {
+      assert.equal((await first.close()).code, 0, "the turn is left to the daemon");
+    }
+    const second = await start();
+    try {
+      const listed = await callTool(second.client, "codex_worktree", { action: "list" });
+      // The fixture's daemon lets go of a thread its last client unsubscribed from, so it reads
+      // as another process's (unknown); real Codex's daemon says active (tests/unit/worktree_active_test.ts).
+      const [w] = listed.structuredContent.worktrees ?? [];
+      assert.notEqual(w?.active, false, JSON.stringify(listed.structuredContent));
+      const busy = await callTool(second.client, "codex_worktree", {
+        action: "remove",
+        name: "kept",
+      });
+      assert.equal(busy.structuredContent.reason, "worktree_busy", JSON.stringify(busy));
+      const path = listed.structuredContent.worktrees![0].path;
+      assert.equal(await Deno.readTextFile(`${path}/sub/a.txt`), "a\n");
+    } finally {
+      assert.equal((await second.close()).code, 0);
+    }
+  } finally {
+    await f.dispose();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
