@@ -221,6 +221,24 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/shared_link_test.ts",
     ],
   },
+  // #48: the worktrees over an in-memory git (testing/fake_git.ts); the integration tests
+  // (tests/integration/worktree_*_test.ts) run the same cases on real git, too slow per mutant.
+  worktree: {
+    promise:
+      "the relay never removes or deletes a worktree, branch or file it did not make, or one in use",
+    mutate: [
+      "src/ops/worktree.ts",
+      "src/ops/worktree_record.ts",
+      "src/ops/worktree_git.ts",
+      "src/ops/worktree_remove.ts",
+      "src/ops/worktree_active.ts",
+    ],
+    tests: [
+      "tests/unit/worktree_ops_test.ts",
+      "tests/unit/worktree_record_test.ts",
+      "tests/unit/worktree_active_test.ts",
+    ],
+  },
   reap: {
     promise: "a helper's whole process group ends with it, within the reap bound",
     mutate: [

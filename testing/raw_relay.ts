@@ -26,10 +26,10 @@ export class RawStdioRelay {
   #changed = Promise.withResolvers<void>();
   readonly #stderrDone: Promise<void>;
 
-  /** Starts the relay; stdout is not read until {@linkcode readStdout}. */
-  constructor(env: Record<string, string>, flags: string[] = []) {
+  /** Starts the relay (`permissions`: as `relayArgs`); stdout is not read until {@linkcode readStdout}. */
+  constructor(env: Record<string, string>, flags: string[] = [], permissions: string[] = []) {
     this.child = new Deno.Command(Deno.execPath(), {
-      args: relayArgs(flags),
+      args: relayArgs(flags, permissions),
       env,
       clearEnv: true,
       cwd: ROOT,

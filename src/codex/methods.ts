@@ -143,6 +143,8 @@ export interface MethodParams {
     cursor?: string;
     sourceKinds?: readonly ThreadSourceKind[];
     searchTerm?: string;
+    /** Only threads whose cwd is this folder. */
+    cwd?: string;
   };
   "thread/queue/add": { threadId: string; clientUserMessageId: string; input: TextInput[] };
   "thread/queue/list": { threadId: string; cursor?: string };

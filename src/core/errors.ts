@@ -36,6 +36,7 @@ export const REASON_CODES = [
   "worktree_not_found",
   "worktree_busy",
   "worktree_dirty",
+  "worktree_locked",
   "account_required",
 ] as const;
 

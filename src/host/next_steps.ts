@@ -73,7 +73,9 @@ export const REASON_NEXT: Readonly<Record<ReasonCode, string>> = Object.freeze({
   worktree_exists:
     'Pick another worktree name (action "list" of the worktree tool shows this relay\'s).',
   worktree_not_found: 'Action "list" of the worktree tool shows the worktrees this relay made.',
-  worktree_busy: "Wait for the run in it to end, or interrupt it, then remove it.",
+  worktree_busy:
+    "Wait for the run in it to end (or interrupt it), then remove it; force: true removes it when no run can be working there.",
+  worktree_locked: "Another codex-relay is changing its worktrees: try again in a moment.",
   worktree_dirty: "Commit or discard its changes, or remove it with force: true.",
   account_required:
     "Codex gives this only with a ChatGPT login (codex login); with an API key, watch usage in each run's result instead.",

@@ -109,7 +109,7 @@ export async function serveWith(
         starts,
         router,
         mintRound: (state) => codec.mint(state),
-        worktrees: worktreeDeps(flags),
+        worktrees: worktreeDeps(flags, shutdown.signal),
         serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
       }),
     {
@@ -246,12 +246,17 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
-/** Git and the worktrees' folder, with `--allow-worktrees` (side-effect free: nothing runs yet). */
-function worktreeDeps(flags: ServeFlags): WorktreeDeps | undefined {
+/**
+ * Git and the worktrees' folder, with `--allow-worktrees` (side-effect free:
+ * nothing runs yet); git still running at the shutdown is killed.
+ */
+function worktreeDeps(flags: ServeFlags, shutdown: AbortSignal): WorktreeDeps | undefined {
   if (!flags.worktrees) return undefined;
   const env = (name: string) => Deno.env.get(name);
   const root = worktreesRoot({ CODEX_HOME: env("CODEX_HOME"), HOME: env("HOME") });
-  return root === undefined ? undefined : { git: gitRunner(flags.worktrees.git), root };
+  return root === undefined
+    ? undefined
+    : { git: gitRunner(flags.worktrees.git, { signal: shutdown }), root };
 }
 
 /**

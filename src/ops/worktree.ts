@@ -1,71 +1,50 @@
 /**
  * The git worktrees of `codex_run {worktree}` and `codex_worktree`: make one
  * for a run (a new branch `codex/<name>` from the repository's `HEAD`, in a
- * folder of {@linkcode worktreesRoot}), list and remove those this relay made
- * (by its record, `worktree_record.ts`). Every git command goes through one
- * injected {@linkcode Git}; every failure is a result with a reason, and a
- * worktree half made is taken down again.
+ * folder of `worktreesRoot`), list and remove those this relay made
+ * (by its record, `worktree_record.ts`; `worktree_remove.ts`). Every git
+ * command goes through one injected {@linkcode Git}; every failure is a
+ * result with a reason. A make claims its name in the record, records the
+ * worktree before git makes it (a half-made one is listed and removable),
+ * and takes down only what it made itself.
  * @module
  */
 
-import { asRelayError, type ReasonCode } from "../core/errors.ts";
+import { asRelayError } from "../core/errors.ts";
 import type { Git } from "../connect/process/git_runner.ts";
 import type { WorktreeInfo } from "../reply/files_schema.ts";
 import {
+  addRaced,
+  claimArgs,
   listedWorktrees,
   nameProblem,
-  parseRecords,
   recordFile,
   recordWrites,
-  type WorktreeRecord,
+  rootMaker,
 } from "./worktree_record.ts";
+import { type RemovedWorktree, removeNow } from "./worktree_remove.ts";
+import {
+  type ActiveIn,
+  dropBranch,
+  dropRecord,
+  records,
+  refuse,
+  refusedBy,
+  run,
+  type WorktreeDeps,
+  type WorktreeRefusal,
+  writeRecord,
+} from "./worktree_git.ts";
 
-/** Why a worktree step did nothing (or undid what it did). */
-export interface WorktreeRefusal {
-  ok: false;
-  reason: ReasonCode;
-  message: string;
-}
+export type { WorktreeDeps, WorktreeRefusal } from "./worktree_git.ts";
+export type { ActiveIn, InUse } from "./worktree_git.ts";
+export { type ListedWorktree, listWorktrees, type RemovedWorktree } from "./worktree_remove.ts";
 
 /** A worktree made for a run: where the run's thread works (`cwd`, inside it). */
 export interface MadeWorktree {
   ok: true;
   worktree: WorktreeInfo;
   cwd: string;
-}
-
-/** One worktree as `codex_worktree {action: "list"}` reports it. */
-export interface ListedWorktree extends WorktreeRecord {
-  /** A run of this relay is active in it. */
-  active: boolean;
-  /** It has uncommitted changes (untracked files too); null when git could not tell (gone). */
-  uncommittedChanges: boolean | null;
-}
-
-/** What the worktree operations run on. */
-export interface WorktreeDeps {
-  git: Git;
-  /** The folder of this relay's worktrees (and of its record). */
-  root: string;
-}
-
-const refuse = (reason: ReasonCode, message: string): WorktreeRefusal => ({
-  ok: false,
-  reason,
-  message,
-});
-
-/** Runs git; a non-zero exit is a refusal with `reason` and git's own words. */
-async function run(
-  git: Git,
-  args: string[],
-  cwd: string | undefined,
-  reason: ReasonCode,
-): Promise<string | WorktreeRefusal> {
-  const out = await git(args, cwd);
-  if (out.code === 0) return out.stdout;
-  const said = out.stderr.trim().split("\n").slice(-2).join(" ") || `git exited ${out.code}`;
-  return refuse(reason, `git ${args[0]}: ${said}`);
 }
 
 /** The repository that holds `cwd`: its main working tree and `cwd`'s folder inside it. */
@@ -92,8 +71,9 @@ async function repositoryOf(
  * `codex/<name>` from its `HEAD` commit, checked out in `<root>/<name>`, and
  * recorded. The user's uncommitted changes are not carried over
  * (`uncommittedLeftOut` says there were some); submodules are not checked
- * out in it. A branch or record of that name is `worktree_exists`; whatever
- * a failed step made is removed again.
+ * out in it. A branch or record of that name, or another make of it under
+ * way (another relay's too), is `worktree_exists`; whatever this make made
+ * is removed again when a step fails.
  */
 export function makeWorktree(
   deps: WorktreeDeps,
@@ -101,6 +81,23 @@ export function makeWorktree(
   name: string,
 ): Promise<MadeWorktree | WorktreeRefusal> {
   return oneAtATime(() => make(deps, cwd, name));
+}
+
+/**
+ * Removes the worktree `name` this relay made: refused while a run works in
+ * it (`worktree_busy`), and unless `force` when the relay cannot tell
+ * (`worktree_busy`, saying why) or it holds work (`worktree_dirty`); its
+ * branch is deleted only when it holds no commit beyond `base` and is
+ * checked out nowhere. A name the record does not hold is
+ * `worktree_not_found`: nothing else is ever touched.
+ */
+export function removeWorktree(
+  deps: WorktreeDeps,
+  name: string,
+  force: boolean,
+  activeIn: ActiveIn,
+): Promise<RemovedWorktree | WorktreeRefusal> {
+  return oneAtATime(() => removeNow(deps, name, force, activeIn));
 }
 
 /** Makes and removals of this process run one at a time (two of one name never interleave). */
@@ -111,6 +108,20 @@ function oneAtATime<T>(step: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Where a make stands: what it has made so far (for its clean-up). */
+interface Making {
+  top: string;
+  name: string;
+  path: string;
+  branch: string;
+  base: string;
+  claimed: boolean;
+  branchMade: boolean;
+  added: boolean;
+  /** The record's lock waits (`WorktreeDeps.lockWaits`). */
+  waits?: readonly number[];
+}
+
 async function make(
   deps: WorktreeDeps,
   cwd: string,
@@ -119,6 +130,7 @@ async function make(
   const bad = nameProblem(name);
   if (bad) return refuse("not_allowed", bad);
   const { git, root } = deps;
+  let m: Making | undefined;
   try {
     const repo = await repositoryOf(git, cwd);
     if ("ok" in repo) return repo;
@@ -139,41 +151,129 @@ async function make(
     }
     const status = await run(git, ["status", "--porcelain"], repo.top, "not_a_repository");
     if (typeof status !== "string") return status;
-    const base = head.trim();
     const path = `${root}/${name}`;
-    const added = await run(
-      git,
-      ["worktree", "add", "--quiet", "-b", branch, path, base],
-      repo.top,
-      "worktree_exists",
-    );
-    if (typeof added !== "string") {
-      // git made no worktree; a branch it made (none existed) goes, unless one is checked out.
-      await git(["worktree", "prune"], repo.top);
-      await git(["branch", "-D", branch], repo.top);
-      return added;
+    m = {
+      top: repo.top,
+      name,
+      path,
+      branch,
+      base: head.trim(),
+      claimed: false,
+      branchMade: false,
+      added: false,
+      waits: deps.lockWaits,
+    };
+    const made = await steps(git, root, m, repo.prefix);
+    if (typeof made !== "string") {
+      await undo(git, root, m);
+      return made;
     }
-    // The path as git names it (symlinks resolved, as `git worktree list` shows it).
-    const real = await run(git, ["rev-parse", "--show-toplevel"], path, "worktree_exists");
-    const at = typeof real === "string" ? real.trim() : path;
-    const record = { name, repository: repo.top, path: at, branch, base };
-    for (const write of recordWrites(recordFile(root), record)) {
-      const wrote = await run(git, write, undefined, "not_allowed");
-      if (typeof wrote !== "string") {
-        await undo(git, repo.top, path, branch, name, root);
-        return wrote;
-      }
-    }
-    const worktree = { name, path: at, branch, base, uncommittedLeftOut: status.trim() !== "" };
+    const worktree = {
+      name,
+      path: made,
+      branch,
+      base: m.base,
+      uncommittedLeftOut: status.trim() !== "",
+    };
     return {
       ok: true,
-      worktree: { ...worktree, howTo: howTo(at, base) },
-      cwd: joined(at, repo.prefix),
+      worktree: { ...worktree, howTo: howTo(made, m.base) },
+      cwd: joined(made, repo.prefix),
     };
   } catch (error) {
     const e = asRelayError(error);
+    // Shutting down: git runs no more; the record lists what is half made.
+    if (m && e.reason !== "cancelled") await undo(git, root, m).catch(() => undefined);
     return refuse(e.reason, e.message);
   }
+}
+
+/**
+ * The steps that make something: the claim on the name, the record, the
+ * branch, the worktree (git's path of it, symlinks resolved, is recorded).
+ * The worktree's path, or why not.
+ */
+async function steps(
+  git: Git,
+  root: string,
+  m: Making,
+  prefix: string,
+): Promise<string | WorktreeRefusal> {
+  const file = recordFile(root);
+  const claim = claimArgs(file, m.name, crypto.randomUUID());
+  let added = await writeRecord(git, claim.add, m.waits);
+  if (typeof added !== "string" && / No such file or directory$/.test(added.message)) {
+    await run(git, rootMaker(root), undefined, "not_allowed");
+    added = await writeRecord(git, claim.add, m.waits);
+  }
+  if (typeof added !== "string") return added;
+  const makers = await git(claim.makers);
+  if (makers.stdout.split("\n")[0] !== claim.add[5]) {
+    await writeRecord(git, claim.drop, m.waits);
+    return refuse("worktree_exists", `another make of the worktree ${m.name} is under way`);
+  }
+  m.claimed = true;
+  const record = { name: m.name, repository: m.top, path: m.path, branch: m.branch, base: m.base };
+  for (const write of recordWrites(file, { ...record, cwd: joined(m.path, prefix) })) {
+    const wrote = await writeRecord(git, write, m.waits);
+    if (typeof wrote !== "string") return wrote;
+  }
+  // A worktree git lists at the path is not this make's: it is never taken down.
+  const listed = await run(git, ["worktree", "list", "--porcelain"], m.top, "not_a_repository");
+  if (typeof listed !== "string") return listed;
+  if (listedWorktrees(listed).has(m.path)) {
+    return refuse("worktree_exists", `git has a worktree at ${m.path}`);
+  }
+  const branched = await run(
+    git,
+    ["branch", "--no-track", m.branch, m.base],
+    m.top,
+    "worktree_exists",
+  );
+  if (typeof branched !== "string") return branched;
+  m.branchMade = true;
+  m.added = true;
+  const checkedOut = await addWorktree(git, m);
+  if (typeof checkedOut !== "string") return checkedOut;
+  const real = await run(git, ["rev-parse", "--show-toplevel"], m.path, "worktree_exists");
+  if (typeof real !== "string") return real;
+  const at = real.trim();
+  if (at === m.path) return at;
+  for (const write of recordWrites(file, { ...record, path: at, cwd: joined(at, prefix) })) {
+    const wrote = await writeRecord(git, write, m.waits);
+    if (typeof wrote !== "string") return wrote;
+  }
+  return at;
+}
+
+/**
+ * `git worktree add` of the make's branch at its path, tried again (twice at
+ * most) when it failed on another add in the same repository at that moment
+ * ({@linkcode addRaced}).
+ */
+async function addWorktree(git: Git, m: Making): Promise<string | WorktreeRefusal> {
+  const args = ["worktree", "add", "--quiet", m.path, m.branch];
+  for (let tries = 1;; tries++) {
+    const out = await git(args, m.top);
+    if (out.code === 0) return out.stdout;
+    if (tries === 3 || !addRaced(out.stderr)) return refusedBy("worktree_exists", args, out);
+  }
+}
+
+/**
+ * Takes down what a failed make made, and only that: its worktree (by its
+ * path, as git lists it), its branch (where it made it, checked out
+ * nowhere), its record.
+ */
+async function undo(git: Git, root: string, m: Making): Promise<void> {
+  if (m.added) {
+    const listed = await git(["worktree", "list", "--porcelain"], m.top);
+    if (listed.code === 0 && listedWorktrees(listed.stdout).has(m.path)) {
+      await git(["worktree", "remove", "--force", "--force", m.path], m.top);
+    }
+  }
+  if (m.branchMade) await dropBranch(git, m.top, m.branch, m.base);
+  if (m.claimed) await dropRecord(git, root, m.name, m.waits);
 }
 
 /** How the agent reads a worktree and has Codex review it (the result's `howTo`). */
@@ -186,135 +286,4 @@ export function howTo(path: string, base: string): string {
 function joined(path: string, prefix: string): string {
   const sub = prefix.replace(/\/+$/, "");
   return sub === "" ? path : `${path}/${sub}`;
-}
-
-/** Takes down a worktree this make added whose record could not be written: it, its branch, its record. */
-async function undo(
-  git: Git,
-  top: string,
-  path: string,
-  branch: string,
-  name: string,
-  root: string,
-): Promise<void> {
-  await git(["worktree", "remove", "--force", path], top);
-  await git(["worktree", "prune"], top);
-  await git(["branch", "-D", branch], top);
-  await git(["config", "--file", recordFile(root), "--remove-section", `worktree.${name}`]);
-}
-
-/** The records of the worktrees this relay made (none when the record does not exist). */
-async function records(git: Git, root: string): Promise<WorktreeRecord[]> {
-  const out = await git([
-    "config",
-    "--file",
-    recordFile(root),
-    "--null",
-    "--get-regexp",
-    "^worktree\\.",
-  ]);
-  return out.code === 0 ? parseRecords(out.stdout) : [];
-}
-
-/** Whether the worktree at `path` has uncommitted changes; null when git cannot tell. */
-async function dirty(git: Git, path: string): Promise<boolean | null> {
-  const out = await git(["status", "--porcelain"], path);
-  return out.code === 0 ? out.stdout.trim() !== "" : null;
-}
-
-/**
- * The worktrees this relay made, by name, with whether a run is active in
- * each (`activeIn(path)`) and whether it has uncommitted changes.
- */
-export async function listWorktrees(
-  deps: WorktreeDeps,
-  activeIn: (path: string) => boolean,
-): Promise<{ ok: true; worktrees: ListedWorktree[] } | WorktreeRefusal> {
-  try {
-    const found = (await records(deps.git, deps.root)).sort((a, b) => a.name < b.name ? -1 : 1);
-    const worktrees: ListedWorktree[] = [];
-    for (const r of found) {
-      worktrees.push({
-        ...r,
-        active: activeIn(r.path),
-        uncommittedChanges: await dirty(deps.git, r.path),
-      });
-    }
-    return { ok: true, worktrees };
-  } catch (error) {
-    const e = asRelayError(error);
-    return refuse(e.reason, e.message);
-  }
-}
-
-/** What a removal did. */
-export interface RemovedWorktree {
-  ok: true;
-  name: string;
-  path: string;
-  branch: string;
-  /** The branch was deleted (it held no commit beyond `base`); else it is kept. */
-  branchDeleted: boolean;
-}
-
-/**
- * Removes the worktree `name` this relay made: refused while a run is active
- * in it (`worktree_busy`) and, unless `force`, while it has uncommitted
- * changes (`worktree_dirty`); its branch is deleted only when it holds no
- * commit beyond `base`. A name the record does not hold is
- * `worktree_not_found`: nothing else is ever touched.
- */
-export function removeWorktree(
-  deps: WorktreeDeps,
-  name: string,
-  force: boolean,
-  activeIn: (path: string) => boolean,
-): Promise<RemovedWorktree | WorktreeRefusal> {
-  return oneAtATime(() => remove(deps, name, force, activeIn));
-}
-
-async function remove(
-  deps: WorktreeDeps,
-  name: string,
-  force: boolean,
-  activeIn: (path: string) => boolean,
-): Promise<RemovedWorktree | WorktreeRefusal> {
-  const { git, root } = deps;
-  try {
-    const r = (await records(git, root)).find((x) => x.name === name);
-    if (!r) return refuse("worktree_not_found", `codex-relay made no worktree named ${name}`);
-    if (activeIn(r.path)) {
-      return refuse("worktree_busy", `a run of this relay is active in ${r.path}`);
-    }
-    const listed = await run(
-      git,
-      ["worktree", "list", "--porcelain"],
-      r.repository,
-      "worktree_not_found",
-    );
-    if (typeof listed !== "string") return listed;
-    const checkedOut = listedWorktrees(listed);
-    if (checkedOut.has(r.path)) {
-      if (!force && (await dirty(git, r.path)) !== false) {
-        return refuse(
-          "worktree_dirty",
-          `${r.path} has uncommitted changes: commit them, or remove with force`,
-        );
-      }
-      const args = ["worktree", "remove", ...(force ? ["--force"] : []), r.path];
-      const removed = await run(git, args, r.repository, "worktree_dirty");
-      if (typeof removed !== "string") return removed;
-    } else await git(["worktree", "prune"], r.repository);
-    const ahead = await git(
-      ["rev-list", "--count", `${r.base}..refs/heads/${r.branch}`],
-      r.repository,
-    );
-    const branchDeleted = ahead.code === 0 && ahead.stdout.trim() === "0" &&
-      (await git(["branch", "-D", r.branch], r.repository)).code === 0;
-    await git(["config", "--file", recordFile(root), "--remove-section", `worktree.${name}`]);
-    return { ok: true, name, path: r.path, branch: r.branch, branchDeleted };
-  } catch (error) {
-    const e = asRelayError(error);
-    return refuse(e.reason, e.message);
-  }
 }

@@ -16,6 +16,8 @@ export interface WorktreeRecord {
   branch: string;
   /** The commit its branch started from. */
   base: string;
+  /** The folder the run's thread works in (in `path`; the same folder of it as the run's cwd). */
+  cwd?: string;
 }
 
 /** What a worktree's name may be: it names the folder and the branch `codex/<name>`. */
@@ -23,6 +25,9 @@ export const WORKTREE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
 
 /** The fields of a record, in the order they are written. */
 const FIELDS = ["repository", "path", "branch", "base"] as const;
+
+/** The fields a record is read with (`cwd` is optional: records of older versions lack it). */
+const KEPT = [...FIELDS, "cwd"] as const;
 
 /**
  * Why `name` cannot name a worktree, or undefined.
@@ -52,7 +57,72 @@ export function derivedName(at: Date, suffix: string): string {
 
 /** The `git config` arguments that write `record` into the file `file` (one call per field). */
 export function recordWrites(file: string, record: WorktreeRecord): string[][] {
-  return FIELDS.map((f) => ["config", "--file", file, `worktree.${record.name}.${f}`, record[f]]);
+  const fields = record.cwd === undefined ? FIELDS : [...FIELDS, "cwd" as const];
+  return fields.map((f) => ["config", "--file", file, `worktree.${record.name}.${f}`, record[f]!]);
+}
+
+/**
+ * The `git config` arguments of a make's claim on `name`: `add` appends its
+ * `token` to the name's makers (under git's lock of the file, so appends are
+ * ordered), `makers` reads them (the first one owns the name), `drop` takes
+ * back this make's own.
+ *
+ * @example
+ * ```ts
+ * claimArgs("/r/f", "a", "t1").add; // ["config", "--file", "/r/f", "--add", "worktree.a.maker", "t1"]
+ * ```
+ */
+export function claimArgs(
+  file: string,
+  name: string,
+  token: string,
+): { add: string[]; makers: string[]; drop: string[] } {
+  const key = `worktree.${name}.maker`;
+  return {
+    add: ["config", "--file", file, "--add", key, token],
+    makers: ["config", "--file", file, "--get-all", key],
+    drop: ["config", "--file", file, "--fixed-value", "--unset", key, token],
+  };
+}
+
+/**
+ * Whether git's words say another process held the lock of a file it writes
+ * (the record, `<file>.lock`): a wait and a retry may succeed.
+ *
+ * @example
+ * ```ts
+ * lockedOut("error: could not lock config file /r/f: File exists"); // true
+ * ```
+ */
+export function lockedOut(stderr: string): boolean {
+  return /could not lock config file .*: File exists/.test(stderr);
+}
+
+/**
+ * Whether `git worktree add` failed on another add in the same repository at
+ * the same moment (it read that one's half-written entry, or met its lock):
+ * a second try may succeed.
+ *
+ * @example
+ * ```ts
+ * addRaced("fatal: failed to read .git/worktrees/a/commondir: Success"); // true
+ * ```
+ */
+export function addRaced(stderr: string): boolean {
+  return /failed to read .*worktrees\/|Unable to create '.*\.lock'/.test(stderr);
+}
+
+/**
+ * The waits (ms) between the tries of a write whose lock another process
+ * holds: doubling from 10 ms, about 2 s in all, then `worktree_locked`.
+ *
+ * @example
+ * ```ts
+ * lockWaits().length; // 14
+ * ```
+ */
+export function lockWaits(): number[] {
+  return [10, 20, 40, 80, 160, 160, 160, 160, 160, 160, 160, 160, 160, 160];
 }
 
 /**
@@ -70,7 +140,7 @@ export function parseRecords(output: string): WorktreeRecord[] {
     const nl = entry.indexOf("\n");
     if (nl < 0) continue;
     const m = /^worktree\.(.+)\.([a-z]+)$/.exec(entry.slice(0, nl));
-    if (!m || !(FIELDS as readonly string[]).includes(m[2])) continue;
+    if (!m || !(KEPT as readonly string[]).includes(m[2])) continue;
     const rec = byName.get(m[1]) ?? { name: m[1] };
     (rec as Record<string, string>)[m[2]] = entry.slice(nl + 1);
     byName.set(m[1], rec);
@@ -101,8 +171,27 @@ export function recordFile(root: string): string {
 }
 
 /**
+ * What makes the folder `root` when it does not exist (the relay writes no
+ * file itself, and `git config --file` makes no folder): an empty bare
+ * repository in it, `git init` making the folders it needs.
+ *
+ * @example
+ * ```ts
+ * rootMaker("/h/w"); // ["init", "--quiet", "--bare", "/h/w/.codex-relay.git"]
+ * ```
+ */
+export function rootMaker(root: string): string[] {
+  return ["init", "--quiet", "--bare", `${root}/.codex-relay.git`];
+}
+
+/**
  * The paths of `git worktree list --porcelain` output with the branch each
  * has checked out (null when detached).
+ *
+ * @example
+ * ```ts
+ * listedWorktrees("worktree /r\nbranch refs/heads/main\n"); // Map { "/r" => "main" }
+ * ```
  */
 export function listedWorktrees(porcelain: string): Map<string, string | null> {
   const out = new Map<string, string | null>();
@@ -110,6 +199,24 @@ export function listedWorktrees(porcelain: string): Map<string, string | null> {
     const path = /^worktree (.+)$/m.exec(block)?.[1];
     if (path === undefined) continue;
     out.set(path, /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? null);
+  }
+  return out;
+}
+
+/**
+ * The paths in `git worktree list --porcelain` output whose folder is gone
+ * (git marks them `prunable`): nothing is left in them to lose.
+ *
+ * @example
+ * ```ts
+ * goneWorktrees("worktree /w\nprunable gitdir file points to non-existent location\n"); // Set { "/w" }
+ * ```
+ */
+export function goneWorktrees(porcelain: string): Set<string> {
+  const out = new Set<string>();
+  for (const block of porcelain.split("\n\n")) {
+    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    if (path !== undefined && /^prunable/m.test(block)) out.add(path);
   }
   return out;
 }

@@ -51,9 +51,11 @@ export const listedWorktreeSchema = z.strictObject({
   path: z.string(),
   branch: z.string(),
   base: z.string(),
-  /** A run of this relay is active in it. */
-  active: z.boolean(),
-  /** It has uncommitted changes; null when git could not tell (its folder is gone). */
+  /** A run works in it (Codex has a turn running there); null when the relay cannot tell. */
+  active: z.boolean().nullable(),
+  /** Why the relay cannot tell whether a run works in it. */
+  activeUnknown: z.string().optional(),
+  /** It holds work (changes, untracked or ignored files); null when git could not tell. */
   uncommittedChanges: z.boolean().nullable(),
 });
 

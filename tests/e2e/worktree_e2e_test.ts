@@ -107,3 +107,68 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "e2e worktree: a turn another relay runs there on the same CODEX_HOME keeps it: active unknown, no remove without force",
+  ignore: BIN === null,
+  async fn() {
+    await withMockHome({ bin: BIN!.path }, async ({ home, env, mock }) => {
+      const repo = `${await Deno.realPath(home.root)}/repo`;
+      await Deno.mkdir(repo, { recursive: true });
+      await Deno.writeTextFile(`${repo}/a.txt`, "a\n");
+      await sh(repo, "init", "-q");
+      await sh(repo, "add", ".");
+      await sh(repo, "commit", "-qm", "one");
+      const gitBin = gitPath();
+      const start = () =>
+        startRelay({
+          env,
+          flags: ["--allow-reply-read", "--allow-turn-start", "--allow-worktrees", "--git", gitBin],
+          permissions: [`--allow-run=codex,/bin/kill,${gitBin}`],
+          protocol: "2026-07-28",
+        });
+      const a = await start();
+      const b = await start();
+      try {
+        const run = await callTool(a.client, "codex_run", {
+          cwd: repo,
+          text: "SLOW:held",
+          worktree: "held",
+          waitSeconds: 1,
+        }, { timeout: 90_000 });
+        const out = run.structuredContent;
+        assert.ok(out, JSON.stringify(run));
+        assert.equal(out.turn?.status, "running", JSON.stringify(out));
+        await mock.held("held");
+        const listed = await callTool(b.client, "codex_worktree", { action: "list" });
+        const [w] = listed.structuredContent.worktrees ?? [];
+        assert.equal(w?.active, null, JSON.stringify(listed.structuredContent));
+        assert.match(w?.activeUnknown ?? "", /has not ended/);
+        const refused = await callTool(b.client, "codex_worktree", {
+          action: "remove",
+          name: "held",
+        });
+        assert.equal(refused.structuredContent.reason, "worktree_busy");
+        assert.equal(await Deno.readTextFile(`${out.worktree!.path}/a.txt`), "a\n");
+        const own = await callTool(a.client, "codex_worktree", { action: "list" });
+        assert.equal(own.structuredContent.worktrees?.[0].active, true);
+        mock.release("held");
+        const done = await callTool(a.client, "codex_wait_reply", {
+          threadId: out.threadId,
+          clientMessageId: out.receipt.clientMessageId,
+          timeoutSeconds: 55,
+        }, { timeout: 90_000 });
+        assert.equal(done.structuredContent.turn?.status, "completed");
+        const removed = await callTool(b.client, "codex_worktree", {
+          action: "remove",
+          name: "held",
+        });
+        assert.equal(removed.structuredContent.status, "removed", JSON.stringify(removed));
+      } finally {
+        assert.equal((await a.close()).code, 0);
+        assert.equal((await b.close()).code, 0);
+      }
+    });
+  },
+});

@@ -6,47 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { gitRunner } from "../../src/connect/process/git_runner.ts";
+import { git, sh, withRepo } from "../../testing/git_repo.ts";
+import { exists } from "../../testing/paths.ts";
 import { listWorktrees, makeWorktree, removeWorktree } from "../../src/ops/worktree.ts";
 import { recordFile } from "../../src/ops/worktree_record.ts";
-
-const git = gitRunner("git");
-const ID = [
-  "-c",
-  "user.email=t@example.com",
-  "-c",
-  "user.name=t",
-  "-c",
-  "protocol.file.allow=always",
-];
-
-async function sh(cwd: string, ...args: string[]): Promise<string> {
-  const out = await git([...ID, ...args], cwd);
-  assert.equal(out.code, 0, `git ${args.join(" ")}: ${out.stderr}`);
-  return out.stdout.trim();
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
-}
-
-/** A temp folder with a repository `repo` (one commit: a.txt, sub/b.txt) and a worktrees root. */
-async function withRepo(fn: (repo: string, root: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "relay-wt-" });
-  const repo = `${dir}/repo`;
-  try {
-    await Deno.mkdir(`${repo}/sub`, { recursive: true });
-    await Deno.writeTextFile(`${repo}/a.txt`, "a\n");
-    await Deno.writeTextFile(`${repo}/sub/b.txt`, "b\n");
-    await sh(repo, "init", "-q", "-b", "main");
-    await sh(repo, "add", ".");
-    await sh(repo, "commit", "-qm", "one");
-    // Real paths: git names folders with symlinks resolved (macOS's /var is /private/var).
-    const real = await Deno.realPath(dir);
-    await fn(`${real}/repo`, `${real}/codex-home/worktrees/codex-relay`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 const idle = () => false;
 

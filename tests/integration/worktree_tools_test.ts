@@ -11,6 +11,13 @@ import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
 import { gitRunner } from "../../src/connect/process/git_runner.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
+import {
+  INITIALIZED,
+  initializeRequest,
+  RawStdioRelay,
+  toolCall,
+} from "../../testing/raw_relay.ts";
+import { processesTagged } from "../../testing/process_table.ts";
 import { gitPath } from "../../testing/paths.ts";
 
 const FULL = ["--allow-reply-read", "--allow-turn-start"];
@@ -19,8 +26,9 @@ async function withRelay(
   s: Scenario,
   flags: string[],
   fn: (client: Awaited<ReturnType<typeof startRelay>>["client"], f: FixtureHome) => Promise<void>,
+  home?: FixtureHome,
 ): Promise<void> {
-  const f = await FixtureHome.create(s);
+  const f = home ?? await FixtureHome.create(s);
   const git = gitPath();
   const relay = await startRelay({
     fixture: f,
@@ -34,7 +42,7 @@ async function withRelay(
     const { code } = await relay.close();
     assert.equal(code, 0);
     assert.deepEqual(f.alive(), []);
-    await f.dispose();
+    if (!home) await f.dispose();
   }
 }
 
@@ -166,6 +174,173 @@ Deno.test("codex_worktree: a worktree whose run is active is listed active and n
       assert.equal(removed.structuredContent.status, "removed");
     });
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("codex_worktree: another relay's run on the same CODEX_HOME is not removed without force; active says it cannot tell", async () => {
+  const dir = await repo();
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ barrier: "hold-turn" }, { end: "completed" }]],
+  };
+  const f = await FixtureHome.create(s);
+  const git = gitPath();
+  const start = () =>
+    startRelay({
+      fixture: f,
+      flags: [...FULL, "--allow-worktrees", "--git", git],
+      permissions: [`--allow-run=codex,/bin/kill,${git}`],
+      protocol: "2026-07-28",
+    });
+  const a = await start();
+  const b = await start();
+  try {
+    const hold = await f.barrier("hold-turn");
+    const run = await callTool(a.client, "codex_run", {
+      cwd: dir,
+      text: "work",
+      worktree: "shared",
+      waitSeconds: 1,
+    });
+    assert.equal(run.structuredContent.turn?.status, "running", JSON.stringify(run));
+    await hold.reached();
+    const listed = await callTool(b.client, "codex_worktree", { action: "list" });
+    const [w] = listed.structuredContent.worktrees ?? [];
+    assert.equal(w?.name, "shared");
+    assert.equal(w?.active, null, JSON.stringify(w));
+    assert.match(w?.activeUnknown ?? "", /has not ended/);
+    const refused = await callTool(b.client, "codex_worktree", {
+      action: "remove",
+      name: "shared",
+    });
+    assert.equal(refused.structuredContent.reason, "worktree_busy", JSON.stringify(refused));
+    assert.equal(await Deno.readTextFile(`${w.path}/sub/a.txt`), "a\n", "the run's folder is kept");
+    // Its own relay knows: active.
+    const own = await callTool(a.client, "codex_worktree", { action: "list" });
+    assert.equal(own.structuredContent.worktrees?.[0].active, true);
+    await hold.release();
+    const wait = await callTool(a.client, "codex_wait_reply", {
+      threadId: run.structuredContent.threadId,
+      clientMessageId: run.structuredContent.receipt.clientMessageId,
+    });
+    assert.equal(wait.structuredContent.turn?.status, "completed");
+    // Ended: the other relay removes it without force.
+    const removed = await callTool(b.client, "codex_worktree", {
+      action: "remove",
+      name: "shared",
+    });
+    assert.equal(removed.structuredContent.status, "removed", JSON.stringify(removed));
+  } finally {
+    assert.equal((await a.close()).code, 0);
+    assert.equal((await b.close()).code, 0);
+    await f.dispose();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a make held by git at stdin EOF: the codex_run is answered within the shutdown bound, git's group killed, the worktree listed after", async () => {
+  const dir = await repo();
+  const f = await FixtureHome.create({ threads: [], newThreadScripts: [[{ end: "completed" }]] });
+  const tag = `git-eof-${crypto.randomUUID()}`;
+  // A git that hangs (with a child in its group) in `worktree add`, as a slow filter would.
+  const real = gitPath();
+  const fake = `${f.home}/slow-git`;
+  await Deno.writeTextFile(
+    fake,
+    `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && { RELAY_TEST_TAG=${tag} sleep 300 & touch '${f.home}/git-hangs'; wait; exit 1; }; done\nexec '${real}' "$@"\n`,
+  );
+  await Deno.chmod(fake, 0o755);
+  const relay = new RawStdioRelay(
+    f.env,
+    [...FULL, "--allow-worktrees", "--git", fake],
+    [`--allow-run=codex,/bin/kill,${fake}`],
+  );
+  try {
+    relay.readStdout();
+    await relay.write(initializeRequest(1), INITIALIZED);
+    await relay.until(() => relay.answers().has(1), "initialize answered");
+    const watcher = Deno.watchFs(f.home);
+    await relay.write(toolCall(2, "codex_run", { cwd: dir, text: "x", worktree: "eof" }));
+    for await (const event of watcher) {
+      if (event.paths.includes(`${f.home}/git-hangs`)) break;
+    }
+    watcher.close();
+    const began = performance.now();
+    await relay.closeStdin();
+    await relay.until(() => relay.answers().has(2), "the codex_run answered", 5_000);
+    const status = await relay.exited();
+    assert.equal(status.code, 0);
+    assert.ok(performance.now() - began < 2_500, `${performance.now() - began} ms`);
+    const [answer] = relay.answers().get(2)!;
+    const out = (answer.result as { structuredContent: Record<string, unknown> }).structuredContent;
+    assert.equal(out.reason, "cancelled", JSON.stringify(answer));
+    assert.deepEqual(await processesTagged(tag), [], "git's whole group was killed");
+  } finally {
+    await relay.dispose();
+  }
+  // The half-made worktree is recorded: another relay lists it and removes it.
+  await withRelay({ threads: [] }, [...FULL, "--allow-worktrees"], async (client) => {
+    const listed = await callTool(client, "codex_worktree", { action: "list" });
+    assert.deepEqual(listed.structuredContent.worktrees?.map((w) => w.name), ["eof"]);
+    const removed = await callTool(client, "codex_worktree", { action: "remove", name: "eof" });
+    assert.equal(removed.structuredContent.status, "removed", JSON.stringify(removed));
+  }, f);
+  await f.dispose();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("[daemon] after a relay restart the turn the daemon runs on keeps its worktree: not listed free, not removed without force", async () => {
+  const dir = await repo();
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ barrier: "never-released" }, { end: "completed" }]],
+  };
+  const f = await FixtureHome.create(s);
+  const git = gitPath();
+  const start = () =>
+    startRelay({
+      fixture: f,
+      flags: [...FULL, "--allow-worktrees", "--git", git, "--app-server", "daemon"],
+      permissions: [`--allow-run=codex,/bin/kill,${git}`],
+      protocol: "2026-07-28",
+    });
+  try {
+    const first = await start();
+    const held = await f.barrier("never-released");
+    try {
+      const [run] = await Promise.all([
+        callTool(first.client, "codex_run", {
+          cwd: dir,
+          text: "go",
+          worktree: "kept",
+          waitSeconds: 1,
+        }),
+        held.reached(),
+      ]);
+      assert.equal(run.structuredContent.turn?.status, "running", JSON.stringify(run));
+    } finally {
+      assert.equal((await first.close()).code, 0, "the turn is left to the daemon");
+    }
+    const second = await start();
+    try {
+      const listed = await callTool(second.client, "codex_worktree", { action: "list" });
+      // The fixture's daemon lets go of a thread its last client unsubscribed from, so it reads
+      // as another process's (unknown); real Codex's daemon says active (tests/unit/worktree_active_test.ts).
+      const [w] = listed.structuredContent.worktrees ?? [];
+      assert.notEqual(w?.active, false, JSON.stringify(listed.structuredContent));
+      const busy = await callTool(second.client, "codex_worktree", {
+        action: "remove",
+        name: "kept",
+      });
+      assert.equal(busy.structuredContent.reason, "worktree_busy", JSON.stringify(busy));
+      const path = listed.structuredContent.worktrees![0].path;
+      assert.equal(await Deno.readTextFile(`${path}/sub/a.txt`), "a\n");
+    } finally {
+      assert.equal((await second.close()).code, 0);
+    }
+  } finally {
+    await f.dispose();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import {
+  addRaced,
+  claimArgs,
   derivedName,
+  goneWorktrees,
   listedWorktrees,
+  lockedOut,
+  lockWaits,
   nameProblem,
   parseRecords,
   recordFile,
   recordWrites,
+  rootMaker,
   worktreesRoot,
 } from "../../src/ops/worktree_record.ts";
 
@@ -45,4 +51,57 @@ Deno.test("listedWorktrees reads git worktree list --porcelain: path and branch,
     [...listedWorktrees(porcelain)],
     [["/repo", "main"], ["/w/a", "codex/a"], ["/w/d", null]],
   );
+});
+
+Deno.test("the record: the run's folder (cwd) is written last and read back; a maker is no field", () => {
+  const rec = {
+    name: "a",
+    repository: "/r",
+    path: "/w/a",
+    branch: "codex/a",
+    base: "b",
+    cwd: "/w/a/s",
+  };
+  const writes = recordWrites("/w/f", rec);
+  assert.equal(writes.length, 5);
+  assert.deepEqual(writes[4], ["config", "--file", "/w/f", "worktree.a.cwd", "/w/a/s"]);
+  const output = ["worktree.a.maker\nt1", ...writes.map((w) => `${w[3]}\n${w[4]}`)].join("\0");
+  assert.deepEqual(parseRecords(output), [rec]);
+});
+
+Deno.test("a make's claim: appended under git's lock, the makers read in order, its own taken back", () => {
+  assert.deepEqual(claimArgs("/w/f", "a", "t1"), {
+    add: ["config", "--file", "/w/f", "--add", "worktree.a.maker", "t1"],
+    makers: ["config", "--file", "/w/f", "--get-all", "worktree.a.maker"],
+    drop: ["config", "--file", "/w/f", "--fixed-value", "--unset", "worktree.a.maker", "t1"],
+  });
+  assert.deepEqual(rootMaker("/h/w"), ["init", "--quiet", "--bare", "/h/w/.codex-relay.git"]);
+});
+
+Deno.test("lock contention and a concurrent add are told apart from other failures", () => {
+  assert.equal(lockedOut("error: could not lock config file /w/f: File exists"), true);
+  assert.equal(
+    lockedOut("error: could not lock config file /w/f: No such file or directory"),
+    false,
+  );
+  assert.equal(lockedOut("error: invalid key"), false);
+  assert.equal(addRaced("fatal: failed to read .git/worktrees/a/commondir: Success"), true);
+  assert.equal(
+    addRaced("fatal: Unable to create '/r/.git/worktrees/a/index.lock': File exists."),
+    true,
+  );
+  assert.equal(addRaced("fatal: '/w/a' already exists"), false);
+  assert.equal(addRaced("fatal: failed to read object"), false);
+  const waits = lockWaits();
+  assert.equal(waits[0], 10);
+  assert.ok(waits.every((w, i) => i === 0 || w >= waits[i - 1]), "never shorter");
+  const total = waits.reduce((a, b) => a + b, 0);
+  assert.ok(total >= 1_500 && total <= 2_000, `about 2 s with jitter: ${total}`);
+});
+
+Deno.test("goneWorktrees: the worktrees git marks prunable (their folder is gone)", () => {
+  const porcelain = "worktree /repo\nHEAD abc\nbranch refs/heads/main\n\n" +
+    "worktree /w/a\nHEAD def\nbranch refs/heads/codex/a\nprunable gitdir file points to non-existent location\n\n" +
+    "worktree /w/b\nHEAD 123\nbranch refs/heads/codex/b\n\nno worktree line\nprunable x\n";
+  assert.deepEqual([...goneWorktrees(porcelain)], ["/w/a"]);
 });

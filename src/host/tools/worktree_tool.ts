@@ -6,7 +6,9 @@
  */
 
 import { z } from "zod";
-import { listWorktrees, removeWorktree } from "../../ops/worktree.ts";
+import { type ActiveIn, listWorktrees, removeWorktree } from "../../ops/worktree.ts";
+import { codexInUse, within } from "../../ops/worktree_active.ts";
+import { asRelayError } from "../../core/errors.ts";
 import { WORKTREE_NAME } from "../../ops/worktree_record.ts";
 import { type WorktreeToolResult, worktreeToolSchema } from "../../reply/files_schema.ts";
 import type { CallContext, Tool } from "../tool.ts";
@@ -23,13 +25,22 @@ const input = z.strictObject({
   message: "remove needs the worktree's name",
 });
 
-/** Whether a run of this relay is active in the folder `path` (its thread's cwd is in it). */
-function activeIn(ctx: CallContext): (path: string) => boolean {
-  return (path) =>
-    ctx.turns.lives().some((run) => {
-      const cwd = run.handle?.cwd;
-      return cwd !== undefined && (cwd === path || cwd.startsWith(`${path}/`));
+/**
+ * Whether a run works in the folder `path`: one of this relay's (its
+ * thread's cwd is in it), else as Codex tells it (`ops/worktree_active.ts`).
+ */
+function activeIn(ctx: CallContext): ActiveIn {
+  return (path, cwd) => {
+    const mine = ctx.turns.lives().some((run) => {
+      const at = run.handle?.cwd;
+      return at !== undefined && within(at, path);
     });
+    if (mine) return true;
+    return ctx.connection.operation((s) => codexInUse(s, path, cwd), {
+      signal: ctx.signal,
+      label: "worktree",
+    }).catch((error) => ({ unknown: `Codex could not be asked: ${asRelayError(error).message}` }));
+  };
 }
 
 /** The `codex_worktree` tool. */
@@ -37,7 +48,7 @@ export const worktreeTool: Tool<typeof input, typeof worktreeToolSchema> = {
   name: "codex_worktree",
   title: "Worktrees of runs",
   description:
-    "Lists the git worktrees codex-relay made for codex_run {worktree} (name, path, branch, base, active, uncommittedChanges), or removes one (not while a run is active in it; with uncommitted changes only with force; its branch only when it has no commit beyond base).",
+    "Lists the git worktrees codex-relay made for codex_run {worktree} (name, path, branch, base, active, uncommittedChanges), or removes one (not while a run may be active in it, nor with uncommitted, untracked or ignored files, unless force; its branch only when it has no commit beyond base).",
   inputSchema: input,
   outputSchema: worktreeToolSchema,
   annotations: {
@@ -72,7 +83,11 @@ export const worktreeTool: Tool<typeof input, typeof worktreeToolSchema> = {
       const list = out.worktrees ?? [];
       const lines = list.map((w) =>
         `${w.name}: ${w.path} (branch ${w.branch} from ${w.base}${
-          w.active ? ", a run is active" : ""
+          w.active
+            ? ", a run is active"
+            : w.active === null
+            ? `, a run may be active (${w.activeUnknown})`
+            : ""
         }${w.uncommittedChanges ? ", uncommitted changes" : ""})`
       );
       return {
