@@ -1,15 +1,19 @@
 /**
- * The files a turn changed, from what Codex reports (pure, no I/O): its
- * completed `fileChange` items (absolute paths; a move is an update with
- * `move_path`) and its latest `turn/diff/updated` (a unified diff of the turn
- * so far, paths relative to the repository's root, or to the cwd outside a
- * repository). Whichever says more: the union, the diff's kind winning for a
- * file both name (it is the turn's net). Neither sees a file a shell command
- * wrote. Paths are listed relative to the run's cwd.
+ * The files a turn changed (pure, no I/O). From what Codex reports: its
+ * completed `fileChange` items (absolute paths, parsed by
+ * `codex/notifications.ts`) and its latest `turn/diff/updated` (a unified
+ * diff of the turn so far, paths relative to the repository's root, or to
+ * the cwd outside a repository; a file outside the repository by its
+ * absolute path, `a//tmp/x`). Whichever says more: the union, the diff's
+ * kind winning for a file both name (it is the turn's net). Neither sees a
+ * file a shell command wrote: in a worktree, git's view at the run's end
+ * replaces both ({@linkcode parseNameStatus}, `worktree_files.ts`). Paths are
+ * listed relative to the run's cwd; one outside it is marked `outside`.
  * @module
  */
 
 import type { ChangedFile } from "../reply/files_schema.ts";
+import { type FileChangeRef, parseFileChanges } from "../codex/notifications.ts";
 
 /** How many changed files a result lists (`changedFilesCount` says how many there are). */
 export const CHANGED_FILES_MAX = 200;
@@ -103,51 +107,57 @@ export function relativePath(path: string, cwd: string): string {
 }
 
 /**
- * The changes of one turn: fed its completed `fileChange` items and its
- * latest turn diff, listed relative to a cwd.
+ * What `git diff --name-status -z --no-renames` prints, and
+ * `git ls-files -z --others --exclude-standard` (`untracked`): the files, by
+ * path relative to the repository's root. `A` and an untracked file are an
+ * add, `D` a delete, any other status an update.
+ *
+ * @example
+ * ```ts
+ * parseNameStatus("M\0a.txt\0D\0b.txt\0", "c.txt\0");
+ * // [{path: "a.txt", kind: "update"}, {path: "b.txt", kind: "delete"}, {path: "c.txt", kind: "add"}]
+ * ```
+ */
+export function parseNameStatus(diff: string, untracked: string): ChangedFile[] {
+  const out: ChangedFile[] = [];
+  const fields = diff.split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [status, path] = [fields[i], fields[i + 1]];
+    const kind = status === "A" ? "add" : status === "D" ? "delete" : "update";
+    if (path !== "") out.push({ path, kind });
+  }
+  for (const path of untracked.split("\0")) if (path !== "") out.push({ path, kind: "add" });
+  return out;
+}
+
+/**
+ * The changes of one turn: fed its completed `fileChange` items' files and
+ * its latest turn diff (or, in a worktree, git's view at its end), listed
+ * relative to a cwd.
  *
  * @example
  * ```ts
  * const files = new FileChanges();
- * files.item({ type: "fileChange", status: "completed",
- *   changes: [{ path: "/r/x", kind: { type: "add" } }] });
+ * files.changes([{ path: "/r/x", kind: "add" }]);
  * files.list("/r"); // {changedFiles: [{path: "x", kind: "add"}], changedFilesCount: 1}
  * ```
  */
 export class FileChanges {
   /** Absolute path → kind, from the items (a file changed twice: the two combined). */
   readonly #items = new Map<string, Kind>();
-  /** The latest turn diff's files (paths relative to its root). */
+  /** The latest turn diff's files (paths relative to its root, or absolute). */
   #diff: ChangedFile[] = [];
+  /** Git's view at the run's end (absolute paths): when known, the only one. */
+  #git: ChangedFile[] | undefined;
 
-  /**
-   * One notification of the run's thread: `item/completed` and
-   * `turn/diff/updated` of the turn `turnId` count (others' are ignored).
-   */
-  notification(method: string, raw: unknown, threadId: string, turnId: string | null): void {
-    const params = raw as { threadId?: unknown; turnId?: unknown; item?: unknown; diff?: unknown };
-    if (turnId === null || params?.threadId !== threadId || params.turnId !== turnId) return;
-    if (method === "item/completed") this.item(params.item);
-    else if (method === "turn/diff/updated" && typeof params.diff === "string") {
-      this.diff(params.diff);
-    }
+  /** A completed `fileChange` item (raw; others, and items that did not complete, change nothing). */
+  item(raw: unknown): void {
+    this.changes(parseFileChanges(raw));
   }
 
-  /** A completed `fileChange` item (others, and items that did not complete, change nothing). */
-  item(raw: unknown): void {
-    const item = raw as { type?: unknown; status?: unknown; changes?: unknown } | null;
-    if (item?.type !== "fileChange" || item.status !== "completed") return;
-    if (!Array.isArray(item.changes)) return;
-    for (const change of item.changes as { path?: unknown; kind?: unknown }[]) {
-      const kind = change?.kind as { type?: unknown; move_path?: unknown } | undefined;
-      if (typeof change?.path !== "string" || typeof kind?.type !== "string") continue;
-      if (typeof kind.move_path === "string" && kind.move_path !== "") {
-        this.#note(change.path, "delete");
-        this.#note(kind.move_path, "add");
-      } else if (kind.type === "add" || kind.type === "delete" || kind.type === "update") {
-        this.#note(change.path, kind.type);
-      }
-    }
+  /** The files of a completed `fileChange` item. */
+  changes(files: readonly FileChangeRef[]): void {
+    for (const { path, kind } of files) this.#note(path, kind);
   }
 
   /** The turn's diff so far (`turn/diff/updated`): it replaces the last one. */
@@ -155,25 +165,45 @@ export class FileChanges {
     this.#diff = parseTurnDiff(text);
   }
 
+  /** What git says the run changed in its worktree `root` (paths relative to it): replaces the rest. */
+  fromGit(root: string, files: readonly ChangedFile[]): void {
+    this.#git = files.map(({ path, kind }) => ({ path: `${trim(root)}/${path}`, kind }));
+  }
+
   /**
    * The files relative to `cwd`, the first {@linkcode CHANGED_FILES_MAX} by
-   * path. The diff's paths are relative to `root` (the repository's root);
-   * without it, matched to the items' (an item's path that ends in the
-   * diff's tells the root), else taken relative to `cwd`.
+   * path (one outside `cwd` marked `outside`). The diff's paths are relative
+   * to `root` (the repository's root); without it, matched to the items' (an
+   * item's path that ends in the diff's tells the root), else taken relative
+   * to `cwd`; an absolute one is itself.
    */
   list(cwd: string, root?: string): ChangedFiles {
+    const all = new Map(
+      this.#git?.map(({ path, kind }) => [path, kind]) ?? this.#merged(cwd, root),
+    );
+    const files = [...all].map(([path, kind]) => listed(relativePath(path, cwd), kind))
+      .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    return { changedFiles: files.slice(0, CHANGED_FILES_MAX), changedFilesCount: files.length };
+  }
+
+  /** The items' files and the diff's, by absolute path. */
+  #merged(cwd: string, root: string | undefined): Map<string, Kind> {
     const all = new Map(this.#items);
     const known = [...this.#items.keys()];
     const match = (path: string) => known.find((p) => p.endsWith(`/${path}`));
+    const inRepo = this.#diff.filter(({ path }) => !path.startsWith("/"));
     // The diff's root: given, or told by a file both name, or else the cwd.
-    const told = this.#diff.map(({ path }) => [path, match(path)]).find(([, abs]) => abs);
+    const told = inRepo.map(({ path }) => [path, match(path)]).find(([, abs]) => abs);
     const base = trim(root ?? (told ? told[1]!.slice(0, -told[0]!.length - 1) : cwd));
     for (const { path, kind } of this.#diff) {
-      all.set(root === undefined ? match(path) ?? `${base}/${path}` : `${base}/${path}`, kind);
+      const abs = path.startsWith("/")
+        ? path
+        : root === undefined
+        ? match(path) ?? `${base}/${path}`
+        : `${base}/${path}`;
+      all.set(abs, kind);
     }
-    const files = [...all].map(([path, kind]) => ({ path: relativePath(path, cwd), kind }))
-      .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    return { changedFiles: files.slice(0, CHANGED_FILES_MAX), changedFilesCount: files.length };
+    return all;
   }
 
   #note(path: string, kind: Kind): void {
@@ -181,6 +211,11 @@ export class FileChanges {
     if (next === undefined) this.#items.delete(path);
     else this.#items.set(path, next);
   }
+}
+
+/** A listed file: `outside` when its path leaves the cwd. */
+function listed(path: string, kind: Kind): ChangedFile {
+  return path === ".." || path.startsWith("../") ? { path, kind, outside: true } : { path, kind };
 }
 
 function trim(dir: string): string {

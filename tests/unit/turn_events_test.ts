@@ -286,3 +286,55 @@ Deno.test("TurnEvents: a turn failed for a spent limit retries after the reset C
     retryAfterMs: 1_000_000,
   });
 });
+
+Deno.test("TurnEvents: one view of a run's events; files and usage count the same turns (the own one and one inside it), never another's", () => {
+  const { e, user } = events(REVIEW);
+  const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 };
+  const usage = (turnId: string) =>
+    e.notification("thread/tokenUsage/updated", {
+      threadId: THREAD,
+      turnId,
+      tokenUsage: {
+        total: { ...zero, totalTokens: 5 },
+        last: { ...zero, totalTokens: 5 },
+        modelContextWindow: null,
+      },
+    });
+  const patch = (turnId: string, path: string) =>
+    e.notification("item/completed", {
+      threadId: THREAD,
+      turnId,
+      item: { type: "fileChange", status: "completed", changes: [{ path, kind: { type: "add" } }] },
+    });
+  const diff = (turnId: string, text: string) =>
+    e.notification("turn/diff/updated", { threadId: THREAD, turnId, diff: text });
+  user("t0", "theirs");
+  patch("t0", "/r/theirs.txt");
+  usage("t0");
+  e.claim("R");
+  e.notification("turn/started", { threadId: THREAD, turn: { id: "R2", rootTurnId: "R" } });
+  for (const turnId of ["R", "R2", "other"]) {
+    patch(turnId, `/r/${turnId}.txt`);
+    usage(turnId);
+  }
+  diff("other", "diff --git a/x b/x\nnew file mode 100644\n");
+  e.declined({ method: "item/tool/call", summary: "a dynamic tool" });
+  const view = e.view({ cwd: "/r" });
+  assert.deepEqual(view.changedFiles, [
+    { path: "R.txt", kind: "add" },
+    { path: "R2.txt", kind: "add" },
+  ]);
+  assert.equal(view.usage?.totalTokens, 10, "R and R2, as the files");
+  assert.deepEqual(view.declinedRequests, [{
+    method: "item/tool/call",
+    summary: "a dynamic tool",
+  }]);
+  assert.equal(view.turnId, "R");
+  assert.equal(e.view(undefined).changedFiles, undefined, "no cwd known: no files");
+  diff("R2", "diff --git a/y b/y\nnew file mode 100644\n");
+  assert.deepEqual(e.view({ cwd: "/r" }).changedFiles?.map((f) => f.path), [
+    "R.txt",
+    "R2.txt",
+    "y",
+  ]);
+});
