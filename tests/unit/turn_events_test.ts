@@ -338,3 +338,31 @@ Deno.test("TurnEvents: one view of a run's events; files and usage count the sam
     "y",
   ]);
 });
+
+Deno.test("TurnEvents' view: the newest 20 declined requests, copies; what Codex does now; no files, usage or activity before any", () => {
+  const { e, user } = events();
+  const empty = e.view({ cwd: "/r" });
+  assert.deepEqual(empty, {
+    turnId: null,
+    itemsCompleted: 0,
+    declinedRequests: [],
+    queuedAhead: [],
+    notes: [],
+    changedFiles: [],
+    changedFilesCount: 0,
+  });
+  for (let i = 0; i < 22; i++) e.declined({ method: "m", summary: `s${i}`, extra: i } as never);
+  const declined = e.view(undefined).declinedRequests;
+  assert.equal(declined.length, 20);
+  assert.deepEqual(declined[0], { method: "m", summary: "s2" });
+  assert.deepEqual(declined.at(-1), { method: "m", summary: "s21" });
+  declined[0].summary = "changed";
+  assert.equal(e.view(undefined).declinedRequests[0].summary, "s2", "the view is a copy");
+  user("t1", "mine");
+  e.notification("item/started", {
+    threadId: THREAD,
+    turnId: "t1",
+    item: { type: "commandExecution", id: "c1", status: "inProgress" },
+  });
+  assert.equal(e.view(undefined).activity, "Codex is running a command");
+});
