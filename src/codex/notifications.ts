@@ -190,10 +190,10 @@ export function parseFileChanges(raw: unknown): FileChangeRef[] {
   const out: FileChangeRef[] = [];
   for (const change of item.changes) {
     const path = asStr(asObj(change)?.path);
-    const kind = asObj(asObj(change)?.kind);
-    const type = asStr(kind?.type);
+    const kind = asObj(asObj(change)?.kind) ?? {};
+    const type = asStr(kind.type);
     if (path === undefined || type === undefined) continue;
-    const to = asStr(kind?.move_path);
+    const to = asStr(kind.move_path);
     if (to !== undefined && to !== "") {
       out.push({ path, kind: "delete" }, { path: to, kind: "add" });
     } else if (type === "add" || type === "delete" || type === "update") {

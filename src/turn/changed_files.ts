@@ -51,13 +51,14 @@ export function parseTurnDiff(diff: string): ChangedFile[] {
   const out: ChangedFile[] = [];
   const sections = diff.split(/^(?=diff --git )/m).filter((s) => s.startsWith("diff --git "));
   for (const section of sections) {
-    const lines = section.split("\n");
+    const [first, ...lines] = section.split("\n");
+    // Stryker disable next-line ArrayDeclaration: a header line no mark or mode starts with is nothing
     const header: string[] = [];
-    for (const line of lines.slice(1)) {
+    for (const line of lines) {
       if (line.startsWith("@@")) break;
       header.push(line);
     }
-    const [from, to] = headerPaths(lines[0].slice("diff --git ".length), header);
+    const [from, to] = headerPaths(first.slice("diff --git ".length), header);
     if (header.some((l) => l.startsWith("new file mode"))) out.push({ path: to, kind: "add" });
     else if (header.some((l) => l.startsWith("deleted file mode"))) {
       out.push({ path: from, kind: "delete" });
@@ -82,7 +83,9 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
   const split = names.indexOf(" b/");
   const a = split < 0 ? names : names.slice(0, split);
   const b = split < 0 ? names : names.slice(split + 1);
+  // Stryker disable next-line Regex: the names' first half begins `a/` (Codex's diff always has it)
   const from = marked("--- ") ?? unquote(a).replace(/^a\//, "");
+  // Stryker disable next-line Regex: the names' second half begins `b/`, as split at " b/"
   const to = marked("+++ ") ?? unquote(b).replace(/^b\//, "");
   return [from, to];
 }
@@ -100,8 +103,8 @@ export function relativePath(path: string, cwd: string): string {
   const parts = (p: string) => p.split("/").filter((s) => s !== "" && s !== ".");
   const to = parts(path);
   const from = parts(cwd);
-  let common = 0;
-  while (common < from.length && common < to.length && from[common] === to[common]) common++;
+  const differ = from.findIndex((segment, i) => segment !== to[i]);
+  const common = differ < 0 ? from.length : differ;
   const up = from.slice(common).map(() => "..");
   return [...up, ...to.slice(common)].join("/") || ".";
 }
@@ -167,7 +170,7 @@ export class FileChanges {
 
   /** What git says the run changed in its worktree `root` (paths relative to it): replaces the rest. */
   fromGit(root: string, files: readonly ChangedFile[]): void {
-    this.#git = files.map(({ path, kind }) => ({ path: `${trim(root)}/${path}`, kind }));
+    this.#git = files.map(({ path, kind }) => ({ path: `${root}/${path}`, kind }));
   }
 
   /**
@@ -178,11 +181,15 @@ export class FileChanges {
    * to `cwd`; an absolute one is itself.
    */
   list(cwd: string, root?: string): ChangedFiles {
-    const all = new Map(
-      this.#git?.map(({ path, kind }) => [path, kind]) ?? this.#merged(cwd, root),
-    );
-    const files = [...all].map(([path, kind]) => listed(relativePath(path, cwd), kind))
-      .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    const all = this.#git?.map(({ path, kind }) => [path, kind] as const) ??
+      this.#merged(cwd, root);
+    // By the path listed: one file named twice (`/r/x`, `/r//x`) is one, the later kind its.
+    const byPath = new Map<string, ChangedFile>();
+    for (const [path, kind] of all) {
+      const file = listed(relativePath(path, cwd), kind);
+      byPath.set(file.path, file);
+    }
+    const files = [...byPath.keys()].sort().map((path) => byPath.get(path)!);
     return { changedFiles: files.slice(0, CHANGED_FILES_MAX), changedFilesCount: files.length };
   }
 
@@ -191,10 +198,9 @@ export class FileChanges {
     const all = new Map(this.#items);
     const known = [...this.#items.keys()];
     const match = (path: string) => known.find((p) => p.endsWith(`/${path}`));
-    const inRepo = this.#diff.filter(({ path }) => !path.startsWith("/"));
-    // The diff's root: given, or told by a file both name, or else the cwd.
-    const told = inRepo.map(({ path }) => [path, match(path)]).find(([, abs]) => abs);
-    const base = trim(root ?? (told ? told[1]!.slice(0, -told[0]!.length - 1) : cwd));
+    // The diff's root: given, or told by a file both name (never an absolute one), or else the cwd.
+    const told = this.#diff.map(({ path }) => [path, match(path)]).find(([, abs]) => abs);
+    const base = root ?? (told ? told[1]!.slice(0, -told[0]!.length - 1) : cwd);
     for (const { path, kind } of this.#diff) {
       const abs = path.startsWith("/")
         ? path
@@ -216,8 +222,4 @@ export class FileChanges {
 /** A listed file: `outside` when its path leaves the cwd. */
 function listed(path: string, kind: Kind): ChangedFile {
   return path === ".." || path.startsWith("../") ? { path, kind, outside: true } : { path, kind };
-}
-
-function trim(dir: string): string {
-  return dir.replace(/\/+$/, "");
 }

@@ -280,3 +280,91 @@ Deno.test("gitChangedFiles: the diff against base and the untracked files, read-
   assert.equal(await gitChangedFiles(fake(128, 0), "/w/j", "abc"), undefined);
   assert.equal(await gitChangedFiles(fake(0, 128), "/w/j", "abc"), undefined);
 });
+
+Deno.test("parseTurnDiff: the names, the ---/+++ lines where the names are ambiguous, quoted or not, and the header only", () => {
+  const parse = (diff: string) => parseTurnDiff(diff).map((f) => `${f.kind} ${f.path}`);
+  // Text before the first section, and "diff --git" inside a line of a hunk, start no section.
+  assert.deepEqual(
+    parse(
+      "preamble\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+see diff --git a/q b/q\n",
+    ),
+    ["update x"],
+  );
+  // A path with " b/" in it, named twice (a mode change: no ---/+++ lines).
+  assert.deepEqual(parse("diff --git a/x b/y b/x b/y\nold mode 100644\nnew mode 100755\n"), [
+    "update x b/y",
+  ]);
+  // A rename without ---/+++ lines: the names split at " b/".
+  assert.deepEqual(
+    parse("diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n"),
+    [
+      "delete x",
+      "add y",
+    ],
+  );
+  // Ambiguous names: the ---/+++ lines tell.
+  assert.deepEqual(parse("diff --git a/a b/c b/d\n--- a/a b/c\n+++ b/d\n"), [
+    "delete a b/c",
+    "add d",
+  ]);
+  // Quoted, and a quote at one end only is part of the name.
+  assert.deepEqual(parse('diff --git "a/x\\ty" "b/z"\n--- "a/x\\ty"\n+++ "b/z"\n'), [
+    "delete x\\ty",
+    "add z",
+  ]);
+  assert.deepEqual(parse('diff --git a/p b/q\n--- "a/p\n+++ b/q"\n'), ['delete "a/p', 'add q"']);
+  // A /dev/null side is no path: the names tell it.
+  assert.deepEqual(parse("diff --git a/x b/y\n--- /dev/null\n+++ b/y\n"), ["delete x", "add y"]);
+  // Only an a/ or b/ prefix is taken off a ---/+++ path.
+  assert.deepEqual(parse("diff --git a/m b/n\n--- old/a/x\n+++ new/b/y\n"), [
+    "delete old/a/x",
+    "add new/b/y",
+  ]);
+  // The header ends at the first hunk (with its function context): what follows is content.
+  assert.deepEqual(parse("diff --git a/x b/y\n@@ -1 +1 @@ fn\n--- q\n+++ r\n"), [
+    "delete x",
+    "add y",
+  ]);
+});
+
+Deno.test("changedFiles: a deleted file deleted again is deleted; a diff's file an item names is that file; the root, when known, places the diff's", () => {
+  assert.equal(combineKinds("delete", "delete"), "delete");
+  const told = new FileChanges();
+  told.changes([{ path: "/r/x.txt", kind: "update" }, { path: "/q/y.txt", kind: "update" }]);
+  told.diff("diff --git a/x.txt b/x.txt\nindex 1..2\ndiff --git a/y.txt b/y.txt\nindex 1..2\n");
+  assert.deepEqual(told.list("/r").changedFiles, [
+    { path: "../q/y.txt", kind: "update", outside: true },
+    { path: "x.txt", kind: "update" },
+  ]);
+  const rooted = new FileChanges();
+  rooted.changes([{ path: "/r/sub/x.txt", kind: "add" }]);
+  rooted.diff("diff --git a/x.txt b/x.txt\nindex 1..2\n");
+  assert.deepEqual(rooted.list("/r", "/r").changedFiles, [
+    { path: "sub/x.txt", kind: "add" },
+    { path: "x.txt", kind: "update" },
+  ]);
+  // One file named twice (a root with a trailing slash) is one, the diff's kind its.
+  const twice = new FileChanges();
+  twice.changes([{ path: "/r/x.txt", kind: "add" }]);
+  twice.diff("diff --git a/x.txt b/x.txt\nindex 1..2\n");
+  assert.deepEqual(twice.list("/r", "/r/").changedFiles, [{ path: "x.txt", kind: "update" }]);
+});
+
+Deno.test("changedFiles: listed by path whatever the order they came in", () => {
+  const files = new FileChanges();
+  files.changes(["/r/b", "/r/a/z", "/r/c", "/r/a"].map((path) => ({ path, kind: "add" as const })));
+  assert.deepEqual(files.list("/r").changedFiles.map((f) => f.path), ["a", "a/z", "b", "c"]);
+});
+
+Deno.test("relativePath: a `.` segment is no folder; a parent of cwd is `..`", () => {
+  assert.equal(relativePath("/r/./x", "/r"), "x");
+  assert.equal(relativePath("/r", "/r/b/c"), "../..");
+  assert.equal(relativePath("/a/x", "/b"), "../a/x");
+});
+
+Deno.test("parseFileChanges: a change without a type is none, a move too; changes that are no list are none", () => {
+  const item = (changes: unknown) => ({ type: "fileChange", status: "completed", changes });
+  assert.deepEqual(parseFileChanges(item([{ path: "/r/a", kind: { move_path: "/r/b" } }])), []);
+  assert.deepEqual(parseFileChanges(item({ path: "/r/a" })), []);
+  assert.deepEqual(parseFileChanges(item(5)), []);
+});
