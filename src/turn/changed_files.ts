@@ -68,7 +68,7 @@ export function parseTurnDiff(diff: string): ChangedFile[] {
   return out;
 }
 
-/** The old and new path of one section (`a/<x> b/<y>`; `---`/`+++` lines where ambiguous). */
+/** The old and new path of one section (its names; its `---`/`+++` lines where they are). */
 function headerPaths(names: string, header: readonly string[]): [string, string] {
   const unquote = (p: string) => p.startsWith('"') && p.endsWith('"') ? p.slice(1, -1) : p;
   // `a/<p> b/<p>`: the same path twice (spaces and all).
@@ -80,9 +80,11 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
     const p = line === undefined ? undefined : unquote(line.slice(mark.length).trim());
     return p === undefined || p === "/dev/null" ? undefined : p.replace(/^[ab]\//, "");
   };
-  const split = names.indexOf(" b/");
-  const a = split < 0 ? names : names.slice(0, split);
-  const b = split < 0 ? names : names.slice(split + 1);
+  // `a/<x> b/<y>`, or both quoted (`"a/<x>" "b/<y>"`: git quotes a name with a tab or a quote).
+  const quoted = names.startsWith('"') && names.endsWith('"');
+  const split = quoted ? names.indexOf('" "') + 1 : names.indexOf(" b/");
+  // Stryker disable next-line EqualityOperator: split is never 0 (a name begins `a/` or `"a/`)
+  const [a, b] = split > 0 ? [names.slice(0, split), names.slice(split + 1)] : [names, names];
   // Stryker disable next-line Regex: the names' first half begins `a/` (Codex's diff always has it)
   const from = marked("--- ") ?? unquote(a).replace(/^a\//, "");
   // Stryker disable next-line Regex: the names' second half begins `b/`, as split at " b/"

@@ -87,15 +87,21 @@ export const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
 
-/**
- * Where a run goes: an existing thread (a UUID or a unique exact name), or a
- * new one in a cwd, or in a worktree made for it of cwd's repository (`name`,
- * with git and the worktrees' folder; none: not allowed here).
- */
+/** Where a run goes: a thread (UUID or exact name), a new one in a cwd, or in a worktree of it. */
 type Where =
   | { threadId: string }
   | { cwd: string }
   | { cwd: string; worktree: { name: string; deps: WorktreeDeps | undefined } };
+
+/** One start's call: what it runs, its id, and how it says it sent nothing. */
+interface StartCall {
+  job: RunJob;
+  text: string;
+  signal: AbortSignal;
+  options: RunOptions;
+  clientMessageId: string;
+  notSent: (reason: ReasonCode, message: string, id?: string) => StartResult;
+}
 
 /** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
 type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
@@ -212,8 +218,8 @@ export class TurnStarts {
     const badSchema = jobKind(job).problem(job);
     if (badSchema) return notSent("invalid_schema", badSchema, ref ?? "");
     if (this.#deps.registry.closing) return notSent("cancelled", "codex-relay is shutting down");
-    const start = (at: Where, destination: Destination) =>
-      this.#started(at, destination, job, text, signal, options, clientMessageId, notSent);
+    const call: StartCall = { job, text, signal, options, clientMessageId, notSent };
+    const start = (at: Where, destination: Destination) => this.#started(at, destination, call);
     if (!("worktree" in where)) {
       return await start(where, "cwd" in where ? { kind: "cwd", cwd: where.cwd } : THREAD);
     }
@@ -221,16 +227,8 @@ export class TurnStarts {
   }
 
   /** The start of a run whose destination is known (a worktree made). */
-  async #started(
-    where: Where,
-    destination: Destination,
-    job: RunJob,
-    text: string,
-    signal: AbortSignal,
-    options: RunOptions,
-    clientMessageId: string,
-    notSent: (reason: ReasonCode, message: string, id?: string) => StartResult,
-  ): Promise<StartResult> {
+  async #started(where: Where, destination: Destination, call: StartCall): Promise<StartResult> {
+    const { job, text, signal, options, clientMessageId, notSent } = call;
     const { connection, registry, clock } = this.#deps;
     const ref = "threadId" in where ? where.threadId : undefined;
     const known = ref !== undefined && isUuid(ref) ? canonicalRef(ref) : undefined;

@@ -303,9 +303,22 @@ Deno.test("parseTurnDiff: the names, the ---/+++ lines where the names are ambig
     ],
   );
   // Ambiguous names: the ---/+++ lines tell.
-  assert.deepEqual(parse("diff --git a/a b/c b/d\n--- a/a b/c\n+++ b/d\n"), [
+  assert.deepEqual(parse("diff --git a/a b/c b/d\n--- a/a b/c\t\n+++ b/d \n"), [
     "delete a b/c",
     "add d",
+  ]);
+  // Quoted names without ---/+++ lines (a mode change, a rename): both quoted, or one of them.
+  assert.deepEqual(parse('diff --git "a/x\\ty" "b/x\\tz"\nold mode 100644\nnew mode 100755\n'), [
+    "delete x\\ty",
+    "add x\\tz",
+  ]);
+  assert.deepEqual(parse('diff --git "a/x\\ty" b/y\nrename from x\nrename to y\n'), [
+    "delete x\\ty",
+    "add y",
+  ]);
+  assert.deepEqual(parse('diff --git a/x b/y"\nrename from x\nrename to y\n'), [
+    "delete x",
+    'add y"',
   ]);
   // Quoted, and a quote at one end only is part of the name.
   assert.deepEqual(parse('diff --git "a/x\\ty" "b/z"\n--- "a/x\\ty"\n+++ "b/z"\n'), [
