@@ -134,6 +134,16 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/token_usage_test.ts",
     ],
   },
+  "changed-files": {
+    promise:
+      "changedFiles names exactly the files a run changed (Codex's items and diff; git's view in a worktree), outside cwd once",
+    mutate: [
+      "src/turn/changed_files.ts",
+      "src/turn/worktree_files.ts",
+      { file: "src/codex/notifications.ts", functions: ["parseFileChanges"] },
+    ],
+    tests: ["tests/unit/changed_files_test.ts"],
+  },
   "own-requests": {
     promise:
       "a runtime takes only its own turn's server requests, once; answers reach their runtime",

@@ -8,6 +8,7 @@
 
 import type { TurnError, TurnStatus } from "./types.ts";
 import { parseRateLimits, type RateLimits } from "./rate_limits.ts";
+import { type ItemActivity, parseItemActivity } from "./validate.ts";
 
 /** The item fields a runtime follows. */
 export interface ItemRef {
@@ -15,6 +16,16 @@ export interface ItemRef {
   id: string | undefined;
   /** A userMessage's `clientId`. */
   clientId: unknown;
+  /** What it shows Codex doing (kinds and names, no content). */
+  activity: ItemActivity;
+  /** A completed `fileChange` item's files (none for any other item). */
+  changes: FileChangeRef[];
+}
+
+/** One file of a completed `fileChange` item: its absolute path, how (a move: delete + add). */
+export interface FileChangeRef {
+  path: string;
+  kind: "add" | "delete" | "update";
 }
 
 /** A notification the relay follows. */
@@ -55,6 +66,8 @@ export type TurnEvent =
     details: string | undefined;
   }
   | { kind: "requestResolved"; threadId?: string; requestId: unknown }
+  /** `turn/diff/updated`: the turn's unified diff so far (each replaces the last). */
+  | { kind: "turnDiff"; threadId?: string; turnId: string | null; diff: string }
   | { kind: "tokenUsage"; threadId?: string; turnId: string | null; usage: TokenUsage }
   /** `account/rateLimits/updated` (the account's, no thread): sent during turns. */
   | { kind: "rateLimits"; threadId?: undefined; limits: RateLimits }
@@ -107,8 +120,19 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
         completed: method === "item/completed",
         ...scope,
         turnId: asStr(params.turnId) ?? null,
-        item: { type: asStr(item.type), id: asStr(item.id), clientId: item.clientId },
+        item: {
+          type: asStr(item.type),
+          id: asStr(item.id),
+          clientId: item.clientId,
+          activity: parseItemActivity(item),
+          changes: method === "item/completed" ? parseFileChanges(item) : [],
+        },
       };
+    }
+    case "turn/diff/updated": {
+      const diff = asStr(params.diff);
+      if (diff === undefined) return undefined;
+      return { kind: "turnDiff", ...scope, turnId: asStr(params.turnId) ?? null, diff };
     }
     case "turn/completed": {
       const turn = asObj(params.turn);
@@ -145,6 +169,38 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
     default:
       return undefined;
   }
+}
+
+/**
+ * The files of a completed `fileChange` item (`changes: [{path, kind}]`,
+ * paths absolute; a move is an update with `move_path`: the old path
+ * deleted, the new one added). Any other item, or one that did not
+ * complete, has none; a malformed change is skipped.
+ *
+ * @example
+ * ```ts
+ * parseFileChanges({ type: "fileChange", status: "completed",
+ *   changes: [{ path: "/r/x", kind: { type: "add" } }] }); // [{path: "/r/x", kind: "add"}]
+ * ```
+ */
+export function parseFileChanges(raw: unknown): FileChangeRef[] {
+  const item = asObj(raw);
+  if (item?.type !== "fileChange" || item.status !== "completed") return [];
+  if (!Array.isArray(item.changes)) return [];
+  const out: FileChangeRef[] = [];
+  for (const change of item.changes) {
+    const path = asStr(asObj(change)?.path);
+    const kind = asObj(asObj(change)?.kind) ?? {};
+    const type = asStr(kind.type);
+    if (path === undefined || type === undefined) continue;
+    const to = asStr(kind.move_path);
+    if (to !== undefined && to !== "") {
+      out.push({ path, kind: "delete" }, { path: to, kind: "add" });
+    } else if (type === "add" || type === "delete" || type === "update") {
+      out.push({ path, kind: type });
+    }
+  }
+  return out;
 }
 
 const count = (v: unknown): number => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;

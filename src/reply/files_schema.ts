@@ -11,10 +11,11 @@ import { reasonSchema } from "../core/errors.ts";
 /** How a run changed a file. */
 export const CHANGE_KINDS = ["add", "delete", "update"] as const;
 
-/** One file a run changed: its path relative to the run's cwd, and how. */
+/** One file a run changed: its path relative to the run's cwd, and how; `outside` the cwd (`../`). */
 export const changedFileSchema = z.strictObject({
   path: z.string(),
   kind: z.enum(CHANGE_KINDS),
+  outside: z.literal(true).optional(),
 });
 
 /** One file a run changed. */

@@ -1,15 +1,19 @@
 /**
- * The files a turn changed, from what Codex reports (pure, no I/O): its
- * completed `fileChange` items (absolute paths; a move is an update with
- * `move_path`) and its latest `turn/diff/updated` (a unified diff of the turn
- * so far, paths relative to the repository's root, or to the cwd outside a
- * repository). Whichever says more: the union, the diff's kind winning for a
- * file both name (it is the turn's net). Neither sees a file a shell command
- * wrote. Paths are listed relative to the run's cwd.
+ * The files a turn changed (pure, no I/O). From what Codex reports: its
+ * completed `fileChange` items (absolute paths, parsed by
+ * `codex/notifications.ts`) and its latest `turn/diff/updated` (a unified
+ * diff of the turn so far, paths relative to the repository's root, or to
+ * the cwd outside a repository; a file outside the repository by its
+ * absolute path, `a//tmp/x`). Whichever says more: the union, the diff's
+ * kind winning for a file both name (it is the turn's net). Neither sees a
+ * file a shell command wrote: in a worktree, git's view at the run's end
+ * replaces both ({@linkcode parseNameStatus}, `worktree_files.ts`). Paths are
+ * listed relative to the run's cwd; one outside it is marked `outside`.
  * @module
  */
 
 import type { ChangedFile } from "../reply/files_schema.ts";
+import { type FileChangeRef, parseFileChanges } from "../codex/notifications.ts";
 
 /** How many changed files a result lists (`changedFilesCount` says how many there are). */
 export const CHANGED_FILES_MAX = 200;
@@ -47,13 +51,14 @@ export function parseTurnDiff(diff: string): ChangedFile[] {
   const out: ChangedFile[] = [];
   const sections = diff.split(/^(?=diff --git )/m).filter((s) => s.startsWith("diff --git "));
   for (const section of sections) {
-    const lines = section.split("\n");
+    const [first, ...lines] = section.split("\n");
+    // Stryker disable next-line ArrayDeclaration: a header line no mark or mode starts with is nothing
     const header: string[] = [];
-    for (const line of lines.slice(1)) {
+    for (const line of lines) {
       if (line.startsWith("@@")) break;
       header.push(line);
     }
-    const [from, to] = headerPaths(lines[0].slice("diff --git ".length), header);
+    const [from, to] = headerPaths(first.slice("diff --git ".length), header);
     if (header.some((l) => l.startsWith("new file mode"))) out.push({ path: to, kind: "add" });
     else if (header.some((l) => l.startsWith("deleted file mode"))) {
       out.push({ path: from, kind: "delete" });
@@ -63,7 +68,7 @@ export function parseTurnDiff(diff: string): ChangedFile[] {
   return out;
 }
 
-/** The old and new path of one section (`a/<x> b/<y>`; `---`/`+++` lines where ambiguous). */
+/** The old and new path of one section (its names; its `---`/`+++` lines where they are). */
 function headerPaths(names: string, header: readonly string[]): [string, string] {
   const unquote = (p: string) => p.startsWith('"') && p.endsWith('"') ? p.slice(1, -1) : p;
   // `a/<p> b/<p>`: the same path twice (spaces and all).
@@ -75,10 +80,14 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
     const p = line === undefined ? undefined : unquote(line.slice(mark.length).trim());
     return p === undefined || p === "/dev/null" ? undefined : p.replace(/^[ab]\//, "");
   };
-  const split = names.indexOf(" b/");
-  const a = split < 0 ? names : names.slice(0, split);
-  const b = split < 0 ? names : names.slice(split + 1);
+  // `a/<x> b/<y>`, or both quoted (`"a/<x>" "b/<y>"`: git quotes a name with a tab or a quote).
+  const quoted = names.startsWith('"') && names.endsWith('"');
+  const split = quoted ? names.indexOf('" "') + 1 : names.indexOf(" b/");
+  // Stryker disable next-line EqualityOperator: split is never 0 (a name begins `a/` or `"a/`)
+  const [a, b] = split > 0 ? [names.slice(0, split), names.slice(split + 1)] : [names, names];
+  // Stryker disable next-line Regex: the names' first half begins `a/` (Codex's diff always has it)
   const from = marked("--- ") ?? unquote(a).replace(/^a\//, "");
+  // Stryker disable next-line Regex: the names' second half begins `b/`, as split at " b/"
   const to = marked("+++ ") ?? unquote(b).replace(/^b\//, "");
   return [from, to];
 }
@@ -96,58 +105,64 @@ export function relativePath(path: string, cwd: string): string {
   const parts = (p: string) => p.split("/").filter((s) => s !== "" && s !== ".");
   const to = parts(path);
   const from = parts(cwd);
-  let common = 0;
-  while (common < from.length && common < to.length && from[common] === to[common]) common++;
+  const differ = from.findIndex((segment, i) => segment !== to[i]);
+  const common = differ < 0 ? from.length : differ;
   const up = from.slice(common).map(() => "..");
   return [...up, ...to.slice(common)].join("/") || ".";
 }
 
 /**
- * The changes of one turn: fed its completed `fileChange` items and its
- * latest turn diff, listed relative to a cwd.
+ * What `git diff --name-status -z --no-renames` prints, and
+ * `git ls-files -z --others --exclude-standard` (`untracked`): the files, by
+ * path relative to the repository's root. `A` and an untracked file are an
+ * add, `D` a delete, any other status an update.
+ *
+ * @example
+ * ```ts
+ * parseNameStatus("M\0a.txt\0D\0b.txt\0", "c.txt\0");
+ * // [{path: "a.txt", kind: "update"}, {path: "b.txt", kind: "delete"}, {path: "c.txt", kind: "add"}]
+ * ```
+ */
+export function parseNameStatus(diff: string, untracked: string): ChangedFile[] {
+  const out: ChangedFile[] = [];
+  const fields = diff.split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [status, path] = [fields[i], fields[i + 1]];
+    const kind = status === "A" ? "add" : status === "D" ? "delete" : "update";
+    if (path !== "") out.push({ path, kind });
+  }
+  for (const path of untracked.split("\0")) if (path !== "") out.push({ path, kind: "add" });
+  return out;
+}
+
+/**
+ * The changes of one turn: fed its completed `fileChange` items' files and
+ * its latest turn diff (or, in a worktree, git's view at its end), listed
+ * relative to a cwd.
  *
  * @example
  * ```ts
  * const files = new FileChanges();
- * files.item({ type: "fileChange", status: "completed",
- *   changes: [{ path: "/r/x", kind: { type: "add" } }] });
+ * files.changes([{ path: "/r/x", kind: "add" }]);
  * files.list("/r"); // {changedFiles: [{path: "x", kind: "add"}], changedFilesCount: 1}
  * ```
  */
 export class FileChanges {
   /** Absolute path → kind, from the items (a file changed twice: the two combined). */
   readonly #items = new Map<string, Kind>();
-  /** The latest turn diff's files (paths relative to its root). */
+  /** The latest turn diff's files (paths relative to its root, or absolute). */
   #diff: ChangedFile[] = [];
+  /** Git's view at the run's end (absolute paths): when known, the only one. */
+  #git: ChangedFile[] | undefined;
 
-  /**
-   * One notification of the run's thread: `item/completed` and
-   * `turn/diff/updated` of the turn `turnId` count (others' are ignored).
-   */
-  notification(method: string, raw: unknown, threadId: string, turnId: string | null): void {
-    const params = raw as { threadId?: unknown; turnId?: unknown; item?: unknown; diff?: unknown };
-    if (turnId === null || params?.threadId !== threadId || params.turnId !== turnId) return;
-    if (method === "item/completed") this.item(params.item);
-    else if (method === "turn/diff/updated" && typeof params.diff === "string") {
-      this.diff(params.diff);
-    }
+  /** A completed `fileChange` item (raw; others, and items that did not complete, change nothing). */
+  item(raw: unknown): void {
+    this.changes(parseFileChanges(raw));
   }
 
-  /** A completed `fileChange` item (others, and items that did not complete, change nothing). */
-  item(raw: unknown): void {
-    const item = raw as { type?: unknown; status?: unknown; changes?: unknown } | null;
-    if (item?.type !== "fileChange" || item.status !== "completed") return;
-    if (!Array.isArray(item.changes)) return;
-    for (const change of item.changes as { path?: unknown; kind?: unknown }[]) {
-      const kind = change?.kind as { type?: unknown; move_path?: unknown } | undefined;
-      if (typeof change?.path !== "string" || typeof kind?.type !== "string") continue;
-      if (typeof kind.move_path === "string" && kind.move_path !== "") {
-        this.#note(change.path, "delete");
-        this.#note(kind.move_path, "add");
-      } else if (kind.type === "add" || kind.type === "delete" || kind.type === "update") {
-        this.#note(change.path, kind.type);
-      }
-    }
+  /** The files of a completed `fileChange` item. */
+  changes(files: readonly FileChangeRef[]): void {
+    for (const { path, kind } of files) this.#note(path, kind);
   }
 
   /** The turn's diff so far (`turn/diff/updated`): it replaces the last one. */
@@ -155,25 +170,48 @@ export class FileChanges {
     this.#diff = parseTurnDiff(text);
   }
 
+  /** What git says the run changed in its worktree `root` (paths relative to it): replaces the rest. */
+  fromGit(root: string, files: readonly ChangedFile[]): void {
+    this.#git = files.map(({ path, kind }) => ({ path: `${root}/${path}`, kind }));
+  }
+
   /**
    * The files relative to `cwd`, the first {@linkcode CHANGED_FILES_MAX} by
-   * path. The diff's paths are relative to `root` (the repository's root);
-   * without it, matched to the items' (an item's path that ends in the
-   * diff's tells the root), else taken relative to `cwd`.
+   * path (one outside `cwd` marked `outside`). The diff's paths are relative
+   * to `root` (the repository's root); without it, matched to the items' (an
+   * item's path that ends in the diff's tells the root), else taken relative
+   * to `cwd`; an absolute one is itself.
    */
   list(cwd: string, root?: string): ChangedFiles {
+    const all = this.#git?.map(({ path, kind }) => [path, kind] as const) ??
+      this.#merged(cwd, root);
+    // By the path listed: one file named twice (`/r/x`, `/r//x`) is one, the later kind its.
+    const byPath = new Map<string, ChangedFile>();
+    for (const [path, kind] of all) {
+      const file = listed(relativePath(path, cwd), kind);
+      byPath.set(file.path, file);
+    }
+    const files = [...byPath.keys()].sort().map((path) => byPath.get(path)!);
+    return { changedFiles: files.slice(0, CHANGED_FILES_MAX), changedFilesCount: files.length };
+  }
+
+  /** The items' files and the diff's, by absolute path. */
+  #merged(cwd: string, root: string | undefined): Map<string, Kind> {
     const all = new Map(this.#items);
     const known = [...this.#items.keys()];
     const match = (path: string) => known.find((p) => p.endsWith(`/${path}`));
-    // The diff's root: given, or told by a file both name, or else the cwd.
+    // The diff's root: given, or told by a file both name (never an absolute one), or else the cwd.
     const told = this.#diff.map(({ path }) => [path, match(path)]).find(([, abs]) => abs);
-    const base = trim(root ?? (told ? told[1]!.slice(0, -told[0]!.length - 1) : cwd));
+    const base = root ?? (told ? told[1]!.slice(0, -told[0]!.length - 1) : cwd);
     for (const { path, kind } of this.#diff) {
-      all.set(root === undefined ? match(path) ?? `${base}/${path}` : `${base}/${path}`, kind);
+      const abs = path.startsWith("/")
+        ? path
+        : root === undefined
+        ? match(path) ?? `${base}/${path}`
+        : `${base}/${path}`;
+      all.set(abs, kind);
     }
-    const files = [...all].map(([path, kind]) => ({ path: relativePath(path, cwd), kind }))
-      .sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    return { changedFiles: files.slice(0, CHANGED_FILES_MAX), changedFilesCount: files.length };
+    return all;
   }
 
   #note(path: string, kind: Kind): void {
@@ -183,6 +221,7 @@ export class FileChanges {
   }
 }
 
-function trim(dir: string): string {
-  return dir.replace(/\/+$/, "");
+/** A listed file: `outside` when its path leaves the cwd. */
+function listed(path: string, kind: Kind): ChangedFile {
+  return path === ".." || path.startsWith("../") ? { path, kind, outside: true } : { path, kind };
 }

@@ -17,13 +17,14 @@
  * @module
  */
 
-import type { ChangedFile } from "../reply/files_schema.ts";
+import type { ChangedFile, WorktreeInfo } from "../reply/files_schema.ts";
 import type { Clock } from "../core/clock.ts";
 import type { DeclinedRequest } from "../elicit/router.ts";
 import type { ListedRun, QueuedAhead, ReadReplyResult, RunUsage } from "../reply/schemas.ts";
 import type { Failure } from "./classify_failure.ts";
 import {
   advance,
+  failureOf,
   isFinal,
   phaseOf,
   type RunEvent,
@@ -32,6 +33,7 @@ import {
   STARTING,
 } from "./run_state.ts";
 import { MESSAGE_JOB, type RunJob } from "./run_job.ts";
+import { type Destination, THREAD, worktreeOf } from "./run_facts.ts";
 
 /** How many ended runs wait for the next look. */
 export const UNSEEN_MAX = 64;
@@ -63,6 +65,29 @@ export interface RunSnapshot {
   activity?: string;
   /** Its turn's token usage, when Codex told any. */
   usage?: RunUsage;
+  /** The worktree it works in (a run whose destination is one). */
+  worktree?: WorktreeInfo;
+}
+
+/** A run as `codex_list_threads` lists it: with the worktree it works in. */
+export type BookEntry = ListedRun & { worktree?: WorktreeInfo };
+
+/** What a run's record tells of it in a snapshot: who, how far, where it goes. */
+export type RecordPart = Pick<
+  RunSnapshot,
+  "threadId" | "clientMessageId" | "phase" | "failure" | "error" | "worktree"
+>;
+
+/** The part of `run`'s snapshot its record holds (the rest is its events', `turn_events.ts`). */
+export function recordPart(run: Run): RecordPart {
+  return {
+    threadId: run.threadId,
+    clientMessageId: run.clientMessageId,
+    phase: phaseOf(run.state),
+    failure: failureOf(run.state),
+    error: run.state.kind === "ended" ? run.state.error : undefined,
+    ...worktreeOf(run.destination),
+  };
 }
 
 /** A finished run, as results report it. */
@@ -80,6 +105,8 @@ export interface Run<H = unknown> {
   readonly clientMessageId: string;
   /** What it does: a queued message, a structured run, a review (`run_job.ts`). */
   readonly job: RunJob;
+  /** Where it goes: a thread, a new one in a cwd or in a worktree (`run_facts.ts`). */
+  readonly destination: Destination;
   /** Wall-clock ms when it began. */
   readonly startedAt: number;
   /** Where it is (change it only through {@linkcode Run.move}). */
@@ -133,7 +160,8 @@ export class RunBook<H = unknown> {
 
   /**
    * A new run of `clientMessageId` on `threadId` in `state` (default
-   * starting), or undefined when the thread has a live run already or the
+   * starting), doing `job` at `destination` (its facts, never written
+   * later), or undefined when the thread has a live run already or the
    * book is closing: the one check and the insert happen together, so of
    * concurrent starts one wins.
    */
@@ -142,6 +170,7 @@ export class RunBook<H = unknown> {
     clientMessageId: string,
     state: RunState = STARTING,
     job: RunJob = MESSAGE_JOB,
+    destination: Destination = THREAD,
   ): Run<H> | undefined {
     if (this.#closing || this.run(threadId)) return undefined;
     for (const [id, r] of this.#runs) {
@@ -159,6 +188,7 @@ export class RunBook<H = unknown> {
       threadId,
       clientMessageId,
       job,
+      destination,
       startedAt: this.#wallNow(),
       state,
       cancel: new AbortController(),
@@ -246,8 +276,8 @@ export class RunBook<H = unknown> {
    * pending requests), the lost ones, then the ended runs no look listed yet
    * (listed now, and by no later look).
    */
-  look(): ListedRun[] {
-    const out: ListedRun[] = [];
+  look(): BookEntry[] {
+    const out: BookEntry[] = [];
     const ended: RunRecord<H>[] = [];
     for (const r of this.#runs.values()) {
       if (r.state.kind === "ended") {
@@ -264,11 +294,12 @@ export class RunBook<H = unknown> {
     return out;
   }
 
-  #entry(r: RunRecord<H>, pending: number): ListedRun {
+  #entry(r: RunRecord<H>, pending: number): BookEntry {
     const startedAt = new Date(r.startedAt).toISOString();
     const base = { threadId: r.threadId, clientMessageId: r.clientMessageId, startedAt };
+    const where = worktreeOf(r.destination);
     if (r.state.kind === "lost") {
-      return { ...base, state: "lost", lostAt: new Date(r.state.since).toISOString() };
+      return { ...base, state: "lost", lostAt: new Date(r.state.since).toISOString(), ...where };
     }
     const phase = phaseOf(r.state);
     const waiting = phase === "running" && pending > 0;
@@ -278,6 +309,7 @@ export class RunBook<H = unknown> {
       state: waiting ? "waiting_for_approval" : phase,
       ...(pending > 0 ? { pendingRequests: pending } : {}),
       startedAt,
+      ...where,
     };
   }
 

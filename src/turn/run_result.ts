@@ -35,6 +35,11 @@ function runFiles(snapshot: RunSnapshot): Pick<RunResult, "changedFiles" | "chan
   return changedFiles ? { changedFiles, changedFilesCount } : {};
 }
 
+/** The worktree the run works in (a worktree run's every result names it). */
+function runWhere(snapshot: RunSnapshot): { worktree?: RunSnapshot["worktree"] } {
+  return snapshot.worktree ? { worktree: snapshot.worktree } : {};
+}
+
 /** The turn fields of a snapshot. */
 export function runTurn(snapshot: RunSnapshot, running: boolean): RunResult["turn"] {
   if (running) return { id: snapshot.turnId, status: "running" };
@@ -116,6 +121,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...(failed ? { error: snapshot.error } : {}),
     ...runFiles(snapshot),
     ...(snapshot.usage ? { usage: snapshot.usage } : {}),
+    ...runWhere(snapshot),
   };
 }
 
@@ -133,6 +139,7 @@ export function runResult(end: FollowEnd, receipt: Receipt): RunResult {
     ...runFailure(snapshot),
     ...runDeclined(snapshot),
     ...runFiles(snapshot),
+    ...runWhere(snapshot),
   };
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { parseItemActivity } from "../codex/validate.ts";
+import type { ItemActivity } from "../codex/validate.ts";
 import { activityText, streamErrorText } from "./activity.ts";
 import type { QueuedAhead } from "../reply/schemas.ts";
 
@@ -55,8 +55,8 @@ export class RunStory {
   }
 
   /** The progress line for an item Codex started (`ours`: in the runtime's own turn). */
-  activity(item: unknown, ours: boolean): string | undefined {
-    const text = activityText(parseItemActivity(item));
+  activity(item: ItemActivity, ours: boolean): string | undefined {
+    const text = activityText(item);
     if (!text) return undefined;
     return this.#told(text, ours);
   }

@@ -1,19 +1,26 @@
 /**
- * What a turn runtime makes of its thread's notifications: which turn is
- * its own (the one whose user message carries its `clientMessageId`), the
- * earlier queued messages that ran first, what Codex is doing (in words),
- * the items its turn completed, and how that turn ended. It keeps that state
- * and returns what happened ({@linkcode Happened}); the runtime acts on it.
+ * The one reducer of a run's events: what a turn runtime makes of its
+ * thread's notifications (parsed once, `codex/notifications.ts`) and of the
+ * requests it declined. Which turn is its own (the one whose user message
+ * carries its `clientMessageId`, or a claimed one), the earlier queued
+ * messages that ran first, what Codex is doing (in words), the items its
+ * turn completed, the files and token usage of that turn (or of a turn
+ * inside it: a review's R'), the requests declined, and how the turn ended.
+ * It keeps that state behind one view ({@linkcode TurnEvents.view}) and
+ * returns what happened ({@linkcode Happened}); the runtime acts on it.
  * @module
  */
 
 import type { TurnError } from "../codex/types.ts";
+import type { DeclinedRequest } from "../elicit/router.ts";
+import type { ChangedFile } from "../reply/files_schema.ts";
+import { FileChanges } from "./changed_files.ts";
 import { type ItemRef, parseTurnEvent } from "../codex/notifications.ts";
 import { classifyFailure, type Failure, withLimitReset } from "./classify_failure.ts";
 import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
 import { addTokenUsage } from "../reply/token_usage.ts";
-import type { RunUsage } from "../reply/schemas.ts";
+import type { QueuedAhead, RunUsage } from "../reply/schemas.ts";
 import type { TurnEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 import { jobKind } from "./run_job.ts";
@@ -33,12 +40,36 @@ export type Happened =
   /** An earlier message's turn was interrupted before the own one started: Codex paused the queue. */
   | { kind: "queuePaused" };
 
+/** How many declined requests a run remembers. */
+const MAX_DECLINED_KEPT = 20;
+
+/** Where a run's changed files are listed from: its cwd (and its worktree's root). */
+export interface FilesAt {
+  readonly cwd: string;
+  readonly root?: string;
+}
+
+/** What a run's events came to, as its snapshot reports it (`RunSnapshot`'s part). */
+export interface RunView {
+  turnId: string | null;
+  itemsCompleted: number;
+  declinedRequests: DeclinedRequest[];
+  queuedAhead: QueuedAhead[];
+  notes: string[];
+  changedFiles?: ChangedFile[];
+  changedFilesCount?: number;
+  activity?: string;
+  usage?: RunUsage;
+}
+
 /** The turn-level state of one runtime, fed by its thread's notifications. */
 export class TurnEvents {
   #turnId: string | null;
   #currentTurnId: string | null = null;
   #itemsCompleted = 0;
   #usage: RunUsage | undefined;
+  readonly #files = new FileChanges();
+  readonly #declined: DeclinedRequest[] = [];
   /** The account's rate limits as Codex last told them (`account/rateLimits/updated`). */
   #limits: RateLimits | undefined;
   /** Wall-clock ms (a spent limit's reset is a wall-clock time). */
@@ -83,6 +114,35 @@ export class TurnEvents {
     return this.#usage;
   }
 
+  /**
+   * The run as its events tell it; its changed files listed from `at` (none
+   * when the run's cwd is unknown: a turn attached to).
+   */
+  view(at: FilesAt | undefined): RunView {
+    const latest = this.story.latest;
+    return {
+      turnId: this.#turnId,
+      itemsCompleted: this.#itemsCompleted,
+      declinedRequests: this.#declined.map((d) => ({ ...d })),
+      queuedAhead: this.story.queuedAhead,
+      notes: this.story.notes,
+      ...(at ? this.#files.list(at.cwd, at.root) : {}),
+      ...(latest ? { activity: latest } : {}),
+      ...(this.#usage ? { usage: this.#usage } : {}),
+    };
+  }
+
+  /** A request declined at once (it cannot be forwarded): the newest 20 are kept. */
+  declined(declined: DeclinedRequest): void {
+    this.#declined.push({ method: declined.method, summary: declined.summary });
+    if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
+  }
+
+  /** What git says the run changed in its worktree `root` (at its end): its files from now on. */
+  changedInGit(root: string, files: readonly ChangedFile[]): void {
+    this.#files.fromGit(root, files);
+  }
+
   /** A review's inner turn R' (started inside the own turn R), once seen. */
   get innerTurnId(): string | null {
     for (const [id, root] of this.#roots) {
@@ -125,9 +185,18 @@ export class TurnEvents {
         return this.turnId === null ? note("A turn started") : [];
       case "item": {
         const item = this.#item(event.completed, event.turnId ?? this.currentTurnId, event.item);
+        if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
+          this.#files.changes(event.item.changes);
+        }
         if (event.completed) return item;
-        return [...item, ...this.#activity((raw as { item?: unknown }).item, event.turnId)];
+        return [
+          ...item,
+          ...note(this.story.activity(event.item.activity, this.#ours(event.turnId))),
+        ];
       }
+      case "turnDiff":
+        if (event.turnId !== null && this.#ownOrInner(event.turnId)) this.#files.diff(event.diff);
+        return [];
       case "turnCompleted":
         return this.#turnCompleted(event.turnId, event.status, event.error);
       case "requestResolved":
@@ -180,11 +249,6 @@ export class TurnEvents {
     }
     if (item.type !== "mcpToolCall" || item.id === undefined) return [];
     return [{ kind: "toolCall", id: item.id, completed }];
-  }
-
-  /** Notes what Codex started doing, in words (kinds and names, never content). */
-  #activity(item: unknown, turnId: string | null): Happened[] {
-    return note(this.story.activity(item, this.#ours(turnId)));
   }
 
   /** Whether an event of `turnId` (none: the turn running now) is of the own turn. */

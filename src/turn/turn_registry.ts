@@ -15,6 +15,8 @@ import type { ReadReplyResult } from "../reply/schemas.ts";
 import { settledRead } from "./run_job.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
 import { CANCELLED_START, phaseOf } from "./run_state.ts";
+import { worktreeOf } from "./run_facts.ts";
+import { gitChangedFiles } from "./worktree_files.ts";
 import { type RuntimeDeps, TurnRuntime } from "./turn_runtime.ts";
 
 export type { FinishedRun, Run } from "./run_book.ts";
@@ -40,9 +42,12 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     this.#deps = deps;
   }
 
-  /** A runtime following `run`'s turn on `conn`; `turnId` when it attaches to a running turn. */
-  adopt(conn: HeldConnection, run: Run<TurnRuntime>, turnId?: string): TurnRuntime {
-    run.handle = new TurnRuntime(conn, run, this.#deps, turnId);
+  /**
+   * A runtime following `run`'s turn on `conn`: `turnId` when it attaches to
+   * a running turn, `cwd` the thread's cwd when the start read it.
+   */
+  adopt(conn: HeldConnection, run: Run<TurnRuntime>, turnId?: string, cwd?: string): TurnRuntime {
+    run.handle = new TurnRuntime(conn, run, this.#deps, turnId, cwd);
     return run.handle;
   }
 
@@ -108,6 +113,13 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {
+    const where = runtime.run.destination;
+    if (where.kind === "worktree") {
+      // In its worktree git knows every file the run changed, a shell command's too.
+      const { path, base } = where.worktree;
+      const files = await gitChangedFiles(where.git, path, base).catch(() => undefined);
+      if (files) runtime.changedInGit(path, files);
+    }
     const finished: FinishedRun = { snapshot: runtime.snapshot() };
     if (this.#deps.readsReplies) {
       const replies = await this.#readReplies(runtime);
@@ -158,5 +170,6 @@ function startSnapshot(run: Run<TurnRuntime>, note: string): RunSnapshot {
     declinedRequests: [],
     queuedAhead: [],
     notes: [note],
+    ...worktreeOf(run.destination),
   };
 }

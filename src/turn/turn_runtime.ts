@@ -18,18 +18,15 @@ import type { Logger } from "../core/log.ts";
 import type { Clock } from "../core/clock.ts";
 import type { HeldConnection, ServerRequest } from "../connect/connection.ts";
 import { type Failure, stalledFailure } from "./classify_failure.ts";
-import type { Run, RunSnapshot } from "./run_book.ts";
+import { recordPart, type Run, type RunSnapshot } from "./run_book.ts";
 import { failureOf, phaseOf, type TurnEnd } from "./run_state.ts";
 import { OwnRequests } from "./own_requests.ts";
 import { jobKind } from "./run_job.ts";
 import { RunChanges } from "./run_changes.ts";
 import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts";
 import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
-import { type Happened, TurnEvents } from "./turn_events.ts";
-import { FileChanges } from "./changed_files.ts";
-
-/** How many declined requests a runtime remembers. */
-const MAX_DECLINED_KEPT = 20;
+import { type FilesAt, type Happened, TurnEvents } from "./turn_events.ts";
+import type { ChangedFile } from "../reply/files_schema.ts";
 
 /** What runtimes are built from (the registry's own). */
 export interface RuntimeDeps {
@@ -51,32 +48,45 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** The connection, for reads on the held thread. */
   readonly connection: HeldConnection;
   readonly #deps: RuntimeDeps;
-  readonly #declined: DeclinedRequest[] = [];
+  /** The one reducer of the run's events (files, usage, declined requests too). */
   readonly #events: TurnEvents;
   readonly #watchdog: TurnWatchdog;
   readonly #own = new OwnRequests();
-  readonly #files = new FileChanges();
-  /** Where its files are listed from: the thread's cwd (and a worktree's root), once known. */
-  #filesAt: { cwd: string; root?: string } | undefined;
+  /** Where its files are listed from: the thread's cwd (and its worktree's root); none attached. */
+  readonly #filesAt: FilesAt | undefined;
   /** Set by {@linkcode begin}: what restarts a paused queue, and who is told the end. */
   #begun: { queuedSubmissionId: string | undefined; onEnd: () => void } | undefined;
   #alive = true;
   #released: Promise<void> | undefined;
 
-  /** A runtime of `run` on `conn`; `turnId` when it attaches to a turn that already runs. */
-  constructor(conn: HeldConnection, run: Run<TurnRuntime>, deps: RuntimeDeps, turnId?: string) {
+  /**
+   * A runtime of `run` on `conn`: `turnId` when it attaches to a turn that
+   * already runs; `cwd`, the thread's cwd, when the start read it.
+   */
+  constructor(
+    conn: HeldConnection,
+    run: Run<TurnRuntime>,
+    deps: RuntimeDeps,
+    turnId?: string,
+    cwd?: string,
+  ) {
     super(deps.clock);
     this.connection = conn;
     this.run = run;
     this.id = run.id;
     this.#deps = deps;
+    const where = run.destination;
+    this.#filesAt = where.kind === "worktree"
+      ? { cwd: where.cwd, root: where.worktree.path }
+      : where.kind === "cwd"
+      ? { cwd: where.cwd }
+      : cwd === undefined
+      ? undefined
+      : { cwd };
     this.#watchdog = new TurnWatchdog(deps.clock, deps.limits, (why) => void this.#stall(why));
     this.#events = new TurnEvents(run, turnId ?? null, deps.wallNow);
     conn.listen({
-      onNotification: (method, params) => {
-        this.#files.notification(method, params, run.threadId, this.#events.turnId);
-        this.#act(this.#events.notification(method, params));
-      },
+      onNotification: (method, params) => this.#act(this.#events.notification(method, params)),
       onServerRequest: (request) => this.#onServerRequest(request),
       onActivity: () => this.#armStall(),
     });
@@ -138,33 +148,19 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
     return this.ended || !this.#alive;
   }
 
-  /** The run as of now. */
+  /** The run as of now: its record's part and its events' view. */
   snapshot(): RunSnapshot {
-    return {
-      threadId: this.run.threadId,
-      clientMessageId: this.run.clientMessageId,
-      turnId: this.#events.turnId,
-      phase: phaseOf(this.run.state),
-      failure: failureOf(this.run.state),
-      error: this.run.state.kind === "ended" ? this.run.state.error : undefined,
-      itemsCompleted: this.#events.itemsCompleted,
-      declinedRequests: this.#declined.map((d) => ({ ...d })),
-      queuedAhead: this.#events.story.queuedAhead,
-      notes: this.#events.story.notes,
-      ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
-      ...(this.#events.story.latest ? { activity: this.#events.story.latest } : {}),
-      ...(this.#events.usage ? { usage: this.#events.usage } : {}),
-    };
+    return { ...recordPart(this.run), ...this.#events.view(this.#filesAt) };
   }
 
-  /** The thread's cwd, once the start read it. */
+  /** The thread's cwd, when the start read it. */
   get cwd(): string | undefined {
     return this.#filesAt?.cwd;
   }
 
-  /** Its changed files are listed relative to `cwd` (the thread's; `root`: its worktree's). */
-  filesIn(cwd: string, root?: string): void {
-    this.#filesAt = { cwd, root };
+  /** At the run's end in a worktree: what git says it changed there (paths from `root`). */
+  changedInGit(root: string, files: readonly ChangedFile[]): void {
+    this.#events.changedInGit(root, files);
   }
 
   /** RuntimeHandle: pauses the stall watchdog while a human is being asked. */
@@ -176,8 +172,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
 
   /** RuntimeHandle: a request the router declined at once (it cannot be forwarded). */
   declinedUnforwardable(declined: DeclinedRequest): void {
-    this.#declined.push({ method: declined.method, summary: declined.summary });
-    if (this.#declined.length > MAX_DECLINED_KEPT) this.#declined.shift();
+    this.#events.declined(declined);
     this.progress(`Declined a request codex-relay cannot forward: ${declined.summary}`);
   }
 

@@ -48,6 +48,9 @@ import {
 } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 import { canonicalRef, isUuid } from "../reply/inputs.ts";
+import type { WorktreeDeps } from "../ops/worktree.ts";
+import { type Destination, THREAD } from "./run_facts.ts";
+import { startInWorktree } from "./worktree_start.ts";
 
 /** What starting runs needs. */
 export interface StartDeps {
@@ -84,8 +87,21 @@ export const REASON_MESSAGES: Partial<Record<ReasonCode, string>> = {
     "Another Codex process has this thread open. The message stays queued: that process runs it after its own next turn completes",
 };
 
-/** Where a run goes: an existing thread (a UUID or a unique exact name), or a new one in a cwd. */
-type Where = { threadId: string } | { cwd: string };
+/** Where a run goes: a thread (UUID or exact name), a new one in a cwd, or in a worktree of it. */
+type Where =
+  | { threadId: string }
+  | { cwd: string }
+  | { cwd: string; worktree: { name: string; deps: WorktreeDeps | undefined } };
+
+/** One start's call: what it runs, its id, and how it says it sent nothing. */
+interface StartCall {
+  job: RunJob;
+  text: string;
+  signal: AbortSignal;
+  options: RunOptions;
+  clientMessageId: string;
+  notSent: (reason: ReasonCode, message: string, id?: string) => StartResult;
+}
 
 /** Registers the run on its thread once the start knows it; undefined: the thread has a run. */
 type Claim = (threadId: string) => Run<TurnRuntime> | undefined;
@@ -136,6 +152,22 @@ export class TurnStarts {
   }
 
   /**
+   * Runs `text` in a new thread in a new worktree `worktree.name` of `cwd`'s
+   * repository (in the same folder of it as `cwd` is of the repository).
+   * The worktree is made after the run's checks, and taken down again when
+   * nothing was sent; the run's results name it.
+   */
+  inWorktree(
+    cwd: string,
+    worktree: { name: string; deps: WorktreeDeps | undefined },
+    text: string,
+    signal: AbortSignal,
+    options: RunOptions = {},
+  ): Promise<StartResult> {
+    return this.#start({ cwd, worktree }, jobOf(options), text, signal, options);
+  }
+
+  /**
    * Reviews (`review/start`) inline on the thread `where.threadId` when it is
    * idle, or on a new thread in `where.cwd` (read-only: the tightest sandbox).
    * The review's `clientMessageId` is minted here: Codex takes none for reviews.
@@ -175,7 +207,6 @@ export class TurnStarts {
     signal: AbortSignal,
     options: RunOptions,
   ): Promise<StartResult> {
-    const { connection, registry, clock } = this.#deps;
     const ref = "threadId" in where ? where.threadId : undefined;
     const known = ref !== undefined && isUuid(ref) ? canonicalRef(ref) : undefined;
     const clientMessageId = mintRunId();
@@ -186,12 +217,26 @@ export class TurnStarts {
     });
     const badSchema = jobKind(job).problem(job);
     if (badSchema) return notSent("invalid_schema", badSchema, ref ?? "");
-    if (registry.closing) return notSent("cancelled", "codex-relay is shutting down");
+    if (this.#deps.registry.closing) return notSent("cancelled", "codex-relay is shutting down");
+    const call: StartCall = { job, text, signal, options, clientMessageId, notSent };
+    const start = (at: Where, destination: Destination) => this.#started(at, destination, call);
+    if (!("worktree" in where)) {
+      return await start(where, "cwd" in where ? { kind: "cwd", cwd: where.cwd } : THREAD);
+    }
+    return await startInWorktree(where.cwd, where.worktree, notSent, start);
+  }
+
+  /** The start of a run whose destination is known (a worktree made). */
+  async #started(where: Where, destination: Destination, call: StartCall): Promise<StartResult> {
+    const { job, text, signal, options, clientMessageId, notSent } = call;
+    const { connection, registry, clock } = this.#deps;
+    const ref = "threadId" in where ? where.threadId : undefined;
+    const known = ref !== undefined && isUuid(ref) ? canonicalRef(ref) : undefined;
     const stop = new AbortController();
     let run: Run<TurnRuntime> | undefined;
     const claim: Claim = (id) => {
       if (run) return run.threadId === id ? run : undefined;
-      run = registry.begin(id, clientMessageId, undefined, job);
+      run = registry.begin(id, clientMessageId, undefined, job, destination);
       run?.cancel.signal.addEventListener("abort", () => stop.abort(), { once: true });
       return run;
     };
@@ -305,8 +350,7 @@ export class TurnStarts {
       }
       const run = claim(threadId!);
       if (!run) return { reason: "turn_running", threadId };
-      const runtime = registry.adopt(conn, run);
-      runtime.filesIn(cwd);
+      const runtime = registry.adopt(conn, run, undefined, cwd);
       conn.follow(run.threadId);
       if (fresh && options.name !== undefined) await nameThread(session, runtime, options.name);
       const load = fresh ? "loaded" : await loadThread(session, runtime, config, options);

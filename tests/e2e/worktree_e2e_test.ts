@@ -4,7 +4,9 @@
  * mock's `apply_patch` heredoc, as captured in docs/codex-protocol.md "Files a turn changed").
  * The file is in the worktree, the user's tree is untouched, `changedFiles` names it; then
  * `codex_worktree` removes the worktree and its branch (no commit beyond its base). A second run
- * on the thread works there again; the file its shell command writes is not in `changedFiles`.
+ * on the thread works there again (a thread run: Codex's report, which misses the file its shell
+ * command writes). A worktree run whose shell command goes through an approval (`on-request`):
+ * every result names the worktree, and `changedFiles` is git's view, the command's file included.
  *
  * Run: `deno test -P tests/e2e/worktree_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex`.
@@ -13,6 +15,7 @@ import assert from "node:assert/strict";
 import { codexForTests } from "../../testing/codex_bin.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import type { ElicitParams } from "../../testing/mcp_client.ts";
 import { callTool } from "../../testing/call_tool.ts";
 import { gitRunner } from "../../src/connect/process/git_runner.ts";
 import { gitPath } from "../../testing/paths.ts";
@@ -168,6 +171,65 @@ Deno.test({
       } finally {
         assert.equal((await a.close()).code, 0);
         assert.equal((await b.close()).code, 0);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "e2e worktree: a run through an approval names its worktree in every result; changedFiles has its shell command's file (git's view)",
+  ignore: BIN === null,
+  async fn() {
+    await withMockHome({ bin: BIN!.path, approval: "on-request" }, async ({ home, env }) => {
+      const repo = `${await Deno.realPath(home.root)}/repo`;
+      await Deno.mkdir(`${repo}/sub`, { recursive: true });
+      await Deno.writeTextFile(`${repo}/sub/a.txt`, "a\n");
+      await sh(repo, "init", "-q");
+      await sh(repo, "add", ".");
+      await sh(repo, "commit", "-qm", "one");
+      const gitBin = gitPath();
+      const asked: ElicitParams[] = [];
+      const relay = await startRelay({
+        env,
+        flags: ["--allow-reply-read", "--allow-turn-start", "--allow-worktrees", "--git", gitBin],
+        permissions: [`--allow-run=codex,/bin/kill,${gitBin}`],
+        protocol: "2026-07-28",
+        onElicit: (p) => {
+          asked.push(p);
+          return { action: "accept", content: { decision: "accept" } };
+        },
+      });
+      try {
+        const run = await callTool(relay.client, "codex_run", {
+          cwd: `${repo}/sub`,
+          text: "SHELL: echo x > shell.txt",
+          worktree: "e2e-approved",
+          waitSeconds: 55,
+        }, { timeout: 90_000 });
+        const out = run.structuredContent;
+        assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+        assert.equal(asked.length, 1, "the command's approval reached the client");
+        const path = `${await Deno.realPath(home.codexHome)}/worktrees/codex-relay/e2e-approved`;
+        assert.equal(await Deno.readTextFile(`${path}/sub/shell.txt`), "x\n");
+        assert.equal(out.worktree?.path, path, "the result after the approval names the worktree");
+        assert.match(out.worktree?.howTo ?? "", /name: "e2e-approved"/);
+        assert.deepEqual(out.changedFiles, [{ path: "shell.txt", kind: "add" }]);
+        const wait = await callTool(relay.client, "codex_wait_reply", {
+          threadId: out.threadId,
+          clientMessageId: out.receipt.clientMessageId,
+        });
+        assert.deepEqual(wait.structuredContent.worktree, out.worktree);
+        assert.deepEqual(wait.structuredContent.changedFiles, out.changedFiles);
+        const removed = await callTool(relay.client, "codex_worktree", {
+          action: "remove",
+          name: "e2e-approved",
+          force: true,
+        });
+        assert.equal(removed.structuredContent.status, "removed");
+      } finally {
+        const { code } = await relay.close();
+        assert.equal(code, 0);
       }
     });
   },

@@ -45,7 +45,7 @@ Deno.test("changedFiles: codex_run and codex_wait_reply name the files the run c
     const run = await callTool(relay.client, "codex_run", { cwd: "/repo/sub", text: "edit" });
     const out = run.structuredContent;
     const want = [
-      { path: "../old.txt", kind: "update" },
+      { path: "../old.txt", kind: "update", outside: true },
       { path: "gone.txt", kind: "delete" },
       { path: "hello.txt", kind: "add" },
     ];

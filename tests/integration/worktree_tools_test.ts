@@ -5,7 +5,9 @@
  * removes it; errors (not a repository, a name that exists) are results.
  */
 import assert from "node:assert/strict";
-import { FixtureHome } from "../../testing/fixture_home.ts";
+import type { ElicitResult } from "@modelcontextprotocol/client";
+import type { ElicitParams } from "../../testing/mcp_client.ts";
+import { agentItem, commandApproval, FixtureHome } from "../../testing/fixture_home.ts";
 import { relayArgs, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
@@ -27,6 +29,7 @@ async function withRelay(
   flags: string[],
   fn: (client: Awaited<ReturnType<typeof startRelay>>["client"], f: FixtureHome) => Promise<void>,
   home?: FixtureHome,
+  onElicit?: (p: ElicitParams) => ElicitResult | Promise<ElicitResult>,
 ): Promise<void> {
   const f = home ?? await FixtureHome.create(s);
   const git = gitPath();
@@ -35,6 +38,7 @@ async function withRelay(
     flags: [...flags, "--git", git],
     permissions: [`--allow-run=codex,/bin/kill,${git}`],
     protocol: "2026-07-28",
+    onElicit,
   });
   try {
     await fn(relay.client, f);
@@ -341,6 +345,77 @@ Deno.test("[daemon] after a relay restart the turn the daemon runs on keeps its 
     }
   } finally {
     await f.dispose();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a worktree run through an approval: every result names its worktree (howTo with its name); changedFiles are git's, a shell's write too", async () => {
+  const dir = await repo();
+  try {
+    const s: Scenario = {
+      threads: [],
+      newThreadScripts: [[
+        commandApproval(),
+        { item: agentItem("msg_f", "done") },
+        { end: "completed" },
+      ]],
+    };
+    let home = "";
+    const asked: string[] = [];
+    // While Codex waits on the approval, a "shell command" of the run writes into the worktree:
+    // Codex reports no file of it; git sees it, as it sees the change to a.txt.
+    const onElicit = async (p: ElicitParams): Promise<ElicitResult> => {
+      asked.push(String(p.message));
+      const at = `${home}/worktrees/codex-relay/job-2`;
+      await Deno.writeTextFile(`${at}/sub/shell.txt`, "x\n");
+      await Deno.writeTextFile(`${at}/sub/a.txt`, "changed\n");
+      await Deno.writeTextFile(`${at}/top.txt`, "outside cwd\n");
+      return { action: "accept", content: { decision: "accept" } };
+    };
+    await withRelay(
+      s,
+      [...FULL, "--allow-worktrees"],
+      async (client, f) => {
+        home = f.home;
+        const run = await callTool(client, "codex_run", {
+          cwd: `${dir}/sub`,
+          text: "work",
+          worktree: "job-2",
+          waitSeconds: 30,
+        }, { timeout: 60_000 });
+        const out = run.structuredContent;
+        assert.equal(asked.length, 1, "the approval went through an input round");
+        assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+        const path = `${await Deno.realPath(`${f.home}/worktrees/codex-relay`)}/job-2`;
+        assert.equal(out.worktree?.name, "job-2", "the result after the round names the worktree");
+        assert.equal(out.worktree?.path, path);
+        assert.match(
+          out.worktree?.howTo ?? "",
+          /codex_worktree \{action: "remove", name: "job-2"\}/,
+        );
+        const files = [
+          { path: "../top.txt", kind: "add", outside: true },
+          { path: "a.txt", kind: "update" },
+          { path: "shell.txt", kind: "add" },
+        ];
+        assert.deepEqual(out.changedFiles, files);
+        assert.equal(out.changedFilesCount, 3);
+
+        const wait = await callTool(client, "codex_wait_reply", {
+          threadId: out.threadId,
+          clientMessageId: out.receipt.clientMessageId,
+        });
+        assert.deepEqual(wait.structuredContent.worktree, out.worktree);
+        assert.deepEqual(wait.structuredContent.changedFiles, files);
+        const list = await callTool(client, "codex_list_threads", {});
+        const runs = list.structuredContent.runs ?? [];
+        const listed = runs.find((r) => r.clientMessageId === out.receipt.clientMessageId);
+        assert.deepEqual(listed?.worktree, out.worktree, "the list's run names it");
+      },
+      undefined,
+      onElicit,
+    );
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -10,6 +10,7 @@ import assert from "assert";
 import {
   FINISHED_MAX,
   FINISHED_TTL_MS,
+  recordPart,
   type Run,
   RunBook,
   UNSEEN_MAX,
@@ -24,6 +25,7 @@ import {
 import { ManualClock } from "../../testing/manual_clock.ts";
 
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
+const STALLED = { failureClass: "stalled", retryable: true } as const;
 
 /** A book on a manual clock; `pending` says how many requests of a run wait for the client. */
 function book(wall: { now: number } = { now: T0 }, pending: (run: Run) => number = () => 0) {
@@ -412,4 +414,43 @@ Deno.test(`a lost run stays listed however many runs end after it (${FINISHED_MA
   }
   assert.equal(b.look().filter((r) => r.state === "lost").length, 1);
   assert.equal(b.look().filter((r) => r.state === "lost").length, 1);
+});
+
+Deno.test("a run's destination is a fact of its record: a worktree run is listed with its worktree (lost too), and its record part names it", () => {
+  const { book: b } = book();
+  const worktree = {
+    name: "job",
+    path: "/w/job",
+    branch: "codex/job",
+    base: "abc",
+    uncommittedLeftOut: false,
+  };
+  const git = () => Promise.resolve({ code: 0, stdout: "", stderr: "" });
+  const destination = { kind: "worktree", cwd: "/w/job/sub", worktree, git } as const;
+  const a = b.begin("thread-a", "msg-a", undefined, undefined, destination)!;
+  const plain = b.begin("thread-b", "msg-b", undefined, undefined, { kind: "cwd", cwd: "/r" })!;
+  assert.equal(a.destination, destination);
+  assert.deepEqual(b.begin("thread-c", "msg-c")!.destination, { kind: "thread" });
+  a.move({ kind: "turnStarted" });
+  const [listed, other] = b.look();
+  assert.deepEqual(listed.worktree, worktree);
+  assert.equal("worktree" in other, false, "a run in a cwd names none");
+  a.move({ kind: "lost", at: T0 });
+  assert.deepEqual(b.look()[0].worktree, worktree);
+  assert.deepEqual(recordPart(a), {
+    threadId: "thread-a",
+    clientMessageId: "msg-a",
+    phase: "running",
+    failure: undefined,
+    error: undefined,
+    worktree,
+  });
+  plain.move({ kind: "ended", end: "failed", error: "boom", failure: STALLED });
+  assert.deepEqual(recordPart(plain), {
+    threadId: "thread-b",
+    clientMessageId: "msg-b",
+    phase: "failed",
+    failure: STALLED,
+    error: "boom",
+  });
 });

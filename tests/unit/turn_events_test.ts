@@ -286,3 +286,83 @@ Deno.test("TurnEvents: a turn failed for a spent limit retries after the reset C
     retryAfterMs: 1_000_000,
   });
 });
+
+Deno.test("TurnEvents: one view of a run's events; files and usage count the same turns (the own one and one inside it), never another's", () => {
+  const { e, user } = events(REVIEW);
+  const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 };
+  const usage = (turnId: string) =>
+    e.notification("thread/tokenUsage/updated", {
+      threadId: THREAD,
+      turnId,
+      tokenUsage: {
+        total: { ...zero, totalTokens: 5 },
+        last: { ...zero, totalTokens: 5 },
+        modelContextWindow: null,
+      },
+    });
+  const patch = (turnId: string, path: string) =>
+    e.notification("item/completed", {
+      threadId: THREAD,
+      turnId,
+      item: { type: "fileChange", status: "completed", changes: [{ path, kind: { type: "add" } }] },
+    });
+  const diff = (turnId: string, text: string) =>
+    e.notification("turn/diff/updated", { threadId: THREAD, turnId, diff: text });
+  user("t0", "theirs");
+  patch("t0", "/r/theirs.txt");
+  usage("t0");
+  e.claim("R");
+  e.notification("turn/started", { threadId: THREAD, turn: { id: "R2", rootTurnId: "R" } });
+  for (const turnId of ["R", "R2", "other"]) {
+    patch(turnId, `/r/${turnId}.txt`);
+    usage(turnId);
+  }
+  diff("other", "diff --git a/x b/x\nnew file mode 100644\n");
+  e.declined({ method: "item/tool/call", summary: "a dynamic tool" });
+  const view = e.view({ cwd: "/r" });
+  assert.deepEqual(view.changedFiles, [
+    { path: "R.txt", kind: "add" },
+    { path: "R2.txt", kind: "add" },
+  ]);
+  assert.equal(view.usage?.totalTokens, 10, "R and R2, as the files");
+  assert.deepEqual(view.declinedRequests, [{
+    method: "item/tool/call",
+    summary: "a dynamic tool",
+  }]);
+  assert.equal(view.turnId, "R");
+  assert.equal(e.view(undefined).changedFiles, undefined, "no cwd known: no files");
+  diff("R2", "diff --git a/y b/y\nnew file mode 100644\n");
+  assert.deepEqual(e.view({ cwd: "/r" }).changedFiles?.map((f) => f.path), [
+    "R.txt",
+    "R2.txt",
+    "y",
+  ]);
+});
+
+Deno.test("TurnEvents' view: the newest 20 declined requests, copies; what Codex does now; no files, usage or activity before any", () => {
+  const { e, user } = events();
+  const empty = e.view({ cwd: "/r" });
+  assert.deepEqual(empty, {
+    turnId: null,
+    itemsCompleted: 0,
+    declinedRequests: [],
+    queuedAhead: [],
+    notes: [],
+    changedFiles: [],
+    changedFilesCount: 0,
+  });
+  for (let i = 0; i < 22; i++) e.declined({ method: "m", summary: `s${i}`, extra: i } as never);
+  const declined = e.view(undefined).declinedRequests;
+  assert.equal(declined.length, 20);
+  assert.deepEqual(declined[0], { method: "m", summary: "s2" });
+  assert.deepEqual(declined.at(-1), { method: "m", summary: "s21" });
+  declined[0].summary = "changed";
+  assert.equal(e.view(undefined).declinedRequests[0].summary, "s2", "the view is a copy");
+  user("t1", "mine");
+  e.notification("item/started", {
+    threadId: THREAD,
+    turnId: "t1",
+    item: { type: "commandExecution", id: "c1", status: "inProgress" },
+  });
+  assert.equal(e.view(undefined).activity, "Codex is running a command");
+});

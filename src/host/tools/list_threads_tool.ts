@@ -18,6 +18,7 @@ import { LISTED_SOURCE_KINDS } from "../../codex/types.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { reasonNext } from "../next_steps.ts";
+import { threadListWorktreeSchema } from "./run_worktree.ts";
 
 const input = z.strictObject({
   limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
@@ -30,7 +31,7 @@ const input = z.strictObject({
 });
 
 /** The `codex_list_threads` tool. */
-export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema> = {
+export const listThreadsTool: Tool<typeof input, typeof threadListWorktreeSchema> = {
   name: "codex_list_threads",
   title: "List threads",
   description: ({ caps }) =>
@@ -38,9 +39,14 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWithRunsSchema
       caps.turnStart ? ", cwd" : ""
     }, updatedAt${caps.turnStart ? "; codex-relay's runs" : ""}. search: by title. No content.`,
   inputSchema: input,
-  outputSchema: threadListWithRunsSchema,
+  outputSchema: threadListWorktreeSchema,
   // The runs field exists at the turn-start level only.
-  outputSchemaAt: (caps) => caps.turnStart ? threadListWithRunsSchema : threadListSchema,
+  outputSchemaAt: (caps) =>
+    caps.worktrees
+      ? threadListWorktreeSchema
+      : caps.turnStart
+      ? threadListWithRunsSchema
+      : threadListSchema,
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
   async run({ limit, cursor, search }, ctx): Promise<ThreadList> {

@@ -25,13 +25,12 @@ import {
   TURN_ANNOTATIONS,
 } from "../tool.ts";
 import { declinedText, pendingText, replyText, usageText } from "../render_reply.ts";
-import type { WorktreeInfo } from "../../reply/files_schema.ts";
 import {
   filesText,
   runWorktreeOutput,
   type RunWorktreeResult,
-  startInWorktree,
   worktreeField,
+  worktreeName,
 } from "./run_worktree.ts";
 import type { Surface } from "../surface.ts";
 import { type Explained, reasonNext } from "../next_steps.ts";
@@ -93,30 +92,23 @@ export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
     };
-    const inCwd = (cwd: string) => ctx.starts.inCwd(cwd, args.text, ctx.signal, options);
-    if (args.worktree !== undefined && ctx.caps.worktrees) {
-      let worktree: WorktreeInfo | undefined;
-      const out: RunWorktreeResult | ToolInputRequired = await runCall(
-        "codex_run",
-        args,
-        ctx,
-        async () => {
-          const made = await startInWorktree(ctx, args.cwd!, args.worktree!, inCwd);
-          worktree = made.worktree;
-          return made.start;
-        },
-      );
-      if (worktree && !("inputRequired" in out)) out.worktree = worktree;
-      return out;
-    }
+    const { text, signal } = { text: args.text, signal: ctx.signal };
     return await runCall(
       "codex_run",
       args,
       ctx,
       () =>
         args.threadId
-          ? ctx.starts.inThread(args.threadId, args.text, ctx.signal, options)
-          : inCwd(args.cwd!),
+          ? ctx.starts.inThread(args.threadId, text, signal, options)
+          : args.worktree !== undefined && ctx.caps.worktrees
+          ? ctx.starts.inWorktree(
+            args.cwd!,
+            { name: worktreeName(args.worktree), deps: ctx.worktrees },
+            text,
+            signal,
+            options,
+          )
+          : ctx.starts.inCwd(args.cwd!, text, signal, options),
     );
   },
   explain: explainRun,

@@ -1,19 +1,24 @@
 /**
  * `codex_run {cwd, worktree}` (with `--allow-worktrees`): the run's new
- * thread works in a git worktree made for it (`ops/worktree.ts`), and its
- * result names the worktree. Also the words a run's result says about the
- * files it changed.
+ * thread works in a git worktree the turn start makes for it (a kind of
+ * destination, `turn/run_facts.ts`), and every result of the run names the
+ * worktree (`codex_run`, its input rounds, `codex_wait_reply`, the list's
+ * `runs`): the result schemas with `worktree` are here. Also the words a
+ * run's result says about the files it changed.
  * @module
  */
 
 import { z } from "zod";
-import { mintRunId } from "../../reply/run_id.ts";
-import { makeWorktree, removeWorktree } from "../../ops/worktree.ts";
 import { derivedName, WORKTREE_NAME } from "../../ops/worktree_record.ts";
 import { type WorktreeInfo, worktreeSchema } from "../../reply/files_schema.ts";
-import { runOutput, type RunResult } from "../../reply/schemas.ts";
-import type { StartResult } from "../../turn/turn_start.ts";
-import type { CallContext } from "../tool.ts";
+import {
+  listedRunSchema,
+  runOutput,
+  type RunResult,
+  threadListWithRunsSchema,
+  waitMessageSchema,
+  waitReplySchema,
+} from "../../reply/schemas.ts";
 
 /** `codex_run`'s `worktree` field (registered with `--allow-worktrees` only). */
 export const worktreeField = z.union([z.literal(true), z.string().regex(WORKTREE_NAME)])
@@ -27,44 +32,22 @@ export const runWorktreeOutput = runOutput.extend({ worktree: worktreeSchema.opt
 /** `codex_run`'s result with a worktree. */
 export type RunWorktreeResult = z.output<typeof runWorktreeOutput>;
 
-/**
- * Makes the worktree, then starts the run in the same folder of it as `cwd`
- * is of the repository. A worktree that cannot be made is `not_sent` with
- * the reason; a run that was not sent takes its new worktree down again.
- */
-export async function startInWorktree(
-  ctx: CallContext,
-  cwd: string,
-  worktree: true | string,
-  start: (cwd: string) => Promise<StartResult>,
-): Promise<{ start: StartResult; worktree?: WorktreeInfo }> {
-  const deps = ctx.worktrees;
-  const name = worktree === true
-    ? derivedName(new Date(), crypto.randomUUID().slice(0, 4))
-    : worktree;
-  const made = deps ? await makeWorktree(deps, cwd, name) : {
-    ok: false as const,
-    reason: "not_allowed" as const,
-    message: "no worktrees folder: CODEX_HOME and HOME are unset",
-  };
-  if (!made.ok) {
-    const { reason, message } = made;
-    const receipt = {
-      status: "not_sent" as const,
-      reason,
-      message,
-      clientMessageId: mintRunId(),
-      threadId: "",
-    };
-    return { start: { receipt, reason, message } };
-  }
-  const started = await start(made.cwd);
-  if (!started.runtime && started.receipt.status === "not_sent") {
-    await removeWorktree(deps!, name, true, () => false);
-    return { start: started };
-  }
-  started.runtime?.filesIn(made.cwd, made.worktree.path);
-  return { start: started, worktree: made.worktree };
+const withWorktree = { worktree: worktreeSchema.optional() };
+
+/** `codex_wait_reply`'s result with `--allow-worktrees`: a followed run's worktree too. */
+export const waitReplyWorktreeSchema = waitReplySchema.extend({
+  ...withWorktree,
+  messages: z.array(waitMessageSchema.extend(withWorktree)).optional(),
+});
+
+/** `codex_list_threads`' result with `--allow-worktrees`: each run's worktree too. */
+export const threadListWorktreeSchema = threadListWithRunsSchema.extend({
+  runs: z.array(listedRunSchema.extend(withWorktree)).optional(),
+});
+
+/** The name of a run's new worktree: the one given, or one derived from now. */
+export function worktreeName(worktree: true | string): string {
+  return worktree === true ? derivedName(new Date(), crypto.randomUUID().slice(0, 4)) : worktree;
 }
 
 /** What a result says about the files its run changed and the worktree it ran in. */
@@ -72,7 +55,8 @@ export function filesText(out: RunResult & { worktree?: WorktreeInfo }): string 
   const files = out.changedFiles;
   const listed = files?.length
     ? `Changed ${out.changedFilesCount} file(s) (changedFiles): ${
-      files.slice(0, 5).map((f) => `${f.path} (${f.kind})`).join(", ")
+      files.slice(0, 5).map((f) => `${f.path} (${f.kind}${f.outside ? ", outside cwd" : ""})`)
+        .join(", ")
     }${(out.changedFilesCount ?? 0) > 5 ? ", …" : ""}`
     : "";
   const wt = out.worktree;

@@ -15,6 +15,7 @@ import {
   waitReplySchema,
 } from "../../reply/schemas.ts";
 import { WAIT_SECONDS } from "../../turn/wait_pacing.ts";
+import { waitReplyWorktreeSchema } from "./run_worktree.ts";
 import {
   clientMessageId,
   clientMessageIdItem,
@@ -85,7 +86,7 @@ function formProblem(v: z.output<typeof waitReplyInput>): string | undefined {
 }
 
 /** The `codex_wait_reply` tool. */
-export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> = {
+export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplyWorktreeSchema> = {
   name: "codex_wait_reply",
   title: "Wait for a reply",
   description: (surface) =>
@@ -93,7 +94,8 @@ export const waitReplyTool: Tool<typeof waitReplyInput, typeof waitReplySchema> 
       surface.caps.turnStart ? " Follows codex_run turns and their approvals." : ""
     } messages: several at once.`,
   inputSchema: waitReplyInput,
-  outputSchema: waitReplySchema,
+  outputSchema: waitReplyWorktreeSchema,
+  outputSchemaAt: (caps) => caps.worktrees ? waitReplyWorktreeSchema : waitReplySchema,
   annotations: READ_ANNOTATIONS,
   enabled: (caps) => caps.replyRead,
   run: waitMessages,
