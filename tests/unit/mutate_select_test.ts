@@ -94,13 +94,14 @@ Deno.test("mutateEntries: files as they are, functions as their line ranges", ()
   ]);
 });
 
-Deno.test("testCommand: a group's tests under -P; a contained group's in a PID namespace and session of their own", () => {
+Deno.test("testCommand: a group's tests under -P and the relay's V8 flag; a contained group's in a PID namespace and session of their own", () => {
   const group: Group = { promise: "p", mutate: ["src/a.ts"], tests: ["tests/unit/a_test.ts"] };
-  assert.equal(testCommand(group), "deno test -P --no-check --quiet tests/unit/a_test.ts");
+  const flag = "--v8-flags=--enable-experimental-regexp-engine";
+  assert.equal(testCommand(group), `deno test -P --no-check --quiet ${flag} tests/unit/a_test.ts`);
   assert.equal(
     testCommand({ ...group, contained: "why" }, contained(CONTAINERS[0], [])),
     "unshare --pid --fork --mount-proc --kill-child setsid --wait " +
-      "deno test -P --no-check --quiet tests/unit/a_test.ts",
+      `deno test -P --no-check --quiet ${flag} tests/unit/a_test.ts`,
   );
   // The reap group, whose mutants run /bin/kill, is contained.
   assert.ok(GROUPS.reap.contained);
