@@ -72,6 +72,7 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: [
       "tests/unit/schema_match_test.ts",
+      "tests/unit/answer_rules_test.ts",
       "tests/unit/structured_test.ts",
     ],
   },
@@ -84,6 +85,7 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: [
       "tests/unit/schema_match_test.ts",
+      "tests/unit/answer_rules_test.ts",
       "tests/unit/structured_test.ts",
     ],
   },

@@ -6,7 +6,7 @@
  */
 import assert from "assert";
 import { checkOutputSchema, structuredAnswer } from "../../src/reply/structured.ts";
-import { MAX_CHECK_STEPS, patternSteps } from "../../src/reply/schema_match.ts";
+import { matchSchema, MAX_CHECK_STEPS, patternSteps } from "../../src/reply/schema_match.ts";
 import { resolveRef } from "../../src/reply/schema_rules.ts";
 import { linearRegExp, withoutCaptures } from "../../src/reply/linear_regexp.ts";
 import { ANSWER_BYTES, closed, fanOut, NESTED_511 } from "../../testing/hostile_checks.ts";
@@ -112,4 +112,31 @@ Deno.test("patterns run without captures: the same matches, the cost of a captur
     }
   }
   assert.equal(withoutCaptures(NESTED_511).includes("(a"), false);
+});
+
+Deno.test("matchSchema: the step bound is exact: a step per subschema, key, required name, item", () => {
+  const schema = closed({ v: { type: "array", items: { type: "number" } } });
+  // The root (1), its one key (1), one required name (1), the name "v" (1), v itself (1), each item.
+  const items = (n: number) => ({ v: new Array(n).fill(0) });
+  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 5)), undefined);
+  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 4)), "exhausted");
+  // A name is a step per 64 characters.
+  const named = (length: number) => closed({ ["n".repeat(length)]: { type: "array", items: {} } });
+  const answer = (length: number, n: number) => ({ ["n".repeat(length)]: new Array(n).fill(0) });
+  assert.equal(matchSchema(named(65), answer(65, MAX_CHECK_STEPS - 6)), undefined);
+  assert.equal(matchSchema(named(65), answer(65, MAX_CHECK_STEPS - 5)), "exhausted");
+  assert.equal(matchSchema(named(64), answer(64, MAX_CHECK_STEPS - 5)), undefined);
+});
+
+Deno.test("matchSchema: an enum costs a step per option and per 64 characters of a string option", () => {
+  const options = (m: number) => ({ enum: new Array(m).fill("o".repeat(65)) });
+  // The root (1), then 3 steps per option of 65 characters.
+  assert.deepEqual(matchSchema(options(66_666), "x"), {
+    at: "",
+    message: "must be equal to one of the allowed values",
+  });
+  assert.equal(matchSchema(options(66_667), "x"), "exhausted");
+  const numbers = (m: number) => ({ enum: new Array(m).fill(1) });
+  assert.notEqual(matchSchema(numbers(199_999), 2), "exhausted");
+  assert.equal(matchSchema(numbers(200_000), 2), "exhausted");
 });
