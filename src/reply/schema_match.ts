@@ -54,7 +54,7 @@ export interface Mismatch {
 /**
  * The first place `value` breaks `schema` (resolving `$ref` in `schema`),
  * or undefined when it matches; `"exhausted"` when the check met its bound
- * of steps or nesting first.
+ * of steps (`maxSteps`, default {@linkcode MAX_CHECK_STEPS}) or nesting first.
  *
  * @example
  * ```ts
@@ -65,8 +65,9 @@ export interface Mismatch {
 export function matchSchema(
   schema: Record<string, unknown>,
   value: unknown,
+  maxSteps: number = MAX_CHECK_STEPS,
 ): Mismatch | undefined | "exhausted" {
-  const run = new Check(schema);
+  const run = new Check(schema, maxSteps);
   try {
     return run.match(schema, value, "", 0);
   } catch (error) {
@@ -79,11 +80,11 @@ export function matchSchema(
 class Check {
   #steps = 0;
   readonly #patterns = new Map<string, RegExp>();
-  constructor(readonly root: Record<string, unknown>) {}
+  constructor(readonly root: Record<string, unknown>, readonly maxSteps: number) {}
 
   #spend(steps: number, nesting: number): void {
     this.#steps += steps;
-    if (this.#steps > MAX_CHECK_STEPS || nesting > MAX_CHECK_NESTING) throw new Exhausted();
+    if (this.#steps > this.maxSteps || nesting > MAX_CHECK_NESTING) throw new Exhausted();
   }
 
   match(node: unknown, value: unknown, at: string, nesting: number): Mismatch | undefined {
