@@ -295,3 +295,7 @@ Deno.test("matchSchema: JSON equality of const and enum, deep and exact", () => 
   assert.equal(eq(1, "1"), false);
   assert.equal(eq("a", "a"), true);
 });
+
+Deno.test("matchSchema: only its bound is 'exhausted'; a pattern no check takes throws", () => {
+  assert.throws(() => matchSchema({ pattern: "a(?=b)" }, "ab"), SyntaxError);
+});
