@@ -15,8 +15,14 @@ import {
   children,
   jsonDepth,
   referenceProblem,
+  resolveRef,
   strictProblem,
 } from "../../src/reply/schema_rules.ts";
+import {
+  checkOutputSchema,
+  MAX_OUTPUT_SCHEMA_BYTES,
+  structuredAnswer,
+} from "../../src/reply/structured.ts";
 
 Deno.test("patternProblem: the length bound, validity, the u flag's features, linear time", () => {
   assert.equal(LINEAR_REGEXP, true);
@@ -216,4 +222,132 @@ Deno.test("referenceProblem: unresolved refs, patterns, and loops that stay on o
     undefined,
   );
   assert.deepEqual(referenceProblem({ anyOf: [{ $ref: "#" }] })?.path, "");
+});
+
+Deno.test("strictProblem: every keyword strict mode supports is taken; required must be an array", () => {
+  const all = {
+    type: "object",
+    properties: {},
+    required: [],
+    additionalProperties: false,
+    items: {},
+    enum: [1],
+    const: 1,
+    anyOf: [],
+    $ref: "#",
+    $defs: {},
+    definitions: {},
+    description: "d",
+    title: "t",
+    pattern: "a",
+    format: "date",
+    minimum: 0,
+    maximum: 1,
+    exclusiveMinimum: 0,
+    exclusiveMaximum: 1,
+    multipleOf: 1,
+    minItems: 0,
+    maxItems: 1,
+  };
+  assert.equal(strictProblem(all, ""), undefined);
+  assert.equal(Object.keys(all).length, 22);
+  const notArray = { type: "object", additionalProperties: false, properties: { a: {} } };
+  assert.equal(strictProblem({ ...notArray, required: "a" }, "")?.rule, "all_required");
+  assert.equal(strictProblem({ ...notArray, properties: [{}] }, ""), undefined);
+  assert.equal(jsonDepth([[[[]]]], 3), 4, "the depth found past the limit, not the limit");
+});
+
+Deno.test("resolveRef: definitions, escapes in order, and no path through data or null", () => {
+  const root = {
+    definitions: { d: { type: "null" } },
+    properties: { "~1": { const: 1 } },
+    anyOf: [{ const: 2 }],
+    $defs: null,
+  };
+  assert.deepEqual(resolveRef(root, "#/definitions/d"), { type: "null" });
+  assert.deepEqual(resolveRef(root, "#/properties/~01"), { const: 1 });
+  assert.deepEqual(resolveRef(root, "#/anyOf/0"), { const: 2 });
+  assert.equal(resolveRef(root, "#/$defs/x"), undefined);
+  assert.equal(resolveRef({ anyOf: { 0: { type: "null" } } }, "#/anyOf/0"), undefined);
+  assert.equal(resolveRef({ properties: { a: 1 } }, "#/properties/a"), undefined);
+  assert.equal(resolveRef({ items: { items: {} } }, "#/items/items/x"), undefined);
+  assert.deepEqual(resolveRef({ items: { items: {} } }, "#/items/items"), {});
+  assert.equal(resolveRef({ items: [{}] }, "#/items/0"), undefined);
+});
+
+Deno.test("checkOutputSchema: each refusal's words; the 64 KiB bound exact to the byte", () => {
+  assert.deepEqual(checkOutputSchema([]), {
+    path: "",
+    rule: "root_object",
+    message: "the schema must be a JSON object",
+  });
+  let deep: Obj = {};
+  for (let i = 0; i < 64; i++) deep = { items: deep };
+  assert.deepEqual(checkOutputSchema(closed({ a: deep })), {
+    path: "",
+    rule: "depth",
+    message: "the schema nests JSON objects and arrays deeper than the 64 allowed",
+  });
+  const sized = (bytes: number) => {
+    const base = closed({ a: { type: "string", description: "" } });
+    const pad = bytes - JSON.stringify(base).length;
+    return closed({ a: { type: "string", description: "d".repeat(pad) } });
+  };
+  assert.equal(checkOutputSchema(sized(MAX_OUTPUT_SCHEMA_BYTES)), undefined);
+  assert.deepEqual(checkOutputSchema(sized(MAX_OUTPUT_SCHEMA_BYTES + 1)), {
+    path: "",
+    rule: "size",
+    message: "the schema is 65537 bytes of JSON, over the 65536 allowed",
+  });
+  const multiByte = closed({ a: { type: "string", description: "é".repeat(32_760) } });
+  assert.equal(checkOutputSchema(multiByte)?.rule, "size", "bytes of UTF-8, not characters");
+  assert.deepEqual(checkOutputSchema({ type: 5 }), {
+    path: "/type",
+    rule: "json_schema",
+    message: "not a valid JSON Schema: must be equal to one of the allowed values",
+  });
+  assert.deepEqual(checkOutputSchema({ $schema: "https://example.com/none" }), {
+    path: "",
+    rule: "json_schema",
+    message: 'not a valid JSON Schema: no schema with key or ref "https://example.com/none"',
+  });
+  assert.deepEqual(checkOutputSchema({ type: "string" }), {
+    path: "",
+    rule: "root_object",
+    message: 'the root of the schema must have type "object" (strict mode)',
+  });
+  assert.equal(checkOutputSchema(closed({ a: { $ref: "#/$defs/none" } }))?.rule, "json_schema");
+});
+
+Deno.test("structuredAnswer: each verdict's words", () => {
+  const schema = closed({ v: { type: "string" } });
+  assert.deepEqual(structuredAnswer(schema, '{"v":"x"}'), { valid: true, value: { v: "x" } });
+  assert.deepEqual(structuredAnswer(schema, "{"), {
+    valid: false,
+    error: "the answer is not JSON: Expected property name or '}' in JSON at position 1 " +
+      "(line 1 column 2)",
+  });
+  assert.deepEqual(structuredAnswer(schema, "[".repeat(65) + "]".repeat(65)), {
+    valid: false,
+    error: "the answer nests JSON objects and arrays deeper than the 64 allowed",
+  });
+  assert.equal(structuredAnswer(schema, "[".repeat(64) + "]".repeat(64)).valid, false);
+  assert.match(
+    (structuredAnswer(schema, "[".repeat(64) + "]".repeat(64)) as { error: string }).error,
+    /^the answer does not match the schema: \(root\) must be object$/,
+  );
+  assert.deepEqual(structuredAnswer({ type: "string" }, '"x"'), {
+    valid: false,
+    error: 'the schema could not be applied: the root of the schema must have type "object" ' +
+      "(strict mode)",
+  });
+  assert.deepEqual(structuredAnswer(schema, '{"v":1}'), {
+    valid: false,
+    error: "the answer does not match the schema: /v must be string",
+  });
+  const wide = closed({ v: { type: "array", items: { type: "number" } } });
+  assert.deepEqual(structuredAnswer(wide, JSON.stringify({ v: new Array(200_000).fill(0) })), {
+    valid: false,
+    error: "the answer could not be checked within 200000 steps of the schema",
+  });
 });

@@ -299,3 +299,41 @@ Deno.test("matchSchema: JSON equality of const and enum, deep and exact", () => 
 Deno.test("matchSchema: only its bound is 'exhausted'; a pattern no check takes throws", () => {
   assert.throws(() => matchSchema({ pattern: "a(?=b)" }, "ab"), SyntaxError);
 });
+
+Deno.test("matchSchema: nesting is bounded through anyOf, items and properties alike", () => {
+  const deep = (wrap: (inner: unknown) => unknown, n: number, leaf: unknown) => {
+    let out = leaf;
+    for (let i = 0; i < n; i++) out = wrap(out);
+    return out as Record<string, unknown>;
+  };
+  const anyOf = (n: number) => deep((s) => ({ anyOf: [s] }), n, { type: "null" });
+  assert.equal(matchSchema(anyOf(1_000), null), undefined);
+  assert.equal(matchSchema(anyOf(1_001), null), "exhausted");
+  const items = (n: number) => deep((s) => ({ items: s }), n, {});
+  const array = (n: number) => deep((v) => [v], n, null);
+  assert.equal(matchSchema(items(1_000), array(1_000)), undefined);
+  assert.equal(matchSchema(items(1_001), array(1_001)), "exhausted");
+  const props = (n: number) => deep((s) => ({ properties: { p: s } }), n, {});
+  const object = (n: number) => deep((v) => ({ p: v }), n, null);
+  assert.equal(matchSchema(props(1_000), object(1_000)), undefined);
+  assert.equal(matchSchema(props(1_001), object(1_001)), "exhausted");
+});
+
+Deno.test("matchSchema: what has no rule costs no step, and a $ref's match leaves its siblings' rules", () => {
+  assert.equal(matchSchema({ type: "array" }, new Array(100).fill(0), 1), undefined);
+  assert.equal(matchSchema({}, { x: 1 }, 3), undefined, "the root, one key, one name");
+  assert.equal(matchSchema({}, { x: 1 }, 2), "exhausted");
+  const root = { $defs: { s: { type: "string" } }, $ref: "#/$defs/s", enum: ["y"] };
+  assert.deepEqual(matchSchema(root, "x"), {
+    at: "",
+    message: "must be equal to one of the allowed values",
+  });
+  assert.equal(matchSchema(root, "y"), undefined);
+  // The pattern of a subschema is compiled once per check and kept for its next value.
+  const list = { items: { pattern: "^a+$" } };
+  assert.equal(matchSchema(list, ["a", "aa", "aaa"]), undefined);
+  assert.deepEqual(matchSchema(list, ["a", "b"]), {
+    at: "/1",
+    message: 'must match pattern "^a+$"',
+  });
+});
