@@ -351,3 +351,11 @@ Deno.test("structuredAnswer: each verdict's words", () => {
     error: "the answer could not be checked within 200000 steps of the schema",
   });
 });
+
+Deno.test("referenceProblem: a subschema that is no object is skipped, never read", () => {
+  assert.equal(
+    referenceProblem(closed({ a: null as unknown as Obj, b: { type: "null" } })),
+    undefined,
+  );
+  assert.equal(referenceProblem({ anyOf: [null, true] }), undefined);
+});
