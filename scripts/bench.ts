@@ -25,7 +25,8 @@
  *   of `src/install/launch.ts`), and the same without the flag for contrast;
  * - schemas (`scripts/bench/schemas.ts`, issue 39): RSS over 2,000 mixed calls
  *   with 300 structured runs and 500 refused schemas, and a run whose answer
- *   makes its pattern backtrack vs a plain one.
+ *   makes its pattern backtrack vs a plain one; one answer check (issue 46): the
+ *   costliest known vs a plain one, in ms of CPU (`scripts/bench/one_check.ts`).
  *
  * Targets: the fixture app-server (`fixtures/bin/codex`), and real Codex when
  * it is installed in `.codex-npm/` (what CI installs) or given as `CODEX_BIN`
@@ -129,7 +130,7 @@ async function benchAll(options: Options, targets: Target[]): Promise<void> {
   }
   if (options.quick) return;
   if (!options.daemonOnly) await benchSustained(targets[0]);
-  if (!options.daemonOnly && options.only !== "sustained") await benchSchemas();
+  if (!options.daemonOnly && options.only !== "sustained") await benchSchemas(options.samples);
   if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
 }
 
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
     }
     if (options.only === "wait-any") await benchWaitAny();
     else if (options.only === "fanout") await benchFanout(options);
-    else if (options.only === "schemas") await benchSchemas();
+    else if (options.only === "schemas") await benchSchemas(options.samples);
     else if (options.only === "spawn") {
       for (const t of targets) await benchSpawnCalls(t, options.samples);
     } else if (options.only === "daemon") {

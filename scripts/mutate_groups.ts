@@ -62,6 +62,33 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/queue_message_tool_test.ts",
     ],
   },
+  // The answer checker (issue 48), in two groups of one promise: each mutant runs only the fast
+  // tests (tests/unit/answer_check_test.ts times the costly checks, outside the groups).
+  "answer-match": {
+    promise: "answers are judged within their bound and never pass when they do not match",
+    mutate: [
+      "src/reply/schema_match.ts",
+      "src/reply/linear_regexp.ts",
+    ],
+    tests: [
+      "tests/unit/schema_match_test.ts",
+      "tests/unit/answer_rules_test.ts",
+      "tests/unit/structured_test.ts",
+    ],
+  },
+  "answer-rules": {
+    promise:
+      "answers are judged within their bound and never pass when they do not match: the schema's rules",
+    mutate: [
+      "src/reply/schema_rules.ts",
+      "src/reply/structured.ts",
+    ],
+    tests: [
+      "tests/unit/schema_match_test.ts",
+      "tests/unit/answer_rules_test.ts",
+      "tests/unit/structured_test.ts",
+    ],
+  },
   "reply-read": {
     promise: "codex_read_reply: bounded, cursor-paged reads of the stored replies",
     mutate: [

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { RELAY_REGEXP_FLAG } from "../src/install/launch.ts";
+
 /** A file to mutate: a whole file (a glob), or named functions/methods of one file. */
 export type Target = string | { file: string; functions: string[] };
 
@@ -110,11 +112,14 @@ export function functionRange(source: string, name: string): [number, number] {
 
 /**
  * The command Stryker runs for each mutant of `group`: the group's tests under
- * the test permission set, prefixed by `container` (`unshare …`, from
- * testing/pid_namespace.ts) when the group is contained.
+ * the test permission set and the relay's V8 flag (the linear-time regexp
+ * engine: the tests run the code as users run it), prefixed by `container`
+ * (`unshare …`, from testing/pid_namespace.ts) when the group is contained.
  */
 export function testCommand(group: Group, container: readonly string[] = []): string {
-  return [...container, "deno", "test", "-P", "--no-check", "--quiet", ...group.tests].join(" ");
+  const flags = `--v8-flags=${RELAY_REGEXP_FLAG}`;
+  return [...container, "deno", "test", "-P", "--no-check", "--quiet", flags, ...group.tests]
+    .join(" ");
 }
 
 /** Stryker `mutate` entries of a target: the file (glob), or `file:first-last` per function. */

@@ -3,7 +3,8 @@
  * `deno task bench --only schemas` (issue 39): the relay's RSS over 2,000 mixed calls that include
  * 300 structured runs (`codex_run` with `outputSchema`, one in three answered with a string that
  * makes `^(a+)+$` backtrack) and 500 refused schemas (nested `$id`s, too deep, a backreference),
- * after a warm-up of 200 of the same mix; and a hostile answer's run against a plain one.
+ * after a warm-up of 200 of the same mix; a hostile answer's run against a plain one; and the
+ * costliest answer check known against a plain one (issue 46).
  * @module
  */
 
@@ -11,6 +12,7 @@ import { agentItem, FIXTURE_BIN, thread } from "../../testing/fixture_home.ts";
 import { callTool, rssKiB, startRelay, SUCCESS, TMP } from "./_relay.ts";
 import { figures, median } from "./_stats.ts";
 import { HOME, PATH } from "./targets.ts";
+import { benchOneCheck } from "./one_check.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -98,8 +100,12 @@ async function lane(
   }
 }
 
-/** RSS after the warm-up and after {@linkcode SCHEMA_CALLS} calls, 4 lanes at a time. */
-export async function benchSchemas(): Promise<void> {
+/**
+ * RSS after the warm-up and after {@linkcode SCHEMA_CALLS} calls, 4 lanes at a time; then one
+ * answer check's bound (scripts/bench/one_check.ts).
+ */
+export async function benchSchemas(samples = 9): Promise<void> {
+  await benchOneCheck(samples);
   const lanes = 4;
   const { home, main, runThreads } = await schemaHome(lanes);
   const env = { PATH: `${FIXTURE_BIN}:${PATH}`, HOME, CODEX_HOME: home };

@@ -144,7 +144,7 @@ function objectProblem(node: Record<string, unknown>, path: string): SchemaProbl
 /**
  * The problem of the schema's references and patterns (a strict schema, at
  * most {@linkcode MAX_SCHEMA_DEPTH} deep): a `$ref` that is not a local
- * JSON Pointer to a subschema, a loop of `$ref`/`anyOf` that never enters a
+ * JSON Pointer to a subschema ({@linkcode resolveRef}), a loop of `$ref`/`anyOf` that never enters a
  * property or an item, a pattern {@linkcode patternProblem} refuses.
  *
  * @example
@@ -159,11 +159,12 @@ export function referenceProblem(root: Record<string, unknown>): SchemaProblem |
     if (!isObject(node)) return undefined;
     paths.set(node, path);
     if (node.$ref !== undefined && resolveRef(root, node.$ref) === undefined) {
-      const message = `not a valid JSON Schema: can't resolve reference ${
-        JSON.stringify(node.$ref)
-      }`;
+      const message = `the reference ${JSON.stringify(node.$ref)} names no subschema of this ` +
+        "schema (a local pointer through properties, $defs, definitions, items, " +
+        "additionalProperties or anyOf)";
       return { path, rule: "json_schema", message };
     }
+    // Stryker disable next-line ConditionalExpression: the meta-schema takes only a string pattern, and patternProblem finds nothing in another value either
     if (typeof node.pattern === "string") {
       const why = patternProblem(node.pattern);
       if (why) return { path: `${path}/pattern`, rule: "pattern", message: why };
@@ -177,28 +178,59 @@ export function referenceProblem(root: Record<string, unknown>): SchemaProblem |
   return walk(root, "") ?? loopProblem(root, paths);
 }
 
-/** The subschema a local `$ref` names (`#` or `#/a/b`), or undefined. */
+/**
+ * The subschema a local `$ref` names (`#` or `#/a/b`), or undefined. The
+ * pointer is followed only through schema positions (`properties/<name>`,
+ * `$defs/<name>`, `definitions/<name>`, `items`, `additionalProperties`,
+ * `anyOf/<i>`): a pointer into data (`#/$defs/x/enum/0`) names no subschema,
+ * so every subschema a check can reach is one the strict rules have checked.
+ *
+ * @example
+ * ```ts
+ * const root = { $defs: { x: { enum: [{ type: "string" }] } } };
+ * resolveRef(root, "#/$defs/x"); // → {enum: [...]}
+ * resolveRef(root, "#/$defs/x/enum/0"); // → undefined
+ * ```
+ */
 export function resolveRef(root: Record<string, unknown>, ref: unknown): unknown {
   if (typeof ref !== "string" || (ref !== "#" && !ref.startsWith("#/"))) return undefined;
-  let node: unknown = root;
+  const keys: string[] = [];
   for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
-    let key: string;
     try {
-      key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+      keys.push(decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~"));
     } catch {
       return undefined;
     }
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
+  }
+  let node: unknown = root;
+  for (let i = 0; i < keys.length; i++) {
+    if (!isObject(node) || !Object.hasOwn(node, keys[i])) return undefined;
+    const keyword = keys[i];
+    node = node[keyword];
+    if (NAMED.has(keyword) || (keyword === "anyOf" && Array.isArray(node))) {
+      i++;
+      if (i === keys.length || typeof node !== "object" || node === null) return undefined;
+      if (!Object.hasOwn(node, keys[i])) return undefined;
+      node = (node as Record<string, unknown>)[keys[i]];
+    } else if (!SINGLE.has(keyword)) {
+      return undefined;
+    }
   }
   return isObject(node) ? node : undefined;
 }
 
+/** The keywords whose value maps names to subschemas. */
+const NAMED = new Set(["properties", "$defs", "definitions"]);
+/** The keywords whose value is one subschema. */
+const SINGLE = new Set(["items", "additionalProperties"]);
+
 /** The steps that stay on the same value: a `$ref`'s target and `anyOf`'s branches. */
 function sameValueSteps(root: Record<string, unknown>, node: Record<string, unknown>): unknown[] {
   const out: unknown[] = [];
+  // Stryker disable next-line ConditionalExpression: without a $ref, resolveRef gives undefined, which the filter below drops
   if (node.$ref !== undefined) out.push(resolveRef(root, node.$ref));
   if (Array.isArray(node.anyOf)) out.push(...node.anyOf);
+  // Stryker disable next-line MethodExpression: walk() refused every $ref that names no subschema and strictProblem every boolean subschema before this runs
   return out.filter(isObject);
 }
 
@@ -209,6 +241,7 @@ function loopProblem(
 ): SchemaProblem | undefined {
   const state = new Map<Record<string, unknown>, "open" | "done">();
   for (const start of paths.keys()) {
+    // Stryker disable next-line ConditionalExpression: searching again from a node already searched finds no loop it did not find before
     if (state.has(start)) continue;
     const stack: [Record<string, unknown>, unknown[]][] = [[start, sameValueSteps(root, start)]];
     state.set(start, "open");
@@ -216,15 +249,18 @@ function loopProblem(
       const [node, next] = stack.at(-1)!;
       const child = next.pop() as Record<string, unknown> | undefined;
       if (child === undefined) {
+        // Stryker disable next-line StringLiteral: only "open" is compared; any other mark means searched
         state.set(node, "done");
         stack.pop();
       } else if (state.get(child) === "open") {
         return {
+          // Stryker disable next-line StringLiteral: every subschema a step reaches was walked, so it has a path
           path: paths.get(child) ?? "",
           rule: "recursion",
           message: "$ref and anyOf loop back to this subschema without entering a property or " +
             "an item: no answer could ever be checked against it",
         };
+        // Stryker disable next-line ConditionalExpression: a searched node leads to no open one (that would have been a loop), so searching it again finds none
       } else if (!state.has(child)) {
         state.set(child, "open");
         stack.push([child, sameValueSteps(root, child)]);
@@ -245,6 +281,7 @@ export function children(node: Record<string, unknown>, path: string): [unknown,
       }
     } else if ((key === "items" || key === "additionalProperties") && isObject(value)) {
       out.push([value, `${path}/${key}`]);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: JSON has no undefined: a key is absent or has a value
     } else if (key === "items" && value !== undefined) {
       out.push([value, `${path}/items`]);
     } else if (key === "anyOf" && Array.isArray(value)) {

@@ -12,6 +12,7 @@ import {
   testCommand,
 } from "../../scripts/mutate_select.ts";
 import { GROUPS } from "../../scripts/mutate_groups.ts";
+import { PROMISE_MODULES } from "../../scripts/promise_modules.ts";
 import { contained, CONTAINERS } from "../../testing/pid_namespace.ts";
 
 Deno.test("globRegExp: * stays within a path segment, ** crosses them", () => {
@@ -94,13 +95,14 @@ Deno.test("mutateEntries: files as they are, functions as their line ranges", ()
   ]);
 });
 
-Deno.test("testCommand: a group's tests under -P; a contained group's in a PID namespace and session of their own", () => {
+Deno.test("testCommand: a group's tests under -P and the relay's V8 flag; a contained group's in a PID namespace and session of their own", () => {
   const group: Group = { promise: "p", mutate: ["src/a.ts"], tests: ["tests/unit/a_test.ts"] };
-  assert.equal(testCommand(group), "deno test -P --no-check --quiet tests/unit/a_test.ts");
+  const flag = "--v8-flags=--enable-experimental-regexp-engine";
+  assert.equal(testCommand(group), `deno test -P --no-check --quiet ${flag} tests/unit/a_test.ts`);
   assert.equal(
     testCommand({ ...group, contained: "why" }, contained(CONTAINERS[0], [])),
     "unshare --pid --fork --mount-proc --kill-child setsid --wait " +
-      "deno test -P --no-check --quiet tests/unit/a_test.ts",
+      `deno test -P --no-check --quiet ${flag} tests/unit/a_test.ts`,
   );
   // The reap group, whose mutants run /bin/kill, is contained.
   assert.ok(GROUPS.reap.contained);
@@ -155,5 +157,35 @@ Deno.test("every group's named functions exist, and its tests are unit tests", a
       if (!file.includes("*")) assert.ok((await Deno.stat(file)).isFile, `${name}: ${file} moved?`);
     }
     for (const test of group.tests) assert.match(test, /^tests\/unit\//, name);
+  }
+});
+
+/**
+ * Modules of the list whose groups other branches of this round add (a-wt-ops: worktree,
+ * worktree_record; b-run-record: changed_files; e-usage-review: review_text, token_usage). The
+ * test below fails once one of them is in a group: delete its line here when merging that group.
+ */
+const GROUP_PENDING = new Set([
+  "src/ops/worktree.ts",
+  "src/ops/worktree_record.ts",
+  "src/turn/changed_files.ts",
+  "src/reply/review_text.ts",
+  "src/reply/token_usage.ts",
+]);
+
+Deno.test("every module the list names as carrying a promise exists and is in a mutation group", () => {
+  const grouped = new Set(
+    Object.values(GROUPS).flatMap((g) => g.mutate.map((t) => typeof t === "string" ? t : t.file)),
+  );
+  for (const file of Object.keys(PROMISE_MODULES)) {
+    assert.ok(file.startsWith("src/") && Deno.statSync(file).isFile, `${file} is a file of src/`);
+    if (GROUP_PENDING.has(file)) {
+      assert.ok(!grouped.has(file), `${file} is in a group now: delete it from GROUP_PENDING`);
+    } else {
+      assert.ok(grouped.has(file), `${file} carries a promise but is in no mutation group`);
+    }
+  }
+  for (const file of grouped) {
+    assert.ok(Object.hasOwn(PROMISE_MODULES, file), `${file} is in a group but not in the list`);
   }
 });

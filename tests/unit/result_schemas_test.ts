@@ -11,6 +11,7 @@
 import assert from "assert";
 import type { z } from "zod";
 import {
+  compactOutput,
   interruptOutput,
   listedRunSchema,
   mcpServerSchema,
@@ -500,5 +501,25 @@ Deno.test("threadListSchema keeps every thread listThreads() lists, at each stat
   refuses(threadListSchema, { ...list, threads: [{ ...thread, status: "busy" }] }, "busy");
   for (const field of ["threads", "nextCursor", "sources"]) {
     refuses(threadListSchema, without(list, field), `a list without ${field}`);
+  }
+});
+
+Deno.test("compactOutput, codex_compact's declared schema: a run's fields without the message's", () => {
+  const fields = [
+    "error",
+    "failureClass",
+    "message",
+    "notes",
+    "reason",
+    "receipt",
+    "retryAfterMs",
+    "retryable",
+    "threadId",
+    "turn",
+    "usage",
+  ];
+  assert.deepEqual(Object.keys(compactOutput.shape).sort(), fields);
+  for (const f of fields) {
+    assert.equal(compactOutput.shape[f as "turn"], runOutput.shape[f as "turn"]);
   }
 });

@@ -3,8 +3,8 @@
  * anything is compiled (nested $ids leave nothing behind), nesting past MAX_SCHEMA_DEPTH is the
  * `depth` rule, $ref loops that never enter a property or an item are the `recursion` rule,
  * answers deeper than MAX_ANSWER_DEPTH or costlier than MAX_CHECK_STEPS are `valid: false`.
- * The unit tests run without the relay's V8 flags: patterns are refused here (rule `pattern`);
- * tests/reliability/schema_property_test.ts checks them under the flags.
+ * The unit tests run with the relay's linear-time regexp flag (`deno task test:unit`), as users
+ * run the relay.
  */
 import assert from "assert";
 import {
@@ -100,12 +100,17 @@ Deno.test("a schema whose anyOf branches multiply is judged within its step boun
 });
 
 Deno.test("patterns: refused without the linear-time engine; with it, what it cannot run is refused", () => {
-  assert.equal(LINEAR_REGEXP, false, "the unit tests run without the relay's V8 flags");
+  assert.match(patternProblem("^(a+)+$", false) ?? "", /--enable-experimental-regexp-engine/);
+  assert.ok(LINEAR_REGEXP, "the unit tests run with the relay's V8 flag");
   const hostile = closed({ v: { type: "string", pattern: "^(a+)+$" } });
-  const problem = checkOutputSchema(hostile);
-  assert.deepEqual([problem?.path, problem?.rule], ["/properties/v/pattern", "pattern"]);
-  assert.match(problem!.message, /--enable-experimental-regexp-engine/);
+  assert.equal(checkOutputSchema(hostile), undefined, "the engine runs it in linear time");
   assert.equal(structuredAnswer(hostile, `{"v":"${"a".repeat(40)}!"}`).valid, false);
+  const backreference = checkOutputSchema(closed({ v: { type: "string", pattern: "(a)\\1" } }));
+  assert.deepEqual([backreference?.path, backreference?.rule], [
+    "/properties/v/pattern",
+    "pattern",
+  ]);
+  assert.match(backreference!.message, /cannot be run in linear time/);
   assert.match(patternProblem("(", true) ?? "", /not a valid regular expression/);
   assert.match(patternProblem("\\p{L}+", true) ?? "", /only the u flag/);
   assert.match(patternProblem("x".repeat(513), true) ?? "", /over the 512 allowed/);

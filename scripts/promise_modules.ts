@@ -1,0 +1,59 @@
+/**
+ * The one list of the `src/` modules that carry a promise of docs/design.md, each with the
+ * promise in a few words. Every one is in a mutation group (scripts/mutate_groups.ts):
+ * tests/unit/mutate_select_test.ts fails on a listed module in no group. A new module that carries
+ * a promise comes with its group and its line here (CONTRIBUTING, "End-to-end, bench, mutate").
+ * @module
+ */
+
+/** Module → the promise it carries. */
+export const PROMISE_MODULES: Readonly<Record<string, string>> = {
+  "src/reply/cursor.ts": "reply cursors: opaque, bound to their message",
+  "src/reply/_base64url.ts": "reply cursors: refused when forged",
+  "src/reply/project_replies.ts": "a reply is its own turn's final answer",
+  "src/reply/match_user_item.ts": "a message is matched by its clientMessageId only",
+  "src/reply/moderation.ts": "moderated replies are said so",
+  "src/reply/utf8_truncate.ts": "reply text within its page bound",
+  "src/reply/turn_status.ts": "a turn's status as Codex tells it",
+  "src/reply/read_result.ts": "a read's result says what it read",
+  "src/reply/schemas.ts": "every result carries what its schema promises",
+  "src/reply/schema_match.ts": "answers judged within their bound, never passing a mismatch",
+  "src/reply/linear_regexp.ts": "patterns in linear time",
+  "src/reply/schema_rules.ts": "a schema is refused unless strict mode takes it",
+  "src/reply/structured.ts": "a structured answer is valid only when it matches",
+  "src/reply/wait_set.ts": "waits on one message or several (any/all)",
+  "src/reply/review_text.ts": "a verdict says findings or no_findings only when true",
+  "src/reply/token_usage.ts": "usage counts each model request once",
+  "src/ops/read_reply.ts": "bounded, cursor-paged reads",
+  "src/ops/queue_message.ts": "a receipt says only what Codex confirmed",
+  "src/ops/resolve_thread.ts": "a thread by its id or exact, unique name",
+  "src/ops/withdraw_message.ts": "only this relay's messages are withdrawn",
+  "src/ops/worktree.ts": "never removes a worktree or branch it did not make, or one in use",
+  "src/ops/worktree_record.ts": "the record of the worktrees this relay made",
+  "src/turn/changed_files.ts": "changedFiles names exactly the files a run changed",
+  "src/turn/wait_pacing.ts": "waits within their bound",
+  "src/turn/wait_engine.ts": "every wait within its bound",
+  "src/turn/run_options.ts": "sandbox and approvalPolicy only tighten",
+  "src/turn/run_state.ts": "a run's state only moves forward",
+  "src/turn/run_book.ts": "one live run per thread, the listing rule",
+  "src/turn/turn_events.ts": "a run's own turn is told by its events",
+  "src/turn/own_requests.ts": "a runtime takes only its own turn's server requests",
+  "src/turn/turn_attach.ts": "attaching never resumes a thread the daemon has not loaded",
+  "src/elicit/mappings.ts": "what each server request becomes for the client",
+  "src/elicit/validate_answer.ts": "answers to elicitations are validated",
+  "src/elicit/router.ts": "answers reach their runtime, once",
+  "src/core/capabilities.ts": "the capability levels",
+  "src/codex/methods.ts": "the method map's levels",
+  "src/host/stdio_transport.ts": "one MCP message is bounded",
+  "src/host/wire_budget.ts": "stdin stops at the bounds of unanswered requests and bytes",
+  "src/host/line_scan.ts": "every request read is answered, by its top-level id",
+  "src/connect/operation_frame.ts": "the allowlist every backend checks (checkAllowed)",
+  "src/codex/validate.ts": "a run's settings parsed as Codex gives them (parseRunConfig)",
+  "src/connect/daemon/daemon_connection.ts": "the daemon connection's bounds",
+  "src/connect/shared_link.ts": "a failed link is not handed out again",
+  "src/connect/daemon/liveness.ts": "a lost daemon is noticed within its bound",
+  "src/connect/held_view.ts": "a lost daemon ends every view at once",
+  "src/connect/thread_routing.ts": "a thread's notifications reach only its views",
+  "src/connect/process/process_group.ts": "a helper's whole process group ends with it",
+  "src/connect/process/helper_process.ts": "a helper is reaped within the reap bound",
+};
