@@ -17,6 +17,7 @@
  * @module
  */
 
+import type { CutNotification } from "../reply/cut_schema.ts";
 import type { ChangedFile } from "../reply/files_schema.ts";
 import type { Clock } from "../core/clock.ts";
 import type { DeclinedRequest } from "../elicit/router.ts";
@@ -63,6 +64,8 @@ export interface RunSnapshot {
   activity?: string;
   /** Its turn's token usage, when Codex told any. */
   usage?: RunUsage;
+  /** Its turn's notifications skipped over the frame bound. */
+  cutNotifications?: CutNotification[];
 }
 
 /** A finished run, as results report it. */

@@ -154,6 +154,7 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
       ...(this.#filesAt ? this.#files.list(this.#filesAt.cwd, this.#filesAt.root) : {}),
       ...(this.#events.story.latest ? { activity: this.#events.story.latest } : {}),
       ...(this.#events.usage ? { usage: this.#events.usage } : {}),
+      ...this.#events.cutNotifications,
     };
   }
 
