@@ -43,6 +43,9 @@
  *   relay, one `codex_wait_reply {messages}`; the first turn completes → the
  *   wait returns; median of 5 runs, spawn and daemon mode.
  *
+ * - memory per run (`scripts/bench/real_runs.ts`, real Codex offline, the Responses mock):
+ *   the relay's RSS after 1,000 sequential `codex_run`s (spawn mode) vs after the first 30.
+ *
  * - fan-out (`scripts/bench/fanout.ts`): 8 turns at once in spawn mode and 16
  *   in daemon mode against the fixture: all complete, a list meanwhile vs idle,
  *   processes at the peak (spawn: 1 app-server for the turns), RSS.
@@ -51,7 +54,7 @@
  * `--no-codex` (fixture only), `--daemon` (only real Codex: spawn-mode relay
  * figures and the daemon figures), `--quick` (the edit loop: the per-call
  * figures, start and projector, 7 samples; no wait lags, sustained load,
- * fan-out, wait-any or concurrent calls), `--only spawn|daemon|sustained|schemas|wait-any|fanout`
+ * fan-out, wait-any or concurrent calls), `--only spawn|daemon|sustained|memory|schemas|wait-any|fanout`
  * (just that section: `spawn` the spawn-mode call figures of each target,
  * `daemon` the daemon figures).
  * @module
@@ -71,6 +74,7 @@ import { benchProjector } from "./bench/projector.ts";
 import { benchStart } from "./bench/start.ts";
 import { benchSustained } from "./bench/sustained.ts";
 import { benchSchemas } from "./bench/schemas.ts";
+import { benchRealRuns } from "./bench/real_runs.ts";
 import { codexTarget, findCodex, fixtureTarget, type Target } from "./bench/targets.ts";
 
 interface Machine {
@@ -130,8 +134,15 @@ async function benchAll(options: Options, targets: Target[]): Promise<void> {
   }
   if (options.quick) return;
   if (!options.daemonOnly) await benchSustained(targets[0]);
+  if (!options.daemonOnly && options.only !== "sustained") await benchMemory(options);
   if (!options.daemonOnly && options.only !== "sustained") await benchSchemas(options.samples);
   if (!options.daemonOnly && options.only !== "sustained") await benchFanout(options);
+}
+
+/** Memory per `codex_run` against real Codex offline (beside the fixture's sustained figure). */
+async function benchMemory(options: Options): Promise<void> {
+  const found = options.codex ? await findCodex() : undefined;
+  if (found && "path" in found) await benchRealRuns(found.path);
 }
 
 async function main(): Promise<void> {
@@ -153,6 +164,7 @@ async function main(): Promise<void> {
     if (options.only === "wait-any") await benchWaitAny();
     else if (options.only === "fanout") await benchFanout(options);
     else if (options.only === "schemas") await benchSchemas(options.samples);
+    else if (options.only === "memory") await benchMemory(options);
     else if (options.only === "spawn") {
       for (const t of targets) await benchSpawnCalls(t, options.samples);
     } else if (options.only === "daemon") {

@@ -214,6 +214,17 @@ const turnBrokenAfterActing = (reason: string): TurnStartSeen => ({
   codex_steer: { status: "unknown", reason },
 });
 /**
+ * An answer over the frame bound, skipped unread: its request fails as when the connection
+ * broke after acting, but the connection goes on, so a turn the queue started runs to its end.
+ */
+const turnAnswerCut = (reason: string): TurnStartSeen => {
+  const broken = turnBrokenAfterActing(reason);
+  return {
+    ...broken,
+    codex_run: { ...broken.codex_run, "thread/queue/start": runEnded("completed") },
+  };
+};
+/**
  * An error answer: the config read fails closed, the thread is not loaded
  * (nothing is queued), the queue refuses the message; Codex starts a message
  * queued to a loaded thread itself, so a refused `thread/queue/start` changes
@@ -330,7 +341,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     fault: "answer frame of 1 MiB + 1 byte",
     provoke: { kind: "request", action: { frameBytes: MIB + 1 } },
     seen: failing("output_limit", STORED_THEN_CONFIRMED),
-    turnStart: turnBrokenAfterActing("output_limit"),
+    turnStart: turnAnswerCut("output_limit"),
   },
   {
     id: "stderr_flood",

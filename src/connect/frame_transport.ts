@@ -6,6 +6,7 @@
  */
 
 import type { RelayError } from "../core/errors.ts";
+import type { CutFrame } from "./cut_frame.ts";
 
 /** A channel of JSON text frames. */
 export interface FrameTransport {
@@ -15,11 +16,13 @@ export interface FrameTransport {
    */
   write(frame: string): Promise<void>;
   /**
-   * Every frame received, in order, read by exactly one consumer. Ends when
-   * the other side is gone; throws a {@linkcode RelayError} on a frame that
-   * breaks the framing or passes the frame bound.
+   * Every frame received, in order, read by exactly one consumer; a frame
+   * over the bound is skipped unbuffered and comes as a {@linkcode CutFrame}.
+   * Ends when the other side is gone; throws a {@linkcode RelayError} on a
+   * frame that breaks the framing (or passes the bound where it cannot be
+   * skipped).
    */
-  frames(): AsyncIterable<string>;
+  frames(): AsyncIterable<string | CutFrame>;
   /** Once {@linkcode frames} has ended: why the channel closed (the error pending requests get). */
   closed(): Promise<RelayError>;
   /**

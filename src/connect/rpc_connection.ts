@@ -13,6 +13,7 @@ import type { RpcId } from "../codex/types.ts";
 import type { Clock } from "../core/clock.ts";
 import type { FrameTransport } from "./frame_transport.ts";
 import { mapRpcError } from "./rpc_errors.ts";
+import { classifyCut, CUT_NOTIFICATION, type CutFrame } from "./cut_frame.ts";
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -175,7 +176,8 @@ export class RpcConnection {
       for await (const line of this.#transport.frames()) {
         if (this.#failure) continue;
         this.#listeners.onActivity?.();
-        this.#dispatch(line);
+        if (typeof line === "string") this.#dispatch(line);
+        else this.#dispatchCut(line);
       }
       this.#fail(await this.#transport.closed());
     } catch (error) {
@@ -185,6 +187,29 @@ export class RpcConnection {
           : new RelayError(this.#lost, "Reading the app-server failed", { cause: error }),
       );
     }
+  }
+
+  /**
+   * A frame over the bound, skipped: a notification reaches the listeners as
+   * {@linkcode CUT_NOTIFICATION} (routed by its thread), an answer fails its
+   * request `output_limit`; the connection goes on. Anything else (a server
+   * request, a frame that cannot be told) ends the connection `output_limit`.
+   */
+  #dispatchCut(frame: CutFrame): void {
+    const cut = classifyCut(frame);
+    const limit = new RelayError(
+      "output_limit",
+      `The app-server wrote a frame of ${frame.bytes} bytes, over the bound`,
+      { written: true },
+    );
+    if (cut.kind === "notification") {
+      this.#listeners.onNotification?.(CUT_NOTIFICATION, cut.notice);
+      return;
+    }
+    const pending = cut.kind === "response" ? this.#pending.get(cut.id) : undefined;
+    if (pending) return pending.reject(limit);
+    if (cut.kind === "response" && this.#abandoned.delete(cut.id)) return;
+    this.#fail(limit);
   }
 
   #dispatch(line: string): void {

@@ -15,8 +15,8 @@ import { reasonSchema } from "../core/errors.ts";
 import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
 import { changedFields } from "./files_schema.ts";
+import { cutFields } from "./cut_schema.ts";
 import { reviewSchema, structuredSchema, usageSchema } from "./job_schemas.ts";
-
 export * from "./job_schemas.ts";
 
 /** One projected final answer whose text may be disclosed. */
@@ -131,7 +131,6 @@ export type RequestSummary = z.output<typeof requestSummarySchema>;
 
 /** Codex's requests that wait for the client's answer (run and wait results). */
 const pendingRequestsSchema = z.array(requestSummarySchema).optional();
-
 /** Codex's requests the relay cannot forward (e.g. openai/userVerification): declined at once. */
 const declinedRequestsSchema = z.array(requestSummarySchema).optional();
 
@@ -214,6 +213,7 @@ export const runOutput = z.object({
   usage: usageSchema.optional(),
   ...replyFields,
   ...changedFields,
+  ...cutFields,
 });
 
 /** The `codex_run` result. */
@@ -272,6 +272,7 @@ export const waitMessageSchema = readReplySchema.extend({
   /** How the followed run failed (its known end), when it did. */
   error: z.string().optional(),
   ...changedFields,
+  ...cutFields,
   /** A followed run's token usage, when Codex told any. */
   usage: usageSchema.optional(),
 });

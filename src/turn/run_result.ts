@@ -122,6 +122,7 @@ export function waitResult(end: EntryEnd): WaitMessageResult {
     ...runFiles(snapshot),
     ...(snapshot.usage ? { usage: snapshot.usage } : {}),
     ...runWhere(snapshot),
+    ...(snapshot.cutNotifications ? { cutNotifications: snapshot.cutNotifications } : {}),
   };
 }
 
@@ -144,6 +145,7 @@ export function runResult(end: FollowEnd, receipt: Receipt): RunResult {
   if (snapshot.queuedAhead.length > 0) out.queuedAhead = snapshot.queuedAhead;
   if (snapshot.notes.length > 0) out.notes = snapshot.notes;
   if (snapshot.usage) out.usage = snapshot.usage;
+  if (snapshot.cutNotifications) out.cutNotifications = snapshot.cutNotifications;
   if (end.kind === "running") {
     if (end.pendingRequests.length > 0) out.pendingRequests = end.pendingRequests;
     if (snapshot.activity && !end.lost) out.activity = snapshot.activity;

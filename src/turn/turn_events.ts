@@ -21,9 +21,11 @@ import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
 import { addTokenUsage } from "../reply/token_usage.ts";
 import type { QueuedAhead, RunUsage } from "../reply/schemas.ts";
+import type { CutNotification } from "../reply/cut_schema.ts";
 import type { TurnEnd } from "./run_state.ts";
 import type { Run } from "./run_book.ts";
 import { jobKind } from "./run_job.ts";
+import { CUT_NOTIFICATION, type CutNotice } from "../connect/cut_frame.ts";
 
 /** What the events told, for the runtime to act on. */
 export type Happened =
@@ -60,6 +62,7 @@ export interface RunView {
   changedFilesCount?: number;
   activity?: string;
   usage?: RunUsage;
+  cutNotifications?: CutNotification[];
 }
 
 /** The turn-level state of one runtime, fed by its thread's notifications. */
@@ -70,6 +73,8 @@ export class TurnEvents {
   #usage: RunUsage | undefined;
   readonly #files = new FileChanges();
   readonly #declined: DeclinedRequest[] = [];
+  /** The own turn's notifications skipped over the frame bound (the first {@linkcode MAX_CUT}). */
+  readonly #cut: CutNotice[] = [];
   /** The account's rate limits as Codex last told them (`account/rateLimits/updated`). */
   #limits: RateLimits | undefined;
   /** Wall-clock ms (a spent limit's reset is a wall-clock time). */
@@ -109,6 +114,19 @@ export class TurnEvents {
     return this.#itemsCompleted;
   }
 
+  /** The own turn's notifications skipped over the frame bound (none: absent), as results say. */
+  get cutNotifications(): { cutNotifications?: CutNotification[] } {
+    if (this.#cut.length === 0) return {};
+    return {
+      cutNotifications: this.#cut.map(({ method, bytes, itemType, itemId }) => ({
+        method,
+        bytes,
+        ...(itemType ? { itemType } : {}),
+        ...(itemId ? { itemId } : {}),
+      })),
+    };
+  }
+
   /** The own turn's token usage, once Codex told any (`thread/tokenUsage/updated`). */
   get usage(): RunUsage | undefined {
     return this.#usage;
@@ -129,6 +147,7 @@ export class TurnEvents {
       ...(at ? this.#files.list(at.cwd, at.root) : {}),
       ...(latest ? { activity: latest } : {}),
       ...(this.#usage ? { usage: this.#usage } : {}),
+      ...this.cutNotifications,
     };
   }
 
@@ -164,6 +183,7 @@ export class TurnEvents {
 
   /** One notification of the connection (other threads' are ignored). */
   notification(method: string, raw: unknown): Happened[] {
+    if (method === CUT_NOTIFICATION) return this.#cutNotice(raw as CutNotice);
     const event = parseTurnEvent(method, raw);
     if (!event || (event.threadId !== undefined && event.threadId !== this.#run.threadId)) {
       return [];
@@ -226,6 +246,20 @@ export class TurnEvents {
     return [{ kind: "ended", end: "failed", error: error?.message, failure }];
   }
 
+  /** A notification of the own turn that was over the frame bound: kept, and said in a note. */
+  #cutNotice(cut: CutNotice): Happened[] {
+    if (cut.threadId !== this.#run.threadId) return [];
+    if (cut.turnId !== undefined ? !this.#ownOrInner(cut.turnId) : !this.#ours(null)) return [];
+    if (this.#cut.length >= MAX_CUT) return [];
+    this.#cut.push({ ...cut });
+    if (cut.method === "item/completed" && cut.turnId === this.turnId) this.#itemsCompleted++;
+    const what = [cut.itemType, cut.itemId].filter(Boolean).join(" ");
+    const text = `Codex sent a ${cut.method}${what ? ` (${what})` : ""} of ${cut.bytes} bytes, ` +
+      `over the relay's frame bound: the relay skipped it (see cutNotifications)`;
+    this.story.note(text);
+    return note(text);
+  }
+
   /** Whether `turnId` is the own turn or a turn started inside it (a review's R'). */
   #ownOrInner(turnId: string): boolean {
     // No own turn yet (null): no turn id and no root equals it.
@@ -279,6 +313,9 @@ export class TurnEvents {
 function note(text: string | undefined): Happened[] {
   return text ? [{ kind: "note", text }] : [];
 }
+
+/** How many cut notifications a run keeps (the first ones). */
+const MAX_CUT = 20;
 
 /** How many recent turns the maps above keep (a thread runs one turn at a time). */
 const REMEMBERED_TURNS = 8;

@@ -141,6 +141,18 @@ Deno.test("RunBook's views: a thread's live run and its handle, a handle by id, 
   assert.ok(b.closing);
 });
 
+Deno.test("a settled run keeps its end, never its handle (a runtime holds its helper's connection: issue 46)", async () => {
+  const { book: b } = book();
+  const run = b.begin("t1", "m1", { kind: "queued" })!;
+  run.handle = "runtime 1";
+  run.move({ kind: "ended", end: "completed" });
+  b.settle(run, { snapshot: snapshot("t1", "m1") });
+  assert.equal(run.handle, undefined);
+  assert.equal(b.byId(run.id), undefined);
+  assert.equal((await run.settled).snapshot.clientMessageId, "m1");
+  assert.equal(b.finished("t1", "m1")?.snapshot.threadId, "t1", "its end is kept for followers");
+});
+
 Deno.test("a live run is listed with its state and startedAt; pending requests make it waiting_for_approval with the count", () => {
   const wall = { now: T0 };
   let waiting = "";

@@ -12,6 +12,8 @@ import { Buffer } from "node:buffer";
 import { RelayError } from "../../core/errors.ts";
 import type { FrameTransport } from "../frame_transport.ts";
 import type { HelperProcess } from "../process/helper_process.ts";
+import type { CutFrame } from "../cut_frame.ts";
+import { WsSkipper } from "./ws_skip.ts";
 
 /** The part of websocket-driver's client driver this module uses. */
 interface Driver {
@@ -36,7 +38,8 @@ export class WebSocketTransport implements FrameTransport {
   readonly #helper: HelperProcess;
   readonly #maxFrameBytes: number;
   readonly #driver: Driver;
-  readonly #queue: string[] = [];
+  readonly #queue: (string | CutFrame)[] = [];
+  readonly #skipper: WsSkipper;
   #wake: (() => void) | undefined;
   #open = false;
   /** Set once no more frames come: why (undefined: the proxy's stdout ended). */
@@ -52,6 +55,7 @@ export class WebSocketTransport implements FrameTransport {
   constructor(helper: HelperProcess, maxFrameBytes: number) {
     this.#helper = helper;
     this.#maxFrameBytes = maxFrameBytes;
+    this.#skipper = new WsSkipper(maxFrameBytes);
     this.#opened.promise.catch(() => {});
     const driver = websocket.client("ws://localhost/", { maxLength: maxFrameBytes }) as Driver;
     this.#driver = driver;
@@ -136,7 +140,7 @@ export class WebSocketTransport implements FrameTransport {
     });
   }
 
-  async *frames(): AsyncGenerator<string> {
+  async *frames(): AsyncGenerator<string | CutFrame> {
     while (true) {
       const next = this.#queue.shift();
       if (next !== undefined) {
@@ -208,7 +212,15 @@ export class WebSocketTransport implements FrameTransport {
     try {
       for await (const chunk of this.#helper.stdout) {
         if (this.#end) continue; // Drain, so the proxy never blocks on a full pipe.
-        this.#driver.io.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        // A whole message over the bound never reaches the driver: it comes as a cut frame.
+        for (const part of this.#skipper.push(chunk)) {
+          if (part instanceof Uint8Array) {
+            this.#driver.io.write(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+          } else if (!this.#end) {
+            this.#queue.push(part);
+            this.#notify();
+          }
+        }
       }
     } catch {
       // The pipe broke: the proxy is gone.

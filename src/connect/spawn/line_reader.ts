@@ -1,29 +1,33 @@
 /**
- * Splits a byte stream into newline-terminated frames under a byte bound.
+ * Splits a byte stream into newline-terminated frames under a byte bound; a
+ * longer line is skipped unbuffered, only its ends kept.
  * @module
  */
 
 import { concatBytes } from "../../core/bytes.ts";
-import { RelayError } from "../../core/errors.ts";
+import { type CutFrame, CutKeeper } from "../cut_frame.ts";
 
 const NEWLINE = 0x0a;
 
 /**
  * Yields each line of `stream` (without its `\n`, and without a trailing `\r`)
- * as UTF-8 text. A line longer than `maxBytes` fails with `output_limit` as soon
- * as the bound is passed, before the rest of it is buffered. A final line
- * without a newline is dropped: the writer died mid-frame. When `stop` aborts,
- * the read in progress is cancelled and the lines end there (a pipe another
- * process keeps open never holds the reader).
+ * as UTF-8 text. A line longer than `maxBytes` is skipped as it comes, never
+ * buffered: once it ends, a {@linkcode CutFrame} (its size and its ends, as
+ * {@linkcode CutKeeper} keeps them) is yielded in its place, and the lines after it
+ * are read as usual. A final line without a newline is dropped: the writer
+ * died mid-frame. When `stop` aborts, the read in progress is cancelled and
+ * the lines end there (a pipe another process keeps open never holds the
+ * reader).
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
   stop?: AbortSignal,
-): AsyncGenerator<string> {
+): AsyncGenerator<string | CutFrame> {
   const decoder = new TextDecoder();
   let parts: Uint8Array[] = [];
   let size = 0;
+  let skipping: CutKeeper | undefined;
   const reader = stream.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   if (stop?.aborted) cancel();
@@ -37,12 +41,19 @@ export async function* readLines(
         const nl = value.indexOf(NEWLINE, start);
         const end = nl === -1 ? value.length : nl;
         const piece = value.subarray(start, end);
-        if (size + piece.length > maxBytes) {
-          throw new RelayError(
-            "output_limit",
-            `The app-server wrote a frame longer than ${maxBytes} bytes`,
-            { written: true },
-          );
+        if (!skipping && size + piece.length > maxBytes) {
+          skipping = new CutKeeper();
+          for (const part of parts) skipping.add(part);
+          parts = [];
+          size = 0;
+        }
+        if (skipping) {
+          skipping.add(piece);
+          if (nl === -1) break;
+          start = nl + 1;
+          yield skipping.frame();
+          skipping = undefined;
+          continue;
         }
         if (nl === -1) {
           parts.push(piece.slice());

@@ -5,12 +5,16 @@
 
 import { RelayError } from "../../core/errors.ts";
 import type { FrameTransport } from "../frame_transport.ts";
+import type { CutFrame } from "../cut_frame.ts";
 import type { HelperProcess } from "../process/helper_process.ts";
 import { readLines } from "./line_reader.ts";
 
 const encoder = new TextEncoder();
 
-/** Frames over a spawned helper's stdin/stdout, newline-delimited, under a byte bound. */
+/**
+ * Frames over a spawned helper's stdin/stdout, newline-delimited, under a
+ * byte bound (a longer line is skipped unbuffered: a {@linkcode CutFrame}).
+ */
 export class LineTransport implements FrameTransport {
   readonly #helper: HelperProcess;
   readonly #maxFrameBytes: number;
@@ -31,7 +35,7 @@ export class LineTransport implements FrameTransport {
     }
   }
 
-  frames(): AsyncIterable<string> {
+  frames(): AsyncIterable<string | CutFrame> {
     // The read is cancelled when the helper's pipes are cut (reaping never waits on a pipe
     // another process keeps open); the helper learns when the reading has stopped.
     const lines = readLines(this.#helper.stdout, this.#maxFrameBytes, this.#helper.pipesCut);

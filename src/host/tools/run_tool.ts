@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { RoundState } from "../input_rounds.ts";
 import { runOutput, type RunResult } from "../../reply/schemas.ts";
 import { noTurnResult, runResult } from "../../turn/run_result.ts";
+import { abortReason } from "../../core/errors.ts";
 import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../reply/inputs.ts";
@@ -176,7 +177,11 @@ async function waitOnRun(
   if ("inputRequired" in out) return out;
   const end = out.ends[0];
   if (end.kind === "read") throw new Error("a run's entry ended as a read");
-  return runResult(end, base.receipt!);
+  const result = runResult(end, base.receipt!);
+  // The call was cancelled (a signal's shutdown; a client's cancel gets no answer): it says so.
+  if (end.kind !== "running" || !ctx.signal.aborted || result.reason) return result;
+  const why = abortReason(ctx.signal, true);
+  return { ...result, reason: why.reason, message: `${why.message} while the turn ran` };
 }
 
 function aheadText(out: RunResult): string {
@@ -306,6 +311,14 @@ function explainRunning(
   const where = surface?.backend.shared
     ? "It runs in the Codex daemon and keeps running if codex-relay exits"
     : "It runs inside codex-relay and ends if codex-relay exits";
+  if (out.reason === "cancelled") {
+    return {
+      said: sentences(`${out.message} (${ids})`, where, ...notes),
+      next: surface?.backend.shared && reads
+        ? "Follow it with codex_wait_reply once codex-relay is back."
+        : "Its end is not followed: read the thread once codex-relay is back.",
+    };
+  }
   if (out.reason === "connection_lost") {
     return {
       said: sentences(`${out.message} (${ids})`, ...notes),
