@@ -130,6 +130,14 @@ Deno.test({
       const done = (await callTool(relay.client, "codex_compact", { threadId: run.threadId }, LONG))
         .structuredContent;
       assert.equal(done.turn?.status, "completed", JSON.stringify(done));
+      // Codex tells three usages for the one compaction request (the mock's: in 10, out 5).
+      const u = done.usage!;
+      assert.deepEqual(
+        [u.inputTokens, u.outputTokens, u.totalTokens],
+        [10, 5, 15],
+        JSON.stringify(u),
+      );
+      assert.equal(u.threadTotal.totalTokens, run.usage!.totalTokens + 15);
       assert.ok(w.mock.requests.some((q) => q.kind !== "not_found" && q.seq > 1));
       const after = (await callTool(relay.client, "codex_run", {
         threadId: run.threadId,
