@@ -89,6 +89,7 @@ export function parseReviewerAnswer(raw: string): ReviewerAnswer | null {
   let value: unknown;
   try {
     value = JSON.parse(raw);
+    // Stryker disable next-line BlockStatement: without the return, value stays undefined, which the next line refuses alike
   } catch {
     return null;
   }
@@ -143,7 +144,7 @@ export function parseRendering(text: string): ReviewFinding[] {
   const lines = text.split("\n");
   // The block is the text's last header line: an explanation may hold one too.
   const header = lines.findLastIndex((line) => HEADER.test(line));
-  if (header === -1) return [];
+  // No header (-1): lines[-2] is undefined, so the text is not explained and not a bare block.
   // Codex trims the explanation and puts one blank line before the block.
   const explanation = lines.slice(0, Math.max(header - 1, 0)).join("\n");
   const explained = lines[header - 1] === "" && explanation !== "" &&
@@ -152,7 +153,8 @@ export function parseRendering(text: string): ReviewFinding[] {
   const findings: ReviewFinding[] = [];
   let i = header + 1;
   while (i < lines.length) {
-    const match = lines[i] === "" ? FINDING.exec(lines[i + 1] ?? "") : null;
+    // Past the end, lines[i + 1] is undefined: exec reads "undefined", never a finding.
+    const match = lines[i] === "" ? FINDING.exec(lines[i + 1]) : null;
     if (match === null) return [];
     i += 2;
     const body: string[] = [];
@@ -160,7 +162,8 @@ export function parseRendering(text: string): ReviewFinding[] {
     findings.push(rendered(match, body.join("\n")));
   }
   const plural = lines[header] === "Full review comments:";
-  return findings.length > 0 && plural === (findings.length > 1) ? findings : [];
+  // No finding (a header ending the text): `findings` is [] either way.
+  return plural === (findings.length > 1) ? findings : [];
 }
 
 /**

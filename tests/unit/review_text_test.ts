@@ -89,6 +89,17 @@ Deno.test("parseRendering: anything but the exact shape has no findings", () => 
     "x\n\nReview comment:\n\n- [P1] bad range — /w/a.ts:7",
     "x\n\nReview comment:\n\n- [P1] hyphen not em dash - /w/a.ts:1-2",
     "- [P1] t — /w/a.ts:1-2\n  b",
+    // A header or finding line with anything before or after it.
+    "x\n\nNote: Review comment:\n\n- [P0] x — /a:1-1",
+    "x\n\nReview comment: below\n\n- [P0] x — /a:1-1",
+    "x\n\nReview comment:\n\nx- [P0] x — /a:1-1",
+    "x\n\nReview comment:\n\n- [P0] x — /a:1-1 (see above)",
+    // No blank line before the header, a line instead of the blank before a finding.
+    "a\nb\nReview comment:\n\n- [P0] x — /a:1-1",
+    "x\n\nReview comment:\nY\n- [P0] x — /a:1-1",
+    // An explanation that starts or ends with a blank line.
+    "\nx\n\nReview comment:\n\n- [P0] x — /a:1-1",
+    "x\n\n\nReview comment:\n\n- [P0] x — /a:1-1",
   ];
   for (const text of texts) assert.deepEqual(parseRendering(text), [], JSON.stringify(text));
   // The block is the last header: an explanation that holds one is still an explanation.
@@ -165,6 +176,17 @@ Deno.test("parseReviewerAnswer: only the whole text as the review JSON", () => {
     parseReviewerAnswer(answer({ overall_correctness: "patch is correct " }))!.correct,
     false,
   );
+  // A title's [P<n>] prefix gives the priority only at its start (spaces around trimmed).
+  const titled = (title: string) => {
+    const f = parseReviewerAnswer(answer({}, { priority: undefined, title }))!.findings[0];
+    return [f.priority, f.title];
+  };
+  assert.deepEqual(titled(" [P1] t "), [1, "t"]);
+  assert.deepEqual(titled("[P12] t"), [12, "t"]);
+  assert.deepEqual(titled("[P1]t"), [1, "t"]);
+  assert.deepEqual(titled("x [P1] t"), [null, "x [P1] t"]);
+  assert.deepEqual(titled(" t "), [null, "t"]);
+  assert.deepEqual(titled("[P1] a\nb"), [null, "[P1] a\nb"]);
 });
 
 Deno.test("reviewResult: findings from the reviewer's JSON when read, none when it was not JSON, else the exact rendering's", () => {
@@ -184,6 +206,10 @@ Deno.test("reviewResult: the text is cut at the bound, the findings kept whole w
   assert.deepEqual([kept.findings.map((x) => x.title), kept.truncated], [["one", "two"], true]);
   const all = reviewResult("", { findings: [f("one"), f("two")], correct: false }, 12);
   assert.deepEqual([all.findings.length, all.truncated], [2, false]);
+  // A finding's title, body and file all count.
+  const big = { ...f("t"), body: "b".repeat(10) }; // 13 bytes
+  assert.deepEqual(reviewResult("", { findings: [big], correct: false }, 12).findings, []);
+  assert.deepEqual(reviewResult("", { findings: [big], correct: false }, 13).findings, [big]);
   // The default bound is the 16 KiB reply page.
   const long = reviewResult("é".repeat(10_000), null);
   assert.equal(new TextEncoder().encode(long.text).length, 16384);

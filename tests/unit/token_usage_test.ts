@@ -176,3 +176,12 @@ Deno.test("addTokenUsage: a notification whose running total did not change coun
   assert.equal(estimate.totalTokens, 15, "an estimate is not a request");
   assert.equal(estimate.contextUsed, 900);
 });
+
+Deno.test("addTokenUsage: the context window is the last one Codex told, null until told", () => {
+  const usage = { ...parseTokenUsage(CAPTURED)!, modelContextWindow: null };
+  const first = addTokenUsage(undefined, usage);
+  assert.equal(first.contextWindow, null);
+  const told = addTokenUsage(first, { ...usage, modelContextWindow: 1000 });
+  assert.equal(told.contextWindow, 1000);
+  assert.equal(addTokenUsage(told, usage).contextWindow, 1000);
+});
