@@ -80,6 +80,34 @@ export async function readReview(session: Session, ref: ReviewRef): Promise<Read
 }
 
 /**
+ * What a review run's result says when its review could not be read (its
+ * connection ended with it, or the read failed): no text, no findings, and a
+ * verdict that fails closed (`run_failed` for a failed run, else `no_review`).
+ *
+ * @example
+ * ```ts
+ * const read = unreadReview({ threadId: "t", clientMessageId: "c", turnId: "R", status: "failed" });
+ * read.review?.verdictReason; // "run_failed"
+ * ```
+ */
+export function unreadReview(
+  ref: Omit<ReviewRef, "turnId"> & { turnId: string | null },
+): ReadReplyResult {
+  const review = { ...reviewResult("", undefined), ...reviewVerdict(ref.status, undefined, null) };
+  return {
+    status: "observed",
+    threadId: ref.threadId,
+    clientMessageId: ref.clientMessageId,
+    association: "same_turn_not_exclusive",
+    turn: ref.turnId === null ? null : { id: ref.turnId, status: ref.status },
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+    review,
+  };
+}
+
+/**
  * The reviewer's answer to review turn R (0.169, 0.171; captures 46): the
  * final answer of the turn under R on a `subAgentReview` thread whose parent
  * is the review's thread, parsed as the review JSON (null: it is not);

@@ -4,7 +4,7 @@
  * `subAgentReview` thread of the review's thread, and nothing else's.
  */
 import assert from "assert";
-import { readReview, type ReviewRef } from "../../src/ops/read_review.ts";
+import { readReview, type ReviewRef, unreadReview } from "../../src/ops/read_review.ts";
 import { type Method, parseResult } from "../../src/codex/methods.ts";
 import type { Session } from "../../src/connect/connection.ts";
 import capture from "../../fixtures/captures/46-compact-usage-review-0.171.0.json" with {
@@ -225,4 +225,21 @@ Deno.test("readReview: an ended review without a text fails closed; a running on
   // A running review with its text so far: not ended.
   const partial = await readReview(session(RENDERED, []).session, ref("running"));
   assert.equal(partial.review?.verdictReason, "not_ended");
+});
+
+Deno.test("unreadReview: a review that could not be read has no text and fails closed", () => {
+  const empty = { text: "", findings: [], truncated: false, verdict: "failed" };
+  const scope = { threadId: THREAD, clientMessageId: "relay-review-1" };
+  assert.deepEqual(unreadReview({ ...scope, turnId: R, status: "failed" }), {
+    status: "observed",
+    ...scope,
+    association: "same_turn_not_exclusive",
+    turn: { id: R, status: "failed" },
+    replies: [],
+    nextCursor: null,
+    searchCursor: null,
+    review: { ...empty, verdictReason: "run_failed" },
+  });
+  const done = unreadReview({ ...scope, turnId: null, status: "completed" });
+  assert.deepEqual([done.turn, done.review], [null, { ...empty, verdictReason: "no_review" }]);
 });
