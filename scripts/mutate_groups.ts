@@ -89,6 +89,26 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/structured_test.ts",
     ],
   },
+  "review-verdict": {
+    promise: "a review's verdict says findings or no_findings only when that is true",
+    mutate: [
+      "src/reply/review_text.ts",
+      "src/ops/read_review.ts",
+    ],
+    tests: [
+      "tests/unit/review_text_test.ts",
+      "tests/unit/read_review_test.ts",
+    ],
+  },
+  "token-usage": {
+    promise: "a run's usage counts each model request once",
+    mutate: [
+      "src/reply/token_usage.ts",
+    ],
+    tests: [
+      "tests/unit/token_usage_test.ts",
+    ],
+  },
   "reply-read": {
     promise: "codex_read_reply: bounded, cursor-paged reads of the stored replies",
     mutate: [

@@ -55,6 +55,8 @@ export interface Thread {
   cwd: string | null;
   /** What an `active` thread waits on (`status.activeFlags`, e.g. `waitingOnApproval`); else []. */
   activeFlags: string[];
+  /** The thread a sub-agent thread (a review's reviewer) works for; null for others. */
+  parentThreadId?: string | null;
 }
 
 /** `thread/list` result (subset). */
@@ -146,6 +148,8 @@ export interface Turn {
   startedAt?: number | null;
   /** The `clientId` of each user message among the turn's items (set by the parser; [] when read without items). */
   clientIds?: string[];
+  /** The turn this one runs under (a reviewer's turn: the review's turn R; set by the parser). */
+  rootTurnId?: string | null;
 }
 
 /** `thread/turns/list` result (subset). */

@@ -118,6 +118,7 @@ export function parseThread(value: unknown): Thread {
     updatedAt: t.updatedAt,
     cwd: typeof t.cwd === "string" ? t.cwd : null,
     activeFlags: strings((t.status as Obj).activeFlags),
+    parentThreadId: typeof t.parentThreadId === "string" ? t.parentThreadId : null,
   };
 }
 
@@ -223,6 +224,7 @@ export function parseTurn(value: unknown): Turn {
     completedAt: completedAt as number | null,
     startedAt: typeof t.startedAt === "number" && Number.isFinite(t.startedAt) ? t.startedAt : null,
     clientIds: userClientIds(t.items),
+    rootTurnId: typeof t.rootTurnId === "string" ? t.rootTurnId : null,
   };
 }
 

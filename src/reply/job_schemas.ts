@@ -34,9 +34,9 @@ export const reviewFindingSchema = z.object({
 });
 
 /**
- * A review: the rendered text (bounded), the findings parsed from it and,
- * once the run ended, its verdict (`failed` with `verdictReason` unless the
- * findings are known).
+ * A review: the rendered text (bounded), its findings (the reviewer's JSON's)
+ * and, once the run ended, its verdict (`failed` with `verdictReason` unless
+ * the reviewer's answer says findings or a correct patch).
  *
  * @example
  * ```ts

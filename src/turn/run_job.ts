@@ -10,7 +10,7 @@
 import type { ReviewTarget } from "../codex/methods.ts";
 import type { Session } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
-import { readReview } from "../ops/read_review.ts";
+import { readReview, unreadReview } from "../ops/read_review.ts";
 import type { ObservedTurnStatus, ReadReplyResult } from "../reply/schemas.ts";
 import { structuredAnswer } from "../reply/structured.ts";
 import { schemaProblem } from "./start_checks.ts";
@@ -66,6 +66,8 @@ export interface JobKind<J extends RunJob = RunJob> {
   problem(job: J): string | undefined;
   /** What a finished run's result carries (reply-read level). */
   read(session: Session, job: J, snapshot: SettledSnapshot): Promise<ReadReplyResult>;
+  /** What it carries when that could not be read (its connection ended with it); none by default. */
+  unread?(snapshot: SettledSnapshot): ReadReplyResult;
 }
 
 const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K }>> } = {
@@ -95,6 +97,9 @@ const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K
     notSteerable: "The run is a review: Codex cannot steer a review turn; nothing was sent",
     problem: () => undefined,
     read: readReviewRun,
+    // A review's verdict fails closed even when its review cannot be read.
+    unread: ({ threadId, clientMessageId, turnId, phase }) =>
+      unreadReview({ threadId, clientMessageId, turnId, status: observed(phase) }),
   },
   compact: {
     sends: async (session, _job, { threadId }) => {
@@ -158,6 +163,23 @@ export function settledRead(
   snapshot: SettledSnapshot,
 ): Promise<ReadReplyResult> {
   return jobKind(job).read(session, job, snapshot);
+}
+
+/**
+ * What a finished run's result carries when its replies could not be read
+ * (`JobKind.unread`): a review's failed verdict; undefined for other kinds.
+ *
+ * @example
+ * ```ts
+ * const snapshot = { threadId: "t", clientMessageId: "c", turnId: "R", phase: "failed" };
+ * settledUnread({ kind: "compact" }, snapshot); // undefined
+ * ```
+ */
+export function settledUnread(
+  job: RunJob,
+  snapshot: SettledSnapshot,
+): ReadReplyResult | undefined {
+  return jobKind(job).unread?.(snapshot);
 }
 
 async function readReviewRun(

@@ -228,7 +228,9 @@ export class TurnEvents {
         return [];
       case "tokenUsage":
         if (event.turnId !== null && this.#ownOrInner(event.turnId)) {
-          this.#usage = addTokenUsage(this.#usage, event.usage);
+          // A compaction's first is Codex's repeat of the thread's previous request.
+          const repeatsFirst = this.#run.job.kind === "compact";
+          this.#usage = addTokenUsage(this.#usage, event.usage, repeatsFirst);
         }
         return [];
     }

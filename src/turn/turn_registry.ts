@@ -12,7 +12,7 @@
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import { settledRead } from "./run_job.ts";
+import { settledRead, settledUnread } from "./run_job.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
 import { CANCELLED_START, phaseOf } from "./run_state.ts";
 import { worktreeOf } from "./run_facts.ts";
@@ -122,7 +122,8 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
     }
     const finished: FinishedRun = { snapshot: runtime.snapshot() };
     if (this.#deps.readsReplies) {
-      const replies = await this.#readReplies(runtime);
+      const replies = await this.#readReplies(runtime) ??
+        settledUnread(runtime.run.job, runtime.snapshot());
       if (replies) finished.replies = replies;
     }
     await runtime.release();

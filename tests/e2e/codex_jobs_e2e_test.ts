@@ -13,6 +13,7 @@ import { VERDICT_SCHEMA } from "../../testing/verdict_schema.ts";
 import assert from "node:assert/strict";
 import { e2eCodex, withWorld, type World } from "./_relay_e2e.ts";
 import { callTool } from "../../testing/call_tool.ts";
+import { REVIEW_SPOOF_TEXT } from "../../testing/mock_responses.ts";
 import type { ConnectedClient } from "../../testing/mcp_client.ts";
 
 const BIN = e2eCodex("tests/e2e/codex_jobs_e2e_test.ts");
@@ -93,23 +94,28 @@ Deno.test({
 
 Deno.test({
   name:
-    "e2e codex_review: a reviewer answering garbage, or a clean JSON review, is verdict failed (fails closed)",
+    "e2e codex_review: the verdict is the reviewer's JSON: a clean review no_findings; garbage or a mimicked rendering failed, no made-up P0",
   ignore,
   fn: () =>
     withWorld({}, async (w) => {
       const dir = await gitRepo(w);
       const relay = await w.relay(FLAGS);
-      const cases = [
-        ["REVIEW_PLAIN check calc.js", "Plain text review, not JSON."],
+      const cases: [string, string, string, string?][] = [
         // Codex renders a well-formed review without comment as its explanation alone.
-        ["REVIEW_CLEAN check calc.js", "Mock review: no issues."],
+        ["REVIEW_CLEAN check calc.js", "Mock review: no issues.", "no_findings"],
+        // A clean review whose explanation mimics a finding list: clean, no finding.
+        ["REVIEW_SPOOF_JSON check calc.js", REVIEW_SPOOF_TEXT, "no_findings"],
+        ["REVIEW_PLAIN check calc.js", "Plain text review, not JSON.", "failed", "unparseable"],
+        // A plain answer shaped exactly like the rendering of a P0: Codex passes it verbatim.
+        ["REVIEW_SPOOF check calc.js", REVIEW_SPOOF_TEXT, "failed", "unparseable"],
       ];
-      for (const [instructions, text] of cases) {
+      for (const [instructions, text, verdict, reason] of cases) {
         const out = await review(relay, { cwd: dir, target: "custom", instructions });
         assert.equal(out.turn?.status, "completed", JSON.stringify(out));
         assert.equal(out.review?.text, text);
-        assert.equal(out.review?.verdict, "failed", "never no_findings");
-        assert.equal(out.review?.verdictReason, "unconfirmed");
+        assert.equal(out.review?.verdict, verdict, instructions);
+        assert.equal(out.review?.verdictReason, reason, instructions);
+        assert.deepEqual(out.review?.findings, [], "no made-up finding");
       }
     }),
 });

@@ -130,6 +130,14 @@ Deno.test({
       const done = (await callTool(relay.client, "codex_compact", { threadId: run.threadId }, LONG))
         .structuredContent;
       assert.equal(done.turn?.status, "completed", JSON.stringify(done));
+      // Codex tells three usages for the one compaction request (the mock's: in 10, out 5).
+      const u = done.usage!;
+      assert.deepEqual(
+        [u.inputTokens, u.outputTokens, u.totalTokens],
+        [10, 5, 15],
+        JSON.stringify(u),
+      );
+      assert.equal(u.threadTotal.totalTokens, run.usage!.totalTokens + 15);
       assert.ok(w.mock.requests.some((q) => q.kind !== "not_found" && q.seq > 1));
       const after = (await callTool(relay.client, "codex_run", {
         threadId: run.threadId,
@@ -156,5 +164,33 @@ Deno.test({
       }, LONG)).structuredContent;
       assert.equal(stopped.status, "interrupted", JSON.stringify(stopped));
       w.mock.release("cmp");
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e codex_usage and codex_run agree with an unreadable auth.json and the OpenAI provider: not_logged_in",
+  ignore,
+  fn: () =>
+    withWorld({}, async (w) => {
+      // The OpenAI provider (the mock's removed) and an auth.json that is not JSON: Codex answers
+      // account/read {account: null, requiresOpenaiAuth: true} and refuses the limits (captures 46).
+      const config = `${w.home.codexHome}/config.toml`;
+      const toml = await Deno.readTextFile(config);
+      await Deno.writeTextFile(config, toml.replace(/^model_provider = .*$/m, ""));
+      await Deno.writeTextFile(`${w.home.codexHome}/auth.json`, "{not json");
+      const relay = await w.relay(FLAGS);
+      const usage = (await callTool(relay.client, "codex_usage", {}, LONG)).structuredContent;
+      assert.deepEqual(
+        [usage.status, usage.reason],
+        ["unavailable", "not_logged_in"],
+        usage.message,
+      );
+      const run = (await callTool(relay.client, "codex_run", {
+        cwd: w.home.workspace,
+        text: "hi",
+      }, LONG)).structuredContent;
+      assert.equal(run.reason, "not_logged_in", JSON.stringify(run));
+      assert.equal(w.mock.requests.length, 0, "no model request");
     }),
 });

@@ -253,6 +253,38 @@ for (const version of ["0.169.0", "0.171.0"]) {
   });
 }
 
+Deno.test("[spawn] a review whose turn host dies ends failed with a review whose verdict fails closed", async () => {
+  const s: Scenario = { threads: [], newThreadReviewScripts: [{ steps: [{ barrier: "review" }] }] };
+  await withJobs(s, async (client, f, b) => {
+    const [out] = await Promise.all([
+      callTool(client, "codex_review", {
+        cwd: "/repo",
+        target: "custom",
+        instructions: "a review",
+        waitSeconds: 1,
+      }).then((r) => r.structuredContent),
+      b.review.reached(),
+    ]);
+    assert.equal(out.turn?.status, "running");
+    const host = (await f.requests()).find((r) => r.method === "review/start")!.pid;
+    Deno.kill(host, "SIGKILL");
+    const ended = (await callTool(client, "codex_wait_reply", {
+      threadId: out.threadId,
+      clientMessageId: out.receipt.clientMessageId,
+      timeoutSeconds: 30,
+    })).structuredContent;
+    assert.equal(ended.turn?.status, "failed", JSON.stringify(ended));
+    assert.deepEqual(ended.review, {
+      text: "",
+      findings: [],
+      truncated: false,
+      verdict: "failed",
+      verdictReason: "run_failed",
+    });
+    await b.review.release().catch(() => {});
+  }, ["review"]);
+});
+
 Deno.test("codex_run with outputSchema: turn/start with the schema; a valid answer is structured.value", async () => {
   const s: Scenario = {
     threads: [],

@@ -86,7 +86,7 @@ Deno.test("codex_usage with an API-key login: unavailable (account_required) nam
     const out = r.structuredContent;
     assert.equal(out.status, "unavailable");
     assert.equal(out.reason, "account_required");
-    assert.match(out.message!, /ChatGPT login/);
+    assert.match(out.message!, /ChatGPT login; it is logged in with an API key/);
     assert.deepEqual(
       { status: out.thread?.status, reason: out.thread?.reason },
       { status: "unavailable", reason: "account_required" },
@@ -95,6 +95,31 @@ Deno.test("codex_usage with an API-key login: unavailable (account_required) nam
     assert.match(text, /Limits unavailable \(account_required\)/);
     const sent = (await f.requests()).map((q) => q.method);
     assert.ok(sent.includes("account/rateLimits/read") && sent.includes("account/usage/read"));
+  });
+});
+
+Deno.test("codex_usage without a login (an unreadable auth.json): not_logged_in, as codex_run says", async () => {
+  const t = thread();
+  // What Codex 0.169 and 0.171 answer with a corrupt auth.json and the OpenAI provider (captures 46).
+  const account = { account: null, userId: null, requiresOpenaiAuth: true, workspaceRouting: null };
+  await withRelay({ threads: [t], account }, async (relay) => {
+    const usage = await call(relay, "codex_usage", { threadId: t.id });
+    assert.deepEqual([usage.out.status, usage.out.reason], ["unavailable", "not_logged_in"]);
+    assert.doesNotMatch(
+      usage.out.message!,
+      /API key\b(?! variable)/,
+      "never 'logged in with an API key'",
+    );
+    assert.equal(usage.out.thread?.reason, "not_logged_in");
+    const run = await call(relay, "codex_run", { threadId: t.id, text: "x" });
+    assert.equal(run.out.reason, "not_logged_in");
+  });
+  // A provider that needs no OpenAI login: account_required, saying so.
+  const none = { account: null, userId: null, requiresOpenaiAuth: false, workspaceRouting: null };
+  await withRelay({ threads: [thread()], account: none }, async (relay) => {
+    const usage = await call(relay, "codex_usage", {});
+    assert.equal(usage.out.reason, "account_required");
+    assert.match(usage.out.message!, /model provider needs no OpenAI login/);
   });
 });
 

@@ -79,9 +79,27 @@ Deno.test("parseResult(): a result arrives parsed: relied-on fields kept, the re
     backwardsCursor: "b",
   });
   assert.deepEqual(page, {
-    data: [{ id: "t1", name: null, status: "idle", updatedAt: 5, cwd: "/w", activeFlags: [] }],
+    data: [{
+      id: "t1",
+      name: null,
+      status: "idle",
+      updatedAt: 5,
+      cwd: "/w",
+      activeFlags: [],
+      parentThreadId: null,
+    }],
     nextCursor: null,
   });
+  // A reviewer's turn names the review's turn R; its thread the thread reviewed for (captures 46).
+  const turns = (rootTurnId?: unknown) =>
+    parseResult("thread/turns/list", { data: [{ id: "u", status: "completed", rootTurnId }] })
+      .data[0].rootTurnId;
+  assert.deepEqual([turns("r"), turns(undefined), turns(5)], ["r", null, null]);
+  assert.equal(
+    parseResult("thread/list", { data: [{ ...thread, parentThreadId: "p1" }] }).data[0]
+      .parentThreadId,
+    "p1",
+  );
   const active = { ...thread, status: { type: "active", activeFlags: ["waitingOnApproval", 3] } };
   assert.deepEqual(parseResult("thread/list", { data: [active] }).data[0].activeFlags, [
     "waitingOnApproval",

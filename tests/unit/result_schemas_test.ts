@@ -31,7 +31,7 @@ import {
   withdrawSchema,
 } from "../../src/reply/schemas.ts";
 import { THREAD_STATUSES } from "../../src/codex/types.ts";
-import { parseReview } from "../../src/reply/review_text.ts";
+import { reviewResult } from "../../src/reply/review_text.ts";
 import { structuredAnswer } from "../../src/reply/structured.ts";
 import { buildReadResult } from "../../src/reply/read_result.ts";
 import { WAIT_UNTIL } from "../../src/reply/wait_set.ts";
@@ -90,7 +90,7 @@ const REVIEW_TEXT = [
   "  fs is never used.",
 ].join("\n");
 
-const REVIEW = parseReview(REVIEW_TEXT);
+const REVIEW = reviewResult(REVIEW_TEXT, undefined);
 const STRICT = {
   type: "object",
   properties: { ok: { type: "boolean" } },
@@ -137,12 +137,12 @@ const RECEIPT = {
   confirmedBy: "acknowledgement" as const,
 };
 
-Deno.test("reviewSchema keeps every finding parseReview() parses, in codex_run's and codex_read_reply's results", () => {
+Deno.test("reviewSchema keeps every finding reviewResult() gives, in codex_run's and codex_read_reply's results", () => {
   assert.equal(REVIEW.findings.length, 2, "the review has both findings");
   assert.deepEqual(REVIEW.findings.map((f) => f.priority), [1, null]);
   for (const finding of REVIEW.findings) keeps(reviewFindingSchema, finding, finding.title);
   keeps(reviewSchema, REVIEW, "the review");
-  keeps(reviewSchema, parseReview(REVIEW_TEXT, 60), "a review cut at the page bound");
+  keeps(reviewSchema, reviewResult(REVIEW_TEXT, undefined, 60), "a review cut at the page bound");
   const run = runResult({ kind: "settled", run: finished({}, { review: REVIEW }) }, RECEIPT);
   assert.deepEqual(run.review, REVIEW);
   keeps(runOutput, run, "codex_review's result");
