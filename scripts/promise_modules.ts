@@ -23,7 +23,15 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/reply/structured.ts": "a structured answer is valid only when it matches",
   "src/reply/wait_set.ts": "waits on one message or several (any/all)",
   "src/reply/review_text.ts": "a verdict says findings or no_findings only when true",
+  "src/ops/read_review.ts":
+    "a verdict says findings or no_findings only when true: the reviewer's own JSON",
   "src/reply/token_usage.ts": "usage counts each model request once",
+  "src/ops/worktree_active.ts": "a worktree in use by a run of Codex is not removed without force",
+  "src/ops/worktree_remove.ts": "the relay removes only the worktree, branch and files it made",
+  "src/ops/worktree_git.ts": "git runs bounded and never prunes the user's repository",
+  "src/codex/notifications.ts":
+    "changedFiles names exactly the files a run changed: Codex's reports",
+  "src/turn/worktree_files.ts": "changedFiles names exactly the files a run changed: git's view",
   "src/ops/read_reply.ts": "bounded, cursor-paged reads",
   "src/ops/queue_message.ts": "a receipt says only what Codex confirmed",
   "src/ops/resolve_thread.ts": "a thread by its id or exact, unique name",

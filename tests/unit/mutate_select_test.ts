@@ -160,30 +160,13 @@ Deno.test("every group's named functions exist, and its tests are unit tests", a
   }
 });
 
-/**
- * Modules of the list whose groups other branches of this round add (a-wt-ops: worktree,
- * worktree_record; b-run-record: changed_files; e-usage-review: review_text, token_usage). The
- * test below fails once one of them is in a group: delete its line here when merging that group.
- */
-const GROUP_PENDING = new Set([
-  "src/ops/worktree.ts",
-  "src/ops/worktree_record.ts",
-  "src/turn/changed_files.ts",
-  "src/reply/review_text.ts",
-  "src/reply/token_usage.ts",
-]);
-
 Deno.test("every module the list names as carrying a promise exists and is in a mutation group", () => {
   const grouped = new Set(
     Object.values(GROUPS).flatMap((g) => g.mutate.map((t) => typeof t === "string" ? t : t.file)),
   );
   for (const file of Object.keys(PROMISE_MODULES)) {
     assert.ok(file.startsWith("src/") && Deno.statSync(file).isFile, `${file} is a file of src/`);
-    if (GROUP_PENDING.has(file)) {
-      assert.ok(!grouped.has(file), `${file} is in a group now: delete it from GROUP_PENDING`);
-    } else {
-      assert.ok(grouped.has(file), `${file} carries a promise but is in no mutation group`);
-    }
+    assert.ok(grouped.has(file), `${file} carries a promise but is in no mutation group`);
   }
   for (const file of grouped) {
     assert.ok(Object.hasOwn(PROMISE_MODULES, file), `${file} is in a group but not in the list`);

@@ -290,12 +290,14 @@ Deno.test("TurnEvents: a turn failed for a spent limit retries after the reset C
 Deno.test("TurnEvents: one view of a run's events; files and usage count the same turns (the own one and one inside it), never another's", () => {
   const { e, user } = events(REVIEW);
   const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 };
+  // Codex's total runs on over the thread; each request's `last` is 5.
+  let total = 0;
   const usage = (turnId: string) =>
     e.notification("thread/tokenUsage/updated", {
       threadId: THREAD,
       turnId,
       tokenUsage: {
-        total: { ...zero, totalTokens: 5 },
+        total: { ...zero, totalTokens: total += 5 },
         last: { ...zero, totalTokens: 5 },
         modelContextWindow: null,
       },
