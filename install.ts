@@ -22,7 +22,7 @@
  * @module
  */
 
-import { detectSource } from "./src/install/launch.ts";
+import { detectSource } from "./src/install/running.ts";
 import { realInstallIo, runInstall } from "./src/install/run.ts";
 
 /**

@@ -30,7 +30,8 @@ import { denoFsView } from "../connect/process/codex_binary_fs.ts";
 import { readRegistration, type Registration, registrationKeyFindings } from "./doctor_client.ts";
 import { grantedOnly, realFs } from "../install/io.ts";
 import { entryPathFindings, type EntryPaths, entryPaths, pathsExist } from "./doctor_entry.ts";
-import { commandLine, runningCli } from "../install/launch.ts";
+import { commandLine } from "../install/launch.ts";
+import { runningCli } from "../install/running.ts";
 import { entryPermissionFindings, entryServe, optionFindings } from "./doctor_serve.ts";
 import { parseCommand } from "./flags.ts";
 

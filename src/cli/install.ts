@@ -6,7 +6,7 @@
  * @module
  */
 
-import { runningSource } from "../install/launch.ts";
+import { runningSource } from "../install/running.ts";
 import { realInstallIo, runInstall } from "../install/run.ts";
 
 /** Prints the entry and the apply command for `args`; resolves with the exit code. */

@@ -14,14 +14,8 @@ import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
-import {
-  applyCommand,
-  cliCommand,
-  commandLine,
-  registeredSource,
-  serveLauncher,
-} from "./launch.ts";
-import type { Source } from "./launch.ts";
+import { applyCommand, cliCommand, commandLine, serveLauncher, type Source } from "./launch.ts";
+import { registeredSource } from "./running.ts";
 import { type Plan, planInstall, planUninstall } from "./plan.ts";
 import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";

@@ -5,7 +5,6 @@ import {
   applyCommand,
   cliCommand,
   commandLine,
-  detectSource,
   installEnvFlags,
   RELAY_V8_FLAGS,
   relayFlags,
@@ -13,6 +12,7 @@ import {
   shellQuote,
   startCommand,
 } from "../../src/install/launch.ts";
+import { detectSource } from "../../src/install/running.ts";
 import { UsageError } from "../../src/core/usage_error.ts";
 import { RELAY_PERMISSIONS, withCodex } from "../../src/core/permissions.ts";
 import { normalizePermissionSet, permissionSetOfFlags } from "../../testing/permission_flags.ts";
