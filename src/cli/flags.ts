@@ -39,6 +39,7 @@ const OPTIONS = {
   "log-level": { type: "string" },
   "app-server": { type: "string" },
   codex: { type: "string" },
+  compat: { type: "string" },
   client: { type: "string" },
   scope: { type: "string" },
   "print-command": { type: "boolean" },
@@ -89,6 +90,7 @@ export function parseCommand(args: readonly string[]): Command {
     codex: values.codex,
     allowWorktrees: values["allow-worktrees"],
     git: values.git,
+    compat: values.compat,
   }, "flags");
   if (command === "doctor") return doctorCommandOf(flags, values);
   return { kind: "serve", flags };
@@ -110,6 +112,7 @@ function doctorCommandOf(
     ...(flags.worktrees === undefined || flags.worktrees.git === "git"
       ? []
       : ["--git", flags.worktrees.git]),
+    ...(flags.compat === undefined ? [] : ["--compat", flags.compat]),
   ];
   return { kind: "doctor", flags, registration: { ...registration, passOn }, printCommand: true };
 }

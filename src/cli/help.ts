@@ -75,6 +75,11 @@ const SERVE_OPTIONS: Option[] = [
     "in a git worktree of its own; add codex_worktree (runs git)",
   ],
   ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
+  [
+    "--compat codex-mcp-server",
+    "With --allow-turn-start: serve only the removed codex mcp-server's",
+    "tools codex and codex-reply, as its clients call them",
+  ],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
   APP_SERVER_OPTION,
   CODEX_OPTION,

@@ -115,6 +115,10 @@ export interface RunParams {
   sandbox?: string;
   /** `codex_run`'s `approvalPolicy`. */
   approvalPolicy?: string;
+  /** The compatibility `codex`'s `base-instructions`. */
+  baseInstructions?: string;
+  /** The compatibility `codex`'s `developer-instructions`. */
+  developerInstructions?: string;
 }
 
 /** `thread/items/list` cursor: an app-server cursor, or an item to continue after. */

@@ -15,6 +15,8 @@ export interface Capabilities {
   turnStart: boolean;
   /** `--allow-worktrees` (with `--allow-turn-start`): `codex_run {worktree}`, `codex_worktree`. */
   worktrees?: boolean;
+  /** `--compat codex-mcp-server`: only the old server's `codex` and `codex-reply` tools. */
+  compat?: "codex-mcp-server";
 }
 
 /**
@@ -27,12 +29,18 @@ export interface Capabilities {
  * ```
  */
 export function capabilitiesOf(
-  flags: { allowReplyRead: boolean; allowTurnStart: boolean; worktrees?: { git: string } },
+  flags: {
+    allowReplyRead: boolean;
+    allowTurnStart: boolean;
+    worktrees?: { git: string };
+    compat?: "codex-mcp-server";
+  },
 ): Capabilities {
   return {
     replyRead: flags.allowReplyRead || flags.allowTurnStart,
     turnStart: flags.allowTurnStart,
     ...(flags.worktrees ? { worktrees: true } : {}),
+    ...(flags.compat ? { compat: flags.compat } : {}),
   };
 }
 
@@ -42,5 +50,6 @@ export function capabilityArgs(caps: Capabilities): string[] {
     ...(caps.replyRead ? ["--allow-reply-read"] : []),
     ...(caps.turnStart ? ["--allow-turn-start"] : []),
     ...(caps.worktrees ? ["--allow-worktrees"] : []),
+    ...(caps.compat ? ["--compat", caps.compat] : []),
   ];
 }

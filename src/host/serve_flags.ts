@@ -33,6 +33,8 @@ export interface ServeFlags {
   codex?: string;
   /** `--allow-worktrees [--git PATH]`: the git to run (`git` on PATH unless named). */
   worktrees?: { git: string };
+  /** `--compat codex-mcp-server`: serves only the old server's `codex` and `codex-reply`. */
+  compat?: "codex-mcp-server";
 }
 
 /**
@@ -88,6 +90,8 @@ export interface ServeOptions {
   allowWorktrees?: boolean;
   /** The git to run with `allowWorktrees` (default `git` on PATH); needs run permission. */
   git?: string;
+  /** `"codex-mcp-server"`: only the removed `codex mcp-server`'s two tools (needs `allowTurnStart`). */
+  compat?: "codex-mcp-server";
 }
 
 /** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
@@ -109,6 +113,7 @@ const NAMES: Record<keyof ServeSettings, [flag: string, option: string]> = {
   codex: ["--codex", "codex"],
   allowWorktrees: ["--allow-worktrees", "allowWorktrees"],
   git: ["--git", "git"],
+  compat: ["--compat", "compat"],
 };
 
 const APP_SERVER_USAGE: Record<ServeSource, string> = {
@@ -157,12 +162,21 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
       ? {}
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
     ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
+    ...compat(settings.compat, name("compat"), fail),
   };
-  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers", "allowWorktrees"] as const) {
+  const keys = [
+    "autoApproveMcpTools",
+    "disableCodexMcpServers",
+    "allowWorktrees",
+    "compat",
+  ] as const;
+  for (const key of keys) {
     const given = key === "disableCodexMcpServers"
       ? flags[key].length > 0
       : key === "allowWorktrees"
       ? flags.worktrees !== undefined
+      : key === "compat"
+      ? flags.compat !== undefined
       : flags[key];
     if (given && !flags.allowTurnStart) throw fail(`${name(key)} needs ${name("allowTurnStart")}`);
   }
@@ -190,6 +204,19 @@ function worktrees(
   if (git !== undefined && !allow) throw fail(`${name("git")} needs ${name("allowWorktrees")}`);
   if (!allow) return {};
   return { worktrees: { git: git === undefined ? "git" : codexPath(git, name("git"), fail) } };
+}
+
+/** `compat`: the one surface it names, `codex-mcp-server`. */
+function compat(
+  value: unknown,
+  name: string,
+  fail: (message: string) => Error,
+): Pick<ServeFlags, "compat"> {
+  if (value === undefined) return {};
+  if (value !== "codex-mcp-server") {
+    throw fail(`${name} takes codex-mcp-server (got '${clip(String(value))}')`);
+  }
+  return { compat: value };
 }
 
 function codexPath(value: unknown, name: string, fail: (message: string) => Error): string {

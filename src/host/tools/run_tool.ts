@@ -159,6 +159,46 @@ export async function runCall(
   return out;
 }
 
+/**
+ * A call that follows its run to the turn's end (the compatibility `codex`
+ * and `codex-reply`, which had no `waitSeconds`): {@linkcode runCall}, then
+ * waits of 55 s each (progress keeps the call alive) until the turn ends.
+ * The client cancelling the call interrupts the turn.
+ */
+export async function runToEnd(
+  args: { threadId?: string },
+  ctx: CallContext,
+  start: () => Promise<StartResult>,
+): Promise<RunResult | ToolInputRequired> {
+  const waitSeconds = 55;
+  let out = await runCall("codex_run", { threadId: args.threadId, waitSeconds }, ctx, start);
+  while (!("inputRequired" in out) && out.turn?.status === "running") {
+    const run = ctx.turns.run(out.threadId);
+    if (ctx.signal.aborted) {
+      if (run?.clientMessageId === out.receipt.clientMessageId) {
+        await ctx.turns.interrupt(out.threadId);
+      }
+      return out;
+    }
+    const { receipt } = out;
+    const runtime = run?.clientMessageId === receipt.clientMessageId ? run.handle : undefined;
+    if (!runtime) {
+      const ended = ctx.turns.finished(out.threadId, receipt.clientMessageId);
+      return ended ? runResult({ kind: "settled", run: ended }, receipt) : out;
+    }
+    const base = {
+      v: 1 as const,
+      tool: "codex_run" as const,
+      threadId: out.threadId,
+      clientMessageId: receipt.clientMessageId,
+      waitSeconds,
+      receipt,
+    };
+    out = await waitOnRun(runtime, ctx, base);
+  }
+  return out;
+}
+
 /** A retried round: the run waited on again, or its end when its runtime is gone. */
 async function resumeRun(
   prior: RoundState,
