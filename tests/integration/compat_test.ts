@@ -8,6 +8,7 @@ import { agentItem, commandApproval, FixtureHome, thread } from "../../testing/f
 import { closeAfter, PROTOCOLS, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
+import { within } from "../../testing/deadline.ts";
 
 const COMPAT = ["--allow-turn-start", "--compat", "codex-mcp-server"];
 
@@ -262,5 +263,44 @@ Deno.test("compat: codex-reply without a thread says what to give", async () => 
     const out = await callTool(client, "codex-reply", { prompt: "go" });
     assert.equal(out.isError, true);
     assert.match(JSON.stringify(out.content), /either threadId or conversationId must be provided/);
+  });
+});
+
+/** Resolves once the fixture logged a request `method` (watching its files, no polling). */
+async function untilSent(f: FixtureHome, method: string): Promise<void> {
+  const seen = async () => (await f.requests()).some((r) => r.method === method);
+  const watcher = Deno.watchFs(f.home);
+  try {
+    await within(
+      (async () => {
+        if (await seen()) return;
+        for await (const _ of watcher) if (await seen()) return;
+      })(),
+      `${method} reaching the fixture`,
+    );
+  } finally {
+    watcher.close();
+  }
+}
+
+Deno.test("compat: the client cancelling codex interrupts the turn", async () => {
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [[{ barrier: "hold" }, { item: agentItem("m", "late") }, {
+      end: "completed",
+    }]],
+  };
+  await withCompat(s, { protocol: "2026-07-28" }, async (client, f) => {
+    const hold = await f.barrier("hold");
+    const cancel = new AbortController();
+    const call = callTool(client, "codex", { prompt: "go", cwd: "/tmp/scratch" }, {
+      signal: cancel.signal,
+      timeout: 60_000,
+    });
+    await hold.reached();
+    cancel.abort();
+    await assert.rejects(call);
+    await untilSent(f, "turn/interrupt");
+    await hold.release();
   });
 });
