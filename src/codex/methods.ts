@@ -137,6 +137,9 @@ export interface TextInput {
   text_elements: unknown[];
 }
 
+/** An image input of `turn/start` / `turn/steer`: a file Codex reads, or a data URL. */
+export type ImageInput = { type: "localImage"; path: string } | { type: "image"; url: string };
+
 /**
  * The params of each method, as docs/codex-protocol.md records them (`?`:
  * the app-server has a default).
@@ -183,14 +186,14 @@ export interface MethodParams {
   "turn/start": {
     threadId: string;
     clientUserMessageId: string;
-    input: TextInput[];
+    input: (TextInput | ImageInput)[];
     outputSchema?: Record<string, unknown>;
   };
   "turn/steer": {
     threadId: string;
     expectedTurnId: string;
     clientUserMessageId: string;
-    input: TextInput[];
+    input: (TextInput | ImageInput)[];
   };
   "review/start": { threadId: string; target: ReviewTarget };
   "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };

@@ -8,7 +8,7 @@
 
 import { RelayError } from "../core/errors.ts";
 import { parseRunConfig } from "../codex/validate.ts";
-import type { RunParams } from "../codex/methods.ts";
+import type { ImageInput, RunParams } from "../codex/methods.ts";
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
@@ -33,6 +33,8 @@ export interface RunOptions {
   developerInstructions?: string;
   /** The prompt of compactions (config `compact_prompt`; compatibility `codex`). */
   compactPrompt?: string;
+  /** Images sent with the text (`turn/start` on an idle thread: `run_job.ts`). */
+  images?: ImageInput[];
 }
 
 /**

@@ -304,3 +304,42 @@ Deno.test("compat: the client cancelling codex interrupts the turn", async () =>
     await hold.release();
   });
 });
+
+const PNG = "data:image/png;base64,iVBORw0KGgo=";
+
+Deno.test("images: codex_run and the compat codex send them with the text in turn/start", async () => {
+  const s: Scenario = {
+    threads: [],
+    newThreadScripts: [turn("msg_1", "A cat.")],
+  };
+  for (
+    const [flags, tool, args] of [
+      [["--allow-turn-start"], "codex_run", { cwd: "/tmp/scratch", text: "describe" }],
+      [COMPAT, "codex", { cwd: "/tmp/scratch", prompt: "describe" }],
+    ] as const
+  ) {
+    const f = await FixtureHome.create(s);
+    const relay = await startRelay({ fixture: f, flags: [...flags], protocol: "2026-07-28" });
+    const { code, left } = await closeAfter(relay, f, async () => {
+      const images = [{ path: "/tmp/scratch/shot.png" }, { dataUrl: PNG }];
+      const out = await callTool(relay.client, tool, { ...args, images }, { timeout: 60_000 });
+      assert.equal(out.isError, undefined, JSON.stringify(out.content));
+      const start = (await f.requests()).find((r) => r.method === "turn/start");
+      assert.deepEqual(start?.params.input, [
+        { type: "text", text: "describe", text_elements: [] },
+        { type: "localImage", path: "/tmp/scratch/shot.png" },
+        { type: "image", url: PNG },
+      ]);
+      const refused = await callTool(relay.client, tool, {
+        ...args,
+        images: [{ dataUrl: "https://example.com/cat.png" }],
+      });
+      assert.equal(refused.isError, true);
+      assert.match(JSON.stringify(refused.content), /remote URL: Codex 0\.169-0\.171 refuse them/);
+      const starts = (await f.requests()).filter((r) => r.method === "thread/start");
+      assert.equal(starts.length, 1, "the refused call started nothing");
+    });
+    assert.equal(code, 0);
+    assert.deepEqual(left, []);
+  }
+});

@@ -23,6 +23,7 @@ import {
   type Mapped,
 } from "../compat_args.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
+import { imageInputs, imagesInput } from "../../reply/images.ts";
 
 /** What a compatibility call returns: the old result, and whether it is an error. */
 const compatOutput = z.object({
@@ -48,12 +49,14 @@ const codexInput = z.strictObject({
   "base-instructions": instructions("base-instructions"),
   "developer-instructions": instructions("developer-instructions"),
   "compact-prompt": instructions("compact-prompt"),
+  images: imagesInput,
 });
 
 const replyInput = z.strictObject({
   prompt: messageText,
   threadId: threadRef.optional(),
   conversationId: threadRef.optional(),
+  images: imagesInput,
 });
 
 /** The result of a refusal: nothing was sent. */
@@ -132,11 +135,12 @@ export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
     }
     const mapped: Mapped = compatOptions(args);
     if ("refused" in mapped) return refused("", mapped.refused);
+    const options = { ...mapped.options, images: imageInputs(args.images) };
     return await follow(
       ctx,
       undefined,
       mapped.notes,
-      () => ctx.starts.inCwd(cwd, args.prompt, ctx.signal, mapped.options),
+      () => ctx.starts.inCwd(cwd, args.prompt, ctx.signal, options),
     );
   },
   explain,
@@ -165,7 +169,13 @@ export const codexReplyTool: Tool<typeof replyInput, typeof compatOutput> = {
         "threadId and conversationId name different threads: give threadId only. Nothing was sent to Codex.",
       );
     }
-    return await follow(ctx, ref, [], () => ctx.starts.inThread(ref, args.prompt, ctx.signal));
+    const options = { images: imageInputs(args.images) };
+    return await follow(
+      ctx,
+      ref,
+      [],
+      () => ctx.starts.inThread(ref, args.prompt, ctx.signal, options),
+    );
   },
   explain,
   exact: {

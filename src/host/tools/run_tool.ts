@@ -15,6 +15,7 @@ import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../reply/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
+import { imageInputs, imagesInput } from "../../reply/images.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import {
@@ -54,6 +55,7 @@ const fields = {
   outputSchema: z.record(z.string(), z.unknown()).optional().describe(
     "JSON Schema for the final answer (strict: objects closed, all required; 64 KiB); idle thread only",
   ),
+  images: imagesInput,
 };
 
 /** The checks of a run's arguments across fields. */
@@ -92,6 +94,7 @@ export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
       sandbox: args.sandbox,
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
+      images: imageInputs(args.images),
     };
     const inCwd = (cwd: string) => ctx.starts.inCwd(cwd, args.text, ctx.signal, options);
     if (args.worktree !== undefined && ctx.caps.worktrees) {
