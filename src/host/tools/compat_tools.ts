@@ -13,7 +13,6 @@ import { cleanText, messageText, runOptionShapes, threadRef } from "../../reply/
 import type { RunResult } from "../../reply/schemas.ts";
 import { type CallContext, type Tool, type ToolInputRequired, TURN_ANNOTATIONS } from "../tool.ts";
 import { replyText } from "../render_reply.ts";
-import { textOf } from "../next_steps.ts";
 import { explainRun, runToEnd } from "./run_tool.ts";
 import {
   CODEX_ENTRY,
@@ -75,17 +74,25 @@ export function compatResult(out: RunResult, notes: string[]): CompatOut {
     ).join("\n\n");
     return { threadId, content, ...(all.length ? { notes: all } : {}) };
   }
-  const said = textOf(explainRun(out));
+  const go = threadId ? ` To go on, call codex-reply with threadId ${threadId}.` : "";
+  if (!out.turn) {
+    // Why it did not start, in this surface's words (the relay's own texts name tools it lacks).
+    const why = out.reason === "turn_running"
+      ? "codex-relay still runs an earlier call's turn on this thread: call codex-reply again once that call returned"
+      : out.message ?? "";
+    const stored = out.receipt.status === "not_sent"
+      ? "Nothing was sent to Codex."
+      : "The prompt may be stored in the thread: check before sending it again.";
+    return {
+      threadId,
+      content: `The turn did not start (${out.reason}): ${why}. ${stored}`,
+      isError: true,
+    };
+  }
   const running = status === "running"
     ? " The call ended before the turn (cancelled, or codex-relay is shutting down); it was interrupted."
     : "";
-  return {
-    threadId,
-    content: `${said}${running}${
-      threadId ? ` To go on, call codex-reply with threadId ${threadId}.` : ""
-    }`,
-    isError: true,
-  };
+  return { threadId, content: `${explainRun(out).said}${running}${go}`, isError: true };
 }
 
 /** Runs a mapped call to its end. */
