@@ -201,10 +201,14 @@ for (const protocol of PROTOCOLS) {
         return { action: "accept", content: { decision: "accept" } };
       },
     }, async (client, f) => {
+      const progress: string[] = [];
       const out = await callTool(client, "codex", { prompt: "go", cwd: "/tmp/scratch" }, {
         timeout: 60_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => void progress.push(String(p.message)),
       });
       assert.equal(out.structuredContent?.content, "Done.");
+      assert.ok(progress.length > 0, "progress notifications keep the call alive");
       assert.equal(asked.length, 1);
       assert.deepEqual((await f.answers()).map((a) => a.result), [{ decision: "accept" }]);
     });

@@ -90,7 +90,9 @@ export function compatResult(out: RunResult, notes: string[]): CompatOut {
     };
   }
   const running = status === "running"
-    ? " The call ended before the turn (cancelled, or codex-relay is shutting down); it was interrupted."
+    ? ` The call returned before the turn ended (${
+      out.reason ?? "cancelled, or codex-relay is shutting down"
+    }).`
     : "";
   return { threadId, content: `${explainRun(out).said}${running}${go}`, isError: true };
 }
