@@ -314,6 +314,7 @@ function capabilities(flags: ServeFlags, relay: string): Finding[] {
   const serve = [
     "serve",
     ...capabilityArgs({ replyRead: flags.allowReplyRead, turnStart: flags.allowTurnStart }),
+    ...(flags.compat ? ["--compat", flags.compat] : []),
     ...appServerArgs(flags.appServer),
   ];
   const findings: Finding[] = [
