@@ -77,7 +77,7 @@ const SERVE_OPTIONS: Option[] = [
   ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
   [
     "--compat codex-mcp-server",
-    "With --allow-turn-start: serve only the removed codex mcp-server's",
+    "With --allow-turn-start: serve only the old codex mcp-server's",
     "tools codex and codex-reply, as its clients call them",
   ],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
