@@ -115,6 +115,10 @@ export interface RunParams {
   sandbox?: string;
   /** `codex_run`'s `approvalPolicy`. */
   approvalPolicy?: string;
+  /** The compatibility `codex`'s `base-instructions`. */
+  baseInstructions?: string;
+  /** The compatibility `codex`'s `developer-instructions`. */
+  developerInstructions?: string;
 }
 
 /** `thread/items/list` cursor: an app-server cursor, or an item to continue after. */
@@ -132,6 +136,9 @@ export interface TextInput {
   /** The relay sends it empty. */
   text_elements: unknown[];
 }
+
+/** An image input of `turn/start` / `turn/steer`: a file Codex reads, or a data URL. */
+export type ImageInput = { type: "localImage"; path: string } | { type: "image"; url: string };
 
 /**
  * The params of each method, as docs/codex-protocol.md records them (`?`:
@@ -181,14 +188,14 @@ export interface MethodParams {
   "turn/start": {
     threadId: string;
     clientUserMessageId: string;
-    input: TextInput[];
+    input: (TextInput | ImageInput)[];
     outputSchema?: Record<string, unknown>;
   };
   "turn/steer": {
     threadId: string;
     expectedTurnId: string;
     clientUserMessageId: string;
-    input: TextInput[];
+    input: (TextInput | ImageInput)[];
   };
   "review/start": { threadId: string; target: ReviewTarget };
   "model/list": { cursor?: string; includeHidden?: boolean; limit?: number };

@@ -17,6 +17,8 @@ export interface Capabilities {
   turnStart: boolean;
   /** `--allow-worktrees` (with `--allow-turn-start`): `codex_run {worktree}`, `codex_worktree`. */
   worktrees?: boolean;
+  /** `--compat codex-mcp-server`: only the old server's `codex` and `codex-reply` tools. */
+  compat?: "codex-mcp-server";
 }
 
 /**
@@ -29,12 +31,18 @@ export interface Capabilities {
  * ```
  */
 export function capabilitiesOf(
-  flags: { allowReplyRead: boolean; allowTurnStart: boolean; worktrees?: { git: string } },
+  flags: {
+    allowReplyRead: boolean;
+    allowTurnStart: boolean;
+    worktrees?: { git: string };
+    compat?: "codex-mcp-server";
+  },
 ): Capabilities {
   return {
     replyRead: flags.allowReplyRead || flags.allowTurnStart,
     turnStart: flags.allowTurnStart,
     ...(flags.worktrees ? { worktrees: true } : {}),
+    ...(flags.compat ? { compat: flags.compat } : {}),
   };
 }
 
@@ -44,6 +52,7 @@ export function capabilityValues(caps: Capabilities): ServeValues {
     allowReplyRead: caps.replyRead,
     allowTurnStart: caps.turnStart,
     ...(caps.worktrees ? { allowWorktrees: true } : {}),
+    ...(caps.compat ? { compat: caps.compat } : {}),
   };
 }
 

@@ -19,7 +19,8 @@ export type ServeOptionKey =
   | "git"
   | "logLevel"
   | "appServer"
-  | "codex";
+  | "codex"
+  | "compat";
 
 /** The options' values in the command line's shape: a switch, a string, or a repeated string. */
 export type ServeValues = { [K in ServeOptionKey]?: boolean | string | readonly string[] };
@@ -104,6 +105,18 @@ export const SERVE_OPTIONS: readonly ServeOption[] = [
     doctor: ["Also check the git it runs"],
     install: ["Serve with --allow-worktrees (runs git; needs --allow-turn-start)"],
     run: { from: "git", otherwise: "git" },
+  },
+  {
+    option: "compat",
+    flag: "--compat",
+    type: "string",
+    value: "SURFACE",
+    needs: "allowTurnStart",
+    help: [
+      "codex-mcp-server, with --allow-turn-start: serve only the old",
+      "codex mcp-server's tools codex and codex-reply, as its clients call them",
+    ],
+    doctor: true,
   },
   {
     option: "codex",

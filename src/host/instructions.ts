@@ -14,9 +14,14 @@ export function queuedMeans(surface: Surface): string {
     : "stored, not processed yet: it runs when a Codex process next resumes the thread (a process that has the thread open runs it after its next turn)";
 }
 
+/** Model-facing instructions of `--compat codex-mcp-server` (the old server's two tools). */
+const COMPAT_INSTRUCTIONS =
+  "codex-relay, serving the removed codex mcp-server's tools: codex runs a prompt as a new Codex thread to the turn's end and returns {threadId, content}; codex-reply runs the next prompt on that threadId. Codex's approvals come to you as questions.";
+
 /** Model-facing instructions for the tools enabled at the surface's level. */
 export function instructionsFor(surface: Surface): string {
   const { caps } = surface;
+  if (caps.compat) return COMPAT_INSTRUCTIONS;
   const lines = [
     "codex-relay hands messages to local OpenAI Codex threads.",
     "Use codex_list_threads to find a thread, then codex_queue_message to store a message in its queue; keep the receipt's clientMessageId.",

@@ -21,7 +21,7 @@ import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
 import { surfaceOf } from "./surface.ts";
 import { buildServer } from "./server.ts";
-import { TOOLS } from "./tools/all_tools.ts";
+import { toolsAt } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
 import type { RoundState } from "./input_rounds.ts";
 import { systemClock } from "../core/clock.ts";
@@ -100,7 +100,7 @@ export async function serveWith(
         info: { name: "codex-relay", version },
         caps,
         connection,
-        tools: TOOLS,
+        tools: toolsAt(caps),
         shutdown: shutdown.signal,
         log,
         instructions: instructionsFor(surfaceOf(caps, connection)),

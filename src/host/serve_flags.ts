@@ -35,6 +35,8 @@ export interface ServeFlags {
   codex?: string;
   /** `--allow-worktrees [--git PATH]`: the git to run (`git` on PATH unless named). */
   worktrees?: { git: string };
+  /** `--compat codex-mcp-server`: serves only the old server's `codex` and `codex-reply`. */
+  compat?: "codex-mcp-server";
 }
 
 /**
@@ -90,6 +92,8 @@ export interface ServeOptions {
   allowWorktrees?: boolean;
   /** The git to run with `allowWorktrees` (default `git` on PATH); needs run permission. */
   git?: string;
+  /** `"codex-mcp-server"`: only the removed `codex mcp-server`'s two tools (needs `allowTurnStart`). */
+  compat?: "codex-mcp-server";
 }
 
 /** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
@@ -147,6 +151,7 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
       ? {}
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
     ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
+    ...compat(settings.compat, name("compat"), fail),
   };
   const missing = missingNeed(valuesOfFlags(flags));
   if (missing) throw fail(`${name(missing[0])} needs ${name(missing[1])}`);
@@ -174,6 +179,7 @@ export function valuesOfFlags(flags: ServeFlags): ServeValues {
     appServer: appServerFlag(flags.appServer),
     ...(flags.codex === undefined ? {} : { codex: flags.codex }),
     ...(flags.worktrees ? { allowWorktrees: true, git: flags.worktrees.git } : {}),
+    ...(flags.compat ? { compat: flags.compat } : {}),
   };
 }
 
@@ -198,6 +204,19 @@ function worktrees(
   if (git !== undefined && !allow) throw fail(`${name("git")} needs ${name("allowWorktrees")}`);
   if (!allow) return {};
   return { worktrees: { git: git === undefined ? "git" : codexPath(git, name("git"), fail) } };
+}
+
+/** `compat`: the one surface it names, `codex-mcp-server`. */
+function compat(
+  value: unknown,
+  name: string,
+  fail: (message: string) => Error,
+): Pick<ServeFlags, "compat"> {
+  if (value === undefined) return {};
+  if (value !== "codex-mcp-server") {
+    throw fail(`${name} takes codex-mcp-server (got '${clip(String(value))}')`);
+  }
+  return { compat: value };
 }
 
 function codexPath(value: unknown, name: string, fail: (message: string) => Error): string {

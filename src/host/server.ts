@@ -23,7 +23,7 @@ import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
 import type { Capabilities } from "../core/capabilities.ts";
 import { type CallContext, outputSchemaAt, type Tool, ToolRefusal } from "./tool.ts";
-import { advertised, advertisedAnnotations } from "./tool_schema.ts";
+import { advertised, advertisedAnnotations, fixedSchema } from "./tool_schema.ts";
 import { surfaceOf } from "./surface.ts";
 import { PROMPTS } from "./prompts.ts";
 import { textOf, withNext } from "./next_steps.ts";
@@ -69,23 +69,32 @@ export function buildServer(deps: ServerDeps): McpServer {
   const surface = surfaceOf(deps.caps, deps.connection);
   for (const tool of deps.tools) {
     if (!tool.enabled(deps.caps)) continue;
+    const exact = tool.exact;
+    const description = typeof tool.description === "string"
+      ? tool.description
+      : tool.description(surface);
     server.registerTool(
       tool.name,
-      {
-        title: tool.title,
-        description: typeof tool.description === "string"
-          ? tool.description
-          : tool.description(surface),
-        inputSchema: advertised(tool.inputSchemaAt?.(deps.caps) ?? tool.inputSchema),
-        outputSchema: advertised(withNext(outputSchemaAt(tool, deps.caps))),
-        annotations: advertisedAnnotations(tool.annotations),
-      },
+      exact
+        ? {
+          title: tool.title,
+          description,
+          inputSchema: fixedSchema(tool.inputSchema, exact.inputSchema),
+          outputSchema: fixedSchema(tool.outputSchema, exact.outputSchema),
+        }
+        : {
+          title: tool.title,
+          description,
+          inputSchema: advertised(tool.inputSchemaAt?.(deps.caps) ?? tool.inputSchema),
+          outputSchema: advertised(withNext(outputSchemaAt(tool, deps.caps))),
+          annotations: advertisedAnnotations(tool.annotations),
+        },
       // deno-lint-ignore no-explicit-any
       ((args: unknown, mcp: ServerContext) => call(tool, args, mcp, deps, server)) as any,
     );
   }
   for (const prompt of PROMPTS) {
-    if (!prompt.enabled(deps.caps)) continue;
+    if (!prompt.enabled(deps.caps) || deps.caps.compat) continue;
     server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema: z.object(prompt.args) },
@@ -143,6 +152,7 @@ async function call(
   try {
     const out = await tool.run(args, ctx);
     if (isInputRequired(out)) return out.inputRequired;
+    if (tool.exact) return tool.exact.result(out);
     deps.log.debug("call", {
       tool: tool.name,
       ms: Math.round(performance.now() - started),

@@ -104,6 +104,16 @@ export interface Tool<I extends z.ZodType, O extends z.ZodType> {
    * give their model only the structured content).
    */
   explain(output: z.output<O>, surface?: Surface): Explained;
+  /**
+   * A tool of another server's surface (`--compat`): advertised exactly as
+   * these JSON Schemas say (no annotations), its result exactly as
+   * `result` builds it (no `next`).
+   */
+  exact?: {
+    inputSchema: Record<string, unknown>;
+    outputSchema: Record<string, unknown>;
+    result(output: z.output<O>): Record<string, unknown>;
+  };
 }
 
 /**

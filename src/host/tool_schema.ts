@@ -76,6 +76,13 @@ export function advertised<S extends z.ZodType>(schema: S): S {
   return { "~standard": { ...std, jsonSchema } } as unknown as S;
 }
 
+/** A zod schema advertised as `json` exactly (another server's surface); validation stays the zod schema's. */
+export function fixedSchema<S extends z.ZodType>(schema: S, json: Json): S {
+  const std = schema["~standard"];
+  const jsonSchema = { input: () => structuredClone(json), output: () => structuredClone(json) };
+  return { "~standard": { ...std, jsonSchema } } as unknown as S;
+}
+
 /** A result schema with its top level kept and every nested field reduced to its type. */
 export function outline(schema: Json): Json {
   const properties = schema.properties as Record<string, Json> | undefined;

@@ -31,6 +31,8 @@ export interface InstallArgs {
   turnStart: boolean;
   /** Serve flag `--allow-worktrees` in the entry (its run permission names git). */
   worktrees?: boolean;
+  /** `--compat codex-mcp-server`: the entry serves the old server's tools, named `codex`. */
+  compat?: "codex-mcp-server";
   /** Show the change, write nothing. */
   dryRun: boolean;
   /** Write without asking. */
@@ -60,6 +62,7 @@ const OPTIONS = {
   client: { type: "string" },
   scope: { type: "string" },
   ...parseOptions(ENTRY_ROWS),
+  compat: { type: "string" },
   "dry-run": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
@@ -90,6 +93,9 @@ CLIENT is one of ${CLIENTS.join(", ")}.
 Options:
   --scope user|project   The client's user config (default) or the current project's
 ${ENTRY_HELP}
+  --compat codex-mcp-server
+                         Serve the removed codex mcp-server's tools, in an entry named codex
+                         (needs --allow-turn-start; another codex entry needs --force)
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
@@ -116,6 +122,8 @@ CLIENT is one of ${CLIENTS.join(", ")}.
 
 Options:
   --scope user|project   The client's user config (default) or the current project's
+  --compat codex-mcp-server
+                         Remove the entry install --compat wrote (named codex)
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Remove an entry codex-relay install did not write
@@ -208,6 +216,7 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     action,
     client: client as ClientId,
     ...worktreesArg(values),
+    ...compatArg(values.compat, action === "install" && !values["allow-turn-start"], client),
     scope,
     replyRead: values["allow-reply-read"] ?? false,
     turnStart: values["allow-turn-start"] ?? false,
@@ -239,11 +248,31 @@ export function passOnArgs(a: InstallArgs): string[] {
       allowWorktrees: a.worktrees,
       codex: a.codex,
     }, ENTRY_ROWS),
+    ...(a.compat ? ["--compat", a.compat] : []),
     ...(a.npx ? ["--npx"] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),
   ];
+}
+
+/** `--compat codex-mcp-server` (an install needs `--allow-turn-start`; not in Codex's own config). */
+function compatArg(
+  compat: string | undefined,
+  noTurnStart: boolean,
+  client: string,
+): { compat?: "codex-mcp-server" } {
+  if (compat === undefined) return {};
+  if (compat !== "codex-mcp-server") {
+    throw new UsageError(`--compat takes codex-mcp-server (got '${compat}')`);
+  }
+  if (noTurnStart) throw new UsageError("--compat needs --allow-turn-start");
+  if (client === "codex") {
+    throw new UsageError(
+      "--compat serves clients of the old codex mcp-server; Codex itself does not call it",
+    );
+  }
+  return { compat };
 }
 
 /** `--allow-worktrees`, and the first option given without the one it needs (a usage error). */

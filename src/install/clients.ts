@@ -52,6 +52,46 @@ export type Scope = "user" | "project";
 export const ENTRY_NAME = "codex-relay";
 
 /**
+ * The name of an entry serving `--compat codex-mcp-server`: the removed
+ * `codex mcp-server`'s own, so its tools keep their names (`mcp__codex__codex`).
+ */
+export const COMPAT_ENTRY_NAME = "codex";
+
+/**
+ * The target of an install or uninstall: the client's config, and the
+ * entry's name there (`--compat`: {@linkcode COMPAT_ENTRY_NAME}).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const env = { get: () => undefined, os: "linux" as const, cwd: "/p" };
+ * const args = { client: "cursor" as const, scope: "project" as const, compat: "codex-mcp-server" };
+ * assert.equal(installTarget(args, env).entryName, "codex");
+ * ```
+ */
+export function installTarget(
+  args: { client: ClientId; scope: Scope; compat?: string },
+  env: TargetEnv,
+): Target {
+  const target = resolveTarget(args.client, args.scope, env);
+  return args.compat ? { ...target, entryName: COMPAT_ENTRY_NAME } : target;
+}
+
+/**
+ * The entry's name in `target`'s config.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(entryNameOf({ entryName: "codex" }), "codex");
+ * assert.equal(entryNameOf({}), "codex-relay");
+ * ```
+ */
+export function entryNameOf(target: { entryName?: string }): string {
+  return target.entryName ?? ENTRY_NAME;
+}
+
+/**
  * The marker of entries `install` wrote: an environment variable in the
  * entry. `install` replaces and `uninstall` removes only marked entries
  * (unless `--force`).
@@ -114,6 +154,8 @@ export const CODEX_PASS_ENV = [
 export interface Target {
   /** The client. */
   client: ClientId;
+  /** The entry's name when not {@linkcode ENTRY_NAME} (`install --compat`: {@linkcode COMPAT_ENTRY_NAME}). */
+  entryName?: string;
   /** Its display name. */
   label: string;
   /** The scope. */

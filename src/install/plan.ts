@@ -5,7 +5,7 @@
 
 import { parse, type ParseError } from "jsonc-parser";
 import { deepEqual } from "./deep_equal.ts";
-import { ENTRY_NAME, isMarked, type Launcher, MARKER, type Target } from "./clients.ts";
+import { entryNameOf, isMarked, type Launcher, MARKER, type Target } from "./clients.ts";
 import { DENO_CACHE_ENV } from "./entry_env.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { readJsonConfig, removeJsonEntry, setJsonEntry } from "./json_edit.ts";
@@ -70,13 +70,17 @@ export function planInstall(
   }
   if (existing !== undefined && !isMarked(existing) && !force) {
     throw new InstallError(
-      `${target.path} already has a "${ENTRY_NAME}" entry that codex-relay install did not write; run again with --force to replace it (a backup is kept). Nothing was written`,
+      `${target.path} already has a "${
+        entryNameOf(target)
+      }" entry that codex-relay install did not write; run again with --force to replace it (a backup is kept${
+        target.entryName ? "; it may be the old codex mcp-server's, which the relay replaces" : ""
+      }). Nothing was written`,
       EXIT.refused,
     );
   }
   const after = target.format === "json"
-    ? setJsonEntry(before ?? "", target.container, ENTRY_NAME, entry, target.path)
-    : setTomlEntry(before ?? "", ENTRY_NAME, entry as unknown as TomlEntry, target.path);
+    ? setJsonEntry(before ?? "", target.container, entryNameOf(target), entry, target.path)
+    : setTomlEntry(before ?? "", entryNameOf(target), entry as unknown as TomlEntry, target.path);
   const change: Change = before === null ? "create" : existing === undefined ? "add" : "update";
   return { ...plan, after, change };
 }
@@ -122,7 +126,9 @@ export function planUninstall(
   if (existing === undefined) return { ...plan, after: before, change: "none" };
   if (!isMarked(existing) && !force) {
     throw new InstallError(
-      `The "${ENTRY_NAME}" entry in ${target.path} was not written by codex-relay install; run again with --force to remove it (a backup is kept). Nothing was written`,
+      `The "${
+        entryNameOf(target)
+      }" entry in ${target.path} was not written by codex-relay install; run again with --force to remove it (a backup is kept). Nothing was written`,
       EXIT.refused,
     );
   }
@@ -131,11 +137,11 @@ export function planUninstall(
     return { ...plan, after: null, change: "delete", deleteBackup: backup !== null };
   }
   let after = target.format === "json"
-    ? removeJsonEntry(before, target.container, ENTRY_NAME, target.path)
-    : removeTomlEntry(before, ENTRY_NAME, target.path);
+    ? removeJsonEntry(before, target.container, entryNameOf(target), target.path)
+    : removeTomlEntry(before, entryNameOf(target), target.path);
   // A list in the backup that holds only the relay's entry is an earlier install's own.
   const backupList = backup === null ? undefined : readJsonValue(backup, target);
-  const backupHasList = backupList !== undefined && !onlyKey(backupList, ENTRY_NAME);
+  const backupHasList = backupList !== undefined && !onlyKey(backupList, entryNameOf(target));
   if (
     target.format === "json" && isEmptyObject(readJsonValue(after, target)) && !backupHasList
   ) {
@@ -169,8 +175,8 @@ function createdByInstall(target: Target, text: string): boolean {
 function writeEntry(target: Target, text: string, entry: unknown): string | null {
   try {
     return target.format === "json"
-      ? setJsonEntry(text, target.container, ENTRY_NAME, entry, target.path)
-      : setTomlEntry(text, ENTRY_NAME, entry as TomlEntry, target.path);
+      ? setJsonEntry(text, target.container, entryNameOf(target), entry, target.path)
+      : setTomlEntry(text, entryNameOf(target), entry as TomlEntry, target.path);
   } catch {
     return null; // An entry this installer cannot write back was not written by it.
   }
@@ -208,6 +214,6 @@ function isEmptyObject(value: unknown): boolean {
 
 function readEntry(target: Target, text: string): unknown {
   return target.format === "json"
-    ? readJsonConfig(text, target.container, ENTRY_NAME, target.path).entry
-    : readTomlConfig(text, ENTRY_NAME, target.path).entry;
+    ? readJsonConfig(text, target.container, entryNameOf(target), target.path).entry
+    : readTomlConfig(text, entryNameOf(target), target.path).entry;
 }

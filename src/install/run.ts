@@ -10,7 +10,7 @@
 import { entryGit } from "./entry_git.ts";
 import { UsageError } from "../core/usage_error.ts";
 import { INSTALL_HINT, type InstallArgs, parseInstallArgs, passOnArgs, usageOf } from "./args.ts";
-import { ENTRY_NAME, type Launcher, resolveTarget, type Target } from "./clients.ts";
+import { entryNameOf, installTarget, type Launcher, type Target } from "./clients.ts";
 import { unifiedDiff } from "./diff.ts";
 import { EXIT, InstallError } from "./install_error.ts";
 import { entryEnv } from "./entry_env.ts";
@@ -89,11 +89,12 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
   checkPermissions(r);
   const planned = await planChange(r);
   if (planned.plan.change === "none") {
+    const name = entryNameOf(r.target);
     io.out(
       args.action === "install"
-        ? `${r.target.label} (${r.target.scope}): ${r.target.path} already has this "${ENTRY_NAME}" entry; nothing to do.\n` +
+        ? `${r.target.label} (${r.target.scope}): ${r.target.path} already has this "${name}" entry; nothing to do.\n` +
           (planned.keysNote ? `${planned.keysNote}\n` : "")
-        : `${r.target.label} (${r.target.scope}): no "${ENTRY_NAME}" entry in ${r.target.path}; nothing to do.\n`,
+        : `${r.target.label} (${r.target.scope}): no "${name}" entry in ${r.target.path}; nothing to do.\n`,
     );
     return 0;
   }
@@ -114,11 +115,7 @@ async function run(args: InstallArgs, running: Source, io: InstallIo, printOnly:
 
 function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const source = registeredSource(args, running);
-  const target = resolveTarget(args.client, args.scope, {
-    get: io.env,
-    os: io.os,
-    cwd: io.cwd,
-  });
+  const target = installTarget(args, { get: io.env, os: io.os, cwd: io.cwd });
   const backup = `${target.path}.codex-relay.bak`;
   const tmp = `${target.path}.codex-relay.tmp`;
   const codex = entryCodex(args, source, io);
@@ -137,7 +134,8 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
   const writes = target.folder ? [target.folder] : [target.path, backup, tmp];
   const codexConfig = target.client === "codex" || args.action === "uninstall"
     ? undefined
-    : resolveTarget("codex", "user", { get: io.env, os: io.os, cwd: io.cwd }).path;
+    : installTarget({ client: "codex", scope: "user" }, { get: io.env, os: io.os, cwd: io.cwd })
+      .path;
   const applyLine = () =>
     commandLine(
       applyCommand({
@@ -375,17 +373,18 @@ async function write(r: Resolved, plan: Plan): Promise<void> {
 }
 
 function describeChange(plan: Plan): string {
+  const name = entryNameOf(plan.target);
   switch (plan.change) {
     case "create":
       return "will create";
     case "add":
-      return `will add the "${ENTRY_NAME}" entry to`;
+      return `will add the "${name}" entry to`;
     case "update":
-      return `will replace the "${ENTRY_NAME}" entry in`;
+      return `will replace the "${name}" entry in`;
     case "remove":
-      return `will remove the "${ENTRY_NAME}" entry from`;
+      return `will remove the "${name}" entry from`;
     case "delete":
-      return `will delete (it holds only the "${ENTRY_NAME}" entry install wrote)`;
+      return `will delete (it holds only the "${name}" entry install wrote)`;
     default:
       return "leaves";
   }

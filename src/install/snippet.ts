@@ -5,7 +5,7 @@
  */
 
 import type { InstallArgs } from "./args.ts";
-import { ENTRY_NAME, type Launcher, type Target } from "./clients.ts";
+import { entryNameOf, type Launcher, type Target } from "./clients.ts";
 import type { InstallIo } from "./io.ts";
 import { commandLine } from "./launch.ts";
 import { setTomlEntry, type TomlEntry } from "./toml_edit.ts";
@@ -32,7 +32,9 @@ export function printSnippet(
   if (args.action === "uninstall") {
     lines.push(
       ...(dry ? [dry, ""] : []),
-      `To remove the "${ENTRY_NAME}" entry from ${target.label} (${target.scope}) in ${target.path}, run (${
+      `To remove the "${
+        entryNameOf(target)
+      }" entry from ${target.label} (${target.scope}) in ${target.path}, run (${
         args.yes ? "it shows the change and writes it" : "it shows the change and asks first"
       }):`,
       "",
@@ -48,8 +50,8 @@ export function printSnippet(
     `codex-relay entry for ${target.label} (${target.scope} scope), in ${target.path}:`,
     "",
     target.format === "json"
-      ? JSON.stringify({ [target.container[0]]: { [ENTRY_NAME]: entry } }, null, 2)
-      : setTomlEntry("", ENTRY_NAME, entry as unknown as TomlEntry, target.path).trimEnd(),
+      ? JSON.stringify({ [target.container[0]]: { [entryNameOf(target)]: entry } }, null, 2)
+      : setTomlEntry("", entryNameOf(target), entry as unknown as TomlEntry, target.path).trimEnd(),
     "",
     ...(codexNote ? [codexNote, ""] : []),
     args.dryRun
@@ -72,7 +74,15 @@ export function printSnippet(
       "",
       `  ${
         commandLine(
-          ["claude", "mcp", "add-json", "--scope", target.scope, ENTRY_NAME, JSON.stringify(entry)],
+          [
+            "claude",
+            "mcp",
+            "add-json",
+            "--scope",
+            target.scope,
+            entryNameOf(target),
+            JSON.stringify(entry),
+          ],
           io.os,
         )
       }`,

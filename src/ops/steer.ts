@@ -8,6 +8,7 @@
 
 import { asRelayError, type ReasonCode } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
+import type { ImageInput } from "../codex/methods.ts";
 
 /** How a steer went. */
 export type SteerOutcome =
@@ -33,14 +34,20 @@ function turnKind(message: string): string {
  */
 export async function steerTurn(
   session: Session,
-  steer: { threadId: string; expectedTurnId: string; clientMessageId: string; text: string },
+  steer: {
+    threadId: string;
+    expectedTurnId: string;
+    clientMessageId: string;
+    text: string;
+    images?: ImageInput[];
+  },
 ): Promise<SteerOutcome> {
   try {
     const turnId = await session.call("turn/steer", {
       threadId: steer.threadId,
       expectedTurnId: steer.expectedTurnId,
       clientUserMessageId: steer.clientMessageId,
-      input: [{ type: "text", text: steer.text, text_elements: [] }],
+      input: [{ type: "text", text: steer.text, text_elements: [] }, ...(steer.images ?? [])],
     });
     return { status: "steered", turnId };
   } catch (error) {

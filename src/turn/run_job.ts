@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ReviewTarget } from "../codex/methods.ts";
+import type { ImageInput, ReviewTarget } from "../codex/methods.ts";
 import type { Session } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { readReview, unreadReview } from "../ops/read_review.ts";
@@ -19,8 +19,13 @@ import { schemaProblem } from "./start_checks.ts";
 export type RunJob =
   /** codex_run: the message queued, then started (`thread/queue/start`). */
   | { kind: "message" }
+  /**
+   * codex_run with images: `turn/start` of the text and images on an idle thread (a
+   * queued message would carry each image as a data URL in every frame that echoes it).
+   */
+  | { kind: "images"; images: ImageInput[] }
   /** codex_run with outputSchema: `turn/start` on an idle thread; the answer is checked. */
-  | { kind: "structured"; schema: Record<string, unknown> }
+  | { kind: "structured"; schema: Record<string, unknown>; images?: ImageInput[] }
   /** codex_review: `review/start`; the relay mints the clientMessageId (Codex takes none). */
   | { kind: "review"; target: ReviewTarget }
   /** codex_compact: `thread/compact/start`; its turn is the next one the thread starts. */
@@ -78,12 +83,24 @@ const KINDS: { readonly [K in RunJob["kind"]]: JobKind<Extract<RunJob, { kind: K
     read: (session, _job, { threadId, clientMessageId }) =>
       readReply(session, { threadId, clientMessageId }),
   },
+  images: {
+    sends: (session, job, { threadId, clientMessageId, text }) =>
+      session.call("turn/start", {
+        threadId,
+        clientUserMessageId: clientMessageId,
+        input: [{ type: "text", text, text_elements: [] }, ...job.images],
+      }),
+    ownTurn: "message",
+    problem: () => undefined,
+    read: (session, _job, { threadId, clientMessageId }) =>
+      readReply(session, { threadId, clientMessageId }),
+  },
   structured: {
     sends: (session, job, { threadId, clientMessageId, text }) =>
       session.call("turn/start", {
         threadId,
         clientUserMessageId: clientMessageId,
-        input: [{ type: "text", text, text_elements: [] }],
+        input: [{ type: "text", text, text_elements: [] }, ...(job.images ?? [])],
         outputSchema: job.schema,
       }),
     ownTurn: "message",

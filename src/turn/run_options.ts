@@ -8,7 +8,7 @@
 
 import { RelayError } from "../core/errors.ts";
 import { parseRunConfig } from "../codex/validate.ts";
-import type { RunParams } from "../codex/methods.ts";
+import type { ImageInput, RunParams } from "../codex/methods.ts";
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
@@ -27,6 +27,14 @@ export interface RunOptions {
   approvalPolicy?: ApprovalPolicy;
   /** A JSON Schema for the final answer (`turn/start.outputSchema`; checked before the start). */
   outputSchema?: Record<string, unknown>;
+  /** Instead of Codex's own (`thread/start.baseInstructions`; compatibility `codex`). */
+  baseInstructions?: string;
+  /** A developer message (`thread/start.developerInstructions`; compatibility `codex`). */
+  developerInstructions?: string;
+  /** The prompt of compactions (config `compact_prompt`; compatibility `codex`). */
+  compactPrompt?: string;
+  /** Images sent with the text (`turn/start` on an idle thread: `run_job.ts`). */
+  images?: ImageInput[];
 }
 
 /**
@@ -99,15 +107,23 @@ export function runParams(options: RunOptions): RunParams {
     ...(options.model ? { model: options.model } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+    ...(options.baseInstructions ? { baseInstructions: options.baseInstructions } : {}),
+    ...(options.developerInstructions
+      ? { developerInstructions: options.developerInstructions }
+      : {}),
   };
 }
 
-/** The `config` overrides of the options (reasoning effort), merged with the guard's. */
+/** The `config` overrides of the options (reasoning effort, compact prompt), merged with the guard's. */
 export function runConfig(
   guard: Record<string, boolean>,
   options: RunOptions,
 ): Record<string, unknown> {
-  return { ...guard, ...(options.effort ? { model_reasoning_effort: options.effort } : {}) };
+  return {
+    ...guard,
+    ...(options.effort ? { model_reasoning_effort: options.effort } : {}),
+    ...(options.compactPrompt ? { compact_prompt: options.compactPrompt } : {}),
+  };
 }
 
 /** What the thread keeps after a run with `options` over `applied`: the tighter of each. */

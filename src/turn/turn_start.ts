@@ -382,10 +382,12 @@ export class TurnStarts {
   }
 }
 
-/** The job of a `codex_run`: a message, or with `outputSchema` a structured run. */
+/** The job of a `codex_run`: a message, with images its own turn, with `outputSchema` a structured run. */
 function jobOf(options: RunOptions): RunJob {
-  const schema = options.outputSchema;
-  return schema === undefined ? MESSAGE_JOB : { kind: "structured", schema };
+  const { outputSchema: schema, images } = options;
+  const more = images?.length ? { images } : {};
+  if (schema !== undefined) return { kind: "structured", schema, ...more };
+  return more.images ? { kind: "images", images: more.images } : MESSAGE_JOB;
 }
 
 /** Names a new thread; a failure is a note of the run. */

@@ -14,6 +14,7 @@ import { steerTurn } from "../ops/steer.ts";
 import type { SteerResult } from "../reply/schemas.ts";
 import { jobKind } from "./run_job.ts";
 import type { TurnRegistry } from "./turn_registry.ts";
+import type { ImageInput } from "../codex/methods.ts";
 
 /** The budget of one steer (one RPC on the run's own connection). */
 const STEER_BUDGET_MS = 12_000;
@@ -30,7 +31,7 @@ const STEER_BUDGET_MS = 12_000;
 export async function steerRun(
   registry: TurnRegistry,
   clock: Clock,
-  steer: { threadId: string; clientMessageId?: string; text: string },
+  steer: { threadId: string; clientMessageId?: string; text: string; images?: ImageInput[] },
   signal: AbortSignal,
 ): Promise<SteerResult> {
   const { threadId } = steer;
@@ -64,6 +65,7 @@ export async function steerRun(
     expectedTurnId: turnId,
     clientMessageId,
     text: steer.text,
+    images: steer.images,
   });
   if (outcome.status === "steered") {
     runtime.addNote(`Steered with the message ${clientMessageId}`);

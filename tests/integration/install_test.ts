@@ -958,3 +958,42 @@ Deno.test("the relay's own install offers no claude mcp add-json line for an ent
     await seeing.dispose();
   }
 });
+
+Deno.test("install --compat codex-mcp-server writes the entry as codex; an old codex entry needs --force", async () => {
+  const s = await sandbox();
+  try {
+    const path = `${s.home}/.claude.json`;
+    const old =
+      `{\n  "mcpServers": {\n    "codex": { "command": "codex", "args": ["mcp-server"] }\n  }\n}\n`;
+    await writeConfig(path, old);
+    const args = ["--client", "claude-code", "--allow-turn-start", "--compat", "codex-mcp-server"];
+    assert.equal(await runInstall([...args, "-y"], SOURCE, s.io), 1);
+    assert.match(
+      s.err(),
+      /already has a "codex" entry that codex-relay install did not write; run again with --force .*the old codex mcp-server's/,
+    );
+    assert.equal(await Deno.readTextFile(path), old, "nothing was written");
+    assert.equal(await runInstall([...args, "-y", "--force"], SOURCE, s.io), 0);
+    const servers = (parseJsonc(await Deno.readTextFile(path)) as {
+      mcpServers: Record<string, { args: string[] }>;
+    }).mcpServers;
+    assert.deepEqual(Object.keys(servers), ["codex"]);
+    assert.deepEqual(servers.codex.args.slice(servers.codex.args.indexOf("serve")), [
+      "serve",
+      "--allow-turn-start",
+      "--compat",
+      "codex-mcp-server",
+    ]);
+    const uninstall = ["uninstall", "--client", "claude-code", "--compat", "codex-mcp-server"];
+    assert.equal(await runInstall([...uninstall, "-y"], SOURCE, s.io), 0);
+    const left = parseJsonc(await Deno.readTextFile(path)) as { mcpServers?: object };
+    assert.ok(!("codex" in (left.mcpServers ?? {})), "uninstall --compat removed the codex entry");
+    assert.equal(
+      await runInstall(["--client", "cursor", "--compat", "codex-mcp-server"], SOURCE, s.io),
+      64,
+    );
+    assert.match(s.err(), /--compat needs --allow-turn-start/);
+  } finally {
+    await s.dispose();
+  }
+});

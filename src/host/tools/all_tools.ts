@@ -20,6 +20,7 @@ import { worktreeTool } from "./worktree_tool.ts";
 import { usageTool } from "./usage_tool.ts";
 import { forkTool } from "./fork_tool.ts";
 import { compactTool } from "./compact_tool.ts";
+import { codexReplyTool, codexTool } from "./compat_tools.ts";
 
 /** Every tool. */
 export const TOOLS = [
@@ -38,7 +39,18 @@ export const TOOLS = [
   worktreeTool,
 ] as unknown as readonly Tool<z.ZodType, z.ZodType>[];
 
+/** `--compat codex-mcp-server`'s tools: the removed `codex mcp-server`'s two, and no other. */
+export const COMPAT_TOOLS = [codexTool, codexReplyTool] as unknown as readonly Tool<
+  z.ZodType,
+  z.ZodType
+>[];
+
+/** The tools served at these capabilities (each still checks its own level). */
+export function toolsAt(caps: Capabilities): readonly Tool<z.ZodType, z.ZodType>[] {
+  return caps.compat ? COMPAT_TOOLS : TOOLS;
+}
+
 /** The names of the tools registered at these capabilities, in registration order. */
 export function toolNames(caps: Capabilities): string[] {
-  return TOOLS.filter((tool) => tool.enabled(caps)).map((tool) => tool.name);
+  return toolsAt(caps).filter((tool) => tool.enabled(caps)).map((tool) => tool.name);
 }

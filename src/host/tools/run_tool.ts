@@ -16,6 +16,7 @@ import { retriedRound, type RoundBase, waitInCall } from "../wait_call.ts";
 import type { TurnRuntime } from "../../turn/turn_runtime.ts";
 import { messageText, runOptionShapes, threadRef } from "../../reply/inputs.ts";
 import type { RunOptions } from "../../turn/run_options.ts";
+import { imageInputs, imagesInput } from "../../reply/images.ts";
 import type { StartResult } from "../../turn/turn_start.ts";
 import { sentence, sentences } from "../text.ts";
 import {
@@ -54,6 +55,7 @@ const fields = {
   outputSchema: z.record(z.string(), z.unknown()).optional().describe(
     "JSON Schema for the final answer (strict: objects closed, all required; 64 KiB); idle thread only",
   ),
+  images: imagesInput,
 };
 
 /** The checks of a run's arguments across fields. */
@@ -92,6 +94,7 @@ export const runTool: Tool<typeof input, typeof runWorktreeOutput> = {
       sandbox: args.sandbox,
       approvalPolicy: args.approvalPolicy,
       outputSchema: args.outputSchema,
+      images: imageInputs(args.images),
     };
     const { text, signal } = { text: args.text, signal: ctx.signal };
     return await runCall(
@@ -149,6 +152,46 @@ export async function runCall(
   const out = await waitOnRun(runtime, ctx, base);
   // The servers the turn runs without (issue 31); the run's notes say it in every result.
   if (mcpServers && !("inputRequired" in out)) out.mcpServers = mcpServers;
+  return out;
+}
+
+/**
+ * A call that follows its run to the turn's end (the compatibility `codex`
+ * and `codex-reply`, which had no `waitSeconds`): {@linkcode runCall}, then
+ * waits of 55 s each (progress keeps the call alive) until the turn ends.
+ * The client cancelling the call interrupts the turn.
+ */
+export async function runToEnd(
+  args: { threadId?: string },
+  ctx: CallContext,
+  start: () => Promise<StartResult>,
+): Promise<RunResult | ToolInputRequired> {
+  const waitSeconds = 55;
+  let out = await runCall("codex_run", { threadId: args.threadId, waitSeconds }, ctx, start);
+  while (!("inputRequired" in out) && out.turn?.status === "running") {
+    const run = ctx.turns.run(out.threadId);
+    if (ctx.signal.aborted) {
+      if (run?.clientMessageId === out.receipt.clientMessageId) {
+        await ctx.turns.interrupt(out.threadId);
+      }
+      return out;
+    }
+    const { receipt } = out;
+    const runtime = run?.clientMessageId === receipt.clientMessageId ? run.handle : undefined;
+    if (!runtime) {
+      const ended = ctx.turns.finished(out.threadId, receipt.clientMessageId);
+      return ended ? runResult({ kind: "settled", run: ended }, receipt) : out;
+    }
+    const base = {
+      v: 1 as const,
+      tool: "codex_run" as const,
+      threadId: out.threadId,
+      clientMessageId: receipt.clientMessageId,
+      waitSeconds,
+      receipt,
+    };
+    out = await waitOnRun(runtime, ctx, base);
+  }
   return out;
 }
 

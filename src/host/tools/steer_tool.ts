@@ -10,6 +10,7 @@ import { clientMessageId, messageText, threadRef } from "../../reply/inputs.ts";
 import { resolveRef } from "../../ops/resolve_thread.ts";
 import { steerOutput, type SteerResult } from "../../reply/schemas.ts";
 import { steerRun } from "../../turn/turn_steer.ts";
+import { imageInputs, imagesInput } from "../../reply/images.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { reasonNext } from "../next_steps.ts";
@@ -20,6 +21,7 @@ const input = z.strictObject({
     "The run to steer (default: codex-relay's run on the thread)",
   ),
   text: messageText,
+  images: imagesInput,
 });
 
 /** The next step after a steer that did not happen (unavailable: its reason's). */
@@ -56,7 +58,8 @@ export const steerTool: Tool<typeof input, typeof steerOutput> = {
         threadId: args.threadId,
       };
     }
-    return await steerRun(ctx.turns, ctx.clock, { ...args, threadId }, ctx.signal);
+    const steer = { ...args, threadId, images: imageInputs(args.images) };
+    return await steerRun(ctx.turns, ctx.clock, steer, ctx.signal);
   },
   explain(out) {
     if (out.status === "steered") {
