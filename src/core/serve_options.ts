@@ -114,7 +114,7 @@ export const SERVE_OPTIONS: readonly ServeOption[] = [
     needs: "allowTurnStart",
     help: [
       "codex-mcp-server, with --allow-turn-start: serve only the old",
-      "codex mcp-server's tools codex and codex-reply, as its clients call them",
+      "codex mcp-server's tools, codex and codex-reply",
     ],
     doctor: true,
   },

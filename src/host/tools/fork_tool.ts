@@ -22,7 +22,7 @@ export const forkTool: Tool<typeof input, typeof forkOutput> = {
   name: "codex_fork",
   title: "Fork a thread",
   description:
-    "Makes a new thread with a thread's history (not a running turn's), to try another way without touching the original. Returns newThreadId for codex_run.",
+    "Makes a new thread with a thread's history (not a running turn's), the original untouched. Returns newThreadId for codex_run.",
   inputSchema: input,
   outputSchema: forkOutput,
   annotations: {
