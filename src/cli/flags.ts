@@ -20,12 +20,14 @@ export type Command =
   | { kind: "serve"; flags: ServeFlags }
   | { kind: "doctor"; flags: ServeFlags; registration?: Registration; printCommand?: boolean }
   /** `install` / `uninstall`: their own arguments, parsed by the installer. */
-  | { kind: "install"; args: string[] };
+  | { kind: "install"; args: string[] }
+  /** `hook-wait`: its own arguments (`hook_wait.ts`). */
+  | { kind: "hook-wait"; args: string[] };
 
 const COMMANDS = ["serve", "doctor"] as const;
 
 /** Every command, as a usage error lists them. */
-const ALL_COMMANDS = "serve, doctor, install, uninstall, help";
+const ALL_COMMANDS = "serve, doctor, install, uninstall, hook-wait, help";
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
@@ -48,6 +50,7 @@ const REPEATABLE = new Set(["disable-codex-mcp-server"]);
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
+  if (args[0] === "hook-wait") return { kind: "hook-wait", args: args.slice(1) };
   if (args[0] === "help") {
     if (args.length > 2) throw new UsageError(`Unexpected argument '${args[2]}'`);
     return { kind: "help", topic: args[1] };
