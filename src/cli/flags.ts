@@ -44,6 +44,7 @@ const OPTIONS = {
   client: { type: "string" },
   scope: { type: "string" },
   "print-command": { type: "boolean" },
+  channels: { type: "boolean" },
 } as const;
 
 const REPEATABLE = new Set(["disable-codex-mcp-server"]);
@@ -72,7 +73,9 @@ export function parseCommand(args: readonly string[]): Command {
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument '${rest[0]}'`);
   if (command === "doctor") {
-    for (const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level"]) {
+    for (
+      const name of ["auto-approve-mcp-tools", "disable-codex-mcp-server", "log-level", "channels"]
+    ) {
       if (seen.has(name)) throw new UsageError(`--${name} is not an option of doctor`);
     }
   } else {
@@ -92,6 +95,7 @@ export function parseCommand(args: readonly string[]): Command {
     codex: values.codex,
     allowWorktrees: values["allow-worktrees"],
     git: values.git,
+    channels: values.channels,
   }, "flags");
   if (command === "doctor") return doctorCommandOf(flags, values);
   return { kind: "serve", flags };

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { endsShown } from "../host/push_text.ts";
+
 /** The message a hook waits on. */
 export interface HookRef {
   threadId: string;
@@ -119,15 +121,7 @@ function names(input: Record<string, unknown> | undefined, ref: HookRef): boolea
 
 /** Whether a tool result's text is a relay result that shows `ref`'s turn ended. */
 function showsEnd(text: string | undefined, ref: HookRef): boolean {
-  const result = text === undefined ? undefined : asObject(parse(text));
-  if (!result) return false;
-  const list = Array.isArray(result.messages) ? result.messages.map(asObject) : [result];
-  return list.some((m) => {
-    const id = m?.clientMessageId ?? asObject(m?.receipt)?.clientMessageId;
-    const status = asObject(m?.turn)?.status;
-    return id === ref.clientMessageId && m?.timedOut !== true && typeof status === "string" &&
-      TERMINAL.has(status);
-  });
+  return text !== undefined && endsShown(parse(text)).includes(ref.clientMessageId);
 }
 
 /** A tool result's text: a string, or the text blocks of an array. */

@@ -57,6 +57,39 @@ export function stillRunningText(
   return `Codex run still running after ${minutes} min (thread ${ref.threadId}, message ${ref.clientMessageId}); nothing more will be pushed for it. Next: codex_wait_reply {"threadId":"${ref.threadId}","clientMessageId":"${ref.clientMessageId}"} when you need its answer.`;
 }
 
+const TERMINAL = new Set(["completed", "failed", "interrupted"]);
+
+/**
+ * The messages whose turn's end a relay result shows (a `codex_wait_reply`,
+ * `codex_read_reply`, `codex_interrupt` or `codex_run` result, one message or
+ * `messages`): what an agent that got `result` saw end.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const seen = { clientMessageId: "m1", timedOut: false, turn: { id: "u", status: "completed" } };
+ * assert.deepEqual(endsShown(seen), ["m1"]);
+ * assert.deepEqual(endsShown({ ...seen, timedOut: true }), []);
+ * ```
+ */
+export function endsShown(result: unknown): string[] {
+  const o = asObject(result);
+  if (!o) return [];
+  const list = Array.isArray(o.messages) ? o.messages.map(asObject) : [o];
+  return list.flatMap((m) => {
+    const id = m?.clientMessageId ?? asObject(m?.receipt)?.clientMessageId;
+    const status = asObject(m?.turn)?.status;
+    const ended = m?.timedOut !== true && typeof status === "string" && TERMINAL.has(status);
+    return ended && typeof id === "string" ? [id] : [];
+  });
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : undefined;
+}
+
 function answerLines(r: WaitMessageResult): string[] {
   const out: string[] = [];
   let held = 0;

@@ -33,6 +33,8 @@ export interface ServeFlags {
   codex?: string;
   /** `--allow-worktrees [--git PATH]`: the git to run (`git` on PATH unless named). */
   worktrees?: { git: string };
+  /** `--channels`: declare `claude/channel` and push runs' ends (docs/design.md, "Push"). */
+  channels?: true;
 }
 
 /**
@@ -88,6 +90,8 @@ export interface ServeOptions {
   allowWorktrees?: boolean;
   /** The git to run with `allowWorktrees` (default `git` on PATH); needs run permission. */
   git?: string;
+  /** Declares `claude/channel` and pushes a run's end to Claude Code (needs `allowTurnStart`). */
+  channels?: boolean;
 }
 
 /** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
@@ -109,6 +113,7 @@ const NAMES: Record<keyof ServeSettings, [flag: string, option: string]> = {
   codex: ["--codex", "codex"],
   allowWorktrees: ["--allow-worktrees", "allowWorktrees"],
   git: ["--git", "git"],
+  channels: ["--channels", "channels"],
 };
 
 const APP_SERVER_USAGE: Record<ServeSource, string> = {
@@ -134,7 +139,12 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
   const fail = (message: string) =>
     source === "flags" ? new UsageError(message) : new TypeError(message);
   const flag = (
-    key: "allowReplyRead" | "allowTurnStart" | "autoApproveMcpTools" | "allowWorktrees",
+    key:
+      | "allowReplyRead"
+      | "allowTurnStart"
+      | "autoApproveMcpTools"
+      | "allowWorktrees"
+      | "channels",
   ) => {
     const value = settings[key] ?? false;
     if (typeof value !== "boolean") throw fail(`${name(key)} must be true or false`);
@@ -157,12 +167,22 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
       ? {}
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
     ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
+    ...(flag("channels") ? { channels: true as const } : {}),
   };
-  for (const key of ["autoApproveMcpTools", "disableCodexMcpServers", "allowWorktrees"] as const) {
+  for (
+    const key of [
+      "autoApproveMcpTools",
+      "disableCodexMcpServers",
+      "allowWorktrees",
+      "channels",
+    ] as const
+  ) {
     const given = key === "disableCodexMcpServers"
       ? flags[key].length > 0
       : key === "allowWorktrees"
       ? flags.worktrees !== undefined
+      : key === "channels"
+      ? flags.channels === true
       : flags[key];
     if (given && !flags.allowTurnStart) throw fail(`${name(key)} needs ${name("allowTurnStart")}`);
   }
