@@ -27,7 +27,7 @@ export type Command =
 const COMMANDS = ["serve", "doctor"] as const;
 
 /** Every command, as a usage error lists them. */
-const ALL_COMMANDS = "serve, doctor, install, uninstall, hook-wait, help";
+const ALL_COMMANDS = "serve, doctor, install, uninstall, help";
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },

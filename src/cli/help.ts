@@ -81,7 +81,7 @@ const SERVE_OPTIONS: Option[] = [
     "in a git worktree of its own; add codex_worktree (runs git)",
   ],
   ["--git PATH", "The git to run with --allow-worktrees (default: git on PATH)"],
-  ["--channels", "With --allow-turn-start: push a run's end to Claude Code (Channels)"],
+  ["--channels", "With --allow-turn-start: push runs' ends (Claude Code Channels)"],
   ["--log-level LEVEL", "debug, info, warn (default), error, silent; logs go to stderr"],
   APP_SERVER_OPTION,
   CODEX_OPTION,

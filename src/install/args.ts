@@ -39,6 +39,8 @@ export interface InstallArgs {
   bundle?: string;
   /** The Codex the entry runs (`--codex PATH`; npm's wrapper is followed to its native binary). */
   codex?: string;
+  /** `--push hooks` (Claude Code): also the hook that pushes a run's end (`push_hooks.ts`). */
+  push?: "hooks";
   /** `--help`. */
   help: boolean;
 }
@@ -57,6 +59,7 @@ const OPTIONS = {
   binary: { type: "string" },
   bundle: { type: "string" },
   codex: { type: "string" },
+  push: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -76,6 +79,8 @@ Options:
   --allow-reply-read     Serve with --allow-reply-read (final answers)
   --allow-turn-start     Serve with --allow-turn-start (runs turns, forwards approvals)
   --allow-worktrees      Serve with --allow-worktrees (runs git; needs --allow-turn-start)
+  --push hooks           Claude Code: also add the hook that wakes the agent when a run ends
+                         (to the scope's settings.json: hook-wait, docs/design.md "Push")
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
@@ -102,6 +107,7 @@ CLIENT is one of ${CLIENTS.join(", ")}.
 
 Options:
   --scope user|project   The client's user config (default) or the current project's
+  --push hooks           Claude Code: also remove the hook install --push hooks added
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Remove an entry codex-relay install did not write
@@ -186,8 +192,17 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     binary: values.binary,
     bundle: values.bundle,
     codex: values.codex,
+    ...pushArg(values.push, client),
     help,
   };
+}
+
+/** `--push hooks`: Claude Code only. */
+function pushArg(push: string | undefined, client: string): { push?: "hooks" } {
+  if (push === undefined) return {};
+  if (push !== "hooks") throw new UsageError(`--push takes hooks (got '${push}')`);
+  if (client !== "claude-code") throw new UsageError("--push hooks is for --client claude-code");
+  return { push };
 }
 
 /**
@@ -201,6 +216,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     ...(a.scope === "project" ? ["--scope", "project"] : []),
     ...capabilityArgs(a),
     ...(a.codex ? ["--codex", a.codex] : []),
+    ...(a.push ? ["--push", a.push] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),

@@ -11,20 +11,20 @@ import { codexForTests } from "../../testing/codex_bin.ts";
 import { claudeForTests } from "../../testing/claude_bin.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import type { MockResponses } from "../../testing/mock_responses.ts";
-import { type MessagesRequest, startMockMessages } from "../../testing/mock_messages.ts";
-import { entryArgs, relayArgs } from "../../testing/relay.ts";
+import {
+  type MessagesReply,
+  type MessagesRequest,
+  startMockMessages,
+} from "../../testing/mock_messages.ts";
+import { relayArgs } from "../../testing/relay.ts";
+import { hookCommand } from "../../src/install/push_hooks.ts";
 import { processTable } from "../../testing/process_table.ts";
 import { within } from "../../testing/deadline.ts";
-import { CACHED_ONLY } from "../../testing/child_env.ts";
 
 const BIN = codexForTests(import.meta.url);
 const CLAUDE = claudeForTests(import.meta.url);
 const TOOL = "mcp__codex-relay__codex_run";
 const PUSHED = "Codex run ended: completed";
-
-function quote(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 /** Claude Code's files: the relay as its MCP server, the hook as install writes it. */
 async function claudeFiles(root: string, env: Record<string, string>, home: string) {
@@ -44,11 +44,12 @@ async function claudeFiles(root: string, env: Record<string, string>, home: stri
       },
     }),
   );
-  const hookArgs = entryArgs(["hook-wait", "--timeout-minutes", "2"], {
-    permissions: ["-P", `--allow-read=${home}/.claude/projects`, CACHED_ONLY],
-    noPrompt: true,
-  });
-  const command = [Deno.execPath(), ...hookArgs].map(quote).join(" ");
+  // The hook command exactly as install writes it, from this test's relay command line.
+  const launcher = { command: Deno.execPath(), args: relayArgs(["--allow-turn-start"]) };
+  const command = hookCommand(launcher, `${home}/.claude/projects`).replace(
+    "--timeout-minutes 30",
+    "--timeout-minutes 2",
+  );
   const settings = `${root}/settings.json`;
   await Deno.writeTextFile(
     settings,
@@ -65,12 +66,18 @@ async function claudeFiles(root: string, env: Record<string, string>, home: stri
 }
 
 /** The mock's script: delegate a slow run, end the turn, then act on what is pushed. */
-function script(project: string) {
-  return (r: MessagesRequest) => {
+function script(project: string, follow: boolean) {
+  return (r: MessagesRequest): MessagesReply => {
     if (!r.tools.includes(TOOL)) return { text: "ok" };
     if (r.text.includes(PUSHED)) return { text: "Acting on Codex's answer." };
-    if (JSON.stringify(r.body?.messages ?? []).includes('"tool_result"')) {
-      return { text: "Delegated; ending my turn." };
+    const messages = JSON.stringify(r.body?.messages ?? []);
+    if (follow && messages.includes("Anything else?")) return { text: "No." };
+    if (follow && messages.includes("Echo: SLOW:a")) return { text: "Saw it myself." };
+    if (messages.includes('"tool_result"')) {
+      const ids = /clientMessageId\\":\\"([^\\]+)\\",\\"threadId\\":\\"([^\\]+)/.exec(messages);
+      if (!follow || !ids) return { text: "Delegated; ending my turn." };
+      const args = { threadId: ids[2], clientMessageId: ids[1], timeoutSeconds: 50 };
+      return { tool: "mcp__codex-relay__codex_wait_reply", input: args };
     }
     return {
       tool: TOOL,
@@ -83,6 +90,15 @@ function script(project: string) {
 async function hookRunning(home: string): Promise<void> {
   while (
     !(await processTable()).some((p) => p.args.includes("hook-wait") && p.args.includes(home))
+  ) {
+    await new Promise((r) => setTimeout(r, 100)); // polling the process table, not a sync sleep
+  }
+}
+
+/** Until no `hook-wait` of this test runs. */
+async function hookGone(home: string): Promise<void> {
+  while (
+    (await processTable()).some((p) => p.args.includes("hook-wait") && p.args.includes(home))
   ) {
     await new Promise((r) => setTimeout(r, 100)); // polling the process table, not a sync sleep
   }
@@ -131,6 +147,7 @@ type World = {
 };
 
 async function withClaude(
+  follow: boolean,
   fn: (
     w: World & {
       url: string;
@@ -142,7 +159,7 @@ async function withClaude(
 ) {
   await withMockHome({ bin: BIN!.path }, async ({ mock, home, env }) => {
     const files = await claudeFiles(home.root, env, home.home);
-    const messages = startMockMessages(script(files.project));
+    const messages = startMockMessages(script(files.project, follow));
     try {
       await fn({
         mock,
@@ -174,7 +191,7 @@ function claudeCommand(
       "--settings",
       w.files.settings,
       "--allowedTools",
-      TOOL,
+      `${TOOL},mcp__codex-relay__codex_wait_reply`,
     ],
     cwd: w.files.project,
     env: {
@@ -196,7 +213,7 @@ Deno.test({
   name: "push: a stream-json session ends its turn, and the hook wakes it with the run's answer",
   ignore: !BIN || !CLAUDE,
   fn: async () => {
-    await withClaude(async (w) => {
+    await withClaude(false, async (w) => {
       const child = claudeCommand(w, [
         "--input-format",
         "stream-json",
@@ -240,7 +257,7 @@ Deno.test({
     "push: a plain claude -p session gets the text as a bounded synchronous wait, with the tool's result",
   ignore: !BIN || !CLAUDE,
   fn: async () => {
-    await withClaude(async (w) => {
+    await withClaude(false, async (w) => {
       const child = claudeCommand(w, ["Delegate the fix to Codex."]).spawn();
       await child.stdin.close();
       const out = child.stdout.pipeThrough(new TextDecoderStream());
@@ -260,6 +277,52 @@ Deno.test({
         assert.equal(withResult.length, 1);
         assert.ok(JSON.stringify(withResult[0].body).includes('"tool_result"'));
       } finally {
+        await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
+        await stderr.cancel();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "push: an agent that followed the run itself (codex_wait_reply) is not woken again",
+  ignore: !BIN || !CLAUDE,
+  fn: async () => {
+    await withClaude(true, async (w) => {
+      const child = claudeCommand(w, [
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+      ]).spawn();
+      const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+      const writer = child.stdin.getWriter();
+      const lines = jsonLines(child.stdout);
+      try {
+        await writer.write(new TextEncoder().encode(`${
+          JSON.stringify({
+            type: "user",
+            message: { role: "user", content: "Delegate the fix to Codex and wait for it." },
+          })
+        }\n`));
+        await within(w.mock.held("a"), "Codex's slow request");
+        await within(hookRunning(w.home), "hook-wait's start", 60_000);
+        w.mock.release("a");
+        const first = await within(lines.result(1), "the turn's result", 90_000);
+        assert.equal(first.result, "Saw it myself.");
+        await within(hookGone(w.home), "hook-wait's exit", 60_000);
+        // One more turn: a wake the hook caused would come before (or with) its request.
+        await writer.write(new TextEncoder().encode(`${
+          JSON.stringify({
+            type: "user",
+            message: { role: "user", content: "Anything else?" },
+          })
+        }\n`));
+        await within(w.next((r) => r.text.includes("Anything else?")), "the next turn", 60_000);
+        assert.equal(w.requests.filter((r) => r.text.includes(PUSHED)).length, 0);
+      } finally {
+        await writer.close().catch(() => {});
         await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
         await stderr.cancel();
       }
