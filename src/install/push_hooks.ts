@@ -82,8 +82,11 @@ export function hookCommand(
 ): string {
   const at = launcher.args.indexOf("serve");
   const serve = launcher.args.slice(at + 1);
-  const codex = serve.indexOf("--codex");
-  const passOn = codex >= 0 ? serve.slice(codex, codex + 2) : [];
+  // How the entry reaches Codex: the same for the hook (its Codex, its app-server mode).
+  const passOn = ["--codex", "--app-server"].flatMap((flag) => {
+    const at = serve.indexOf(flag);
+    return at >= 0 ? serve.slice(at, at + 2) : [];
+  });
   const tail = ["hook-wait", "--timeout-minutes", String(HOOK_MINUTES), ...passOn];
   const words = at <= 0 ? [launcher.command, ...tail] : [
     launcher.command,
@@ -94,6 +97,52 @@ export function hookCommand(
   ];
   const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${commandLine([v], os)}`);
   return [...env, commandLine(words, os)].join(" ");
+}
+
+/**
+ * What `doctor --client claude-code` says of the push hook in the settings
+ * file `text` (`null`: none): installed and running the entry's relay
+ * (`entryPaths`), installed for another one, or absent (optional).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(hookFindings(null, "/h/.claude/settings.json", [])[0].level, "info");
+ * ```
+ */
+export function hookFindings(
+  text: string | null,
+  path: string,
+  entryPaths: readonly string[],
+): { level: "ok" | "info" | "warn"; text: string; fix?: string }[] {
+  let list: unknown[] = [];
+  try {
+    list = postToolUse(document(text ?? "", path), path) ?? [];
+  } catch (error) {
+    return [{ level: "warn", text: error instanceof Error ? error.message : String(error) }];
+  }
+  const group = list.find(ours) as
+    | { hooks: { command: string; asyncRewake?: boolean }[] }
+    | undefined;
+  const fix = "install --client claude-code --push hooks writes it again";
+  if (!group) {
+    return [{
+      level: "info",
+      text: `no push hook in ${path} (optional: install --push hooks adds it)`,
+    }];
+  }
+  const hook = group.hooks.find((h) => h.command.includes(" hook-wait"))!;
+  const other = entryPaths.filter((p) => !hook.command.includes(p));
+  if (hook.asyncRewake !== true || other.length > 0) {
+    return [{
+      level: "warn",
+      text: `the push hook in ${path} ${
+        other.length ? `does not run the entry's ${other.join(", ")}` : "lacks asyncRewake"
+      }`,
+      fix,
+    }];
+  }
+  return [{ level: "ok", text: `the push hook in ${path} runs hook-wait after the relay's runs` }];
 }
 
 /** The hook group install writes. */
