@@ -10,6 +10,7 @@ import assert from "assert";
 import { codexForTests } from "../../testing/codex_bin.ts";
 import { claudeForTests } from "../../testing/claude_bin.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
+import { startDaemon, stopDaemon } from "./daemon_home.ts";
 import type { MockResponses } from "../../testing/mock_responses.ts";
 import {
   type MessagesReply,
@@ -25,9 +26,15 @@ const BIN = codexForTests(import.meta.url);
 const CLAUDE = claudeForTests(import.meta.url);
 const TOOL = "mcp__codex-relay__codex_run";
 const PUSHED = "Codex run ended: completed";
+const DAEMON = ["--app-server", "daemon"];
 
 /** Claude Code's files: the relay as its MCP server, the hook as install writes it. */
-async function claudeFiles(root: string, env: Record<string, string>, home: string) {
+async function claudeFiles(
+  root: string,
+  env: Record<string, string>,
+  home: string,
+  mode: string[],
+) {
   const project = `${root}/project`;
   await Deno.mkdir(project, { recursive: true });
   const mcp = `${root}/mcp.json`;
@@ -38,14 +45,14 @@ async function claudeFiles(root: string, env: Record<string, string>, home: stri
         "codex-relay": {
           type: "stdio",
           command: Deno.execPath(),
-          args: relayArgs(["--allow-turn-start"]),
+          args: relayArgs(["--allow-turn-start", ...mode]),
           env,
         },
       },
     }),
   );
   // The hook command exactly as install writes it, from this test's relay command line.
-  const launcher = { command: Deno.execPath(), args: relayArgs(["--allow-turn-start"]) };
+  const launcher = { command: Deno.execPath(), args: relayArgs(["--allow-turn-start", ...mode]) };
   const command = hookCommand(launcher, `${home}/.claude/projects`).replace(
     "--timeout-minutes 30",
     "--timeout-minutes 2",
@@ -147,7 +154,7 @@ type World = {
 };
 
 async function withClaude(
-  follow: boolean,
+  follow: boolean | "daemon",
   fn: (
     w: World & {
       url: string;
@@ -158,8 +165,10 @@ async function withClaude(
   ) => Promise<void>,
 ) {
   await withMockHome({ bin: BIN!.path }, async ({ mock, home, env }) => {
-    const files = await claudeFiles(home.root, env, home.home);
-    const messages = startMockMessages(script(files.project, follow));
+    const daemon = follow === "daemon";
+    const files = await claudeFiles(home.root, env, home.home, daemon ? DAEMON : []);
+    const messages = startMockMessages(script(files.project, follow === true));
+    if (daemon) await startDaemon(BIN!.path, home);
     try {
       await fn({
         mock,
@@ -173,6 +182,7 @@ async function withClaude(
       });
     } finally {
       await messages.close();
+      if (daemon) await stopDaemon(BIN!.path, home);
     }
   });
 }
@@ -209,48 +219,52 @@ function claudeCommand(
   });
 }
 
-Deno.test({
-  name: "push: a stream-json session ends its turn, and the hook wakes it with the run's answer",
-  ignore: !BIN || !CLAUDE,
-  fn: async () => {
-    await withClaude(false, async (w) => {
-      const child = claudeCommand(w, [
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-      ]).spawn();
-      const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-      const writer = child.stdin.getWriter();
-      const lines = jsonLines(child.stdout);
-      try {
-        await writer.write(new TextEncoder().encode(`${
-          JSON.stringify({
-            type: "user",
-            message: { role: "user", content: "Delegate the fix to Codex." },
-          })
-        }\n`));
-        await within(w.mock.held("a"), "Codex's slow request");
-        const first = await within(lines.result(1), "the delegating turn's result", 60_000);
-        assert.equal(first.result, "Delegated; ending my turn.");
-        const pushed = w.next((r) => r.text.includes(PUSHED));
-        w.mock.release("a");
-        const woken = await within(pushed, "the woken request", 90_000);
-        assert.match(woken.text, /Echo: SLOW:a fix the tests/);
-        assert.match(woken.text, /Next: codex_read_reply/);
-        const second = await within(lines.result(2), "the woken turn's result", 60_000);
-        assert.equal(second.result, "Acting on Codex's answer.");
-        // Pushed once: no other request carries the text.
-        assert.equal(w.requests.filter((r) => r.text.includes(PUSHED)).length, 1);
-      } finally {
-        await writer.close().catch(() => {});
-        await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
-        await stderr.cancel();
-      }
-    });
-  },
-});
+for (const daemon of [false, true]) {
+  Deno.test({
+    name: `push${
+      daemon ? " (daemon)" : ""
+    }: a stream-json session ends its turn, and the hook wakes it with the run's answer`,
+    ignore: !BIN || !CLAUDE,
+    fn: async () => {
+      await withClaude(daemon ? "daemon" : false, async (w) => {
+        const child = claudeCommand(w, [
+          "--input-format",
+          "stream-json",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+        ]).spawn();
+        const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+        const writer = child.stdin.getWriter();
+        const lines = jsonLines(child.stdout);
+        try {
+          await writer.write(new TextEncoder().encode(`${
+            JSON.stringify({
+              type: "user",
+              message: { role: "user", content: "Delegate the fix to Codex." },
+            })
+          }\n`));
+          await within(w.mock.held("a"), "Codex's slow request");
+          const first = await within(lines.result(1), "the delegating turn's result", 60_000);
+          assert.equal(first.result, "Delegated; ending my turn.");
+          const pushed = w.next((r) => r.text.includes(PUSHED));
+          w.mock.release("a");
+          const woken = await within(pushed, "the woken request", 90_000);
+          assert.match(woken.text, /Echo: SLOW:a fix the tests/);
+          assert.match(woken.text, /Next: codex_read_reply/);
+          const second = await within(lines.result(2), "the woken turn's result", 60_000);
+          assert.equal(second.result, "Acting on Codex's answer.");
+          // Pushed once: no other request carries the text.
+          assert.equal(w.requests.filter((r) => r.text.includes(PUSHED)).length, 1);
+        } finally {
+          await writer.close().catch(() => {});
+          await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
+          await stderr.cancel();
+        }
+      });
+    },
+  });
+}
 
 Deno.test({
   name:
