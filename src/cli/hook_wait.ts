@@ -32,6 +32,8 @@ import { followedInTranscript, type HookPlan, hookPlan, type HookRef } from "./h
 
 /** The default bound of a hook's wait, in minutes (`--timeout-minutes`). */
 export const HOOK_WAIT_MINUTES = { min: 1, max: 1_440, default: 30 } as const;
+/** How often hook-wait checks that its session is still there, in ms. */
+export const SESSION_CHECK_MS = 1_000;
 /** The most bytes of hook input read from stdin. */
 export const HOOK_INPUT_MAX = 4 * 1024 * 1024;
 /** The most bytes of the session's transcript read (its end). */
@@ -80,13 +82,15 @@ export async function followForHook(
     try {
       result = await deps.wait(plan.ref, Math.min(WAIT_SECONDS.max * 1000, left));
     } catch (error) {
+      if (!deps.sessionAlive()) return { exit: 0, why: "ended" };
       return cannotFollow(error instanceof Error ? error.message : String(error));
     }
+    // A wait cut short because the session ended says so as it stands: the session decides.
+    if (!deps.sessionAlive()) return { exit: 0, why: "ended" };
     if (result.timedOut) continue;
     if (result.status !== "observed" || !result.turn) {
       return cannotFollow(`${result.status}${result.reason ? ` (${result.reason})` : ""}`);
     }
-    if (!deps.sessionAlive()) return { exit: 0, why: "ended" };
     if (result.turn.status === "interrupted") return { exit: 0, why: "interrupted" };
     if (await deps.followed(plan)) return { exit: 0, why: "followed" };
     return { exit: 2, text: pushText({ result, ...worktreeOf(plan) }) };
@@ -177,16 +181,21 @@ export async function hookWait(
     log,
     command: flags.codex,
   });
+  // The session ended when Claude Code, the hook's parent (the hook execs), is gone: checked each
+  // second, it ends the wait in progress.
   const parent = Deno.ppid;
+  const ended = new AbortController();
+  const watch = setInterval(() => Deno.ppid === parent || ended.abort(), SESSION_CHECK_MS);
   try {
     const outcome = await followForHook(plan, minutes * 60_000, {
       clock: systemClock,
-      wait: (ref, ms) => waitOnce(connection, ref, ms, log),
-      sessionAlive: () => Deno.ppid === parent,
+      wait: (ref, ms) => waitOnce(connection, ref, ms, log, ended.signal),
+      sessionAlive: () => !ended.signal.aborted && Deno.ppid === parent,
       followed: (p) => transcriptShowsFollowed(p),
     });
     return outcome.exit === 0 ? { code: 0 } : { code: outcome.exit, text: outcome.text };
   } finally {
+    clearInterval(watch);
     await connection.shutdown();
   }
 }
@@ -197,8 +206,8 @@ async function waitOnce(
   ref: HookRef,
   ms: number,
   log: Logger,
+  signal: AbortSignal,
 ): Promise<WaitMessageResult> {
-  const signal = new AbortController().signal;
   const unused = () => {
     throw new Error("hook-wait follows no run of its own");
   };

@@ -71,7 +71,7 @@ export function hookFiles(
  * );
  * assert.equal(
  *   command,
- *   "/bin/deno run -P --allow-read=/h/.claude/projects /r/mod.ts hook-wait --timeout-minutes 30",
+ *   "exec /bin/deno run -P --allow-read=/h/.claude/projects /r/mod.ts hook-wait --timeout-minutes 30",
  * );
  * ```
  */
@@ -96,7 +96,9 @@ export function hookCommand(
     ...tail,
   ];
   const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${commandLine([v], os)}`);
-  return [...env, commandLine(words, os)].join(" ");
+  // `exec`: hook-wait replaces Claude Code's shell, so its parent is Claude Code (a session that
+  // ended is one whose parent is gone).
+  return [...env, "exec", commandLine(words, os)].join(" ");
 }
 
 /**

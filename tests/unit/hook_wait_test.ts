@@ -124,6 +124,24 @@ Deno.test("hook-wait: the session ended while it waited: exit 0 before the next 
   assert.equal(waits.length, 2);
 });
 
+Deno.test("hook-wait: a wait cut short by the session's end (cancelled, as it stands) is exit 0, not a failure", async () => {
+  let alive = true;
+  const cancelled: WaitMessageResult = {
+    ...ended("completed"),
+    status: "unavailable",
+    reason: "cancelled",
+    turn: null,
+    replies: [],
+  };
+  const { d } = deps([cancelled], { sessionAlive: () => alive });
+  const wait = d.wait;
+  d.wait = (ref, ms) => {
+    alive = false;
+    return wait(ref, ms);
+  };
+  assert.deepEqual(await followForHook(waitPlan, 60 * 60_000, d), { exit: 0, why: "ended" });
+});
+
 Deno.test("hook-wait: the bound: still running after it, exit 2 saying so", async () => {
   const { d, waits } = deps([]);
   const out = await followForHook(waitPlan, 2 * 60_000, d);
