@@ -102,6 +102,16 @@ async function hookRunning(home: string): Promise<void> {
   }
 }
 
+/** Until a `hook-wait` of this test reads the thread (it started a child: its app-server link). */
+async function hookReading(home: string): Promise<void> {
+  while (true) {
+    const rows = await processTable();
+    const hooks = rows.filter((p) => p.args.includes("hook-wait") && p.args.includes(home));
+    if (hooks.some((h) => rows.some((p) => p.ppid === h.pid))) return;
+    await new Promise((r) => setTimeout(r, 100)); // polling the process table, not a sync sleep
+  }
+}
+
 /** Until no `hook-wait` of this test runs. */
 async function hookGone(home: string): Promise<void> {
   while (
@@ -338,6 +348,33 @@ Deno.test({
       } finally {
         await writer.close().catch(() => {});
         await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
+        await stderr.cancel();
+      }
+    });
+  },
+});
+
+Deno.test({
+  // The daemon: its turn runs on after the relay's end, so only the session's end ends the hook.
+  name: "push (daemon): a session that ends while the hook waits ends the hook within seconds",
+  ignore: !BIN || !CLAUDE,
+  fn: async () => {
+    await withClaude("daemon", async (w) => {
+      const child = claudeCommand(w, ["Delegate the fix to Codex."]).spawn();
+      await child.stdin.close();
+      const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        await within(w.mock.held("a"), "Codex's slow request");
+        await within(hookReading(w.home), "hook-wait's first read", 60_000);
+        child.kill("SIGKILL");
+        await child.status;
+        // Checked each second: gone long before its 55 s wait would end.
+        await within(hookGone(w.home), "hook-wait's exit after the session's end", 10_000);
+        w.mock.release("a");
+      } finally {
+        await within(child.status, "Claude Code's exit", 30_000, () => child.kill("SIGKILL"));
+        await out.cancel();
         await stderr.cancel();
       }
     });
