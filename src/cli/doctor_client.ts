@@ -24,6 +24,7 @@ import { commandLine } from "../install/launch.ts";
 import { entryKeyState } from "../install/provider_keys.ts";
 import { readTomlConfig } from "../install/toml_edit.ts";
 import { commandPaths, type EntryPaths } from "./doctor_entry.ts";
+import { hookFindings, hookPaths } from "../install/push_hooks.ts";
 import type { Finding, ProviderKey } from "./doctor_env.ts";
 
 /** Which client's registration to check. */
@@ -81,8 +82,14 @@ export function doctorCommand(
   io: Pick<RegistrationIo, "env" | "os" | "relayWords">,
   cwd: string,
 ): string {
+  return commandLine(withRead(io.relayWords, readPaths(reg, io, cwd), reg), io.os);
+}
+
+/** What `doctor --client` reads: the client's config, and Claude Code's settings (the push hook). */
+function readPaths(reg: Registration, io: Pick<RegistrationIo, "env" | "os">, cwd: string) {
   const target = resolveTarget(reg.client, reg.scope, { get: io.env, os: io.os, cwd });
-  return commandLine(withRead(io.relayWords, target.path, reg), io.os);
+  if (reg.client !== "claude-code") return target.path;
+  return `${target.path},${hookPaths(reg.scope, io.env, cwd).settings}`;
 }
 
 /**
@@ -103,7 +110,9 @@ export async function readRegistration(
         level: "warn",
         text:
           `cannot read ${target.path} to check ${target.label}'s entry: this doctor holds no read permission on it`,
-        fix: `run exactly: ${commandLine(withRead(io.relayWords, target.path, reg), io.os)}`,
+        fix: `run exactly: ${
+          commandLine(withRead(io.relayWords, readPaths(reg, io, cwd), reg), io.os)
+        }`,
       }],
       entries: [],
     };
@@ -133,10 +142,20 @@ export async function readRegistration(
   }
   const paths = commandPaths(entry);
   return {
-    findings: [{ level: "ok", text: `${where} starts ${paths.join(", ") || "a command on PATH"}` }],
+    findings: [
+      { level: "ok", text: `${where} starts ${paths.join(", ") || "a command on PATH"}` },
+      ...(reg.client === "claude-code" ? await pushHook(reg, io, cwd, paths) : []),
+    ],
     entries: [{ where, client: reg.client, paths }],
     entry: { target, entry },
   };
+}
+
+/** The push hook's findings, when Claude Code's settings file may be read. */
+async function pushHook(reg: Registration, io: RegistrationIo, cwd: string, paths: string[]) {
+  const { settings } = hookPaths(reg.scope, io.env, cwd);
+  if (!io.granted({ name: "read", path: settings })) return [];
+  return hookFindings(await io.read(settings).catch(() => null), settings, paths);
 }
 
 /** A client's entry for the relay, with the client's file and shape. */

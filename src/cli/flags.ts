@@ -29,7 +29,9 @@ export type Command =
   | { kind: "serve"; flags: ServeFlags }
   | { kind: "doctor"; flags: ServeFlags; registration?: Registration; printCommand?: boolean }
   /** `install` / `uninstall`: their own arguments, parsed by the installer. */
-  | { kind: "install"; args: string[] };
+  | { kind: "install"; args: string[] }
+  /** `hook-wait`: its own arguments (`hook_wait.ts`). */
+  | { kind: "hook-wait"; args: string[] };
 
 const COMMANDS = ["serve", "doctor"] as const;
 
@@ -55,6 +57,7 @@ const DOCTOR_ROWS = SERVE_OPTIONS.filter((o) => o.doctor !== undefined);
 /** Parses the command line. Throws {@linkcode UsageError} on any misuse. */
 export function parseCommand(args: readonly string[]): Command {
   if (args[0] === "install" || args[0] === "uninstall") return { kind: "install", args: [...args] };
+  if (args[0] === "hook-wait") return { kind: "hook-wait", args: args.slice(1) };
   if (args[0] === "help") {
     if (args.length > 2) throw new UsageError(`Unexpected argument '${args[2]}'`);
     return { kind: "help", topic: args[1] };

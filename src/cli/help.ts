@@ -11,7 +11,13 @@ import { runsAs } from "../install/args.ts";
 export const USAGE_HINT = "Run 'codex-relay help' for the commands and options.";
 
 /** The topics `codex-relay help TOPIC` knows. */
-export const HELP_TOPICS: readonly string[] = ["serve", "doctor", "install", "uninstall"];
+export const HELP_TOPICS: readonly string[] = [
+  "serve",
+  "doctor",
+  "install",
+  "uninstall",
+  "hook-wait",
+];
 
 /** Said once on stderr when `serve` starts in a terminal, where it would look hung. */
 export function servingNotice(version: string, relay = "codex-relay"): string {

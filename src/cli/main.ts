@@ -9,6 +9,7 @@ import { doctor, realDoctorIo } from "./doctor.ts";
 import { doctorCommand } from "./doctor_client.ts";
 import { parseCommand } from "./flags.ts";
 import { printInstall } from "./install.ts";
+import { HOOK_WAIT_USAGE, hookWait } from "./hook_wait.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
 import { commandLine } from "../install/launch.ts";
 import { runningCli } from "../install/running.ts";
@@ -44,6 +45,8 @@ function helpFor(topic: string | undefined): string {
     case "install":
     case "uninstall":
       return usageOf(topic, relay);
+    case "hook-wait":
+      return HOOK_WAIT_USAGE;
   }
   throw new UsageError(`No help for '${topic}': give one of ${HELP_TOPICS.join(", ")}`);
 }
@@ -80,6 +83,15 @@ export async function main(args: readonly string[]): Promise<number> {
         return await doctor(command.flags, VERSION, undefined, command.registration);
       case "install":
         return await printInstall(command.args);
+      case "hook-wait": {
+        if (command.args.includes("--help")) {
+          print(Deno.stdout, HOOK_WAIT_USAGE);
+          return EXIT.ok;
+        }
+        const out = await hookWait(command.args, Deno.stdin.readable);
+        if (out.text) print(Deno.stderr, `${out.text}\n`);
+        return out.code;
+      }
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -20,7 +20,8 @@ export type ServeOptionKey =
   | "logLevel"
   | "appServer"
   | "codex"
-  | "compat";
+  | "compat"
+  | "channels";
 
 /** The options' values in the command line's shape: a switch, a string, or a repeated string. */
 export type ServeValues = { [K in ServeOptionKey]?: boolean | string | readonly string[] };
@@ -105,6 +106,13 @@ export const SERVE_OPTIONS: readonly ServeOption[] = [
     doctor: ["Also check the git it runs"],
     install: ["Serve with --allow-worktrees (runs git; needs --allow-turn-start)"],
     run: { from: "git", otherwise: "git" },
+  },
+  {
+    option: "channels",
+    flag: "--channels",
+    type: "boolean",
+    needs: "allowTurnStart",
+    help: ["With --allow-turn-start: push runs' ends (Claude Code Channels)"],
   },
   {
     option: "compat",

@@ -19,7 +19,7 @@ const COMPAT_INSTRUCTIONS =
   "codex-relay, serving the removed codex mcp-server's tools: codex runs a prompt as a new Codex thread to the turn's end and returns {threadId, content}; codex-reply runs the next prompt on that threadId. Codex's approvals come to you as questions.";
 
 /** Model-facing instructions for the tools enabled at the surface's level. */
-export function instructionsFor(surface: Surface): string {
+export function instructionsFor(surface: Surface, channels = false): string {
   const { caps } = surface;
   if (caps.compat) return COMPAT_INSTRUCTIONS;
   const lines = [
@@ -48,6 +48,11 @@ export function instructionsFor(surface: Surface): string {
   if (caps.worktrees) {
     lines.push(
       "codex_run {cwd, worktree: true} runs a new thread in a git worktree of its own (the result's worktree says where and how to diff it); codex_worktree lists and removes those worktrees. Results name changedFiles, never their contents.",
+    );
+  }
+  if (channels) {
+    lines.push(
+      'A <channel source="codex-relay"> message says that a run you started ended while you were not waiting for it (its status, first lines, the next call): act on it as on codex_wait_reply\'s result; it is sent once per run, never for a run whose end you already saw.',
     );
   }
   return lines.join(" ");

@@ -29,6 +29,7 @@ import { turnMachinery } from "../turn/turn_machinery.ts";
 import { type ServeFlags, serveFlags, type ServeOptions } from "./serve_flags.ts";
 import { VERSION } from "../core/version.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
+import { runPushOn } from "./channels.ts";
 
 /**
  * Serves MCP on `options.readable` / `options.writable` until the readable
@@ -78,10 +79,7 @@ export async function serveWith(
   const open = { allowlist: allowedMethods(caps), version, log, command: flags.codex };
   const connection = openConnection(mode, open);
   const clock = systemClock;
-  const codec = createRequestStateCodec<RoundState>({
-    key: crypto.getRandomValues(new Uint8Array(32)),
-    ttlSeconds: 600,
-  });
+  const codec = roundCodec();
   const { router, turns, starts } = turnMachinery({
     connection,
     clock,
@@ -94,6 +92,7 @@ export async function serveWith(
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
   const wire = new LineStdioTransport({ log, input: io.readable, output: io.writable });
+  const push = flags.channels ? runPushOn(turns, (message) => wire.send(message), log) : undefined;
   const handle = serveStdio(
     () =>
       buildServer({
@@ -103,13 +102,14 @@ export async function serveWith(
         tools: toolsAt(caps),
         shutdown: shutdown.signal,
         log,
-        instructions: instructionsFor(surfaceOf(caps, connection)),
+        instructions: instructionsFor(surfaceOf(caps, connection), flags.channels === true),
         clock,
         turns,
         starts,
         router,
         mintRound: (state) => codec.mint(state),
         worktrees: worktreeDeps(flags, shutdown.signal),
+        push,
         serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
       }),
     {
@@ -244,6 +244,14 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     clearTimeout(id);
   }
+}
+
+/** Seals the input rounds' state (a key of this process, 10 minutes). */
+function roundCodec() {
+  return createRequestStateCodec<RoundState>({
+    key: crypto.getRandomValues(new Uint8Array(32)),
+    ttlSeconds: 600,
+  });
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ServeFlags {
   worktrees?: { git: string };
   /** `--compat codex-mcp-server`: serves only the old server's `codex` and `codex-reply`. */
   compat?: "codex-mcp-server";
+  /** `--channels`: declare `claude/channel` and push runs' ends (docs/design.md, "Push"). */
+  channels?: true;
 }
 
 /**
@@ -94,6 +96,8 @@ export interface ServeOptions {
   git?: string;
   /** `"codex-mcp-server"`: only the removed `codex mcp-server`'s two tools (needs `allowTurnStart`). */
   compat?: "codex-mcp-server";
+  /** Declares `claude/channel` and pushes a run's end to Claude Code (needs `allowTurnStart`). */
+  channels?: boolean;
 }
 
 /** What `serve` is given before {@linkcode serveFlags} checks it: the library's options, or the CLI's flags in the same shape. */
@@ -128,7 +132,12 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
   const fail = (message: string) =>
     source === "flags" ? new UsageError(message) : new TypeError(message);
   const flag = (
-    key: "allowReplyRead" | "allowTurnStart" | "autoApproveMcpTools" | "allowWorktrees",
+    key:
+      | "allowReplyRead"
+      | "allowTurnStart"
+      | "autoApproveMcpTools"
+      | "allowWorktrees"
+      | "channels",
   ) => {
     const value = settings[key] ?? false;
     if (typeof value !== "boolean") throw fail(`${name(key)} must be true or false`);
@@ -152,6 +161,7 @@ export function serveFlags(settings: ServeSettings, source: ServeSource): ServeF
       : { codex: codexPath(settings.codex, name("codex"), fail) }),
     ...worktrees(flag("allowWorktrees"), settings.git, name, fail),
     ...compat(settings.compat, name("compat"), fail),
+    ...(flag("channels") ? { channels: true as const } : {}),
   };
   const missing = missingNeed(valuesOfFlags(flags));
   if (missing) throw fail(`${name(missing[0])} needs ${name(missing[1])}`);
@@ -180,6 +190,7 @@ export function valuesOfFlags(flags: ServeFlags): ServeValues {
     ...(flags.codex === undefined ? {} : { codex: flags.codex }),
     ...(flags.worktrees ? { allowWorktrees: true, git: flags.worktrees.git } : {}),
     ...(flags.compat ? { compat: flags.compat } : {}),
+    ...(flags.channels ? { channels: true } : {}),
   };
 }
 

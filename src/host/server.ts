@@ -27,6 +27,7 @@ import { advertised, advertisedAnnotations, fixedSchema } from "./tool_schema.ts
 import { surfaceOf } from "./surface.ts";
 import { PROMPTS } from "./prompts.ts";
 import { textOf, withNext } from "./next_steps.ts";
+import { CHANNEL_OPTIONS, type RunPush } from "./channels.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -58,12 +59,16 @@ export interface ServerDeps {
   mintRound(state: RoundState): Promise<string>;
   /** Git and the worktrees' folder (`--allow-worktrees` only). */
   worktrees?: WorktreeDeps;
+  /** The channel pushes (`--channels` only). */
+  push?: RunPush;
 }
 
 /** Builds one McpServer instance with the enabled tools. */
 export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer(deps.info, {
     ...deps.serverOptions,
+    // `--channels`: the experimental capability Claude Code reads.
+    ...(deps.push ? CHANNEL_OPTIONS : {}),
     instructions: deps.instructions,
   });
   const surface = surfaceOf(deps.caps, deps.connection);
@@ -149,8 +154,10 @@ async function call(
     },
   };
   const started = performance.now();
+  const waited = deps.push?.callStarted(tool.name, args);
   try {
     const out = await tool.run(args, ctx);
+    deps.push?.resulted(tool.name, out);
     if (isInputRequired(out)) return out.inputRequired;
     if (tool.exact) return tool.exact.result(out);
     deps.log.debug("call", {
@@ -170,6 +177,8 @@ async function call(
       error: error instanceof Error ? error.name : "unknown",
     });
     return errorResult(`${tool.name} failed unexpectedly; see the server's log`);
+  } finally {
+    waited?.();
   }
 }
 

@@ -51,6 +51,8 @@ export interface InstallArgs {
   npx: boolean;
   /** The Codex the entry runs (`--codex PATH`; npm's wrapper is followed to its native binary). */
   codex?: string;
+  /** `--push hooks` (Claude Code): also the hook that pushes a run's end (`push_hooks.ts`). */
+  push?: "hooks";
   /** `--help`. */
   help: boolean;
 }
@@ -71,6 +73,7 @@ const OPTIONS = {
   binary: { type: "string" },
   bundle: { type: "string" },
   npx: { type: "boolean" },
+  push: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -96,6 +99,8 @@ ${ENTRY_HELP}
   --compat codex-mcp-server
                          Serve the removed codex mcp-server's tools, in an entry named codex
                          (needs --allow-turn-start; another codex entry needs --force)
+  --push hooks           Claude Code: also add the hook that wakes the agent when a run ends
+                         (to the scope's settings.json: hook-wait, docs/design.md "Push")
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Replace or remove an entry codex-relay install did not write
@@ -124,6 +129,7 @@ Options:
   --scope user|project   The client's user config (default) or the current project's
   --compat codex-mcp-server
                          Remove the entry install --compat wrote (named codex)
+  --push hooks           Claude Code: also remove the hook install --push hooks added
   --dry-run              Show the change, write nothing
   --yes, -y              Write without asking (required when stdin is not a terminal)
   --force                Remove an entry codex-relay install did not write
@@ -229,8 +235,17 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     bundle: values.bundle,
     npx: values.npx ?? false,
     codex: values.codex,
+    ...pushArg(values.push, client),
     help,
   };
+}
+
+/** `--push hooks`: Claude Code only. */
+function pushArg(push: string | undefined, client: string): { push?: "hooks" } {
+  if (push === undefined) return {};
+  if (push !== "hooks") throw new UsageError(`--push takes hooks (got '${push}')`);
+  if (client !== "claude-code") throw new UsageError("--push hooks is for --client claude-code");
+  return { push };
 }
 
 /**
@@ -250,6 +265,7 @@ export function passOnArgs(a: InstallArgs): string[] {
     }, ENTRY_ROWS),
     ...(a.compat ? ["--compat", a.compat] : []),
     ...(a.npx ? ["--npx"] : []),
+    ...(a.push ? ["--push", a.push] : []),
     ...(a.force ? ["--force"] : []),
     ...(a.dryRun ? ["--dry-run"] : []),
     ...(a.yes ? ["--yes"] : []),

@@ -21,6 +21,7 @@ import type { InstallIo } from "./io.ts";
 import { printSnippet } from "./snippet.ts";
 import { entryCodex } from "./entry_codex.ts";
 import { entryKeyState, keyNote, providerKeyVars } from "./provider_keys.ts";
+import { hookFiles, runHookStep } from "./push_hooks.ts";
 
 export { type ConfigFs, type InstallIo, realFs, realInstallIo } from "./io.ts";
 
@@ -39,7 +40,8 @@ export async function runInstall(
       io.out(usageOf(args.action, commandLine(cliCommand(source))));
       return 0;
     }
-    return await run(args, source, io, options.printOnly ?? false);
+    const code = await run(args, source, io, options.printOnly ?? false);
+    return code || await runHookStep(args, options, () => resolve(args, source, io), io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`codex-relay ${command}: ${error.message}\n`);
@@ -154,8 +156,9 @@ function resolve(args: InstallArgs, running: Source, io: InstallIo): Resolved {
           backup,
           ...(codexConfig ? [codexConfig] : []),
           ...(args.action === "install" ? codex.reads : []),
+          ...hookFiles(args, io).read,
         ],
-        write: writes,
+        write: [...writes, ...hookFiles(args, io).write],
       }),
       io.os,
     );

@@ -4,6 +4,7 @@
  */
 
 import assert from "assert";
+import { HOOK_MATCHER } from "../../src/install/push_hooks.ts";
 import { FIXTURE_BIN, thread, withFixture } from "../../testing/fixture_home.ts";
 import { entryArgs, ROOT } from "../../testing/relay.ts";
 import { denoChildEnv } from "../../testing/child_env.ts";
@@ -399,7 +400,7 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
       );
       assert.ok(
         denied.out.includes(
-          `fix: run exactly: deno run --allow-read=${config} -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
+          `fix: run exactly: deno run --allow-read=${config},${home}/.claude/settings.json -P --no-prompt --quiet --config ${ROOT}/deno.json ${ROOT}/mod.ts doctor --client claude-code`,
         ),
         denied.out,
       );
@@ -421,6 +422,23 @@ Deno.test("doctor --client claude-code: an entry naming a checkout that does not
         out,
         /ok +read, write, net, ffi, sys: none/,
         "one file's read permission is not broad",
+      );
+
+      // The push hook (issue 49): checked when Claude Code's settings file may be read.
+      const settings = `${home}/.claude/settings.json`;
+      const read = ["-P", `--allow-read=${config},${settings}`];
+      const none = await doctor(env, { flags: ["--client", "claude-code"], permissions: read });
+      assert.match(none.out, /info +no push hook in \S+settings\.json/);
+      await Deno.mkdir(`${home}/.claude`);
+      const hook = { type: "command", command: "deno run /x/mod.ts hook-wait", asyncRewake: true };
+      await Deno.writeTextFile(
+        settings,
+        JSON.stringify({ hooks: { PostToolUse: [{ matcher: HOOK_MATCHER, hooks: [hook] }] } }),
+      );
+      const other = await doctor(env, { flags: ["--client", "claude-code"], permissions: read });
+      assert.match(
+        other.out,
+        /warn +the push hook in \S+settings\.json does not run the entry's \/opt\/deno\/bin\/deno, \/tmp\/elsewhere/,
       );
     });
   } finally {

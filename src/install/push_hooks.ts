@@ -1,0 +1,323 @@
+/**
+ * `install --client claude-code --push hooks`: the Claude Code hook that runs
+ * `hook-wait` after the relay's run tools (docs/design.md, "Push"), written
+ * into the settings file of the chosen scope (`~/.claude/settings.json`,
+ * `.claude/settings.json`) beside the MCP entry, with the entry's care: the
+ * change shown, asked, a backup, an atomic write, every other byte (comments,
+ * other hooks) kept. `uninstall ... --push hooks` removes only the hook group
+ * install wrote (found by its matcher and its `hook-wait` command), and the
+ * `PostToolUse` list or `hooks` object it leaves empty.
+ * @module
+ */
+
+import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
+import type { Launcher, Scope } from "./clients.ts";
+import { commandLine } from "./launch.ts";
+import { unifiedDiff } from "./diff.ts";
+import { deepEqual } from "./deep_equal.ts";
+import { EXIT, InstallError } from "./install_error.ts";
+import type { InstallIo } from "./io.ts";
+
+/** The push routes `install --push` takes. */
+export const PUSH_ROUTES = ["hooks"] as const;
+
+/** The tools after which the hook runs, as Claude Code's matcher names them. */
+export const HOOK_MATCHER =
+  "mcp__codex-relay__(codex_run|codex_review|codex_queue_message|codex_steer)";
+
+/** The bound of the hook's wait (minutes) install writes. */
+export const HOOK_MINUTES = 30;
+
+/** Where Claude Code's settings and transcripts are, for a scope. */
+export function hookPaths(
+  scope: Scope,
+  env: (name: string) => string | undefined,
+  cwd: string,
+): { settings: string; folder: string; projects: string; backup: string; tmp: string } {
+  const home = env("HOME") ?? env("USERPROFILE");
+  const config = env("CLAUDE_CONFIG_DIR") || `${home}/.claude`;
+  const settings = scope === "user" ? `${config}/settings.json` : `${cwd}/.claude/settings.json`;
+  return {
+    settings,
+    folder: settings.replace(/[\\/][^\\/]*$/, ""),
+    projects: `${config}/projects`,
+    backup: `${settings}.codex-relay.bak`,
+    tmp: `${settings}.codex-relay.tmp`,
+  };
+}
+
+/** The files the hook step reads and the folder it writes (for the apply command's grants). */
+export function hookFiles(
+  args: { push?: string; scope: Scope },
+  io: Pick<InstallIo, "env" | "cwd">,
+): { read: string[]; write: string[] } {
+  if (!args.push) return { read: [], write: [] };
+  const p = hookPaths(args.scope, io.env, io.cwd);
+  return { read: [p.settings, p.backup, p.tmp], write: [p.folder] };
+}
+
+/**
+ * The hook's command line, from the MCP entry's launcher: the same Deno,
+ * permissions and Codex, plus read of Claude Code's `projects` folder (the
+ * transcript that tells whether the agent followed the run itself), running
+ * `hook-wait` instead of `serve`.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const command = hookCommand(
+ *   { command: "/bin/deno", args: ["run", "-P", "/r/mod.ts", "serve", "--allow-turn-start"] },
+ *   "/h/.claude/projects",
+ * );
+ * assert.equal(
+ *   command,
+ *   "exec /bin/deno run -P --allow-read=/h/.claude/projects /r/mod.ts hook-wait --timeout-minutes 30",
+ * );
+ * ```
+ */
+export function hookCommand(
+  launcher: Launcher,
+  projects: string,
+  os?: typeof Deno.build.os,
+): string {
+  const at = launcher.args.indexOf("serve");
+  const serve = launcher.args.slice(at + 1);
+  // How the entry reaches Codex: the same for the hook (its Codex, its app-server mode).
+  const passOn = ["--codex", "--app-server"].flatMap((flag) => {
+    const at = serve.indexOf(flag);
+    return at >= 0 ? serve.slice(at, at + 2) : [];
+  });
+  const tail = ["hook-wait", "--timeout-minutes", String(HOOK_MINUTES), ...passOn];
+  const words = at <= 0 ? [launcher.command, ...tail] : [
+    launcher.command,
+    ...launcher.args.slice(0, at - 1),
+    `--allow-read=${projects}`,
+    launcher.args[at - 1],
+    ...tail,
+  ];
+  const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${commandLine([v], os)}`);
+  // `exec`: hook-wait replaces Claude Code's shell, so its parent is Claude Code (a session that
+  // ended is one whose parent is gone).
+  return [...env, "exec", commandLine(words, os)].join(" ");
+}
+
+/**
+ * What `doctor --client claude-code` says of the push hook in the settings
+ * file `text` (`null`: none): installed and running the entry's relay
+ * (`entryPaths`), installed for another one, or absent (optional).
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.equal(hookFindings(null, "/h/.claude/settings.json", [])[0].level, "info");
+ * ```
+ */
+export function hookFindings(
+  text: string | null,
+  path: string,
+  entryPaths: readonly string[],
+): { level: "ok" | "info" | "warn"; text: string; fix?: string }[] {
+  let list: unknown[] = [];
+  try {
+    list = postToolUse(document(text ?? "", path), path) ?? [];
+  } catch (error) {
+    return [{ level: "warn", text: error instanceof Error ? error.message : String(error) }];
+  }
+  const group = list.find(ours) as
+    | { hooks: { command: string; asyncRewake?: boolean }[] }
+    | undefined;
+  const fix = "install --client claude-code --push hooks writes it again";
+  if (!group) {
+    return [{
+      level: "info",
+      text: `no push hook in ${path} (optional: install --push hooks adds it)`,
+    }];
+  }
+  const hook = group.hooks.find((h) => h.command.includes(" hook-wait"))!;
+  const other = entryPaths.filter((p) => !hook.command.includes(p));
+  if (hook.asyncRewake !== true || other.length > 0) {
+    return [{
+      level: "warn",
+      text: `the push hook in ${path} ${
+        other.length ? `does not run the entry's ${other.join(", ")}` : "lacks asyncRewake"
+      }`,
+      fix,
+    }];
+  }
+  return [{ level: "ok", text: `the push hook in ${path} runs hook-wait after the relay's runs` }];
+}
+
+/** The hook group install writes. */
+export function hookGroup(command: string): Record<string, unknown> {
+  return {
+    matcher: HOOK_MATCHER,
+    hooks: [{ type: "command", command, asyncRewake: true, timeout: HOOK_MINUTES * 60 + 60 }],
+  };
+}
+
+const PARSE = { allowTrailingComma: true, disallowComments: false };
+
+/** Whether `group` is one install wrote. */
+function ours(group: unknown): boolean {
+  const g = group as { matcher?: unknown; hooks?: { command?: unknown }[] };
+  return g?.matcher === HOOK_MATCHER && Array.isArray(g.hooks) &&
+    g.hooks.some((h) => typeof h?.command === "string" && h.command.includes(" hook-wait"));
+}
+
+function document(text: string, path: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const root = parse(text, errors, PARSE);
+  if (errors.length > 0 || typeof root !== "object" || root === null || Array.isArray(root)) {
+    throw new InstallError(
+      `${path} is not a JSON object; fix or move it, then run again. Nothing was written`,
+      EXIT.malformed,
+    );
+  }
+  return root;
+}
+
+function postToolUse(root: Record<string, unknown>, path: string): unknown[] | undefined {
+  const hooks = root.hooks as Record<string, unknown> | undefined;
+  const list = hooks?.PostToolUse;
+  if (list !== undefined && !Array.isArray(list)) {
+    throw new InstallError(`"hooks.PostToolUse" in ${path} is not a list; nothing was written`, 65);
+  }
+  return list as unknown[] | undefined;
+}
+
+/**
+ * `text` (a settings file, `""` when absent) with the hook group `group`:
+ * added at the end of `hooks.PostToolUse`, or in place of the one install
+ * wrote before. The text itself when it holds that group already.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * const out = withHook('{\n  // mine\n  "model": "x"\n}\n', hookGroup("deno hook-wait"), "s.json");
+ * assert.match(out, /\/\/ mine/);
+ * assert.equal(JSON.parse(withoutHook(out, "s.json").replace(/\/\/.*\n/, "")).model, "x");
+ * ```
+ */
+export function withHook(text: string, group: Record<string, unknown>, path: string): string {
+  const root = document(text, path);
+  const list = postToolUse(root, path) ?? [];
+  const at = list.findIndex(ours);
+  if (at >= 0 && deepEqual(list[at], group)) return text;
+  const where = ["hooks", "PostToolUse", at >= 0 ? at : list.length];
+  const options = { formattingOptions: format(text), isArrayInsertion: at < 0 };
+  return applyEdits(text, modify(text, where, group, options));
+}
+
+/** `text` without the hook group install wrote (and the empty list and object it leaves). */
+export function withoutHook(text: string, path: string): string {
+  const root = document(text, path);
+  const list = postToolUse(root, path) ?? [];
+  const at = list.findIndex(ours);
+  if (at < 0) return text;
+  const fo = { formattingOptions: format(text) };
+  let out = applyEdits(text, modify(text, ["hooks", "PostToolUse", at], undefined, fo));
+  const after = document(out, path).hooks as Record<string, unknown>;
+  if ((after.PostToolUse as unknown[]).length === 0) {
+    out = applyEdits(out, modify(out, ["hooks", "PostToolUse"], undefined, fo));
+    if (Object.keys(document(out, path).hooks as object).length === 0) {
+      out = applyEdits(out, modify(out, ["hooks"], undefined, fo));
+    }
+  }
+  return out;
+}
+
+function format(text: string) {
+  const unit = text.match(/^([ \t]+)["/]/m)?.[1] ?? "  ";
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  return unit.startsWith("\t")
+    ? { insertSpaces: false, tabSize: 1, eol }
+    : { insertSpaces: true, tabSize: unit.length, eol };
+}
+
+/** What the hook step is given by the install flow. */
+export interface HookStep {
+  action: "install" | "uninstall";
+  scope: Scope;
+  push?: "hooks";
+  dryRun: boolean;
+  yes: boolean;
+  print: boolean;
+  printCommand: boolean;
+}
+
+/** What the install flow resolved: the entry's launcher and the one apply command. */
+export interface HookResolved {
+  launcher: Launcher;
+  /** The one command that applies the whole change (with the settings files' permissions). */
+  applyLine(): string;
+}
+
+/**
+ * The hook step of `install`/`uninstall --push hooks`, after the entry's:
+ * shows the settings change, asks, backs up, writes. Resolves with the exit
+ * code; nothing without `--push`, or when only printing.
+ *
+ * @example
+ * ```ts ignore
+ * const code = await runHookStep(args, {}, () => resolved, io);
+ * ```
+ */
+export async function runHookStep(
+  args: HookStep,
+  options: { printOnly?: boolean },
+  resolved: () => HookResolved,
+  io: InstallIo,
+): Promise<number> {
+  if (!args.push || options.printOnly || args.print || args.printCommand) return 0;
+  const { launcher, applyLine } = resolved();
+  const step = { ...args, launcher, applyLine };
+  const paths = hookPaths(step.scope, io.env, io.cwd);
+  const { settings } = paths;
+  const needed = [
+    { name: "read", path: settings } as const,
+    ...(step.dryRun ? [] : [
+      { name: "read", path: paths.backup } as const,
+      { name: "read", path: paths.tmp } as const,
+      { name: "write", path: paths.folder } as const,
+    ]),
+  ].filter((d) => !io.granted(d));
+  if (needed.length > 0) {
+    throw new InstallError(
+      `The hook goes into ${settings}, and there is no permission for ${
+        needed.map((d) => `${d.name} ${d.path}`).join(", ")
+      }. Run exactly:\n  ${step.applyLine()}`,
+      EXIT.permission,
+    );
+  }
+  const before = await io.fs.read(settings);
+  const after = step.action === "install"
+    ? withHook(before ?? "", hookGroup(hookCommand(step.launcher, paths.projects, io.os)), settings)
+    : withoutHook(before ?? "", settings);
+  if (after === (before ?? "")) {
+    io.out(
+      `Claude Code (${step.scope}): ${settings} already ${
+        step.action === "install" ? "has" : "lacks"
+      } the codex-relay hook; nothing to do.\n`,
+    );
+    return 0;
+  }
+  io.out(
+    `Claude Code (${step.scope}): will ${
+      step.action === "install"
+        ? "add the codex-relay hook (push, hook-wait) to"
+        : "remove the codex-relay hook from"
+    } ${settings}\n\n${unifiedDiff(before, after, settings, 3)}\n`,
+  );
+  if (step.dryRun) return 0;
+  if (!step.yes && !(io.stdinIsTerminal && io.confirm(`Write this change to ${settings}?`))) {
+    io.out("The hook was not written.\n");
+    return EXIT.refused;
+  }
+  if (before === null) await io.fs.makeFolder(paths.folder);
+  await io.fs.replace(settings, after, before, paths.backup, paths.tmp);
+  io.out(
+    `Wrote ${settings}${before === null ? "" : ` (the previous version is in ${paths.backup})`}.\n`,
+  );
+  return 0;
+}
