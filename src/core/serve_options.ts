@@ -125,6 +125,10 @@ export const SERVE_OPTIONS: readonly ServeOption[] = [
       "codex mcp-server's tools, codex and codex-reply",
     ],
     doctor: true,
+    install: [
+      "Serve the removed codex mcp-server's tools, in an entry named codex",
+      "(needs --allow-turn-start; another codex entry needs --force)",
+    ],
   },
   {
     option: "codex",

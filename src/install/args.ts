@@ -64,7 +64,6 @@ const OPTIONS = {
   client: { type: "string" },
   scope: { type: "string" },
   ...parseOptions(ENTRY_ROWS),
-  compat: { type: "string" },
   "dry-run": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   force: { type: "boolean" },
@@ -96,9 +95,6 @@ CLIENT is one of ${CLIENTS.join(", ")}.
 Options:
   --scope user|project   The client's user config (default) or the current project's
 ${ENTRY_HELP}
-  --compat codex-mcp-server
-                         Serve the removed codex mcp-server's tools, in an entry named codex
-                         (needs --allow-turn-start; another codex entry needs --force)
   --push hooks           Claude Code: also add the hook that wakes the agent when a run ends
                          (to the scope's settings.json: hook-wait, docs/design.md "Push")
   --dry-run              Show the change, write nothing
@@ -208,7 +204,9 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
     throw new UsageError("Give one of --binary, --bundle and --npx");
   }
   if (action === "uninstall") {
-    for (const flag of [...ENTRY_ROWS.map((o) => o.flag.slice(2)), "binary", "bundle", "npx"]) {
+    // uninstall --compat removes the entry named codex that install --compat wrote.
+    const rows = ENTRY_ROWS.filter((o) => o.option !== "compat");
+    for (const flag of [...rows.map((o) => o.flag.slice(2)), "binary", "bundle", "npx"]) {
       if (seen.has(flag)) throw new UsageError(`--${flag} is not an option of uninstall`);
     }
   }
@@ -262,8 +260,8 @@ export function passOnArgs(a: InstallArgs): string[] {
       allowTurnStart: a.turnStart,
       allowWorktrees: a.worktrees,
       codex: a.codex,
+      compat: a.compat,
     }, ENTRY_ROWS),
-    ...(a.compat ? ["--compat", a.compat] : []),
     ...(a.npx ? ["--npx"] : []),
     ...(a.push ? ["--push", a.push] : []),
     ...(a.force ? ["--force"] : []),

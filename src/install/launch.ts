@@ -85,9 +85,7 @@ function relaySet(codex?: string, git?: string): PermissionSet {
 }
 
 /** The options `install` writes into an entry: those it takes, and the git it found. */
-const ENTRY_ROWS = SERVE_OPTIONS.filter((o) =>
-  o.install !== undefined || o.option === "git" || o.option === "compat"
-);
+const ENTRY_ROWS = SERVE_OPTIONS.filter((o) => o.install !== undefined || o.option === "git");
 
 /** The one run flag that replaces `-P`'s run grant when the relay runs the binary `codex`. */
 function codexRunFlags(codex: string | undefined, git?: string): string[] {

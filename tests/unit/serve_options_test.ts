@@ -15,6 +15,7 @@ function given(o: ServeOption): string[] {
     "--codex": "/opt/codex",
     "--git": "/usr/bin/git",
     "--disable-codex-mcp-server": "docs",
+    "--compat": "codex-mcp-server",
   };
   const own = o.type === "boolean" ? [o.flag] : [o.flag, value[o.flag]];
   const needs = o.needs ? given(SERVE_OPTIONS.find((r) => r.option === o.needs)!) : [];
