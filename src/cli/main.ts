@@ -52,8 +52,9 @@ function helpFor(topic: string | undefined): string {
  *
  * @example Print the version
  * ```ts
+ * import assert from "assert";
  * import { main } from "@codex-relay/cli";
- * const code = await main(["--version"]); // prints "codex-relay <version>" to stdout; code is 0
+ * assert.equal(await main(["--version"]), 0); // It printed "codex-relay <version>" on stdout.
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {

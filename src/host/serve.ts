@@ -38,6 +38,7 @@ import { LineStdioTransport } from "./stdio_transport.ts";
  *
  * @example Serve over in-memory streams, stopped by an abort signal
  * ```ts
+ * import assert from "assert";
  * import { serve } from "@codex-relay/cli";
  * const toRelay = new TransformStream<Uint8Array, Uint8Array>();
  * const fromRelay = new TransformStream<Uint8Array, Uint8Array>();
@@ -50,7 +51,7 @@ import { LineStdioTransport } from "./stdio_transport.ts";
  * });
  * // Write JSON-RPC lines to toRelay.writable, read the answers from fromRelay.readable...
  * stop.abort();
- * const code = await serving; // 0
+ * assert.equal(await serving, 0);
  * ```
  */
 export async function serve(options: ServeOptions): Promise<number> {

@@ -125,7 +125,9 @@ Options:
  *
  * @example
  * ```ts
- * runsAs("deno run -P mod.ts"); // "Here codex-relay is this command:\n  deno run -P mod.ts\n\n"
+ * import assert from "assert";
+ * assert.equal(runsAs("deno run -P mod.ts"), "Here codex-relay is this command:\n  deno run -P mod.ts\n\n");
+ * assert.equal(runsAs("codex-relay"), "");
  * ```
  */
 export function runsAs(relay: string): string {

@@ -116,8 +116,11 @@ export function parseReview(text: string, maxBytes: number = REPLY_BUDGET_BYTES)
  *
  * @example
  * ```ts
- * reviewVerdict("completed", parseReview("Plain text review, not JSON."));
- * // → {verdict: "failed", verdictReason: "unconfirmed"}
+ * import assert from "assert";
+ * assert.deepEqual(reviewVerdict("completed", parseReview("Plain text review, not JSON.")), {
+ *   verdict: "failed",
+ *   verdictReason: "unconfirmed",
+ * });
  * ```
  */
 export function reviewVerdict(

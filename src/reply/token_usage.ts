@@ -26,7 +26,8 @@ const counts = (b: TokenBreakdown): TokenCounts => ({
  * ```ts
  * const b = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5, reasoningOutputTokens: 0, totalTokens: 15 };
  * const one = addTokenUsage(undefined, { total: b, last: b, modelContextWindow: 258400 });
- * addTokenUsage(one, { total: b, last: b, modelContextWindow: 258400 }).totalTokens; // 30
+ * import assert from "assert";
+ * assert.equal(addTokenUsage(one, { total: b, last: b, modelContextWindow: 258400 }).totalTokens, 30);
  * ```
  */
 export function addTokenUsage(prev: RunUsage | undefined, usage: TokenUsage): RunUsage {

@@ -40,7 +40,8 @@ export function combineKinds(before: Kind | undefined, after: Kind): Kind | unde
  *
  * @example
  * ```ts
- * parseTurnDiff("diff --git a/x b/x\nnew file mode 100644\n"); // [{path: "x", kind: "add"}]
+ * import assert from "assert";
+ * assert.deepEqual(parseTurnDiff("diff --git a/x b/x\nnew file mode 100644\n"), [{ path: "x", kind: "add" }]);
  * ```
  */
 export function parseTurnDiff(diff: string): ChangedFile[] {
@@ -89,7 +90,8 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
  *
  * @example
  * ```ts
- * relativePath("/r/a/x", "/r/b"); // "../a/x"
+ * import assert from "assert";
+ * assert.equal(relativePath("/r/a/x", "/r/b"), "../a/x");
  * ```
  */
 export function relativePath(path: string, cwd: string): string {
@@ -111,7 +113,8 @@ export function relativePath(path: string, cwd: string): string {
  * const files = new FileChanges();
  * files.item({ type: "fileChange", status: "completed",
  *   changes: [{ path: "/r/x", kind: { type: "add" } }] });
- * files.list("/r"); // {changedFiles: [{path: "x", kind: "add"}], changedFilesCount: 1}
+ * import assert from "assert";
+ * assert.deepEqual(files.list("/r"), { changedFiles: [{ path: "x", kind: "add" }], changedFilesCount: 1 });
  * ```
  */
 export class FileChanges {
