@@ -1,11 +1,19 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--quick`, `--only spawn|daemon|sustained|schemas|wait-any|fanout`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--quick`, `--only spawn|daemon|sustained|schemas|wait-any|fanout|start`).
  * @module
  */
 
 /** The sections `--only` can name. */
-export const SECTIONS = ["spawn", "daemon", "sustained", "schemas", "wait-any", "fanout"] as const;
+export const SECTIONS = [
+  "spawn",
+  "daemon",
+  "sustained",
+  "schemas",
+  "wait-any",
+  "fanout",
+  "start",
+] as const;
 /** One of {@linkcode SECTIONS}. */
 export type Section = (typeof SECTIONS)[number];
 
