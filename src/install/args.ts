@@ -13,6 +13,7 @@ import {
   SERVE_OPTIONS,
   serveArgs,
   serveOption,
+  type ServeValues,
   valuesOf,
 } from "../core/serve_options.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
@@ -200,13 +201,14 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       throw new UsageError(`--${flag} needs an absolute path (got '${path}')`);
     }
   }
+  const entry = valuesOf(values, ENTRY_ROWS);
   return {
     action,
     client: client as ClientId,
-    ...worktreesArg(values),
+    ...worktreesArg(entry),
     scope,
-    replyRead: values["allow-reply-read"] ?? false,
-    turnStart: values["allow-turn-start"] ?? false,
+    replyRead: entry.allowReplyRead === true,
+    turnStart: entry.allowTurnStart === true,
     dryRun: values["dry-run"] ?? false,
     yes: values.yes ?? false,
     force: values.force ?? false,
@@ -240,11 +242,11 @@ export function passOnArgs(a: InstallArgs): string[] {
   ];
 }
 
-/** `--allow-worktrees`, and the first option given without the one it needs (a usage error). */
-function worktreesArg(parsed: Record<string, unknown>): { worktrees?: true } {
-  const missing = missingNeed(valuesOf(parsed, ENTRY_ROWS));
+/** Worktrees, and the first option given without the one it needs (a usage error). */
+function worktreesArg(entry: ServeValues): { worktrees?: true } {
+  const missing = missingNeed(entry);
   if (missing) {
     throw new UsageError(`${serveOption(missing[0]).flag} needs ${serveOption(missing[1]).flag}`);
   }
-  return parsed["allow-worktrees"] ? { worktrees: true } : {};
+  return entry.allowWorktrees === true ? { worktrees: true } : {};
 }
