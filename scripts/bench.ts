@@ -161,7 +161,8 @@ async function main(): Promise<void> {
         codexNote = `skipped: ${found.skip}`;
       }
     }
-    if (options.only === "wait-any") await benchWaitAny();
+    if (options.only === "start") await benchStart(options);
+    else if (options.only === "wait-any") await benchWaitAny();
     else if (options.only === "fanout") await benchFanout(options);
     else if (options.only === "schemas") await benchSchemas(options.samples);
     else if (options.only === "memory") await benchMemory(options);

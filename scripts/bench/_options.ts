@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 /**
- * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--quick`, `--only spawn|daemon|sustained|memory|schemas|wait-any|fanout`).
+ * `deno task bench`: the bench's command-line options (`--samples N`, `--no-codex`, `--daemon`, `--quick`, `--only spawn|daemon|sustained|memory|schemas|wait-any|fanout|start`).
  * @module
  */
 
@@ -13,6 +13,7 @@ export const SECTIONS = [
   "schemas",
   "wait-any",
   "fanout",
+  "start",
 ] as const;
 /** One of {@linkcode SECTIONS}. */
 export type Section = (typeof SECTIONS)[number];

@@ -77,6 +77,40 @@ for (;;) {
 }
 `;
 
+/** The bare MCP SDK v2 server (`scripts/bench/bare_sdk_server.ts`). */
+const BARE_SDK_SERVER = `${ROOT}/scripts/bench/bare_sdk_server.ts`;
+
+/** Issue 47's goals against a bare SDK v2 server started the same way. */
+export const SDK_GOALS = Object.freeze({ startRatio: 1.2, idleRssMiB: 8 });
+
+/** Start → `initialize` and idle RSS, relay vs the bare SDK server, against {@linkcode SDK_GOALS}. */
+function sdkFigures(
+  relayRuns: { ms: number; rssKiB: number }[],
+  sdkRuns: { ms: number; rssKiB: number }[],
+): void {
+  pairFigure(
+    "start_vs_sdk",
+    "-",
+    "relay vs bare MCP SDK v2 server (same Deno flags and -P): spawn to the initialize answer",
+    ["relay", "bare SDK server"],
+    { a: relayRuns.map((r) => r.ms), b: sdkRuns.map((r) => r.ms) },
+    SDK_GOALS.startRatio,
+  );
+  const rss = relayRuns.map((r) => r.rssKiB / 1024);
+  const sdkRss = sdkRuns.map((r) => r.rssKiB / 1024);
+  const extra = median(rss) - median(sdkRss);
+  figures.push({
+    id: "idle_rss_vs_sdk",
+    target: "-",
+    what: `relay vs bare MCP SDK v2 server: idle RSS (+${extra.toFixed(1)} MiB)`,
+    a: { label: "relay", unit: "MiB", samples: round(rss), median: median(rss) },
+    b: { label: "bare SDK server", unit: "MiB", samples: round(sdkRss), median: median(sdkRss) },
+    ratio: median(rss) / median(sdkRss),
+    goal: `≤ +${SDK_GOALS.idleRssMiB} MiB`,
+    met: extra <= SDK_GOALS.idleRssMiB,
+  });
+}
+
 export async function benchStart(options: Options): Promise<void> {
   const bare = `${TMP}/bare_server.js`;
   await Deno.writeTextFile(bare, BARE_SERVER);
@@ -84,16 +118,24 @@ export async function benchStart(options: Options): Promise<void> {
   const relay = () => firstAnswer("deno", relayArgs([]), env, 500);
   const bareRun = () =>
     firstAnswer("deno", ["run", "--quiet", "--no-prompt", "--no-config", bare], env, 500);
+  // The bare MCP SDK v2 server, started exactly as the relay is (its Deno flags, config, -P).
+  const sdkArgs = relayArgs([]).map((a) => a.endsWith("/mod.ts") ? BARE_SDK_SERVER : a)
+    .slice(0, -1);
+  const sdk = () => firstAnswer("deno", sdkArgs, env, 500);
   const relayRuns: { ms: number; rssKiB: number }[] = [];
   const bareRuns: { ms: number; rssKiB: number }[] = [];
+  const sdkRuns: { ms: number; rssKiB: number }[] = [];
   for (let i = 0; i < 2; i++) {
     await relay();
     await bareRun();
+    await sdk();
   }
   for (let i = 0; i < options.samples; i++) {
     relayRuns.push(await relay());
     bareRuns.push(await bareRun());
+    sdkRuns.push(await sdk());
   }
+  sdkFigures(relayRuns, sdkRuns);
   await Deno.remove(bare);
   pairFigure(
     "start_to_initialize",

@@ -72,9 +72,13 @@ function withRead(words: readonly string[], path: string, reg: Registration): st
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const relayWords = ["deno", "run", "-P", "--no-prompt", "/r/mod.ts"];
- * doctorCommand({ client: "cursor", scope: "user" }, { env: () => "/h", os: "linux", relayWords }, "/p");
- * // "deno run --allow-read=/h/.cursor/mcp.json -P --no-prompt /r/mod.ts doctor --client cursor"
+ * const io = { env: () => "/h", os: "linux", relayWords } as const;
+ * assert.equal(
+ *   doctorCommand({ client: "cursor", scope: "user" }, io, "/p"),
+ *   "deno run --allow-read=/h/.cursor/mcp.json -P --no-prompt /r/mod.ts doctor --client cursor",
+ * );
  * ```
  */
 export function doctorCommand(

@@ -20,7 +20,11 @@ import { CLIENTS } from "../install/clients.ts";
  *
  * @example
  * ```ts
- * reinstall("codex-relay", "cursor"); // `sh -c "$(codex-relay install --client cursor --print-command)"`
+ * import assert from "assert";
+ * assert.equal(
+ *   reinstall("codex-relay", "cursor"),
+ *   `sh -c "$(codex-relay install --client cursor --print-command)"`,
+ * );
  * ```
  */
 export function reinstall(relay: string, client?: string): string {
@@ -52,8 +56,9 @@ export interface EntryPaths {
  *
  * @example
  * ```ts
- * commandPaths({ command: "/usr/bin/deno", args: ["run", "--allow-run=/opt/codex,/bin/kill"] });
- * // ["/usr/bin/deno", "/opt/codex", "/bin/kill"]
+ * import assert from "assert";
+ * const entry = { command: "/usr/bin/deno", args: ["run", "--allow-run=/opt/codex,/bin/kill"] };
+ * assert.deepEqual(commandPaths(entry), ["/usr/bin/deno", "/opt/codex", "/bin/kill"]);
  * ```
  */
 export function commandPaths(entry: unknown): string[] {

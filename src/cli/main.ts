@@ -5,10 +5,7 @@
 
 import { serveWith } from "../host/serve.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
-import { doctor, realDoctorIo } from "./doctor.ts";
-import { doctorCommand } from "./doctor_client.ts";
-import { parseCommand } from "./flags.ts";
-import { printInstall } from "./install.ts";
+import { type Command, parseCommand } from "./flags.ts";
 import { HOOK_WAIT_USAGE, hookWait } from "./hook_wait.ts";
 import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
 import { commandLine } from "../install/launch.ts";
@@ -56,8 +53,9 @@ function helpFor(topic: string | undefined): string {
  *
  * @example Print the version
  * ```ts
+ * import assert from "assert";
  * import { main } from "@codex-relay/cli";
- * const code = await main(["--version"]); // prints "codex-relay <version>" to stdout; code is 0
+ * assert.equal(await main(["--version"]), 0); // It printed "codex-relay <version>" on stdout.
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {
@@ -75,14 +73,10 @@ export async function main(args: readonly string[]): Promise<number> {
         if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION, relayCommand()));
         return await serveProcess(command.flags);
       case "doctor":
-        if (command.printCommand && command.registration) {
-          const io = realDoctorIo();
-          print(Deno.stdout, `${doctorCommand(command.registration, io, io.cwd())}\n`);
-          return EXIT.ok;
-        }
-        return await doctor(command.flags, VERSION, undefined, command.registration);
+        return await doctorProcess(command);
       case "install":
-        return await printInstall(command.args);
+        // Loaded when asked for, as doctor is: serve never pays for them (docs/reliability.md).
+        return await (await import("./install.ts")).printInstall(command.args);
       case "hook-wait": {
         if (command.args.includes("--help")) {
           print(Deno.stdout, HOOK_WAIT_USAGE);
@@ -103,6 +97,18 @@ export async function main(args: readonly string[]): Promise<number> {
     print(Deno.stderr, `codex-relay: unexpected failure: ${name}\n`);
     return EXIT.software;
   }
+}
+
+/** `doctor`, loaded when asked for: its checks, or its command line with `--print-command`. */
+async function doctorProcess(command: Extract<Command, { kind: "doctor" }>): Promise<number> {
+  const { doctor, realDoctorIo } = await import("./doctor.ts");
+  if (command.printCommand && command.registration) {
+    const { doctorCommand } = await import("./doctor_client.ts");
+    const io = realDoctorIo();
+    print(Deno.stdout, `${doctorCommand(command.registration, io, io.cwd())}\n`);
+    return EXIT.ok;
+  }
+  return await doctor(command.flags, VERSION, undefined, command.registration);
 }
 
 /**

@@ -224,7 +224,9 @@ function breakdown(v: unknown): TokenBreakdown | undefined {
  * @example
  * ```ts
  * const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0, totalTokens: 0 };
- * parseTokenUsage({ total: zero, last: zero, modelContextWindow: 258400 })?.modelContextWindow; // 258400
+ * import assert from "assert";
+ * const usage = parseTokenUsage({ total: zero, last: zero, modelContextWindow: 258400 });
+ * assert.equal(usage?.modelContextWindow, 258400);
  * ```
  */
 export function parseTokenUsage(raw: unknown): TokenUsage | undefined {

@@ -52,8 +52,13 @@ function window(raw: unknown): LimitWindow | null {
  *
  * @example
  * ```ts
- * parseRateLimits({ rateLimits: { primary: { usedPercent: 42, windowDurationMins: 300, resetsAt: 1796200000 }, secondary: null } });
- * // → {primary: {usedPercent: 42, windowMinutes: 300, resetsAt: 1796200000}, secondary: null, planType: null}
+ * import assert from "assert";
+ * const primary = { usedPercent: 42, windowDurationMins: 300, resetsAt: 1796200000 };
+ * assert.deepEqual(parseRateLimits({ rateLimits: { primary, secondary: null } }), {
+ *   primary: { usedPercent: 42, windowMinutes: 300, resetsAt: 1796200000 },
+ *   secondary: null,
+ *   planType: null,
+ * });
  * ```
  */
 export function parseRateLimits(raw: unknown): RateLimits {
@@ -71,8 +76,11 @@ export function parseRateLimits(raw: unknown): RateLimits {
  *
  * @example
  * ```ts
- * parseThreadCost({ threadUsage: { threadId: "t", estimatedUsageUsdMicros: 1_250_000 } });
- * // → {estimatedUsd: 1.25, estimatedCredits: null}
+ * import assert from "assert";
+ * assert.deepEqual(
+ *   parseThreadCost({ threadUsage: { threadId: "t", estimatedUsageUsdMicros: 1_250_000 } }),
+ *   { estimatedUsd: 1.25, estimatedCredits: null },
+ * );
  * ```
  */
 export function parseThreadCost(raw: unknown): ThreadCost | null {
@@ -96,7 +104,8 @@ export function parseThreadCost(raw: unknown): ThreadCost | null {
  * @example
  * ```ts
  * const spent = { usedPercent: 100, windowMinutes: 300, resetsAt: 1_000 };
- * limitRetryAfterMs({ primary: spent, secondary: null, planType: null }, 400_000); // 600000
+ * import assert from "assert";
+ * assert.equal(limitRetryAfterMs({ primary: spent, secondary: null, planType: null }, 400_000), 600_000);
  * ```
  */
 export function limitRetryAfterMs(

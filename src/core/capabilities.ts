@@ -27,7 +27,11 @@ export interface Capabilities {
  *
  * @example
  * ```ts
- * capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }); // { replyRead: true, turnStart: true }
+ * import assert from "assert";
+ * assert.deepEqual(capabilitiesOf({ allowReplyRead: false, allowTurnStart: true }), {
+ *   replyRead: true,
+ *   turnStart: true,
+ * });
  * ```
  */
 export function capabilitiesOf(

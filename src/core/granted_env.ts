@@ -10,7 +10,9 @@
  *
  * @example
  * ```ts
- * const key = grantedEnv("OPENAI_API_KEY"); // undefined when unset or not granted
+ * import assert from "assert";
+ * // Unset or not granted alike: undefined, never a permission error or prompt.
+ * assert.equal(grantedEnv("CODEX_RELAY_EXAMPLE_UNSET"), undefined);
  * ```
  */
 export function grantedEnv(name: string): string | undefined {

@@ -10,8 +10,9 @@ import denoJson from "../../deno.json" with { type: "json" };
  *
  * @example Name the version in a log line
  * ```ts
+ * import assert from "assert";
  * import { VERSION } from "@codex-relay/cli";
- * console.error(`codex-relay ${VERSION}`);
+ * assert.match(VERSION, /^\d+\.\d+\.\d+/);
  * ```
  */
 export const VERSION: string = denoJson.version;

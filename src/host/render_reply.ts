@@ -35,7 +35,8 @@ export function declinedText(declined: RequestSummary[] | undefined): string {
  *
  * @example
  * ```ts
- * usageText(undefined); // "Codex reported no token usage for this turn."
+ * import assert from "assert";
+ * assert.equal(usageText(undefined), "Codex reported no token usage for this turn.");
  * ```
  */
 export function usageText(usage: RunUsage | undefined): string {

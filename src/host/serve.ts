@@ -39,6 +39,7 @@ import { runPushOn } from "./channels.ts";
  *
  * @example Serve over in-memory streams, stopped by an abort signal
  * ```ts
+ * import assert from "assert";
  * import { serve } from "@codex-relay/cli";
  * const toRelay = new TransformStream<Uint8Array, Uint8Array>();
  * const fromRelay = new TransformStream<Uint8Array, Uint8Array>();
@@ -51,7 +52,7 @@ import { runPushOn } from "./channels.ts";
  * });
  * // Write JSON-RPC lines to toRelay.writable, read the answers from fromRelay.readable...
  * stop.abort();
- * const code = await serving; // 0
+ * assert.equal(await serving, 0);
  * ```
  */
 export async function serve(options: ServeOptions): Promise<number> {
@@ -227,10 +228,11 @@ async function shutDown(e: Ending): Promise<void> {
     if (signalled) e.log.info("signalled: helpers killed", { graceMs: SIGNAL_GRACE_MS, killed });
     else e.log.warn("shutdown out of time: helpers killed", { graceMs: SHUTDOWN_GRACE_MS, killed });
   }
-  // Cancelled calls answer at once; whatever is still owed an answer gets one now. After a
-  // signal not a moment more: an open `subscriptions/listen` (Claude Code's, from its first
-  // 20 ms) is never answered by a cancel, and Claude Code sends SIGTERM 100 ms after SIGINT.
-  await settlesWithin(e.wire.idle(), signalled ? SIGNAL_GRACE_MS : ANSWER_MS);
+  // Cancelled calls answer at once; an open `subscriptions/listen` (Claude Code's, from its
+  // first 20 ms) no cancel ends: it is answered now, or the wait below would last its whole
+  // 100 ms and Claude Code (SIGTERM 100 ms after SIGINT) log "SIGINT failed" (issue 47).
+  e.wire.answerOwed(true);
+  await settlesWithin(e.wire.idle(), ANSWER_MS);
   const owed = e.wire.answerOwed();
   if (owed > 0) e.log.warn("answered at shutdown", { requests: owed });
   await settlesWithin(e.wire.idle(), ANSWER_MS);

@@ -66,6 +66,8 @@ export interface StdioOptions {
 
 /** A {@linkcode Transport} over stdio that refuses bad or oversized messages one by one. */
 export class LineStdioTransport implements Transport {
+  /** `subscriptions/listen` requests read (by JSON id): streams only a shutdown answers. */
+  readonly #streams = new Set<string>();
   /** Called once {@linkcode close} was called. */
   onclose?: () => void;
   /** Called once stdin has ended (EOF or a read failure); answers can still be sent. */
@@ -124,10 +126,13 @@ export class LineStdioTransport implements Transport {
   /**
    * Answers every request still owed an answer with an error saying the
    * relay shut down first (the last step before {@linkcode close}). Resolves
-   * with how many.
+   * with how many. `streamsOnly`: only the open `subscriptions/listen`
+   * streams, which no cancel ends (answered first at a shutdown).
    */
-  answerOwed(): number {
-    const owed = this.#budget.owed();
+  answerOwed(streamsOnly = false): number {
+    const owed = this.#budget.owed().filter((id) =>
+      !streamsOnly || this.#streams.has(JSON.stringify(id))
+    );
     for (const id of owed) {
       if (!this.#budget.answer(id)) continue;
       const error = {
@@ -271,6 +276,7 @@ export class LineStdioTransport implements Transport {
     }
     if (isJSONRPCRequest(value)) {
       this.#budget.read(value.id);
+      if (value.method === "subscriptions/listen") this.#streams.add(JSON.stringify(value.id));
     } else if (isJSONRPCNotification(value) && value.method === "notifications/cancelled") {
       const cancelled = usableId((value.params as { requestId?: unknown } | undefined)?.requestId);
       // Stryker disable next-line ConditionalExpression: no request of id null is ever owed: it is refused before it is read

@@ -13,6 +13,7 @@ import {
   SERVE_OPTIONS,
   serveArgs,
   serveOption,
+  type ServeValues,
   valuesOf,
 } from "../core/serve_options.ts";
 import { type ClientId, CLIENTS, type Scope } from "./clients.ts";
@@ -140,7 +141,9 @@ Options:
  *
  * @example
  * ```ts
- * runsAs("deno run -P mod.ts"); // "Here codex-relay is this command:\n  deno run -P mod.ts\n\n"
+ * import assert from "assert";
+ * assert.equal(runsAs("deno run -P mod.ts"), "Here codex-relay is this command:\n  deno run -P mod.ts\n\n");
+ * assert.equal(runsAs("codex-relay"), "");
  * ```
  */
 export function runsAs(relay: string): string {
@@ -216,14 +219,16 @@ export function parseInstallArgs(args: readonly string[]): InstallArgs {
       throw new UsageError(`--${flag} needs an absolute path (got '${path}')`);
     }
   }
+  const entry = valuesOf(values, ENTRY_ROWS);
   return {
     action,
     client: client as ClientId,
-    ...worktreesArg(values),
+    // uninstall --compat names the entry to remove: it needs no --allow-turn-start there.
+    ...worktreesArg(action === "uninstall" ? { ...entry, compat: undefined } : entry),
     ...compatArg(values.compat, action === "install" && !values["allow-turn-start"], client),
     scope,
-    replyRead: values["allow-reply-read"] ?? false,
-    turnStart: values["allow-turn-start"] ?? false,
+    replyRead: entry.allowReplyRead === true,
+    turnStart: entry.allowTurnStart === true,
     dryRun: values["dry-run"] ?? false,
     yes: values.yes ?? false,
     force: values.force ?? false,
@@ -289,11 +294,11 @@ function compatArg(
   return { compat };
 }
 
-/** `--allow-worktrees`, and the first option given without the one it needs (a usage error). */
-function worktreesArg(parsed: Record<string, unknown>): { worktrees?: true } {
-  const missing = missingNeed(valuesOf(parsed, ENTRY_ROWS));
+/** Worktrees, and the first option given without the one it needs (a usage error). */
+function worktreesArg(entry: ServeValues): { worktrees?: true } {
+  const missing = missingNeed(entry);
   if (missing) {
     throw new UsageError(`${serveOption(missing[0]).flag} needs ${serveOption(missing[1]).flag}`);
   }
-  return parsed["allow-worktrees"] ? { worktrees: true } : {};
+  return entry.allowWorktrees === true ? { worktrees: true } : {};
 }

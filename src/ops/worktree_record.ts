@@ -34,7 +34,8 @@ const KEPT = [...FIELDS, "cwd"] as const;
  *
  * @example
  * ```ts
- * nameProblem("fix-login"); // undefined
+ * import assert from "assert";
+ * assert.equal(nameProblem("fix-login"), undefined);
  * ```
  */
 export function nameProblem(name: string): string | undefined {
@@ -47,7 +48,8 @@ export function nameProblem(name: string): string | undefined {
  *
  * @example
  * ```ts
- * derivedName(new Date("2026-12-03T13:50:00Z"), "a1b2"); // "run-20261203-135000-a1b2"
+ * import assert from "assert";
+ * assert.equal(derivedName(new Date("2026-12-03T13:50:00Z"), "a1b2"), "run-20261203-135000-a1b2");
  * ```
  */
 export function derivedName(at: Date, suffix: string): string {
@@ -131,7 +133,8 @@ export function lockWaits(): number[] {
  *
  * @example
  * ```ts
- * parseRecords("worktree.a.path\n/w/a\0"); // [] (a record has four fields)
+ * import assert from "assert";
+ * assert.deepEqual(parseRecords("worktree.a.path\n/w/a\0"), []); // A record has four fields.
  * ```
  */
 export function parseRecords(output: string): WorktreeRecord[] {
@@ -157,7 +160,8 @@ export function parseRecords(output: string): WorktreeRecord[] {
  *
  * @example
  * ```ts
- * worktreesRoot({ HOME: "/home/u" }); // "/home/u/.codex/worktrees/codex-relay"
+ * import assert from "assert";
+ * assert.equal(worktreesRoot({ HOME: "/home/u" }), "/home/u/.codex/worktrees/codex-relay");
  * ```
  */
 export function worktreesRoot(env: { CODEX_HOME?: string; HOME?: string }): string | undefined {

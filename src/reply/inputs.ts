@@ -43,8 +43,9 @@ export function utf8Length(s: string): number {
  *
  * @example
  * ```ts
- * textIssue("a\0b", "The text", 16384); // "The text contains a NUL character"
- * textIssue("ok", "The text", 16384); // undefined
+ * import assert from "assert";
+ * assert.equal(textIssue("a\0b", "The text", 16384), "The text contains a NUL character");
+ * assert.equal(textIssue("ok", "The text", 16384), undefined);
  * ```
  */
 export function textIssue(s: string, what: string, maxBytes: number): string | undefined {
@@ -62,7 +63,8 @@ export function textIssue(s: string, what: string, maxBytes: number): string | u
  * @example
  * ```ts
  * const instructions = cleanText("The instructions", 16384);
- * instructions.safeParse("\ud800").success; // false
+ * import assert from "assert";
+ * assert.equal(instructions.safeParse("\ud800").success, false);
  * ```
  */
 export function cleanText(what: string, maxBytes: number): z.ZodString {

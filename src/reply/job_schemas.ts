@@ -40,7 +40,9 @@ export const reviewFindingSchema = z.object({
  *
  * @example
  * ```ts
- * reviewSchema.parse({ text: "", findings: [], truncated: false, verdict: "failed", verdictReason: "no_review" });
+ * import assert from "assert";
+ * const review = { text: "", findings: [], truncated: false, verdict: "failed", verdictReason: "no_review" };
+ * assert.deepEqual(reviewSchema.parse(review), review);
  * ```
  */
 export const reviewSchema = z.object({
@@ -71,7 +73,9 @@ export type TokenCounts = z.output<typeof tokenCountsSchema>;
  * @example
  * ```ts
  * const c = { inputTokens: 10, cachedInputTokens: 0, outputTokens: 5, reasoningTokens: 0, totalTokens: 15 };
- * usageSchema.parse({ ...c, contextWindow: 258400, contextUsed: 15, threadTotal: c });
+ * import assert from "assert";
+ * const usage = { ...c, contextWindow: 258400, contextUsed: 15, threadTotal: c };
+ * assert.deepEqual(usageSchema.parse(usage), usage);
  * ```
  */
 export const usageSchema = tokenCountsSchema.extend({
@@ -107,7 +111,9 @@ export const threadCostSchema = z.object({
  *
  * @example
  * ```ts
- * codexUsageOutput.parse({ status: "unavailable", reason: "account_required", message: "…" });
+ * import assert from "assert";
+ * const out = { status: "unavailable", reason: "account_required", message: "…" };
+ * assert.deepEqual(codexUsageOutput.parse(out), out);
  * ```
  */
 export const codexUsageOutput = z.object({
@@ -129,7 +135,9 @@ export type CodexUsageResult = z.output<typeof codexUsageOutput>;
  *
  * @example
  * ```ts
- * forkOutput.parse({ status: "forked", threadId: "a", newThreadId: "b", cwd: "/w" });
+ * import assert from "assert";
+ * const out = { status: "forked", threadId: "a", newThreadId: "b", cwd: "/w" };
+ * assert.deepEqual(forkOutput.parse(out), out);
  * ```
  */
 export const forkOutput = z.object({

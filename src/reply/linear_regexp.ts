@@ -38,8 +38,9 @@ export const LINEAR_REGEXP: boolean = (() => {
  *
  * @example
  * ```ts
- * patternProblem("^[a-z]+$"); // → undefined (with the relay's V8 flags)
- * patternProblem("(a)\\1"); // → "... cannot be run in linear time ..."
+ * import assert from "assert";
+ * assert.equal(patternProblem("^[a-z]+$"), undefined); // With the relay's V8 flags.
+ * assert.match(patternProblem("(a)\\1")!, /cannot be run in linear time/);
  * ```
  */
 export function patternProblem(pattern: string, linear = LINEAR_REGEXP): string | undefined {
@@ -73,7 +74,8 @@ export function patternProblem(pattern: string, linear = LINEAR_REGEXP): string 
  *
  * @example
  * ```ts
- * linearRegExp("^(a+)+$").test("a".repeat(40) + "!"); // → false, in microseconds
+ * import assert from "assert";
+ * assert.equal(linearRegExp("^(a+)+$").test("a".repeat(40) + "!"), false); // In microseconds.
  * ```
  */
 export function linearRegExp(pattern: string): RegExp {

@@ -58,8 +58,11 @@ export interface Mismatch {
  *
  * @example
  * ```ts
- * matchSchema({ type: "string", pattern: "^(a+)+$" }, "a".repeat(40) + "!");
- * // → {at: "", message: "must match pattern \"^(a+)+$\""}
+ * import assert from "assert";
+ * assert.deepEqual(matchSchema({ type: "string", pattern: "^(a+)+$" }, "a".repeat(40) + "!"), {
+ *   at: "",
+ *   message: 'must match pattern "^(a+)+$"',
+ * });
  * ```
  */
 export function matchSchema(

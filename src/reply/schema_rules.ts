@@ -64,7 +64,8 @@ export interface SchemaProblem {
  *
  * @example
  * ```ts
- * jsonDepth({ a: [1] }, 64); // → 2
+ * import assert from "assert";
+ * assert.equal(jsonDepth({ a: [1] }, 64), 2);
  * ```
  */
 export function jsonDepth(value: unknown, limit: number): number {
@@ -86,8 +87,10 @@ export function jsonDepth(value: unknown, limit: number): number {
  *
  * @example
  * ```ts
- * strictProblem({ type: "object", properties: {} }, "");
- * // → {path: "", rule: "additional_properties", message: "..."}
+ * import assert from "assert";
+ * const problem = strictProblem({ type: "object", properties: {} }, "");
+ * assert.equal(problem?.path, "");
+ * assert.equal(problem?.rule, "additional_properties");
  * ```
  */
 export function strictProblem(node: unknown, path: string): SchemaProblem | undefined {
@@ -149,8 +152,10 @@ function objectProblem(node: Record<string, unknown>, path: string): SchemaProbl
  *
  * @example
  * ```ts
- * referenceProblem({ $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" });
- * // → {path: "/$defs/a", rule: "recursion", message: "..."}
+ * import assert from "assert";
+ * const problem = referenceProblem({ $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" });
+ * assert.equal(problem?.path, "/$defs/a");
+ * assert.equal(problem?.rule, "recursion");
  * ```
  */
 export function referenceProblem(root: Record<string, unknown>): SchemaProblem | undefined {
@@ -301,8 +306,9 @@ function pointer(name: string): string {
  *
  * @example
  * ```ts
- * isObject({}); // → true
- * isObject([]); // → false
+ * import assert from "assert";
+ * assert.equal(isObject({}), true);
+ * assert.equal(isObject([]), false);
  * ```
  */
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -42,8 +42,11 @@ export const STREAM_ERROR_MAX_CHARS = 240;
  *
  * @example
  * ```ts
- * streamErrorText(true, "Reconnecting... waiting for network", "Connection failed: error sending request");
- * // "Codex's model request failed and is retried: Reconnecting... waiting for network (Connection failed: error sending request)"
+ * import assert from "assert";
+ * assert.equal(
+ *   streamErrorText(true, "Reconnecting... waiting for network", "Connection failed: error sending request"),
+ *   "Codex's model request failed and is retried: Reconnecting... waiting for network (Connection failed: error sending request)",
+ * );
  * ```
  */
 export function streamErrorText(

@@ -44,7 +44,8 @@ export function combineKinds(before: Kind | undefined, after: Kind): Kind | unde
  *
  * @example
  * ```ts
- * parseTurnDiff("diff --git a/x b/x\nnew file mode 100644\n"); // [{path: "x", kind: "add"}]
+ * import assert from "assert";
+ * assert.deepEqual(parseTurnDiff("diff --git a/x b/x\nnew file mode 100644\n"), [{ path: "x", kind: "add" }]);
  * ```
  */
 export function parseTurnDiff(diff: string): ChangedFile[] {
@@ -98,7 +99,8 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
  *
  * @example
  * ```ts
- * relativePath("/r/a/x", "/r/b"); // "../a/x"
+ * import assert from "assert";
+ * assert.equal(relativePath("/r/a/x", "/r/b"), "../a/x");
  * ```
  */
 export function relativePath(path: string, cwd: string): string {

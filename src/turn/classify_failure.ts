@@ -124,7 +124,9 @@ function ofClass(cls: FailureClass | "http" | undefined): Failure {
  *
  * @example
  * ```ts
- * withLimitReset(classifyFailure("usageLimitExceeded"), "usageLimitExceeded", 3_600_000).retryAfterMs; // 3600000
+ * import assert from "assert";
+ * const failure = withLimitReset(classifyFailure("usageLimitExceeded"), "usageLimitExceeded", 3_600_000);
+ * assert.equal(failure.retryAfterMs, 3_600_000);
  * ```
  */
 export function withLimitReset(

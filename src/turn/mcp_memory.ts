@@ -38,7 +38,8 @@ interface NotUp {
  * const memory = new McpMemory(systemClock);
  * const servers = [{ name: "docs", timeoutMs: 30_000, key: "/repo docs {}" }];
  * memory.learn(servers, [{ name: "docs", status: "failed", error: "exit 1" }]);
- * memory.plan(servers)[0].skip; // "not waited for: ..."
+ * import assert from "assert";
+ * assert.match(memory.plan(servers)[0].skip!, /^not waited for: /);
  * ```
  */
 export class McpMemory {
@@ -92,8 +93,11 @@ export class McpMemory {
  *
  * @example
  * ```ts
- * skipText({ at: 0, status: "failed", error: "exit 1" }, 42_000);
- * // "not waited for: not up at a start 42 s ago in this relay process (failed: exit 1); waited for again 5 min after that or once its config entry changes"
+ * import assert from "assert";
+ * assert.equal(
+ *   skipText({ at: 0, status: "failed", error: "exit 1" }, 42_000),
+ *   "not waited for: not up at a start 42 s ago in this relay process (failed: exit 1); waited for again 5 min after that or once its config entry changes",
+ * );
  * ```
  */
 export function skipText(known: NotUp, now: number): string {

@@ -58,8 +58,10 @@ export const STARTING: RunState = Object.freeze({ kind: "starting", writing: fal
  *
  * @example
  * ```ts
- * advance({ kind: "queued" }, { kind: "turnStarted" }); // { kind: "running" }
- * advance({ kind: "ended", end: "failed" }, { kind: "turnStarted" }); // unchanged
+ * import assert from "assert";
+ * assert.deepEqual(advance({ kind: "queued" }, { kind: "turnStarted" }), { kind: "running" });
+ * const ended = { kind: "ended", end: "failed" } as const;
+ * assert.deepEqual(advance(ended, { kind: "turnStarted" }), ended); // Unchanged.
  * ```
  */
 export function advance(state: RunState, event: RunEvent): RunState {
@@ -119,7 +121,8 @@ export type RunPhase = "queued" | "running" | TurnEnd;
  *
  * @example
  * ```ts
- * phaseOf({ kind: "starting", writing: false }); // "queued"
+ * import assert from "assert";
+ * assert.equal(phaseOf({ kind: "starting", writing: false }), "queued");
  * ```
  */
 export function phaseOf(state: RunState): RunPhase {

@@ -20,7 +20,8 @@ import type { HeldConnection } from "../connect/connection.ts";
  *
  * @example
  * ```ts
- * turnsToInterrupt({ turnId: "R", currentTurnId: "R2", innerTurnId: "R2" }, true); // ["R", "R2"]
+ * import assert from "assert";
+ * assert.deepEqual(turnsToInterrupt({ turnId: "R", currentTurnId: "R2", innerTurnId: "R2" }, true), ["R", "R2"]);
  * ```
  */
 export function turnsToInterrupt(

@@ -9,7 +9,6 @@ import { RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { HelperProcess, type ReapTimings } from "../process/helper_process.ts";
 import type { FrameTransport } from "../frame_transport.ts";
-import { WebSocketTransport } from "./ws_transport.ts";
 
 /** Which daemon: the one of the relay's CODEX_HOME, or a control socket at a path. */
 export type DaemonTarget = { kind: "daemon" } | { kind: "unix"; path: string };
@@ -65,6 +64,9 @@ export function startAdvice(target: DaemonTarget): string {
  * `spawn_failed` when the proxy cannot start.
  */
 export async function dialProxy(spec: ProxySpec): Promise<Dialed> {
+  // The WebSocket framing (websocket-driver) loads on the first dial: a spawn-mode relay never
+  // pays for it at start-up (docs/reliability.md, "Start-up").
+  const { WebSocketTransport } = await import("./ws_transport.ts");
   const helper = HelperProcess.spawn(
     { command: spec.command, args: proxyArgs(spec.target), env: spec.env },
     spec.stderrBytes,
