@@ -12,7 +12,9 @@
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import { settledRead, settledUnread } from "./run_job.ts";
+import { jobKind, settledRead, settledUnread } from "./run_job.ts";
+import { endedRead } from "./run_result.ts";
+import type { Session } from "../connect/connection.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
 import { CANCELLED_START, phaseOf } from "./run_state.ts";
 import { type RuntimeDeps, TurnRuntime } from "./turn_runtime.ts";
@@ -105,6 +107,27 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       await runtime.run.settled.catch(() => {});
       await runtime.release();
     }));
+  }
+
+  /**
+   * The read of this relay's run of `clientMessageId` on `threadId`, for a
+   * message Codex does not find (a review's or a compaction's: the relay
+   * minted its id): as its run's result reads it, live (a job whose own turn
+   * is not told by its message) or ended; undefined when it is no such run.
+   */
+  async readOwn(
+    session: Session,
+    threadId: string,
+    clientMessageId: string,
+  ): Promise<ReadReplyResult | undefined> {
+    const live = this.run(threadId);
+    if (live?.clientMessageId === clientMessageId && live.handle) {
+      const snapshot = live.handle.snapshot();
+      const own = jobKind(live.job).ownTurn !== "message" && snapshot.turnId !== null;
+      return own ? await settledRead(session, live.job, snapshot) : undefined;
+    }
+    const finished = this.finished(threadId, clientMessageId);
+    return finished ? endedRead(finished) : undefined;
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {

@@ -253,6 +253,21 @@ for (const version of ["0.169.0", "0.171.0"]) {
   });
 }
 
+Deno.test("codex_read_reply of a review's own message id (the relay's): its review, never not_found", async () => {
+  await withJobs({ threads: [] }, async (client) => {
+    const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
+      .structuredContent;
+    assert.equal(out.review?.verdict, "findings");
+    const read = (await callTool(client, "codex_read_reply", {
+      threadId: out.threadId,
+      clientMessageId: out.receipt.clientMessageId,
+    })).structuredContent;
+    assert.equal(read.status, "observed", JSON.stringify(read));
+    assert.equal(read.turn?.id, out.turn?.id);
+    assert.deepEqual(read.review, out.review);
+  });
+});
+
 Deno.test("[spawn] a review whose turn host dies ends failed with a review whose verdict fails closed", async () => {
   const s: Scenario = { threads: [], newThreadReviewScripts: [{ steps: [{ barrier: "review" }] }] };
   await withJobs(s, async (client, f, b) => {
