@@ -88,12 +88,12 @@ const isLine = (v: unknown): v is number => Number.isSafeInteger(v) && (v as num
 export function parseReviewerAnswer(raw: string): ReviewerAnswer | null {
   let value: unknown;
   try {
+    // Stryker disable BlockStatement: the catch block below: without its return, value stays undefined, which the next line refuses alike
     value = JSON.parse(raw);
-    // Stryker disable BlockStatement: without the catch's return, value stays undefined, which the next line refuses alike
   } catch {
+    // Stryker restore BlockStatement
     return null;
   }
-  // Stryker restore BlockStatement
   if (!isObj(value) || !Array.isArray(value.findings)) return null;
   if (typeof value.overall_correctness !== "string") return null;
   if (typeof value.overall_explanation !== "string") return null;

@@ -83,13 +83,20 @@ Deno.test("codex_review in a cwd: a new read-only thread, the findings, and code
   });
 });
 
-Deno.test("codex_review whose reviewer answers garbage or nothing: verdict failed with why, never no_findings", async () => {
-  const answers = [
-    ["Plain text review, not JSON.", "unconfirmed"],
+Deno.test("codex_review whose reviewer answers garbage or nothing: verdict failed with why; a clean JSON review no_findings", async () => {
+  const clean = JSON.stringify({
+    findings: [],
+    overall_correctness: "patch is correct",
+    overall_explanation: "Mock review: no issues.",
+    overall_confidence_score: 0.9,
+  });
+  const answers: [string, string | undefined, string?][] = [
+    ["Plain text review, not JSON.", "unparseable"],
     ["Reviewer failed to output a response.", "reviewer_failed"],
+    ["Mock review: no issues.", undefined, clean],
   ];
-  for (const [text, reason] of answers) {
-    const s: Scenario = { threads: [], newThreadReviewScripts: [{ review: text }] };
+  for (const [text, reason, answer] of answers) {
+    const s: Scenario = { threads: [], newThreadReviewScripts: [{ review: text, answer }] };
     await withJobs(s, async (client) => {
       const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
         .structuredContent;
@@ -98,8 +105,7 @@ Deno.test("codex_review whose reviewer answers garbage or nothing: verdict faile
         text,
         findings: [],
         truncated: false,
-        verdict: "failed",
-        verdictReason: reason,
+        ...(reason ? { verdict: "failed", verdictReason: reason } : { verdict: "no_findings" }),
       });
     });
   }
