@@ -113,7 +113,7 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
    * The read of this relay's run of `clientMessageId` on `threadId`, for a
    * message Codex does not find (a review's or a compaction's: the relay
    * minted its id): as its run's result reads it, live (a job whose own turn
-   * is not told by its message) or ended; undefined when it is no such run.
+   * is not told by its message) or ended (a review); undefined otherwise.
    */
   async readOwn(
     session: Session,
@@ -126,8 +126,9 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       const own = jobKind(live.job).ownTurn !== "message" && snapshot.turnId !== null;
       return own ? await settledRead(session, live.job, snapshot) : undefined;
     }
+    // An ended one is a review's when it carries a review (a message's is Codex's to tell).
     const finished = this.finished(threadId, clientMessageId);
-    return finished ? endedRead(finished) : undefined;
+    return finished?.replies?.review ? endedRead(finished) : undefined;
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {
