@@ -88,9 +88,10 @@ const isLine = (v: unknown): v is number => Number.isSafeInteger(v) && (v as num
 export function parseReviewerAnswer(raw: string): ReviewerAnswer | null {
   let value: unknown;
   try {
+    // Stryker disable BlockStatement: the catch block below: without its return, value stays undefined, which the next line refuses alike
     value = JSON.parse(raw);
-    // Stryker disable next-line BlockStatement: without the return, value stays undefined, which the next line refuses alike
   } catch {
+    // Stryker restore BlockStatement
     return null;
   }
   if (!isObj(value) || !Array.isArray(value.findings)) return null;

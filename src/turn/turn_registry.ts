@@ -12,7 +12,9 @@
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
-import { settledRead, settledUnread } from "./run_job.ts";
+import { jobKind, settledRead, settledUnread } from "./run_job.ts";
+import { endedRead } from "./run_result.ts";
+import type { Session } from "../connect/connection.ts";
 import { type FinishedRun, type Run, RunBook, type RunSnapshot } from "./run_book.ts";
 import { CANCELLED_START, phaseOf } from "./run_state.ts";
 import { worktreeOf } from "./run_facts.ts";
@@ -110,6 +112,28 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       await runtime.run.settled.catch(() => {});
       await runtime.release();
     }));
+  }
+
+  /**
+   * The read of this relay's run of `clientMessageId` on `threadId`, for a
+   * message Codex does not find (a review's or a compaction's: the relay
+   * minted its id): as its run's result reads it, live (a job whose own turn
+   * is not told by its message) or ended (a review); undefined otherwise.
+   */
+  async readOwn(
+    session: Session,
+    threadId: string,
+    clientMessageId: string,
+  ): Promise<ReadReplyResult | undefined> {
+    const live = this.run(threadId);
+    if (live?.clientMessageId === clientMessageId && live.handle) {
+      const snapshot = live.handle.snapshot();
+      const own = jobKind(live.job).ownTurn !== "message" && snapshot.turnId !== null;
+      return own ? await settledRead(session, live.job, snapshot) : undefined;
+    }
+    // An ended one is a review's when it carries a review (a message's is Codex's to tell).
+    const finished = this.finished(threadId, clientMessageId);
+    return finished?.replies?.review ? endedRead(finished) : undefined;
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {

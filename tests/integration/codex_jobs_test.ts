@@ -83,13 +83,20 @@ Deno.test("codex_review in a cwd: a new read-only thread, the findings, and code
   });
 });
 
-Deno.test("codex_review whose reviewer answers garbage or nothing: verdict failed with why, never no_findings", async () => {
-  const answers = [
-    ["Plain text review, not JSON.", "unconfirmed"],
+Deno.test("codex_review whose reviewer answers garbage or nothing: verdict failed with why; a clean JSON review no_findings", async () => {
+  const clean = JSON.stringify({
+    findings: [],
+    overall_correctness: "patch is correct",
+    overall_explanation: "Mock review: no issues.",
+    overall_confidence_score: 0.9,
+  });
+  const answers: [string, string | undefined, string?][] = [
+    ["Plain text review, not JSON.", "unparseable"],
     ["Reviewer failed to output a response.", "reviewer_failed"],
+    ["Mock review: no issues.", undefined, clean],
   ];
-  for (const [text, reason] of answers) {
-    const s: Scenario = { threads: [], newThreadReviewScripts: [{ review: text }] };
+  for (const [text, reason, answer] of answers) {
+    const s: Scenario = { threads: [], newThreadReviewScripts: [{ review: text, answer }] };
     await withJobs(s, async (client) => {
       const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
         .structuredContent;
@@ -98,8 +105,7 @@ Deno.test("codex_review whose reviewer answers garbage or nothing: verdict faile
         text,
         findings: [],
         truncated: false,
-        verdict: "failed",
-        verdictReason: reason,
+        ...(reason ? { verdict: "failed", verdictReason: reason } : { verdict: "no_findings" }),
       });
     });
   }
@@ -252,6 +258,21 @@ for (const version of ["0.169.0", "0.171.0"]) {
     }, ["review"]);
   });
 }
+
+Deno.test("codex_read_reply of a review's own message id (the relay's): its review, never not_found", async () => {
+  await withJobs({ threads: [] }, async (client) => {
+    const out = (await callTool(client, "codex_review", { cwd: "/repo", target: "uncommitted" }))
+      .structuredContent;
+    assert.equal(out.review?.verdict, "findings");
+    const read = (await callTool(client, "codex_read_reply", {
+      threadId: out.threadId,
+      clientMessageId: out.receipt.clientMessageId,
+    })).structuredContent;
+    assert.equal(read.status, "observed", JSON.stringify(read));
+    assert.equal(read.turn?.id, out.turn?.id);
+    assert.deepEqual(read.review, out.review);
+  });
+});
 
 Deno.test("[spawn] a review whose turn host dies ends failed with a review whose verdict fails closed", async () => {
   const s: Scenario = { threads: [], newThreadReviewScripts: [{ steps: [{ barrier: "review" }] }] };

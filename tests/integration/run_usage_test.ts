@@ -9,6 +9,7 @@ import { callTool, type ToolName } from "../../testing/call_tool.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { closeAfter, startRelay } from "../../testing/relay.ts";
 import type { Scenario } from "../../fixtures/scenario.ts";
+import authCapture from "../../fixtures/captures/46-auth-json.json" with { type: "json" };
 
 type Relay = Awaited<ReturnType<typeof startRelay>>;
 
@@ -101,7 +102,8 @@ Deno.test("codex_usage with an API-key login: unavailable (account_required) nam
 Deno.test("codex_usage without a login (an unreadable auth.json): not_logged_in, as codex_run says", async () => {
   const t = thread();
   // What Codex 0.169 and 0.171 answer with a corrupt auth.json and the OpenAI provider (captures 46).
-  const account = { account: null, userId: null, requiresOpenaiAuth: true, workspaceRouting: null };
+  const corrupt = authCapture.captures[1].cases.find((c) => c.auth === "{not json")!;
+  const account = corrupt["account/read"];
   await withRelay({ threads: [t], account }, async (relay) => {
     const usage = await call(relay, "codex_usage", { threadId: t.id });
     assert.deepEqual([usage.out.status, usage.out.reason], ["unavailable", "not_logged_in"]);

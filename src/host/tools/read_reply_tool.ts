@@ -38,7 +38,10 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return await ctx.connection.operation(async (s) => {
         const threadId = await resolveThread(s, args.threadId);
         if (threadId instanceof RelayError) return unavailableRead(args, threadId.reason);
-        return await readReply(s, { ...args, threadId });
+        const read = await readReply(s, { ...args, threadId });
+        if (read.status !== "not_found" && read.status !== "no_match") return read;
+        // A review's or a compaction's id is the relay's: Codex's items never name it.
+        return await ctx.turns.readOwn(s, threadId, args.clientMessageId) ?? read;
       }, { signal: ctx.signal, label: "read" });
     } catch (error) {
       const { reason } = asRelayError(error);
