@@ -127,10 +127,11 @@ Deno.test("WsSkipper drops a whole text message over the bound (16- and 64-bit l
   const ping = wsFrame(9, enc.encode("p"));
   const mid = enc.encode(HEAD + "x".repeat(300) + TAIL);
   const big = enc.encode(HEAD + "x".repeat(70_000) + TAIL);
-  const stream = [http, small, wsFrame(1, mid), ping, wsFrame(1, big), small];
+  const atBound = wsFrame(1, enc.encode(`{"p":"${"x".repeat(248)}"}`)); // 256 bytes: passes
+  const stream = [http, small, wsFrame(1, mid), ping, atBound, wsFrame(1, big), small];
   const all = new Uint8Array(stream.reduce((n, b) => n + b.length, 0));
   stream.reduce((at, b) => (all.set(b, at), at + b.length), 0);
-  const kept = [http, small, ping, small];
+  const kept = [http, small, ping, atBound, small];
   const expected = Uint8Array.from(kept.flatMap((b) => [...b]));
   for (const chunk of [1, 2, 5, 13, 4096, all.length]) {
     const skip = new WsSkipper(256);
