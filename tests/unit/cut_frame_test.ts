@@ -1,11 +1,13 @@
 /**
- * A frame from the app-server over the frame bound (issue 46, item 2): the line reader skips it
- * unbuffered and goes on with the next line; what the relay tells from its ends.
+ * A frame from the app-server over the frame bound (issue 46, item 2): the line reader (spawn) and
+ * the WebSocket skipper (daemon) skip it unbuffered and go on with the next; what the relay tells
+ * from its ends.
  */
 
 import assert from "assert";
 import { readLines } from "../../src/connect/spawn/line_reader.ts";
 import { classifyCut, CUT_KEEP_BYTES, type CutFrame } from "../../src/connect/cut_frame.ts";
+import { WsSkipper } from "../../src/connect/daemon/ws_skip.ts";
 
 const enc = new TextEncoder();
 
@@ -98,5 +100,51 @@ Deno.test("classifyCut tells a notification (method, item, thread, turn), an ans
     ]
   ) {
     assert.deepEqual(classifyCut({ bytes: 3e6, head, tail: "}}" }), { kind: "unknown" }, head);
+  }
+});
+
+/** A server frame (unmasked): FIN + `opcode`, the payload's length in 7, 16 or 64 bits. */
+function wsFrame(opcode: number, payload: Uint8Array): Uint8Array {
+  const n = payload.length;
+  const head = n < 126 ? [0x80 | opcode, n] : n < 65536 ? [0x80 | opcode, 126, n >> 8, n & 0xff] : [
+    0x80 | opcode,
+    127,
+    0,
+    0,
+    0,
+    0,
+    (n >>> 24) & 0xff,
+    (n >> 16) & 0xff,
+    (n >> 8) & 0xff,
+    n & 0xff,
+  ];
+  return Uint8Array.of(...head, ...payload);
+}
+
+Deno.test("WsSkipper drops a whole text message over the bound (16- and 64-bit lengths), in any chunking; the rest passes byte for byte", () => {
+  const http = enc.encode("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n");
+  const small = wsFrame(1, enc.encode('{"id":1,"result":{}}'));
+  const ping = wsFrame(9, enc.encode("p"));
+  const mid = enc.encode(HEAD + "x".repeat(300) + TAIL);
+  const big = enc.encode(HEAD + "x".repeat(70_000) + TAIL);
+  const atBound = wsFrame(1, enc.encode(`{"p":"${"x".repeat(248)}"}`)); // 256 bytes: passes
+  const stream = [http, small, wsFrame(1, mid), ping, atBound, wsFrame(1, big), small];
+  const all = new Uint8Array(stream.reduce((n, b) => n + b.length, 0));
+  stream.reduce((at, b) => (all.set(b, at), at + b.length), 0);
+  const kept = [http, small, ping, atBound, small];
+  const expected = Uint8Array.from(kept.flatMap((b) => [...b]));
+  for (const chunk of [1, 2, 5, 13, 4096, all.length]) {
+    const skip = new WsSkipper(256);
+    const passed: number[] = [];
+    const cuts: CutFrame[] = [];
+    for (let at = 0; at < all.length; at += chunk) {
+      for (const part of skip.push(all.subarray(at, at + chunk))) {
+        if (part instanceof Uint8Array) passed.push(...part);
+        else cuts.push(part);
+      }
+    }
+    assert.deepEqual(Uint8Array.from(passed), expected, `chunk ${chunk}`);
+    assert.deepEqual(cuts.map((c) => c.bytes), [mid.length, big.length], `chunk ${chunk}`);
+    assert.equal(classifyCut(cuts[1]).kind, "notification");
   }
 });

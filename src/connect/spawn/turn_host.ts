@@ -33,6 +33,8 @@ export class TurnHost {
   readonly #seats: TurnSeats;
   /** The current host, and one being reaped. */
   readonly #link: SharedLink<Host>;
+  /** Cancels the opening under way (every hold waiting for it gave up). */
+  #abandon: AbortController | undefined;
   #spawned = 0;
 
   /**
@@ -80,6 +82,10 @@ export class TurnHost {
       host = await this.#connected(signal);
     } catch (error) {
       release();
+      // No hold waits for an opening any more: it is cancelled, and its helper reaped before
+      // this answers (a run cancelled while Codex starts leaves no app-server behind).
+      if (this.#seats.inUse === 0) this.#abandon?.abort();
+      await this.#link.opening?.catch(() => {});
       await this.#idle();
       throw error;
     }
@@ -137,7 +143,10 @@ export class TurnHost {
     this.#link.throwIfStopped();
     let host: Host | undefined;
     const timeoutMs = this.#recipe.limits.rpcTimeoutMs;
-    await openHelper(this.#recipe, shutdown, () => timeoutMs, (opened) => {
+    const abandon = new AbortController();
+    this.#abandon = abandon;
+    const signal = AbortSignal.any([shutdown, abandon.signal]);
+    await openHelper(this.#recipe, signal, () => timeoutMs, (opened) => {
       this.#spawned++;
       host = { ...opened, views: new Set() };
       track(host);
