@@ -179,8 +179,10 @@ export function parseTurnEvent(method: string, raw: unknown): TurnEvent | undefi
  *
  * @example
  * ```ts
- * parseFileChanges({ type: "fileChange", status: "completed",
- *   changes: [{ path: "/r/x", kind: { type: "add" } }] }); // [{path: "/r/x", kind: "add"}]
+ * import assert from "assert";
+ * const changes = parseFileChanges({ type: "fileChange", status: "completed",
+ *   changes: [{ path: "/r/x", kind: { type: "add" } }] });
+ * assert.deepEqual(changes, [{ path: "/r/x", kind: "add" }]);
  * ```
  */
 export function parseFileChanges(raw: unknown): FileChangeRef[] {

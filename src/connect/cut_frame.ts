@@ -28,12 +28,15 @@ export interface CutFrame {
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const keep = new CutKeeper();
  * keep.add(new TextEncoder().encode('{"method":"x"'));
  * keep.add(new Uint8Array(5_000_000).fill(0x20));
  * keep.add(new TextEncoder().encode("}"));
  * const cut = keep.frame();
- * if (cut.bytes !== 5_000_014 || !cut.head.startsWith('{"method"') || !cut.tail.endsWith("}")) throw new Error();
+ * assert.equal(cut.bytes, 5_000_014);
+ * assert.ok(cut.head.startsWith('{"method"'));
+ * assert.ok(cut.tail.endsWith("}"));
  * ```
  */
 export class CutKeeper {
@@ -108,11 +111,13 @@ const ID_FIRST = /^\s*\{\s*"id"\s*:\s*(\d{1,15}|"[^"\\]{1,128}")\s*,\s*"(?:resul
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const head = '{"method":"item/completed","params":{"item":{"type":"commandExecution","id":"call_1","aggregatedOutput":"xxxx';
  * const tail = 'xxxx"},"threadId":"t1","turnId":"u1"}}';
  * const cut = classifyCut({ bytes: 3_000_000, head, tail });
- * if (cut.kind !== "notification") throw new Error(cut.kind);
- * if (cut.notice.threadId !== "t1" || cut.notice.itemType !== "commandExecution") throw new Error();
+ * assert.ok(cut.kind === "notification", cut.kind);
+ * assert.equal(cut.notice.threadId, "t1");
+ * assert.equal(cut.notice.itemType, "commandExecution");
  * ```
  */
 export function classifyCut(frame: CutFrame): CutKind {

@@ -86,8 +86,9 @@ export async function readReview(session: Session, ref: ReviewRef): Promise<Read
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const read = unreadReview({ threadId: "t", clientMessageId: "c", turnId: "R", status: "failed" });
- * read.review?.verdictReason; // "run_failed"
+ * assert.equal(read.review?.verdictReason, "run_failed");
  * ```
  */
 export function unreadReview(

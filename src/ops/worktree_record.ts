@@ -71,7 +71,10 @@ export function recordWrites(file: string, record: WorktreeRecord): string[][] {
  *
  * @example
  * ```ts
- * claimArgs("/r/f", "a", "t1").add; // ["config", "--file", "/r/f", "--add", "worktree.a.maker", "t1"]
+ * import assert from "assert";
+ * assert.deepEqual(claimArgs("/r/f", "a", "t1").add, [
+ *   "config", "--file", "/r/f", "--add", "worktree.a.maker", "t1",
+ * ]);
  * ```
  */
 export function claimArgs(
@@ -93,7 +96,8 @@ export function claimArgs(
  *
  * @example
  * ```ts
- * lockedOut("error: could not lock config file /r/f: File exists"); // true
+ * import assert from "assert";
+ * assert.ok(lockedOut("error: could not lock config file /r/f: File exists"));
  * ```
  */
 export function lockedOut(stderr: string): boolean {
@@ -107,7 +111,8 @@ export function lockedOut(stderr: string): boolean {
  *
  * @example
  * ```ts
- * addRaced("fatal: failed to read .git/worktrees/a/commondir: Success"); // true
+ * import assert from "assert";
+ * assert.ok(addRaced("fatal: failed to read .git/worktrees/a/commondir: Success"));
  * ```
  */
 export function addRaced(stderr: string): boolean {
@@ -120,7 +125,8 @@ export function addRaced(stderr: string): boolean {
  *
  * @example
  * ```ts
- * lockWaits().length; // 14
+ * import assert from "assert";
+ * assert.equal(lockWaits().length, 14);
  * ```
  */
 export function lockWaits(): number[] {
@@ -181,7 +187,8 @@ export function recordFile(root: string): string {
  *
  * @example
  * ```ts
- * rootMaker("/h/w"); // ["init", "--quiet", "--bare", "/h/w/.codex-relay.git"]
+ * import assert from "assert";
+ * assert.deepEqual(rootMaker("/h/w"), ["init", "--quiet", "--bare", "/h/w/.codex-relay.git"]);
  * ```
  */
 export function rootMaker(root: string): string[] {
@@ -194,7 +201,8 @@ export function rootMaker(root: string): string[] {
  *
  * @example
  * ```ts
- * listedWorktrees("worktree /r\nbranch refs/heads/main\n"); // Map { "/r" => "main" }
+ * import assert from "assert";
+ * assert.deepEqual(listedWorktrees("worktree /r\nbranch refs/heads/main\n"), new Map([["/r", "main"]]));
  * ```
  */
 export function listedWorktrees(porcelain: string): Map<string, string | null> {
@@ -213,7 +221,9 @@ export function listedWorktrees(porcelain: string): Map<string, string | null> {
  *
  * @example
  * ```ts
- * goneWorktrees("worktree /w\nprunable gitdir file points to non-existent location\n"); // Set { "/w" }
+ * import assert from "assert";
+ * const gone = goneWorktrees("worktree /w\nprunable gitdir file points to non-existent location\n");
+ * assert.deepEqual(gone, new Set(["/w"]));
  * ```
  */
 export function goneWorktrees(porcelain: string): Set<string> {

@@ -15,7 +15,9 @@ import { z } from "zod";
  *
  * @example
  * ```ts
- * cutNotificationSchema.parse({ method: "item/completed", bytes: 3_000_000, itemType: "commandExecution" });
+ * import assert from "assert";
+ * const cut = { method: "item/completed", bytes: 3_000_000, itemType: "commandExecution" };
+ * assert.deepEqual(cutNotificationSchema.parse(cut), cut);
  * ```
  */
 export const cutNotificationSchema = z.object({

@@ -89,7 +89,8 @@ export function linearRegExp(pattern: string): RegExp {
  *
  * @example
  * ```ts
- * withoutCaptures("^(a|[(])(?<n>b)\\($"); // → "^(?:a|[(])(?:b)\\($"
+ * import assert from "assert";
+ * assert.equal(withoutCaptures("^(a|[(])(?<n>b)\\($"), "^(?:a|[(])(?:b)\\($");
  * ```
  */
 export function withoutCaptures(pattern: string): string {

@@ -214,8 +214,11 @@ export function reviewResult(
  *
  * @example
  * ```ts
- * reviewVerdict("completed", "Plain text review, not JSON.", null);
- * // → {verdict: "failed", verdictReason: "unparseable"}
+ * import assert from "assert";
+ * assert.deepEqual(reviewVerdict("completed", "Plain text review, not JSON.", null), {
+ *   verdict: "failed",
+ *   verdictReason: "unparseable",
+ * });
  * ```
  */
 export function reviewVerdict(

@@ -29,7 +29,8 @@ export const PATTERN_WORK_PER_STEP = 64;
  *
  * @example
  * ```ts
- * patternSteps("^[a-z]+$", "x".repeat(1023)); // → 128
+ * import assert from "assert";
+ * assert.equal(patternSteps("^[a-z]+$", "x".repeat(1023)), 128);
  * ```
  */
 export function patternSteps(pattern: string, text: string): number {

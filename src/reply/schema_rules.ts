@@ -192,9 +192,10 @@ export function referenceProblem(root: Record<string, unknown>): SchemaProblem |
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const root = { $defs: { x: { enum: [{ type: "string" }] } } };
- * resolveRef(root, "#/$defs/x"); // → {enum: [...]}
- * resolveRef(root, "#/$defs/x/enum/0"); // → undefined
+ * assert.deepEqual(resolveRef(root, "#/$defs/x"), { enum: [{ type: "string" }] });
+ * assert.equal(resolveRef(root, "#/$defs/x/enum/0"), undefined);
  * ```
  */
 export function resolveRef(root: Record<string, unknown>, ref: unknown): unknown {

@@ -121,8 +121,12 @@ export function relativePath(path: string, cwd: string): string {
  *
  * @example
  * ```ts
- * parseNameStatus("M\0a.txt\0D\0b.txt\0", "c.txt\0");
- * // [{path: "a.txt", kind: "update"}, {path: "b.txt", kind: "delete"}, {path: "c.txt", kind: "add"}]
+ * import assert from "assert";
+ * assert.deepEqual(parseNameStatus("M\0a.txt\0D\0b.txt\0", "c.txt\0"), [
+ *   { path: "a.txt", kind: "update" },
+ *   { path: "b.txt", kind: "delete" },
+ *   { path: "c.txt", kind: "add" },
+ * ]);
  * ```
  */
 export function parseNameStatus(diff: string, untracked: string): ChangedFile[] {
@@ -144,9 +148,13 @@ export function parseNameStatus(diff: string, untracked: string): ChangedFile[] 
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const files = new FileChanges();
  * files.changes([{ path: "/r/x", kind: "add" }]);
- * files.list("/r"); // {changedFiles: [{path: "x", kind: "add"}], changedFilesCount: 1}
+ * assert.deepEqual(files.list("/r"), {
+ *   changedFiles: [{ path: "x", kind: "add" }],
+ *   changedFilesCount: 1,
+ * });
  * ```
  */
 export class FileChanges {

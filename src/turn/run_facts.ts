@@ -41,7 +41,8 @@ export function worktreeOf(destination: Destination): { worktree?: WorktreeInfo 
  *
  * @example
  * ```ts
- * worktreeHowTo({ name: "a", path: "/w/a", base: "abc" }).includes('name: "a"'); // true
+ * import assert from "assert";
+ * assert.ok(worktreeHowTo({ name: "a", path: "/w/a", base: "abc" }).includes('name: "a"'));
  * ```
  */
 export function worktreeHowTo(w: Pick<WorktreeInfo, "name" | "path" | "base">): string {

@@ -188,8 +188,9 @@ export function settledRead(
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const snapshot = { threadId: "t", clientMessageId: "c", turnId: "R", phase: "failed" };
- * settledUnread({ kind: "compact" }, snapshot); // undefined
+ * assert.equal(settledUnread({ kind: "compact" }, snapshot), undefined);
  * ```
  */
 export function settledUnread(

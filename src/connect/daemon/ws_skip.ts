@@ -23,12 +23,14 @@ const FIN_TEXT = 0x81;
  *
  * @example
  * ```ts
+ * import assert from "assert";
  * const skip = new WsSkipper(4);
  * const http = new TextEncoder().encode("HTTP/1.1 101 Switching\r\n\r\n");
  * const big = Uint8Array.of(0x81, 6, ...new TextEncoder().encode("{\"a\":}"));
  * const out = skip.push(Uint8Array.of(...http, ...big, 0x81, 2, 0x7b, 0x7d));
  * // The upgrade answer, the cut message, the small message's header and payload.
- * if (out.length !== 4 || (out[1] as { bytes: number }).bytes !== 6) throw new Error();
+ * assert.equal(out.length, 4);
+ * assert.equal((out[1] as { bytes: number }).bytes, 6);
  * ```
  */
 export class WsSkipper {
