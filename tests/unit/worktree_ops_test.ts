@@ -453,3 +453,111 @@ Deno.test("list: by name, active from activeIn (null with why when unknown), err
     message: "no git",
   });
 });
+
+Deno.test("make: git's words in a refusal (its last two lines, or how it exited); a status git refuses", async () => {
+  for (
+    const [stderr, code, said] of [["a\nb\nc\n", 128, "b c"], ["", 7, "git exited 7"]] as const
+  ) {
+    const fake = fakeGit((args) => args[0] === "status" ? { code, stdout: "", stderr } : undefined);
+    const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "st");
+    assert.deepEqual(made, {
+      ok: false,
+      reason: "not_a_repository",
+      message: `git status: ${said}`,
+    });
+    assert.deepEqual(fake.writes(), []);
+  }
+  // Whitespace only is no change (git prints nothing for a clean tree).
+  const blank = fakeGit();
+  blank.repo.userStatus = "\n";
+  const made = await makeWorktree({ git: blank.git, root: ROOT }, "/repo", "bl");
+  assert.equal(made.ok && made.worktree.uncommittedLeftOut, false);
+});
+
+Deno.test("make: rev-parse naming no folder, no commit: not_a_repository with git's reason", async () => {
+  const empty = fakeGit((args) =>
+    args.includes("--show-prefix") ? { code: 0, stdout: "\n", stderr: "" } : undefined
+  );
+  const r = await makeWorktree({ git: empty.git, root: ROOT }, "/repo", "x");
+  assert.deepEqual(r, {
+    ok: false,
+    reason: "not_a_repository",
+    message: "/repo is not in a git working tree",
+  });
+  const noCommit = fakeGit((args) =>
+    args[2] === "HEAD^{commit}" ? { code: 128, stdout: "", stderr: "fatal: x" } : undefined
+  );
+  const e = await makeWorktree({ git: noCommit.git, root: ROOT }, "/repo", "x");
+  assert.equal(!e.ok && e.reason, "not_a_repository");
+});
+
+Deno.test("make: a folder two levels down is the run's cwd in the worktree; howTo says how to read and remove it", async () => {
+  const fake = fakeGit();
+  const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo/a/b", "deep");
+  assert.ok(made.ok);
+  assert.equal(made.cwd, `${ROOT}/deep/a/b`);
+  const p = `${ROOT}/deep`;
+  assert.equal(
+    made.worktree.howTo,
+    `The run's changes are in ${p}: read them with \`git -C ${p} diff c0\` (committed and not); ` +
+      `have Codex review them with codex_review {cwd: "${p}", target: "base", base: "c0"}; ` +
+      `remove it with codex_worktree {action: "remove"}.`,
+  );
+});
+
+Deno.test("make: a step after the add fails: the worktree it added goes too (by path, forced), then its branch and record", async () => {
+  const steps: [string, (a: readonly string[]) => boolean][] = [
+    ["git's path of it", (a) => a[0] === "rev-parse" && a.length === 2],
+    [
+      "the record's path",
+      (a) => a[0] === "config" && a[3] === "worktree.s3.path" && a[4] === "/real/s3",
+    ],
+  ];
+  for (const [what, fails] of steps) {
+    const fake = fakeGit((args) => {
+      if (fails(args)) return { code: 128, stdout: "", stderr: "fatal: boom" };
+      if (args[0] === "rev-parse" && args.length === 2) {
+        return { code: 0, stdout: "/real/s3\n", stderr: "" };
+      }
+      return undefined;
+    });
+    const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "s3");
+    assert.equal(made.ok, false, what);
+    assert.ok(fake.writes().includes(`worktree remove --force --force ${ROOT}/s3`), what);
+    assert.equal(fake.repo.worktrees.size, 0, what);
+    assert.equal(fake.repo.branches.has("codex/s3"), false, what);
+    assert.deepEqual(fake.repo.config, [], what);
+  }
+});
+
+Deno.test("make: git cannot list the repository's worktrees: refused, its branch never made", async () => {
+  const fake = fakeGit((args) =>
+    args[0] === "worktree" && args[1] === "list"
+      ? { code: 128, stdout: "", stderr: "fatal: broken" }
+      : undefined
+  );
+  const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "s4");
+  assert.deepEqual(made, {
+    ok: false,
+    reason: "not_a_repository",
+    message: "git worktree: fatal: broken",
+  });
+  assert.equal(fake.repo.branches.has("codex/s4"), false);
+  assert.deepEqual(fake.repo.config, []);
+});
+
+Deno.test("make: the record locked for good, its root there: no init, worktree_locked", async () => {
+  const { fake, deps } = withMade();
+  fake.repo.lockedWrites = 99;
+  const locked = await makeWorktree(deps, "/repo", "lk");
+  assert.equal(!locked.ok && locked.reason, "worktree_locked");
+  assert.ok(!fake.writes().some((w) => w.startsWith("init")));
+});
+
+Deno.test("list: no record yet lists none", async () => {
+  const fake = fakeGit();
+  assert.deepEqual(await listWorktrees({ git: fake.git, root: ROOT }, idle), {
+    ok: true,
+    worktrees: [],
+  });
+});
