@@ -376,6 +376,17 @@ Deno.test("remove: the branch is kept with commits beyond base, when checked out
       : at(args, cwd);
   const raced = await removeWorktree(moved.deps, "b", false, idle);
   assert.equal(raced.ok && raced.branchDeleted, false);
+  // git cannot list the worktrees when the branch is looked at: kept.
+  const unlisted = withMade("b");
+  const first = unlisted.fake.git;
+  let lists = 0;
+  unlisted.deps.git = (args, cwd) =>
+    args[0] === "worktree" && args[1] === "list" && ++lists === 2
+      ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: broken" })
+      : first(args, cwd);
+  const blind = await removeWorktree(unlisted.deps, "b", false, idle);
+  assert.equal(blind.ok && blind.branchDeleted, false);
+  assert.ok(unlisted.fake.repo.branches.has("codex/b"));
   // rev-list cannot count (base unknown): kept.
   const { fake, deps } = withMade("b");
   const real = fake.git;
