@@ -61,7 +61,7 @@ async function repositoryOf(
   if (typeof out !== "string") {
     return { ...out, message: `${cwd} is not in a git repository (${out.message})` };
   }
-  const [top, prefix = ""] = out.split("\n");
+  const [top, prefix] = out.split("\n");
   if (!top) return refuse("not_a_repository", `${cwd} is not in a git working tree`);
   return { top, prefix };
 }

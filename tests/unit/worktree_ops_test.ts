@@ -92,10 +92,18 @@ Deno.test("make: a bad name, a branch or record of the name, another make's clai
 
   const { fake, deps } = withMade("taken");
   const r1 = await makeWorktree(deps, "/repo", "taken");
-  assert.equal(!r1.ok && r1.message, "the branch codex/taken exists");
+  assert.deepEqual(r1, {
+    ok: false,
+    reason: "worktree_exists",
+    message: "the branch codex/taken exists",
+  });
   fake.repo.branches.delete("codex/taken");
   const r2 = await makeWorktree(deps, "/repo", "taken");
-  assert.equal(!r2.ok && r2.message, "this relay has a worktree named taken");
+  assert.deepEqual(r2, {
+    ok: false,
+    reason: "worktree_exists",
+    message: "this relay has a worktree named taken",
+  });
   assert.deepEqual(fake.writes(), []);
 
   // Another relay claimed "other" first: this make takes its own claim back and makes nothing.
@@ -140,7 +148,11 @@ Deno.test("make: git cannot add the worktree: the make's own branch (at base, ch
   // A worktree git lists at the path is someone else's: refused before anything is made.
   fake.repo.worktrees.set(`${ROOT}/n4`, { branch: "user-branch" });
   const theirs = await makeWorktree(deps, "/repo", "n4");
-  assert.equal(!theirs.ok && theirs.message, `git has a worktree at ${ROOT}/n4`);
+  assert.deepEqual(theirs, {
+    ok: false,
+    reason: "worktree_exists",
+    message: `git has a worktree at ${ROOT}/n4`,
+  });
   assert.ok(fake.repo.worktrees.has(`${ROOT}/n4`));
   assert.equal(fake.repo.branches.has("codex/n4"), false);
   assert.ok(!fake.writes().some((w) => /^(branch|worktree|update-ref)/.test(w)));
@@ -533,7 +545,11 @@ Deno.test("make: a step after the add fails: the worktree it added goes too (by 
       return undefined;
     });
     const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "s3");
-    assert.equal(made.ok, false, what);
+    const said = what === "git's path of it"
+      ? "git rev-parse: fatal: boom"
+      : "git config: fatal: boom";
+    const reason = what === "git's path of it" ? "worktree_exists" : "not_allowed";
+    assert.deepEqual(made, { ok: false, reason, message: said }, what);
     assert.ok(fake.writes().includes(`worktree remove --force --force ${ROOT}/s3`), what);
     assert.equal(fake.repo.worktrees.size, 0, what);
     assert.equal(fake.repo.branches.has("codex/s3"), false, what);
