@@ -11,6 +11,13 @@
 
 import type { Group } from "./mutate_select.ts";
 
+/** The worktree groups' tests (fast: an in-memory git and a scripted Codex). */
+const WORKTREE_TESTS = [
+  "tests/unit/worktree_ops_test.ts",
+  "tests/unit/worktree_record_test.ts",
+  "tests/unit/worktree_active_test.ts",
+];
+
 /** The groups, by name. */
 export const GROUPS: Record<string, Group> = {
   // The replies, in five groups of one concern each (one group of all ran 1,002 mutants
@@ -289,21 +296,25 @@ export const GROUPS: Record<string, Group> = {
   },
   // #48: the worktrees over an in-memory git (testing/fake_git.ts); the integration tests
   // (tests/integration/worktree_*_test.ts) run the same cases on real git, too slow per mutant.
-  worktree: {
+  // Two groups of one promise, so that each runs within 10 minutes.
+  "worktree-make": {
     promise:
-      "the relay never removes or deletes a worktree, branch or file it did not make, or one in use",
+      "a worktree make takes down only what it made itself, and records what it makes before git makes it",
     mutate: [
       "src/ops/worktree.ts",
       "src/ops/worktree_record.ts",
-      "src/ops/worktree_git.ts",
+    ],
+    tests: WORKTREE_TESTS,
+  },
+  "worktree-remove": {
+    promise:
+      "the relay never removes or deletes a worktree, branch or file it did not make, or one in use",
+    mutate: [
       "src/ops/worktree_remove.ts",
+      "src/ops/worktree_git.ts",
       "src/ops/worktree_active.ts",
     ],
-    tests: [
-      "tests/unit/worktree_ops_test.ts",
-      "tests/unit/worktree_record_test.ts",
-      "tests/unit/worktree_active_test.ts",
-    ],
+    tests: WORKTREE_TESTS,
   },
   reap: {
     promise: "a helper's whole process group ends with it, within the reap bound",

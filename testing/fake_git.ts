@@ -81,7 +81,22 @@ export function fakeGit(fail?: (args: readonly string[]) => GitOutput | undefine
   };
 }
 
+/** The commands the fake answers, whole (any other is an unknown command to it). */
+const SHAPES = [
+  /^config --file \S+ (--null --get-regexp \^worktree\\\.|--get-all \S+|--add \S+ \S+|--fixed-value --unset \S+ \S+|--remove-section \S+|worktree\.\S+ .+)$/,
+  /^init --quiet --bare \S+$/,
+  /^rev-parse (--show-toplevel --show-prefix|--verify HEAD\^\{commit\}|--verify --quiet refs\/heads\/\S+|--show-toplevel)$/,
+  /^status --porcelain( --ignored --untracked-files=normal)?$/,
+  /^branch --no-track \S+ \S+$/,
+  /^worktree (list --porcelain|add --quiet \S+ \S+|remove (--force --force )?\S+)$/,
+  /^rev-list --count \S+\.\.refs\/heads\/\S+$/,
+  /^update-ref -d refs\/heads\/\S+ \S+$/,
+];
+
 function answer(repo: FakeRepo, args: readonly string[], cwd: string | undefined): GitOutput {
+  if (!SHAPES.some((shape) => shape.test(args.join(" ")))) {
+    return err(`fake git: not a command it knows: ${args.join(" ")}`, 129);
+  }
   const [cmd, ...rest] = args;
   if (cmd === "config") return config(repo, rest);
   if (cmd === "init") {

@@ -61,7 +61,7 @@ async function repositoryOf(
   if (typeof out !== "string") {
     return { ...out, message: `${cwd} is not in a git repository (${out.message})` };
   }
-  const [top, prefix = ""] = out.split("\n");
+  const [top, prefix] = out.split("\n");
   if (!top) return refuse("not_a_repository", `${cwd} is not in a git working tree`);
   return { top, prefix };
 }
@@ -202,8 +202,8 @@ async function steps(
   const file = recordFile(root);
   const claim = claimArgs(file, m.name, crypto.randomUUID());
   let added = await writeRecord(git, claim.add, m.waits);
-  if (typeof added !== "string" && / No such file or directory$/.test(added.message)) {
-    await run(git, rootMaker(root), undefined, "not_allowed");
+  if (typeof added !== "string" && added.message.endsWith("No such file or directory")) {
+    await git(rootMaker(root));
     added = await writeRecord(git, claim.add, m.waits);
   }
   if (typeof added !== "string") return added;
@@ -268,6 +268,7 @@ async function addWorktree(git: Git, m: Making): Promise<string | WorktreeRefusa
 async function undo(git: Git, root: string, m: Making): Promise<void> {
   if (m.added) {
     const listed = await git(["worktree", "list", "--porcelain"], m.top);
+    // Stryker disable next-line ConditionalExpression: a failed list prints no worktree, so none is found at the path either way
     if (listed.code === 0 && listedWorktrees(listed.stdout).has(m.path)) {
       await git(["worktree", "remove", "--force", "--force", m.path], m.top);
     }
@@ -283,7 +284,7 @@ export function howTo(path: string, base: string): string {
     `target: "base", base: "${base}"}; remove it with codex_worktree {action: "remove"}.`;
 }
 
+/** `path` and git's `--show-prefix` (empty, or the folder with one trailing slash). */
 function joined(path: string, prefix: string): string {
-  const sub = prefix.replace(/\/+$/, "");
-  return sub === "" ? path : `${path}/${sub}`;
+  return prefix === "" ? path : `${path}/${prefix.slice(0, -1)}`;
 }

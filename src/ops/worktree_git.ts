@@ -95,6 +95,7 @@ export async function writeRecord(
         `another process kept the worktree record locked: ${said(args, out)}`,
       );
     }
+    // Stryker disable next-line ArithmeticOperator: the jitter only spreads two relays' retries in time; no result depends on it
     await new Promise((resolve) => setTimeout(resolve, waits[i] * (1 + Math.random())));
   }
 }
@@ -109,6 +110,7 @@ export async function records(git: Git, root: string): Promise<WorktreeRecord[]>
     "--get-regexp",
     "^worktree\\.",
   ]);
+  // Stryker disable next-line ConditionalExpression: a failed read prints no record (parseRecords("") is [])
   return out.code === 0 ? parseRecords(out.stdout) : [];
 }
 
@@ -135,6 +137,7 @@ export function dropRecord(
  */
 export async function holdsWork(git: Git, path: string): Promise<boolean | null> {
   const out = await git(["status", "--porcelain", "--ignored", "--untracked-files=normal"], path);
+  // Stryker disable next-line MethodExpression: git status --porcelain prints nothing for a clean worktree, never only whitespace
   return out.code === 0 ? out.stdout.trim() !== "" : null;
 }
 
@@ -151,6 +154,7 @@ export async function dropBranch(
 ): Promise<boolean> {
   const ref = `refs/heads/${branch}`;
   const at = await git(["rev-parse", "--verify", "--quiet", ref], repository);
+  // Stryker disable next-line ConditionalExpression: a branch rev-parse cannot read, rev-list cannot count either (kept below)
   if (at.code !== 0) return false;
   const ahead = await git(["rev-list", "--count", `${base}..${ref}`], repository);
   if (ahead.code !== 0 || ahead.stdout.trim() !== "0") return false;

@@ -147,6 +147,7 @@ export function parseRecords(output: string): WorktreeRecord[] {
   const byName = new Map<string, Partial<WorktreeRecord>>();
   for (const entry of output.split("\0")) {
     const nl = entry.indexOf("\n");
+    // Stryker disable next-line EqualityOperator: an entry starting with a newline has an empty key, which the key's pattern refuses anyway
     if (nl < 0) continue;
     const m = /^worktree\.(.+)\.([a-z]+)$/.exec(entry.slice(0, nl));
     if (!m || !(KEPT as readonly string[]).includes(m[2])) continue;
@@ -208,9 +209,10 @@ export function rootMaker(root: string): string[] {
 export function listedWorktrees(porcelain: string): Map<string, string | null> {
   const out = new Map<string, string | null>();
   for (const block of porcelain.split("\n\n")) {
-    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    // `(.+)` ends at the line's end: `.` never crosses it.
+    const path = /^worktree (.+)/m.exec(block)?.[1];
     if (path === undefined) continue;
-    out.set(path, /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? null);
+    out.set(path, /^branch refs\/heads\/(.+)/m.exec(block)?.[1] ?? null);
   }
   return out;
 }
@@ -229,7 +231,8 @@ export function listedWorktrees(porcelain: string): Map<string, string | null> {
 export function goneWorktrees(porcelain: string): Set<string> {
   const out = new Set<string>();
   for (const block of porcelain.split("\n\n")) {
-    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    // `(.+)` ends at the line's end: `.` never crosses it.
+    const path = /^worktree (.+)/m.exec(block)?.[1];
     if (path !== undefined && /^prunable/m.test(block)) out.add(path);
   }
   return out;

@@ -60,6 +60,7 @@ export async function listWorktrees(
   activeIn: ActiveIn,
 ): Promise<{ ok: true; worktrees: ListedWorktree[] } | WorktreeRefusal> {
   try {
+    // Stryker disable next-line EqualityOperator: a record holds each name once, so no two compare equal
     const found = (await records(deps.git, deps.root)).sort((a, b) => a.name < b.name ? -1 : 1);
     const worktrees: ListedWorktree[] = [];
     for (const { cwd, ...r } of found) {

@@ -103,3 +103,11 @@ Deno.test("within: the folder itself or below it, never a sibling sharing its pr
   assert.equal(within(`${W}-2`, W), false);
   assert.equal(within("/h", W), false);
 });
+
+Deno.test("active: a thread in use ends the look at once, whatever the threads after it say", async () => {
+  const s = codex([thread("b", "active"), thread("a", "notLoaded")], {
+    a: turn("interrupted", null),
+  });
+  assert.equal(await codexInUse(s.session, W), true);
+  assert.deepEqual(s.methods(), ["thread/list"]);
+});

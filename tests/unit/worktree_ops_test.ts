@@ -92,10 +92,18 @@ Deno.test("make: a bad name, a branch or record of the name, another make's clai
 
   const { fake, deps } = withMade("taken");
   const r1 = await makeWorktree(deps, "/repo", "taken");
-  assert.equal(!r1.ok && r1.message, "the branch codex/taken exists");
+  assert.deepEqual(r1, {
+    ok: false,
+    reason: "worktree_exists",
+    message: "the branch codex/taken exists",
+  });
   fake.repo.branches.delete("codex/taken");
   const r2 = await makeWorktree(deps, "/repo", "taken");
-  assert.equal(!r2.ok && r2.message, "this relay has a worktree named taken");
+  assert.deepEqual(r2, {
+    ok: false,
+    reason: "worktree_exists",
+    message: "this relay has a worktree named taken",
+  });
   assert.deepEqual(fake.writes(), []);
 
   // Another relay claimed "other" first: this make takes its own claim back and makes nothing.
@@ -140,7 +148,11 @@ Deno.test("make: git cannot add the worktree: the make's own branch (at base, ch
   // A worktree git lists at the path is someone else's: refused before anything is made.
   fake.repo.worktrees.set(`${ROOT}/n4`, { branch: "user-branch" });
   const theirs = await makeWorktree(deps, "/repo", "n4");
-  assert.equal(!theirs.ok && theirs.message, `git has a worktree at ${ROOT}/n4`);
+  assert.deepEqual(theirs, {
+    ok: false,
+    reason: "worktree_exists",
+    message: `git has a worktree at ${ROOT}/n4`,
+  });
   assert.ok(fake.repo.worktrees.has(`${ROOT}/n4`));
   assert.equal(fake.repo.branches.has("codex/n4"), false);
   assert.ok(!fake.writes().some((w) => /^(branch|worktree|update-ref)/.test(w)));
@@ -376,6 +388,17 @@ Deno.test("remove: the branch is kept with commits beyond base, when checked out
       : at(args, cwd);
   const raced = await removeWorktree(moved.deps, "b", false, idle);
   assert.equal(raced.ok && raced.branchDeleted, false);
+  // git cannot list the worktrees when the branch is looked at: kept.
+  const unlisted = withMade("b");
+  const first = unlisted.fake.git;
+  let lists = 0;
+  unlisted.deps.git = (args, cwd) =>
+    args[0] === "worktree" && args[1] === "list" && ++lists === 2
+      ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: broken" })
+      : first(args, cwd);
+  const blind = await removeWorktree(unlisted.deps, "b", false, idle);
+  assert.equal(blind.ok && blind.branchDeleted, false);
+  assert.ok(unlisted.fake.repo.branches.has("codex/b"));
   // rev-list cannot count (base unknown): kept.
   const { fake, deps } = withMade("b");
   const real = fake.git;
@@ -451,5 +474,117 @@ Deno.test("list: by name, active from activeIn (null with why when unknown), err
     ok: false,
     reason: "git_missing",
     message: "no git",
+  });
+});
+
+Deno.test("make: git's words in a refusal (its last two lines, or how it exited); a status git refuses", async () => {
+  for (
+    const [stderr, code, said] of [["a\nb\nc\n", 128, "b c"], ["", 7, "git exited 7"]] as const
+  ) {
+    const fake = fakeGit((args) => args[0] === "status" ? { code, stdout: "", stderr } : undefined);
+    const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "st");
+    assert.deepEqual(made, {
+      ok: false,
+      reason: "not_a_repository",
+      message: `git status: ${said}`,
+    });
+    assert.deepEqual(fake.writes(), []);
+  }
+  // Whitespace only is no change (git prints nothing for a clean tree).
+  const blank = fakeGit();
+  blank.repo.userStatus = "\n";
+  const made = await makeWorktree({ git: blank.git, root: ROOT }, "/repo", "bl");
+  assert.equal(made.ok && made.worktree.uncommittedLeftOut, false);
+});
+
+Deno.test("make: rev-parse naming no folder, no commit: not_a_repository with git's reason", async () => {
+  const empty = fakeGit((args) =>
+    args.includes("--show-prefix") ? { code: 0, stdout: "\n", stderr: "" } : undefined
+  );
+  const r = await makeWorktree({ git: empty.git, root: ROOT }, "/repo", "x");
+  assert.deepEqual(r, {
+    ok: false,
+    reason: "not_a_repository",
+    message: "/repo is not in a git working tree",
+  });
+  const noCommit = fakeGit((args) =>
+    args[2] === "HEAD^{commit}" ? { code: 128, stdout: "", stderr: "fatal: x" } : undefined
+  );
+  const e = await makeWorktree({ git: noCommit.git, root: ROOT }, "/repo", "x");
+  assert.equal(!e.ok && e.reason, "not_a_repository");
+});
+
+Deno.test("make: a folder two levels down is the run's cwd in the worktree; howTo says how to read and remove it", async () => {
+  const fake = fakeGit();
+  const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo/a/b", "deep");
+  assert.ok(made.ok);
+  assert.equal(made.cwd, `${ROOT}/deep/a/b`);
+  const p = `${ROOT}/deep`;
+  assert.equal(
+    made.worktree.howTo,
+    `The run's changes are in ${p}: read them with \`git -C ${p} diff c0\` (committed and not); ` +
+      `have Codex review them with codex_review {cwd: "${p}", target: "base", base: "c0"}; ` +
+      `remove it with codex_worktree {action: "remove"}.`,
+  );
+});
+
+Deno.test("make: a step after the add fails: the worktree it added goes too (by path, forced), then its branch and record", async () => {
+  const steps: [string, (a: readonly string[]) => boolean][] = [
+    ["git's path of it", (a) => a[0] === "rev-parse" && a.length === 2],
+    [
+      "the record's path",
+      (a) => a[0] === "config" && a[3] === "worktree.s3.path" && a[4] === "/real/s3",
+    ],
+  ];
+  for (const [what, fails] of steps) {
+    const fake = fakeGit((args) => {
+      if (fails(args)) return { code: 128, stdout: "", stderr: "fatal: boom" };
+      if (args[0] === "rev-parse" && args.length === 2) {
+        return { code: 0, stdout: "/real/s3\n", stderr: "" };
+      }
+      return undefined;
+    });
+    const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "s3");
+    const said = what === "git's path of it"
+      ? "git rev-parse: fatal: boom"
+      : "git config: fatal: boom";
+    const reason = what === "git's path of it" ? "worktree_exists" : "not_allowed";
+    assert.deepEqual(made, { ok: false, reason, message: said }, what);
+    assert.ok(fake.writes().includes(`worktree remove --force --force ${ROOT}/s3`), what);
+    assert.equal(fake.repo.worktrees.size, 0, what);
+    assert.equal(fake.repo.branches.has("codex/s3"), false, what);
+    assert.deepEqual(fake.repo.config, [], what);
+  }
+});
+
+Deno.test("make: git cannot list the repository's worktrees: refused, its branch never made", async () => {
+  const fake = fakeGit((args) =>
+    args[0] === "worktree" && args[1] === "list"
+      ? { code: 128, stdout: "", stderr: "fatal: broken" }
+      : undefined
+  );
+  const made = await makeWorktree({ git: fake.git, root: ROOT }, "/repo", "s4");
+  assert.deepEqual(made, {
+    ok: false,
+    reason: "not_a_repository",
+    message: "git worktree: fatal: broken",
+  });
+  assert.equal(fake.repo.branches.has("codex/s4"), false);
+  assert.deepEqual(fake.repo.config, []);
+});
+
+Deno.test("make: the record locked for good, its root there: no init, worktree_locked", async () => {
+  const { fake, deps } = withMade();
+  fake.repo.lockedWrites = 99;
+  const locked = await makeWorktree(deps, "/repo", "lk");
+  assert.equal(!locked.ok && locked.reason, "worktree_locked");
+  assert.ok(!fake.writes().some((w) => w.startsWith("init")));
+});
+
+Deno.test("list: no record yet lists none", async () => {
+  const fake = fakeGit();
+  assert.deepEqual(await listWorktrees({ git: fake.git, root: ROOT }, idle), {
+    ok: true,
+    worktrees: [],
   });
 });

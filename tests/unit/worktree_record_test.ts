@@ -105,3 +105,30 @@ Deno.test("goneWorktrees: the worktrees git marks prunable (their folder is gone
     "worktree /w/b\nHEAD 123\nbranch refs/heads/codex/b\n\nno worktree line\nprunable x\n";
   assert.deepEqual([...goneWorktrees(porcelain)], ["/w/a"]);
 });
+
+Deno.test("the record's reader: only whole `worktree.<name>.<field>` keys, each with its value", () => {
+  const full = (name: string, skip = "") =>
+    ["repository", "path", "branch", "base"].filter((f) => f !== skip)
+      .map((f) => `worktree.${name}.${f}\n/${f}`);
+  const output = [
+    ...full("a", "path"),
+    "worktree.a.pathX", // no newline: no value, not a path
+    ...full("b", "path"),
+    "xworktree.b.path\n/not-b", // not a worktree key
+    ...full("c", "path"),
+    "worktree.c.path9\n/not-c", // not a field
+  ].join("\0");
+  assert.deepEqual(parseRecords(output), []);
+});
+
+Deno.test("worktreesRoot: trailing slashes of CODEX_HOME and HOME are dropped", () => {
+  assert.equal(worktreesRoot({ HOME: "/home/u//" }), "/home/u/.codex/worktrees/codex-relay");
+  assert.equal(worktreesRoot({ CODEX_HOME: "/c//" }), "/c/worktrees/codex-relay");
+});
+
+Deno.test("git's worktree list: a block without a worktree line, or words mid-line, are not read as paths", () => {
+  const porcelain = "worktree /w/a\nHEAD 1\nlocked the branch refs/heads/x was here\n\n" +
+    "HEAD 2\nnote: worktree /w/odd\n\nworktree /w/b\nlocked not prunable\n";
+  assert.deepEqual([...listedWorktrees(porcelain)], [["/w/a", null], ["/w/b", null]]);
+  assert.deepEqual([...goneWorktrees(porcelain)], []);
+});
