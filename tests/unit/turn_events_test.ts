@@ -377,10 +377,8 @@ Deno.test("TurnEvents: before its own turn is known, a file of no turn is not th
       changes: [{ path: "/r/a", kind: { type: "add" } }],
     },
   });
-  e.notification("turn/diff/updated", {
-    threadId: THREAD,
-    diff: "diff --git a/b b/b\nindex 1..2\n",
-  });
+  const diff = { threadId: THREAD, diff: "diff --git a/b b/b\nindex 1..2\n" };
+  assert.deepEqual(e.notification("turn/diff/updated", diff), [], "nothing for the runtime to do");
   user("t1", "mine");
   assert.deepEqual(e.view({ cwd: "/r" }).changedFiles, []);
   e.changedInGit("/r", [{ path: "shell.txt", kind: "add" }]);
