@@ -81,15 +81,16 @@ function headerPaths(names: string, header: readonly string[]): [string, string]
     const p = line === undefined ? undefined : unquote(line.slice(mark.length).trim());
     return p === undefined || p === "/dev/null" ? undefined : p.replace(/^[ab]\//, "");
   };
-  // `a/<x> b/<y>`, or both quoted (`"a/<x>" "b/<y>"`: git quotes a name with a tab or a quote).
+  // `a/<x> b/<y>`, or both quoted (`"a/<x>" "b/<y>"`: git quotes a name with a tab or a quote);
+  // names that do not split are one path.
   const quoted = names.startsWith('"') && names.endsWith('"');
   const split = quoted ? names.indexOf('" "') + 1 : names.indexOf(" b/");
   // Stryker disable next-line EqualityOperator: split is never 0 (a name begins `a/` or `"a/`)
   const [a, b] = split > 0 ? [names.slice(0, split), names.slice(split + 1)] : [names, names];
   // Stryker disable next-line Regex: the names' first half begins `a/` (Codex's diff always has it)
   const from = marked("--- ") ?? unquote(a).replace(/^a\//, "");
-  // Stryker disable next-line Regex: the names' second half begins `b/`, as split at " b/"
-  const to = marked("+++ ") ?? unquote(b).replace(/^b\//, "");
+  // Stryker disable next-line Regex: the second half begins `b/` (split at " b/"), or is all: `a/`
+  const to = marked("+++ ") ?? unquote(b).replace(/^[ab]\//, "");
   return [from, to];
 }
 

@@ -88,7 +88,8 @@ export function recordPart(run: Run): RecordPart {
     clientMessageId: run.clientMessageId,
     phase: phaseOf(run.state),
     failure: failureOf(run.state),
-    error: run.state.kind === "ended" ? run.state.error : undefined,
+    // Only an ended run has an error.
+    error: (run.state as { error?: string }).error,
     ...worktreeOf(run.destination),
   };
 }

@@ -7,6 +7,7 @@
  * on the thread works there again (a thread run: Codex's report, which misses the file its shell
  * command writes). A worktree run whose shell command goes through an approval (`on-request`):
  * every result names the worktree, and `changedFiles` is git's view, the command's file included.
+ * Outside a worktree, a file the patch adds outside the repository is listed once, `outside`.
  *
  * Run: `deno test -P tests/e2e/worktree_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex`.
@@ -227,6 +228,55 @@ Deno.test({
           force: true,
         });
         assert.equal(removed.structuredContent.status, "removed");
+      } finally {
+        const { code } = await relay.close();
+        assert.equal(code, 0);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "e2e changedFiles outside a worktree: a file the patch adds outside the repository is listed once, outside",
+  ignore: BIN === null,
+  async fn() {
+    await withMockHome({ bin: BIN!.path }, async ({ home, env }) => {
+      const config = `${home.codexHome}/config.toml`;
+      const toml = await Deno.readTextFile(config);
+      await Deno.writeTextFile(
+        config,
+        toml.replace(`sandbox_mode = "read-only"`, `sandbox_mode = "workspace-write"`),
+      );
+      const root = await Deno.realPath(home.root);
+      const repo = `${root}/repo`;
+      await Deno.mkdir(`${repo}/sub`, { recursive: true });
+      await Deno.mkdir(`${root}/outside`);
+      await Deno.writeTextFile(`${repo}/sub/a.txt`, "a\n");
+      await sh(repo, "init", "-q");
+      await sh(repo, "add", ".");
+      await sh(repo, "commit", "-qm", "one");
+      const relay = await startRelay({
+        env,
+        flags: ["--allow-reply-read", "--allow-turn-start"],
+        protocol: "2026-07-28",
+      });
+      try {
+        const text = "SANDBOXED SHELL: apply_patch <<'EOF'\n*** Begin Patch\n" +
+          `*** Add File: ${root}/outside/x.txt\n+hi\n*** Add File: in.txt\n+in\n*** End Patch\nEOF`;
+        const run = await callTool(relay.client, "codex_run", {
+          cwd: `${repo}/sub`,
+          text,
+          waitSeconds: 55,
+        }, { timeout: 90_000 });
+        const out = run.structuredContent;
+        assert.equal(out.turn?.status, "completed", JSON.stringify(out));
+        assert.equal(await Deno.readTextFile(`${root}/outside/x.txt`), "hi\n");
+        assert.deepEqual(out.changedFiles, [
+          { path: "../../outside/x.txt", kind: "add", outside: true },
+          { path: "in.txt", kind: "add" },
+        ]);
+        assert.equal(out.changedFilesCount, 2);
       } finally {
         const { code } = await relay.close();
         assert.equal(code, 0);

@@ -307,7 +307,8 @@ Deno.test("parseTurnDiff: the names, the ---/+++ lines where the names are ambig
     "delete a b/c",
     "add d",
   ]);
-  // Quoted names without ---/+++ lines (a mode change, a rename): both quoted, or one of them.
+  // Quoted names without ---/+++ lines (a mode change, a rename): both quoted, or one of them;
+  // names that do not split are one path.
   assert.deepEqual(parse('diff --git "a/x\\ty" "b/x\\tz"\nold mode 100644\nnew mode 100755\n'), [
     "delete x\\ty",
     "add x\\tz",
@@ -316,6 +317,7 @@ Deno.test("parseTurnDiff: the names, the ---/+++ lines where the names are ambig
     "delete x\\ty",
     "add y",
   ]);
+  assert.deepEqual(parse("diff --git a/x\nold mode 100644\nnew mode 100755\n"), ["update x"]);
   assert.deepEqual(parse('diff --git a/x b/y"\nrename from x\nrename to y\n'), [
     "delete x",
     'add y"',

@@ -368,3 +368,21 @@ Deno.test("TurnEvents' view: the newest 20 declined requests, copies; what Codex
   });
   assert.equal(e.view(undefined).activity, "Codex is running a command");
 });
+
+Deno.test("TurnEvents: before its own turn is known, a file of no turn is not the run's; git's view at the end replaces Codex's", () => {
+  const { e, user } = events();
+  e.notification("item/completed", {
+    threadId: THREAD,
+    item: {
+      type: "fileChange",
+      status: "completed",
+      changes: [{ path: "/r/a", kind: { type: "add" } }],
+    },
+  });
+  const diff = { threadId: THREAD, diff: "diff --git a/b b/b\nindex 1..2\n" };
+  assert.deepEqual(e.notification("turn/diff/updated", diff), [], "nothing for the runtime to do");
+  user("t1", "mine");
+  assert.deepEqual(e.view({ cwd: "/r" }).changedFiles, []);
+  e.changedInGit("/r", [{ path: "shell.txt", kind: "add" }]);
+  assert.deepEqual(e.view({ cwd: "/r" }).changedFiles, [{ path: "shell.txt", kind: "add" }]);
+});
