@@ -90,7 +90,12 @@ Deno.test("every test task caches every subprocess entry point before its tests 
   for (const name of TEST_TASKS) {
     assert.ok(denoJson.tasks[name].startsWith("deno task test:cache && "), name);
   }
-  assert.ok(denoJson.tasks.test.endsWith("deno test -P --quiet"), "deno task test runs every test");
+  assert.ok(
+    denoJson.tasks.test.endsWith(
+      "deno test -P --quiet --v8-flags=--enable-experimental-regexp-engine",
+    ),
+    "deno task test runs every test, with the regexp engine the relay runs with",
+  );
 });
 
 Deno.test("test:unit, test:integration and test:e2e together run every test folder", () => {
