@@ -345,11 +345,6 @@ Deno.test("structuredAnswer: each verdict's words", () => {
     valid: false,
     error: "the answer does not match the schema: /v must be string",
   });
-  const wide = closed({ v: { type: "array", items: { type: "number" } } });
-  assert.deepEqual(structuredAnswer(wide, JSON.stringify({ v: new Array(200_000).fill(0) })), {
-    valid: false,
-    error: "the answer could not be checked within 200000 steps of the schema",
-  });
 });
 
 Deno.test("referenceProblem: a subschema that is no object is skipped, never read", () => {
