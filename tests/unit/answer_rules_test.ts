@@ -78,6 +78,10 @@ Deno.test("withoutCaptures: every capturing group, named or not, and nothing els
     "[]]",
     "a>b",
     "",
+    "[ab(]",
+    "a?<b",
+    "ab<c",
+    "(?<",
   ];
   for (const p of same) assert.equal(withoutCaptures(p), p, p);
   assert.equal(withoutCaptures("(a)"), "(?:a)");

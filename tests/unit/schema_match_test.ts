@@ -158,6 +158,7 @@ Deno.test("matchSchema: each keyword's mismatch, where and why", () => {
   assert.deepEqual(miss({ type: "string" }, 1), at("must be string"));
   assert.deepEqual(miss({ type: ["string", "null"] }, 1), at("must be string,null"));
   assert.deepEqual(miss({ type: ["nothing", 5] }, 1), at("must be nothing,5"));
+  assert.equal(miss({ type: ["string", "null"] }, null), undefined, "one of the types is enough");
   for (
     const [type, yes, no] of [
       ["object", {}, []],
@@ -199,6 +200,7 @@ Deno.test("matchSchema: each keyword's mismatch, where and why", () => {
   assert.equal(miss({ minimum: 5 }, "1"), undefined, "number rules only for numbers");
   assert.deepEqual(miss({ pattern: "^a$" }, "b"), at('must match pattern "^a$"'));
   assert.equal(miss({ pattern: "^a$" }, 1), undefined);
+  for (const v of [true, null, {}, []]) assert.equal(miss({ pattern: "^a$" }, v), undefined);
   assert.equal(miss({ pattern: 5 }, "b"), undefined);
   assert.deepEqual(miss({ minItems: 2 }, [1]), at("must NOT have fewer than 2 items"));
   assert.deepEqual(miss({ maxItems: 1 }, [1, 2]), at("must NOT have more than 1 items"));
@@ -289,6 +291,9 @@ Deno.test("matchSchema: JSON equality of const and enum, deep and exact", () => 
   assert.equal(eq(null, {}), false);
   assert.equal(eq({}, null), false);
   assert.equal(eq(1, "1"), false);
+  assert.equal(eq(1, 2), false);
+  assert.equal(eq(false, true), false);
+  assert.equal(eq("a", "b"), false);
   assert.equal(eq("a", "a"), true);
 });
 
