@@ -277,6 +277,9 @@ Deno.test("resolveRef: definitions, escapes in order, and no path through data o
   assert.equal(resolveRef({ items: { items: {} } }, "#/items/items/x"), undefined);
   assert.deepEqual(resolveRef({ items: { items: {} } }, "#/items/items"), {});
   assert.equal(resolveRef({ items: [{}] }, "#/items/0"), undefined);
+  assert.equal(resolveRef({ properties: { a: {} } }, "x/properties/a"), undefined, "not local");
+  assert.equal(resolveRef({ items: null }, "#/items/items"), undefined);
+  assert.equal(resolveRef({}, "#/items"), undefined);
 });
 
 Deno.test("checkOutputSchema: each refusal's words; the 64 KiB bound exact to the byte", () => {
@@ -292,6 +295,10 @@ Deno.test("checkOutputSchema: each refusal's words; the 64 KiB bound exact to th
     rule: "depth",
     message: "the schema nests JSON objects and arrays deeper than the 64 allowed",
   });
+  let fits: Obj = { type: "string" };
+  for (let i = 0; i < 31; i++) fits = closed({ o: fits });
+  assert.equal(checkOutputSchema(fits), undefined, "64 levels deep is within the bound");
+  assert.equal(checkOutputSchema(closed({ o: fits }))?.rule, "depth");
   const sized = (bytes: number) => {
     const base = closed({ a: { type: "string", description: "" } });
     const pad = bytes - JSON.stringify(base).length;
