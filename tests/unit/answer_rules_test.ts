@@ -280,6 +280,8 @@ Deno.test("resolveRef: definitions, escapes in order, and no path through data o
   assert.equal(resolveRef({ properties: { a: {} } }, "x/properties/a"), undefined, "not local");
   assert.equal(resolveRef({ items: null }, "#/items/items"), undefined);
   assert.equal(resolveRef({}, "#/items"), undefined);
+  assert.equal(resolveRef({ $defs: {} }, "#/$defs/__proto__"), undefined, "own names only");
+  assert.equal(resolveRef({ properties: { undefined: {} } }, "#/properties"), undefined);
 });
 
 Deno.test("checkOutputSchema: each refusal's words; the 64 KiB bound exact to the byte", () => {
@@ -297,8 +299,12 @@ Deno.test("checkOutputSchema: each refusal's words; the 64 KiB bound exact to th
   });
   let fits: Obj = { type: "string" };
   for (let i = 0; i < 31; i++) fits = closed({ o: fits });
-  assert.equal(checkOutputSchema(fits), undefined, "64 levels deep is within the bound");
   assert.equal(checkOutputSchema(closed({ o: fits }))?.rule, "depth");
+  let inner: Obj = { type: "string" };
+  for (let i = 0; i < 30; i++) inner = closed({ o: inner });
+  const at64 = closed({ a: { type: "array", items: inner } });
+  assert.equal(jsonDepth(at64, 64), 64);
+  assert.equal(checkOutputSchema(at64), undefined, "64 levels deep is within the bound");
   const sized = (bytes: number) => {
     const base = closed({ a: { type: "string", description: "" } });
     const pad = bytes - JSON.stringify(base).length;
