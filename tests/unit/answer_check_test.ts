@@ -7,9 +7,9 @@
  */
 import assert from "assert";
 import { checkOutputSchema, structuredAnswer } from "../../src/reply/structured.ts";
-import { MAX_CHECK_STEPS } from "../../src/reply/schema_match.ts";
+import { matchSchema, MAX_CHECK_STEPS } from "../../src/reply/schema_match.ts";
 import { LINEAR_REGEXP } from "../../src/reply/linear_regexp.ts";
-import { ANSWER_BYTES, cpuMs, hostileChecks } from "../../testing/hostile_checks.ts";
+import { ANSWER_BYTES, closed, cpuMs, hostileChecks } from "../../testing/hostile_checks.ts";
 
 /** The one-check bound of docs/design.md, in ms of CPU. */
 const ONE_CHECK_MS = 1_000;
@@ -29,4 +29,20 @@ Deno.test("each costly check known ends within 1 s of CPU, refused as past its s
     assert.deepEqual(out, { valid: false, error: EXHAUSTED }, what);
     assert.ok(ms < ONE_CHECK_MS, `${what}: ${ms.toFixed(0)} ms of CPU`);
   }
+});
+
+Deno.test("the whole bound: 200,000 steps of a plain answer are taken, one more is not", () => {
+  const schema = closed({ v: { type: "array", items: { type: "number" } } });
+  // The root (1), its one key (1), one required name (1), the name "v" (1), v itself (1), each item.
+  const items = (n: number) => ({ v: new Array(n).fill(0) });
+  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 5)), undefined);
+  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 4)), "exhausted");
+  assert.deepEqual(structuredAnswer(schema, JSON.stringify(items(MAX_CHECK_STEPS))), {
+    valid: false,
+    error: EXHAUSTED,
+  });
+  // A 2,000-key answer against 2,000 named properties: about 6,000 steps.
+  const keys = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [i.toString(36), 0]));
+  const named = closed(Object.fromEntries(Object.keys(keys).map((k) => [k, { type: "number" }])));
+  assert.equal(structuredAnswer(closed({ v: named }), JSON.stringify({ v: keys })).valid, true);
 });

@@ -37,8 +37,6 @@ Deno.test("a pattern test is charged by pattern length × answer length; one ste
   });
   // A wide answer checks at one step per key.
   const keys = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [i.toString(36), 0]));
-  const named = closed(Object.fromEntries(Object.keys(keys).map((k) => [k, { type: "number" }])));
-  assert.equal(structuredAnswer(closed({ v: named }), JSON.stringify({ v: keys })).valid, true);
   // Listing its keys is 2,000 steps: with the root's and the first name's, 2,002 to refuse it.
   const none = { type: "object", properties: {}, required: [], additionalProperties: false };
   const extra = { at: "", message: "must NOT have additional properties" };
@@ -114,8 +112,6 @@ Deno.test("matchSchema: the step bound is exact: a step per subschema, key, requ
   const schema = closed({ v: { type: "array", items: { type: "number" } } });
   // The root (1), its one key (1), one required name (1), the name "v" (1), v itself (1), each item.
   const items = (n: number) => ({ v: new Array(n).fill(0) });
-  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 5)), undefined);
-  assert.equal(matchSchema(schema, items(MAX_CHECK_STEPS - 4)), "exhausted");
   assert.equal(matchSchema(schema, items(95), 100), undefined);
   assert.equal(matchSchema(schema, items(96), 100), "exhausted");
   // A name is a step per 64 characters.
@@ -162,6 +158,7 @@ Deno.test("matchSchema: each keyword's mismatch, where and why", () => {
   assert.deepEqual(miss({ type: "string" }, 1), at("must be string"));
   assert.deepEqual(miss({ type: ["string", "null"] }, 1), at("must be string,null"));
   assert.deepEqual(miss({ type: ["nothing", 5] }, 1), at("must be nothing,5"));
+  assert.equal(miss({ type: ["string", "null"] }, null), undefined, "one of the types is enough");
   for (
     const [type, yes, no] of [
       ["object", {}, []],
@@ -203,6 +200,7 @@ Deno.test("matchSchema: each keyword's mismatch, where and why", () => {
   assert.equal(miss({ minimum: 5 }, "1"), undefined, "number rules only for numbers");
   assert.deepEqual(miss({ pattern: "^a$" }, "b"), at('must match pattern "^a$"'));
   assert.equal(miss({ pattern: "^a$" }, 1), undefined);
+  for (const v of [true, null, {}, []]) assert.equal(miss({ pattern: "^a$" }, v), undefined);
   assert.equal(miss({ pattern: 5 }, "b"), undefined);
   assert.deepEqual(miss({ minItems: 2 }, [1]), at("must NOT have fewer than 2 items"));
   assert.deepEqual(miss({ maxItems: 1 }, [1, 2]), at("must NOT have more than 1 items"));
@@ -250,7 +248,7 @@ Deno.test("matchSchema: objects: required, additional, each property at its esca
     message: "must be null",
   });
   assert.equal(matchSchema({ required: "c" }, {}), undefined, "required that is no array");
-  assert.equal(matchSchema({ properties: [] }, { 0: 1 }), undefined);
+  assert.equal(matchSchema({ properties: [{ type: "null" }] }, { 0: 1 }), undefined);
   assert.equal(matchSchema({ required: ["x"] }, [1]), undefined, "an array is no object");
   // Properties of the prototype are no properties of the schema.
   assert.equal(
@@ -293,6 +291,9 @@ Deno.test("matchSchema: JSON equality of const and enum, deep and exact", () => 
   assert.equal(eq(null, {}), false);
   assert.equal(eq({}, null), false);
   assert.equal(eq(1, "1"), false);
+  assert.equal(eq(1, 2), false);
+  assert.equal(eq(false, true), false);
+  assert.equal(eq("a", "b"), false);
   assert.equal(eq("a", "a"), true);
 });
 
