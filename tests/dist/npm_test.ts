@@ -116,6 +116,18 @@ async function clientEnv(i: Installed, f: FixtureHome, home?: string) {
   };
 }
 
+/** A client of `command args` with only `env` (the way a client starts an entry). */
+function client(command: string, args: string[], env: Record<string, string>, timeoutMs = 30_000) {
+  return connectClient({
+    command,
+    args,
+    env,
+    clearEnv: true,
+    protocol: "2025-11-25",
+    timeoutMs,
+  });
+}
+
 /** The argv of `pid`'s only child (the relay the launcher started; no word here has a space). */
 async function childArgv(pid: number): Promise<{ pid: number; argv: string[] }> {
   const [child] = (await processTable()).filter((row) => row.ppid === pid);
@@ -141,14 +153,11 @@ Deno.test({
     const i = await installed();
     const f = await FixtureHome.create({ threads: [thread({ name: "alpha" })] });
     for (const [flags, caps] of LEVELS) {
-      const relay = await connectClient({
-        command: i.bin,
-        args: ["serve", ...flags, "--codex", i.codex],
-        env: await clientEnv(i, f),
-        clearEnv: true,
-        protocol: "2025-11-25",
-        timeoutMs: 30_000,
-      });
+      const relay = await client(
+        i.bin,
+        ["serve", ...flags, "--codex", i.codex],
+        await clientEnv(i, f),
+      );
       try {
         const { tools } = await relay.client.listTools();
         assert.deepEqual(tools.map((t) => t.name), toolNames(caps), flags.join(" "));
@@ -169,14 +178,11 @@ Deno.test({
   async fn() {
     const i = await installed();
     const f = await FixtureHome.create({ threads: [] });
-    const relay = await connectClient({
-      command: i.bin,
-      args: ["serve", "--allow-turn-start", "--codex", i.codex],
-      env: await clientEnv(i, f),
-      clearEnv: true,
-      protocol: "2025-11-25",
-      timeoutMs: 30_000,
-    });
+    const relay = await client(
+      i.bin,
+      ["serve", "--allow-turn-start", "--codex", i.codex],
+      await clientEnv(i, f),
+    );
     try {
       const { argv } = await childArgv(relay.transport.pid!);
       const deno = `${i.pkg}/node_modules/deno/deno`;
@@ -239,14 +245,7 @@ Deno.test({
     const entry = config.mcpServers["codex-relay"];
     assert.equal(entry.command, `${i.pkg}/node_modules/deno/deno`, "Deno by absolute path, no npx");
     assert.ok(entry.args.includes(`${i.pkg}/${launchSpec().bundle}`));
-    const relay = await connectClient({
-      command: entry.command,
-      args: entry.args,
-      env: { ...env, ...entry.env },
-      clearEnv: true,
-      protocol: "2025-11-25",
-      timeoutMs: 30_000,
-    });
+    const relay = await client(entry.command, entry.args, { ...env, ...entry.env });
     try {
       const { tools } = await relay.client.listTools();
       assert.deepEqual(tools.map((t) => t.name), toolNames({ replyRead: true, turnStart: false }));
@@ -375,14 +374,12 @@ Deno.test({
   async fn() {
     const i = await installed();
     const f = await FixtureHome.create({ threads: [] });
-    const relay = await connectClient({
-      command: `${i.path.split(":")[1]}/npx`,
-      args: ["-y", "--package", i.tarball, "codex-relay", "serve", "--codex", i.codex],
-      env: await clientEnv(i, f),
-      clearEnv: true,
-      protocol: "2025-11-25",
-      timeoutMs: 60_000,
-    });
+    const relay = await client(
+      `${i.path.split(":")[1]}/npx`,
+      ["-y", "--package", i.tarball, "codex-relay", "serve", "--codex", i.codex],
+      await clientEnv(i, f),
+      60_000,
+    );
     try {
       const { tools } = await relay.client.listTools();
       assert.deepEqual(tools.map((t) => t.name), ["codex_list_threads", "codex_queue_message"]);
