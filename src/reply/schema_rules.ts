@@ -217,7 +217,6 @@ export function resolveRef(root: Record<string, unknown>, ref: unknown): unknown
     if (NAMED.has(keyword) || (keyword === "anyOf" && Array.isArray(node))) {
       i++;
       if (i === keys.length || typeof node !== "object" || node === null) return undefined;
-      if (!Object.hasOwn(node, keys[i])) return undefined;
       node = (node as Record<string, unknown>)[keys[i]];
     } else if (!SINGLE.has(keyword)) {
       return undefined;

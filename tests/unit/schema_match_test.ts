@@ -292,6 +292,8 @@ Deno.test("matchSchema: JSON equality of const and enum, deep and exact", () => 
   assert.equal(eq({}, null), false);
   assert.equal(eq(1, "1"), false);
   assert.equal(eq(1, 2), false);
+  assert.equal(eq(1, {}), false);
+  assert.equal(eq({}, 1), false);
   assert.equal(eq(false, true), false);
   assert.equal(eq("a", "b"), false);
   assert.equal(eq("a", "a"), true);
