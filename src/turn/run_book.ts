@@ -43,14 +43,9 @@ export const FINISHED_TTL_MS = 10 * 60 * 1000;
 /** How many finished runs are kept for followers. */
 export const FINISHED_MAX = 200;
 
-/** What a run's runtime reports about its turn. */
-export interface RunSnapshot {
-  threadId: string;
-  clientMessageId: string;
+/** What a run's events came to, as its snapshot reports it (`turn_events.ts` builds it). */
+export interface RunView {
   turnId: string | null;
-  phase: RunPhase;
-  failure?: Failure;
-  error?: string;
   itemsCompleted: number;
   /** Requests of Codex the relay declined at once because it cannot forward them (newest 20). */
   declinedRequests: DeclinedRequest[];
@@ -66,10 +61,19 @@ export interface RunSnapshot {
   activity?: string;
   /** Its turn's token usage, when Codex told any. */
   usage?: RunUsage;
-  /** The worktree it works in (a run whose destination is one). */
-  worktree?: WorktreeInfo;
   /** Its turn's notifications skipped over the frame bound. */
   cutNotifications?: CutNotification[];
+}
+
+/** What a run's runtime reports about its turn: its record's part and its events' view. */
+export interface RunSnapshot extends RunView {
+  threadId: string;
+  clientMessageId: string;
+  phase: RunPhase;
+  failure?: Failure;
+  error?: string;
+  /** The worktree it works in (a run whose destination is one). */
+  worktree?: WorktreeInfo;
 }
 
 /** A run as `codex_list_threads` lists it: with the worktree it works in. */

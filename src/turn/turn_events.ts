@@ -20,10 +20,10 @@ import { classifyFailure, type Failure, withLimitReset } from "./classify_failur
 import { limitRetryAfterMs, type RateLimits } from "../codex/rate_limits.ts";
 import { RunStory } from "./run_story.ts";
 import { addTokenUsage } from "../reply/token_usage.ts";
-import type { QueuedAhead, RunUsage } from "../reply/schemas.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 import type { CutNotification } from "../reply/cut_schema.ts";
 import type { TurnEnd } from "./run_state.ts";
-import type { Run } from "./run_book.ts";
+import type { Run, RunView } from "./run_book.ts";
 import { jobKind } from "./run_job.ts";
 import { CUT_NOTIFICATION, type CutNotice } from "../connect/cut_frame.ts";
 
@@ -49,20 +49,6 @@ const MAX_DECLINED_KEPT = 20;
 export interface FilesAt {
   readonly cwd: string;
   readonly root?: string;
-}
-
-/** What a run's events came to, as its snapshot reports it (`RunSnapshot`'s part). */
-export interface RunView {
-  turnId: string | null;
-  itemsCompleted: number;
-  declinedRequests: DeclinedRequest[];
-  queuedAhead: QueuedAhead[];
-  notes: string[];
-  changedFiles?: ChangedFile[];
-  changedFilesCount?: number;
-  activity?: string;
-  usage?: RunUsage;
-  cutNotifications?: CutNotification[];
 }
 
 /** The turn-level state of one runtime, fed by its thread's notifications. */
