@@ -12,6 +12,7 @@ import { NPM_PACKAGE, RELAY_V8_FLAGS, startCommand } from "../src/install/launch
 import { RELAY_PERMISSIONS } from "../src/core/permissions.ts";
 import { VERSION } from "../src/core/version.ts";
 import { TOOLS } from "../src/host/tools/all_tools.ts";
+import { SERVE_OPTIONS } from "../src/core/serve_options.ts";
 import type { TARGETS } from "./compile.ts";
 
 /** The npm package's name (and the command it puts on PATH). */
@@ -148,15 +149,13 @@ export function platformPackageJson(target: Target): Record<string, unknown> {
   };
 }
 
-/** The level flags, as the registry lists them (each adds tools to the one above). */
-const LEVELS = [
-  ["--allow-reply-read", "Add codex_read_reply and codex_wait_reply: read Codex's final answers."],
-  [
-    "--allow-turn-start",
-    "Add running turns (codex_run, codex_review, codex_steer, ...); includes reply read.",
-  ],
-  ["--allow-worktrees", "With --allow-turn-start: a run may get a git worktree of its own."],
-] as const;
+/**
+ * The switches an installed entry takes (the levels: each adds tools to the one
+ * above), as the registry lists them: flag and help from the serve options table.
+ */
+const LEVELS = SERVE_OPTIONS.filter((o) => o.install !== undefined && o.type === "boolean").map(
+  (o) => [o.flag, o.help.join(" ")] as const,
+);
 
 /** The variables the relay hands on to Codex that a user may set (the rest are the system's). */
 const USER_VARIABLES = [

@@ -111,3 +111,25 @@ export function cachedOnly(args: readonly string[]): string[] {
   if (args[0] !== "run" || args.includes(CACHED_ONLY)) return [...args];
   return ["run", CACHED_ONLY, ...args.slice(1)];
 }
+
+/**
+ * Runs `deno args` ({@linkcode cachedOnly}) with only `env`, this process's
+ * PATH and the module cache's variables, in `env.HOME`, stdin closed; resolves
+ * with its exit code and output (an install or doctor line as a user runs it).
+ */
+export async function runDeno(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: cachedOnly(args),
+    env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "", ...env }),
+    clearEnv: true,
+    cwd: env.HOME,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}

@@ -11,26 +11,10 @@ import { parse as parseToml } from "smol-toml";
 import { connectClient } from "../../testing/mcp_client.ts";
 import { FixtureHome, thread } from "../../testing/fixture_home.ts";
 import { entryArgs } from "../../testing/relay.ts";
-import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { denoChildEnv, runDeno } from "../../testing/child_env.ts";
 import { callTool } from "../../testing/call_tool.ts";
 
-const decoder = new TextDecoder();
-
-async function run(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: cachedOnly(args),
-    env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "", ...env }),
-    clearEnv: true,
-    cwd: env.HOME,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
+const run = runDeno;
 
 /** The printed apply command, as argv for `Deno.execPath()` (temp paths have no spaces). */
 function appliedArgs(printed: string): string[] {

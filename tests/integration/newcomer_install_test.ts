@@ -5,23 +5,10 @@
 
 import assert from "assert";
 import { entryArgs } from "../../testing/relay.ts";
-import { cachedOnly, denoChildEnv } from "../../testing/child_env.ts";
+import { runDeno } from "../../testing/child_env.ts";
 import { exists } from "../../testing/paths.ts";
 
-const decoder = new TextDecoder();
-
-async function run(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: cachedOnly(args),
-    env: denoChildEnv({ PATH: Deno.env.get("PATH") ?? "", ...env }),
-    clearEnv: true,
-    cwd: env.HOME,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
+const run = runDeno;
 
 /** `sh -c "$(... ACTION --client CLIENT --print-command)" --yes`, step by step. */
 async function line(action: string, client: string, env: Record<string, string>) {
