@@ -21,6 +21,7 @@ import { processTable } from "../../testing/process_table.ts";
 import { normalizePermissionSet, permissionSetOfFlags } from "../../testing/permission_flags.ts";
 import { RELAY_PERMISSIONS, withCodex } from "../../src/core/permissions.ts";
 import { within } from "../../testing/deadline.ts";
+import { initializeRequest } from "../../testing/raw_relay.ts";
 
 /** A program on this process's PATH, or undefined. */
 function onPath(name: string): string | undefined {
@@ -275,20 +276,7 @@ async function startServing(i: Installed, f: FixtureHome) {
     stderr: "null",
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(
-    `${
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      })
-    }\n`,
-  ));
+  await writer.write(new TextEncoder().encode(`${JSON.stringify(initializeRequest(1))}\n`));
   const reader = child.stdout.getReader();
   const first = await within(reader.read(), "the initialize answer", 30_000);
   assert.match(new TextDecoder().decode(first.value), /"serverInfo"/);
