@@ -330,7 +330,8 @@ Deno.test("[daemon] after a relay restart the turn the daemon runs on keeps its 
     try {
       const listed = await callTool(second.client, "codex_worktree", { action: "list" });
       // The fixture's daemon lets go of a thread its last client unsubscribed from, so it reads
-      // as another process's (unknown); real Codex's daemon says active (tests/unit/worktree_active_test.ts).
+      // as another process's (unknown); real Codex's daemon says active
+      // (tests/e2e/worktree_daemon_e2e_test.ts).
       const [w] = listed.structuredContent.worktrees ?? [];
       assert.notEqual(w?.active, false, JSON.stringify(listed.structuredContent));
       const busy = await callTool(second.client, "codex_worktree", {
