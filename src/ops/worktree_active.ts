@@ -1,8 +1,10 @@
 /**
  * Whether a run works in a worktree, as Codex tells it (not this process's
  * memory: a turn outlives the relay that started it on the daemon, and
- * another relay's turns are not in this one's registry). The threads whose
- * cwd is the worktree's (`thread/list {cwd}`): one `active` (a turn
+ * another relay's turns are not in this one's registry). The threads Codex
+ * lists for the worktree's folders (`thread/list {cwd}`; Codex matches the
+ * folder canonically and gives each cwd as stored, so a thread started
+ * through a symlink counts too, whatever its spelling): one `active` (a turn
  * running in the Codex process asked) is in use; one the asked process has
  * not loaded is in use when its last turn is `inProgress`, unknown when its
  * last turn reads `interrupted` without an end (running in another process,
@@ -45,7 +47,7 @@ export async function codexInUse(s: Session, path: string, cwd?: string): Promis
       if (page.nextCursor !== null) {
         return { unknown: `more than ${ACTIVE_PROBES} Codex threads work in ${folder}` };
       }
-      threads.push(...page.data.filter((t) => t.cwd !== null && within(t.cwd, path)));
+      threads.push(...page.data);
     }
     let unknown: InUse = false;
     for (const thread of threads) {

@@ -7,8 +7,10 @@
  * `force`: folder, branch and files stay, and the turn's write after the restart lands in its
  * worktree. Once the turn ended the worktree is free: remove without `force` keeps only the turn's
  * file (`worktree_dirty`), then, that file taken, removes it. A daemon killed mid-run and started
- * again leaves the turn unended in its store (`interrupted`, no `completedAt`): every relay says it
- * cannot tell (`activeUnknown`) and removes the worktree only with `force`.
+ * again leaves the turn unended in its store (`interrupted`, no `completedAt`): no relay lists it free, a
+ * new one says it cannot tell (`activeUnknown`), and it is removed only with `force`. The user's own Codex
+ * working in the worktree through a symlink's spelling of its path keeps it too (Codex lists the
+ * thread for the real path, its cwd as stored).
  *
  * Run: `deno test -P tests/e2e/worktree_daemon_e2e_test.ts` with codex in `.codex-npm/` or
  * `CODEX_BIN=/path/to/codex` (CI runs it against 0.169 and 0.171).
@@ -52,8 +54,8 @@ interface World {
   repo: string;
   /** The daemon as `daemon start` reported it. */
   daemon: DaemonInfo;
-  /** Starts a relay on the daemon with worktrees allowed (closed at the end). */
-  start(): Promise<ConnectedClient>;
+  /** Starts a relay on the daemon with worktrees allowed (closed at the end); `more`: its env's. */
+  start(more?: Record<string, string>): Promise<ConnectedClient>;
 }
 
 /**
@@ -77,9 +79,9 @@ async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
     await sh(repo, "commit", "-qm", "one");
     const gitBin = gitPath();
     const closers: ConnectedClient[] = [];
-    const start = async () => {
+    const start = async (more: Record<string, string> = {}) => {
       const r = await startRelay({
-        env,
+        env: { ...env, ...more },
         flags: [
           "--app-server",
           "daemon",
@@ -232,5 +234,51 @@ Deno.test({
       });
       assert.equal(forced.status, "removed", JSON.stringify(forced));
       assert.equal(await sh(w.repo, "branch", "--list", "codex/held"), "");
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e worktree on the daemon: the user's own Codex running in the worktree by another spelling of its path (a symlink) keeps it",
+  ignore: BIN === null,
+  fn: () =>
+    withWorld(async (w) => {
+      const relay = await w.start();
+      const made = await call(relay, "codex_run", {
+        cwd: w.repo,
+        text: "make it",
+        worktree: "held",
+        waitSeconds: 55,
+      });
+      assert.equal(made.turn?.status, "completed", JSON.stringify(made));
+      const path = made.worktree!.path;
+      assert.equal(path, await Deno.realPath(path), "the relay keeps the real path");
+      // The user's Codex (an editor that opened the folder through a symlink) stores that spelling;
+      // Codex lists the thread for the real path too (its cwd filter matches canonically).
+      const alias = `${w.home.root}/alias`;
+      await Deno.symlink(w.home.home, alias);
+      const spelt = `${alias}/.codex/worktrees/codex-relay/held`;
+      const user = await DaemonClient.connect(BIN!.path, w.home);
+      try {
+        const { thread } = await user.request("thread/start", { cwd: spelt }) as {
+          thread: { id: string; cwd: string };
+        };
+        assert.equal(thread.cwd, spelt);
+        await user.request("turn/start", {
+          threadId: thread.id,
+          input: [{ type: "text", text: "SLOW:held the user's own", text_elements: [] }],
+        });
+        await w.mock.held("held");
+        const wt = await keptFor(w, relay, path, "the relay");
+        assert.equal(wt.active, true, JSON.stringify(wt));
+        w.mock.release("held");
+        await user.waitFor((m) =>
+          m.method === "turn/completed" && (m.params as { threadId: string }).threadId === thread.id
+        );
+      } finally {
+        await user.close();
+      }
+      const removed = await call(relay, "codex_worktree", { action: "remove", name: "held" });
+      assert.equal(removed.status, "removed", JSON.stringify(removed));
     }),
 });

@@ -77,10 +77,14 @@ Deno.test("active: a thread not loaded here whose last turn has not ended: in us
   assert.equal(await codexInUse(ended.session, W), false);
 });
 
-Deno.test("active: the run's folder is asked too; threads outside the worktree are not its", async () => {
-  const s = codex([thread("x", "active", `${W}-other`), thread("y", "active", null)]);
+Deno.test("active: the run's folder is asked too; a thread Codex lists there counts whatever the spelling of its cwd", async () => {
+  const s = codex([thread("x", "idle")]);
   assert.equal(await codexInUse(s.session, W, `${W}/sub`), false);
   assert.deepEqual(s.calls.map(([, p]) => p.cwd), [W, `${W}/sub`]);
+  // Codex matches the folder canonically and gives the cwd as stored: another client's thread
+  // started through a symlink to the worktree (tests/e2e/worktree_daemon_e2e_test.ts).
+  const alias = codex([thread("y", "active", "/alias/worktrees/codex-relay/w")]);
+  assert.equal(await codexInUse(alias.session, W), true);
   const sub = codex([thread("z", "active", `${W}/sub`)]);
   assert.equal(await codexInUse(sub.session, W, W), true);
   assert.equal(sub.calls.length, 1, "one folder asked once");
