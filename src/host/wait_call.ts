@@ -58,7 +58,7 @@ export async function waitInCall(
         budgetMs: base.waitSeconds * 1000 + WAIT_MARGIN_MS,
         label: "wait",
       }),
-    read: readReply,
+    read: (session, ref) => ctx.turns.readMessage(session, ref),
     readFollowed: (run, ref) =>
       readReply(
         heldSession(run.connection, ctx.signal, ctx.connection.limits.rpcTimeoutMs, clock),
