@@ -286,10 +286,15 @@ export class RunBook<H = unknown> {
 
   /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
+    return this.settledRun(threadId, clientMessageId)?.finished;
+  }
+
+  /** The run of {@linkcode finished}'s end (its job too). */
+  settledRun(threadId: string, clientMessageId: string): Run<H> | undefined {
     const mine = (r: RunRecord<H>) =>
       r.threadId === threadId && r.clientMessageId === clientMessageId;
     const kept = (r: RunRecord<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
-    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r))?.finished;
+    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r));
   }
 
   /**

@@ -129,8 +129,8 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   /**
    * The read of this relay's run of `clientMessageId` on `threadId`, for a
    * message Codex does not find (a review's or a compaction's: the relay
-   * minted its id): as its run's result reads it, live (a job whose own turn
-   * is not told by its message) or ended (a review); a lost compaction by the
+   * minted its id): as its run's result reads it, live or ended (a job whose
+   * own turn is not told by its message); a lost compaction by the
    * turn it followed, as Codex stores it (unknown before its turn started);
    * undefined otherwise.
    */
@@ -152,9 +152,10 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       if (turnId !== null) return await readTurn(session, scope, turnId);
       return await settledRead(session, lost.job, { ...scope, turnId, phase: "running" });
     }
-    // An ended one is a review's when it carries a review (a message's is Codex's to tell).
-    const finished = this.finished(threadId, clientMessageId);
-    return finished?.replies?.review ? endedRead(finished) : undefined;
+    // An ended one only when the relay minted its id (a message's end is Codex's to tell).
+    const ended = this.settledRun(threadId, clientMessageId);
+    const minted = ended && jobKind(ended.job).ownTurn !== "message";
+    return minted ? endedRead(ended.finished!) : undefined;
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {

@@ -222,6 +222,14 @@ async function lostCompaction(
       const turnId = out.turn?.id;
       assert.ok(turnId, "its turn started before the loss");
       const clientMessageId = out.receipt!.clientMessageId;
+      // Followed while it runs, a wait that times out says so by its turn (no message to find).
+      const running = (await callTool(relay.client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId,
+        timeoutSeconds: 1,
+      })).structuredContent;
+      assert.equal(running.status, "observed", JSON.stringify(running));
+      assert.deepEqual([running.turn, running.timedOut], [{ id: turnId, status: "running" }, true]);
       const followingNow = Promise.withResolvers<void>();
       const following = callTool(relay.client, "codex_wait_reply", {
         threadId: t.id,
@@ -271,6 +279,8 @@ Deno.test("a lost compaction, the daemon back with its thread loaded: codex_read
       [10, 5, 15],
       "the compaction's one request, as counted before the loss",
     );
+    const again = (await callTool(relay.client, "codex_read_reply", ref)).structuredContent;
+    assert.deepEqual([again.status, again.turn], ["observed", waited.turn], "read after its end");
     // Attached to the turn on the loaded thread: no longer listed lost.
     assert.ok((await f.requests()).some((r) => r.method === "thread/resume"));
     const runs = (await callTool(relay.client, "codex_list_threads", {})).structuredContent.runs;
