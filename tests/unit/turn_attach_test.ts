@@ -48,7 +48,7 @@ interface Lost {
   threadId: string;
   clientMessageId: string;
   job: { kind: string };
-  handle: { snapshot: () => { turnId: string | null; usage?: { totalTokens: number } } };
+  handle?: { snapshot: () => { turnId: string | null; usage?: { totalTokens: number } } };
 }
 const lostRun = (kind: string, turnId: string | null, totalTokens?: number): Lost => ({
   threadId: THREAD,
@@ -404,6 +404,10 @@ Deno.test("locateMessage(): a lost compaction (no message of its own) attaches b
   unseen.setLost(lostRun("compact", null));
   assert.deepEqual(await locateMessage(ref, unseen.deps(), true, [], unseen.signal), { ref });
   assert.deepEqual(unseen.calls, [], "its turn is not guessed");
+  const noRuntime = world(loaded("idle"));
+  noRuntime.setLost({ ...lostRun("compact", "t9"), handle: undefined });
+  assert.deepEqual(await locateMessage(ref, noRuntime.deps(), true, [], noRuntime.signal), { ref });
+  assert.deepEqual(noRuntime.calls, [], "nothing seen, nothing guessed");
   const notLoaded = world(loaded("notLoaded"));
   notLoaded.setLost(lostRun("compact", "t9"));
   assert.deepEqual(await locateMessage(ref, notLoaded.deps(), true, [], notLoaded.signal), { ref });
