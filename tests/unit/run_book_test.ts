@@ -249,6 +249,7 @@ Deno.test("a run that attached again to a lost run's turn and is forgotten (its 
   a.move({ kind: "lost", at: T0 + 7_000 });
   assert.equal(b.lostRun("thread-a", "msg-a"), a);
   assert.equal(b.lostRun("thread-a", "msg-b"), undefined);
+  assert.equal(b.lostRun("thread-b", "msg-a"), undefined, "the same id on another thread");
   const again = b.begin("thread-a", "msg-a", { kind: "running" }, a.job)!;
   assert.equal(b.lostRun("thread-a", "msg-a"), undefined, "superseded");
   b.forget(again);
