@@ -173,6 +173,11 @@ export class FixtureHome {
     await this.#appendState({ e: "turn.upsert", threadId, turn });
   }
 
+  /** Ends `pid`'s hold on a thread, as Codex's writer lock ends with its (killed) process. */
+  async release(threadId: string, pid: number): Promise<void> {
+    await this.#appendState({ e: "release", threadId, pid });
+  }
+
   async #appendState(event: Record<string, unknown>): Promise<void> {
     await Deno.writeTextFile(`${this.home}/fixture-state.jsonl`, JSON.stringify(event) + "\n", {
       append: true,

@@ -9,7 +9,6 @@
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { heldSession } from "../connect/connection.ts";
-import { readReply } from "../ops/read_reply.ts";
 import { WAIT_MARGIN_MS } from "../turn/wait_pacing.ts";
 import type { WaitUntil } from "../reply/wait_set.ts";
 import type { EntryEnd } from "../turn/run_result.ts";
@@ -58,9 +57,9 @@ export async function waitInCall(
         budgetMs: base.waitSeconds * 1000 + WAIT_MARGIN_MS,
         label: "wait",
       }),
-    read: readReply,
+    read: (session, ref) => ctx.turns.readMessage(session, ref),
     readFollowed: (run, ref) =>
-      readReply(
+      ctx.turns.readMessage(
         heldSession(run.connection, ctx.signal, ctx.connection.limits.rpcTimeoutMs, clock),
         ref,
       ),

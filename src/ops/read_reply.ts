@@ -231,6 +231,26 @@ async function laterDuplicate(
 }
 
 /**
+ * The read of a message whose turn is known but has no user message of it (a
+ * compaction's, by the turn its run followed): that turn's status as Codex
+ * stores it, no replies.
+ *
+ * @example
+ * ```ts ignore
+ * const read = await readTurn(session, { threadId, clientMessageId }, turnId);
+ * ```
+ */
+export async function readTurn(
+  session: Session,
+  scope: { threadId: string; clientMessageId: string },
+  turnId: string,
+): Promise<ReadReplyResult> {
+  const turnStatus = await turnStatusOf(session, scope.threadId, turnId);
+  // Stryker disable next-line StringLiteral: no user item, and buildReadResult reads none's id
+  return buildReadResult({ ...scope, match: { kind: "observed", turnId, itemId: "" }, turnStatus });
+}
+
+/**
  * The matched turn's status among the newest 50 turn summaries, read with
  * the cheapest items view; `summary` only if the app-server refuses that one.
  * An answered refusal of both is `unverified`; a dead helper, a timeout or a

@@ -145,6 +145,8 @@ interface RunRecord<H> extends Run<H> {
   finalSeq?: number;
   /** A look listed it after its end. */
   listed: boolean;
+  /** The lost records of its message that it replaced (an attach again). */
+  supersedes: RunRecord<H>[];
 }
 
 /** The book. */
@@ -181,11 +183,13 @@ export class RunBook<H = unknown> {
     destination: Destination = THREAD,
   ): Run<H> | undefined {
     if (this.#closing || this.run(threadId)) return undefined;
+    const supersedes: RunRecord<H>[] = [];
     for (const [id, r] of this.#runs) {
-      // The same message followed again: its lost record is superseded.
+      // The same message followed again: its lost record is superseded (back if this is forgotten).
       if (
         r.state.kind === "lost" && r.threadId === threadId && r.clientMessageId === clientMessageId
       ) {
+        supersedes.push(r);
         this.#runs.delete(id);
       }
     }
@@ -205,6 +209,7 @@ export class RunBook<H = unknown> {
       started: started.promise,
       leftStart: started.resolve,
       listed: false,
+      supersedes,
       move: (event) => this.#move(record, event),
     };
     if (state.kind !== "starting") started.resolve();
@@ -246,9 +251,14 @@ export class RunBook<H = unknown> {
     record.resolve(finished);
   }
 
-  /** Forgets a run that is no run (its start failed before anything was queued). */
+  /**
+   * Forgets a run that is no run (its start failed before anything was queued,
+   * or its attach): a lost run it replaced is lost again.
+   */
   forget(run: Run<H>, finished?: FinishedRun): void {
-    this.#runs.delete(run.id);
+    if (this.#runs.delete(run.id)) {
+      for (const r of (run as RunRecord<H>).supersedes) this.#runs.set(r.id, r);
+    }
     (run as RunRecord<H>).leftStart();
     if (finished) (run as RunRecord<H>).resolve(finished);
   }
@@ -276,10 +286,27 @@ export class RunBook<H = unknown> {
 
   /** The finished run of this message, if this relay ran it within {@linkcode FINISHED_TTL_MS}. */
   finished(threadId: string, clientMessageId: string): FinishedRun | undefined {
+    return this.settledRun(threadId, clientMessageId)?.finished;
+  }
+
+  /** The run of {@linkcode finished}'s end (its job too). */
+  settledRun(threadId: string, clientMessageId: string): Run<H> | undefined {
     const mine = (r: RunRecord<H>) =>
       r.threadId === threadId && r.clientMessageId === clientMessageId;
     const kept = (r: RunRecord<H>) => r.state.kind === "ended" && r.finished && !this.#expired(r);
-    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r))?.finished;
+    return [...this.#runs.values()].findLast((r) => mine(r) && kept(r));
+  }
+
+  /**
+   * The lost run of this message (its connection lost within {@linkcode FINISHED_TTL_MS}), if any:
+   * what a later follower attaches to, or reads, by its job and turn.
+   */
+  lostRun(threadId: string, clientMessageId: string): Run<H> | undefined {
+    for (const r of this.#runs.values()) {
+      const mine = r.threadId === threadId && r.clientMessageId === clientMessageId;
+      if (mine && r.state.kind === "lost" && !this.#expired(r)) return r;
+    }
+    return undefined;
   }
 
   /**

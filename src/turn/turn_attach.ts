@@ -24,6 +24,8 @@ import { readReply } from "../ops/read_reply.ts";
 import type { Run, TurnRegistry } from "./turn_registry.ts";
 import type { TurnRuntime } from "./turn_runtime.ts";
 import type { WaitEntry } from "./wait_engine.ts";
+import { jobKind, type RunJob } from "./run_job.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 
 /** What attaching needs. */
 export interface AttachDeps {
@@ -38,16 +40,24 @@ export const ATTACH_BUDGET_MS = 12_000;
 /** `thread/list` pages (of 100) searched for the thread's load status; not found: not attached. */
 export const STATUS_PAGES = 5;
 
+/** What a lost run of this relay hands the run attached to its turn: its job and the usage it counted. */
+export interface Carried {
+  job: RunJob;
+  usage: RunUsage | undefined;
+}
+
 /**
  * A runtime following `turnId` (the turn of `clientMessageId`) on a shared
  * app-server (the daemon), or undefined when the relay should not or cannot
  * attach: a backend that cannot attach to running turns, shutting down, another message's runtime on the thread, the thread
  * not loaded in the daemon, or a failure (the caller then just reads).
+ * `carried`: a lost run's job and usage (default: a message's, none).
  */
 export async function attachTurn(
   deps: AttachDeps,
   target: { threadId: string; clientMessageId: string; turnId: string },
   signal: AbortSignal,
+  carried?: Carried,
 ): Promise<TurnRuntime | undefined> {
   const { connection, registry, clock, log } = deps;
   const { threadId, clientMessageId, turnId } = target;
@@ -70,13 +80,14 @@ export async function attachTurn(
   try {
     // A thread not loaded there is never resumed; one with a run of this relay is not claimed twice.
     if (await loadedInDaemon(session, threadId)) {
-      run = registry.begin(threadId, clientMessageId, { kind: "running" });
+      run = registry.begin(threadId, clientMessageId, { kind: "running" }, carried?.job);
     }
     if (!run) {
       await conn.close();
       return mine();
     }
     runtime = registry.adopt(conn, run, turnId);
+    runtime.carryUsage(carried?.usage);
     conn.follow(threadId);
     await session.call("thread/resume", { threadId, excludeTurns: true });
     registry.follow(runtime, undefined, false);
@@ -146,6 +157,16 @@ export async function locateMessage(
   if (finished) return { ref, end: { kind: "settled", run: finished } };
   if (!attach || !deps.connection.capabilities.shared) return { ref };
   const scope = { threadId: ref.threadId, clientMessageId: ref.clientMessageId };
+  const lost = registry.lostRun(ref.threadId, ref.clientMessageId);
+  if (lost && jobKind(lost.job).ownTurn === "next") {
+    // A compaction has no message of its own: its turn is the one its lost run followed (none
+    // seen yet: not guessed). Not attached, it is read (`readOwn`: as Codex stores that turn).
+    const seen = lost.handle?.snapshot();
+    if (!seen?.turnId) return { ref };
+    const carried = { job: lost.job, usage: seen.usage };
+    const attached = await attachTurn(deps, { ...scope, turnId: seen.turnId }, signal, carried);
+    return attached ? { ref, run: attached } : { ref };
+  }
   const read = await deps.connection
     .operation((s) => readReply(s, scope), { signal, label: "attach" })
     .catch(() => undefined);

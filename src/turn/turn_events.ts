@@ -118,6 +118,11 @@ export class TurnEvents {
     return this.#usage;
   }
 
+  /** Attached again to a lost run's turn: the usage that run counted (if any), counted on from. */
+  carryUsage(usage: RunUsage | undefined): void {
+    this.#usage ??= usage;
+  }
+
   /**
    * The run as its events tell it; its changed files listed from `at` (none
    * when the run's cwd is unknown: a turn attached to).

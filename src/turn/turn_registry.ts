@@ -12,6 +12,7 @@
 import { asRelayError } from "../core/errors.ts";
 import { type HeldConnection, heldSession } from "../connect/connection.ts";
 import type { ReadReplyResult } from "../reply/schemas.ts";
+import { readReply, type ReadReplyInput, readTurn } from "../ops/read_reply.ts";
 import { jobKind, settledRead, settledUnread } from "./run_job.ts";
 import { endedRead } from "./run_result.ts";
 import type { Session } from "../connect/connection.ts";
@@ -115,10 +116,23 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
   }
 
   /**
+   * `codex_read_reply`'s read of a message: Codex's, else (not found) this
+   * relay's own run of it ({@linkcode readOwn}).
+   */
+  async readMessage(session: Session, ref: ReadReplyInput): Promise<ReadReplyResult> {
+    const read = await readReply(session, ref);
+    if (read.status !== "not_found" && read.status !== "no_match") return read;
+    // A review's or a compaction's id is the relay's: Codex's items never name it.
+    return await this.readOwn(session, ref.threadId, ref.clientMessageId) ?? read;
+  }
+
+  /**
    * The read of this relay's run of `clientMessageId` on `threadId`, for a
    * message Codex does not find (a review's or a compaction's: the relay
-   * minted its id): as its run's result reads it, live (a job whose own turn
-   * is not told by its message) or ended (a review); undefined otherwise.
+   * minted its id): as its run's result reads it, live or ended (a job whose
+   * own turn is not told by its message); a lost compaction by the
+   * turn it followed, as Codex stores it (unknown before its turn started);
+   * undefined otherwise.
    */
   async readOwn(
     session: Session,
@@ -131,9 +145,17 @@ export class TurnRegistry extends RunBook<TurnRuntime> {
       const own = jobKind(live.job).ownTurn !== "message" && snapshot.turnId !== null;
       return own ? await settledRead(session, live.job, snapshot) : undefined;
     }
-    // An ended one is a review's when it carries a review (a message's is Codex's to tell).
-    const finished = this.finished(threadId, clientMessageId);
-    return finished?.replies?.review ? endedRead(finished) : undefined;
+    const lost = this.lostRun(threadId, clientMessageId);
+    if (lost && jobKind(lost.job).ownTurn === "next") {
+      const turnId = lost.handle?.snapshot().turnId ?? null;
+      const scope = { threadId, clientMessageId };
+      if (turnId !== null) return await readTurn(session, scope, turnId);
+      return await settledRead(session, lost.job, { ...scope, turnId, phase: "running" });
+    }
+    // An ended one only when the relay minted its id (a message's end is Codex's to tell).
+    const ended = this.settledRun(threadId, clientMessageId);
+    const minted = ended && jobKind(ended.job).ownTurn !== "message";
+    return minted ? endedRead(ended.finished!) : undefined;
   }
 
   async #settle(runtime: TurnRuntime): Promise<void> {

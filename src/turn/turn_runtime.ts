@@ -27,6 +27,7 @@ import { type StallWhy, type TurnLimits, TurnWatchdog } from "./turn_watchdog.ts
 import { END_NOT_REPORTED, sendInterrupt, turnsToInterrupt } from "./turn_interrupt.ts";
 import { type FilesAt, type Happened, TurnEvents } from "./turn_events.ts";
 import type { ChangedFile } from "../reply/files_schema.ts";
+import type { RunUsage } from "../reply/schemas.ts";
 
 /** What runtimes are built from (the registry's own). */
 export interface RuntimeDeps {
@@ -117,6 +118,11 @@ export class TurnRuntime extends RunChanges implements RuntimeHandle {
   /** The shared connection was lost while the turn ran (it runs on in the daemon). */
   get lost(): boolean {
     return this.run.state.kind === "lost";
+  }
+
+  /** Attached again to a lost run's turn: the usage that run counted before the loss. */
+  carryUsage(usage: RunUsage | undefined): void {
+    this.#events.carryUsage(usage);
   }
 
   /** The turn's status as a read saw it after attaching (an earlier end sends no event). */

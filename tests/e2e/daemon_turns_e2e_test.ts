@@ -18,6 +18,8 @@ import type { ApprovalSetting, CodexHome } from "../../testing/codex_home.ts";
 import { type MockResponses, noEchoAnswer } from "../../testing/mock_responses.ts";
 import { DaemonClient, startDaemon, stopDaemon } from "./daemon_home.ts";
 import { startRelay } from "../../testing/relay.ts";
+import { processesTagged } from "../../testing/process_table.ts";
+import { within } from "../../testing/deadline.ts";
 import { withMockHome } from "../../testing/mock_home.ts";
 import type { ConnectedClient, ElicitParams } from "../../testing/mcp_client.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
@@ -352,5 +354,68 @@ Deno.test({
       const twice = await call(relay, "codex_withdraw_message", scope);
       assert.notEqual(twice.status, "withdrawn", JSON.stringify(twice));
       assert.equal(await threadStatus(user, cold), "notLoaded", "the relay did not load it");
+    }),
+});
+
+Deno.test({
+  name:
+    "e2e daemon turns: a compaction lost with its connection (the relay's proxy killed, the daemon on) is followed again by its id: attached, completed with its usage; codex_read_reply is never not_found",
+  ignore,
+  fn: () =>
+    withDaemon({}, async (w) => {
+      const relay = await w.relay(RUN);
+      const run = await call(relay, "codex_run", {
+        cwd: w.home.workspace,
+        text: "work COMPACT_SLOW:lc",
+      });
+      assert.equal(run.turn?.status, "completed", JSON.stringify(run));
+      const started = await call(relay, "codex_compact", {
+        threadId: run.threadId,
+        waitSeconds: 1,
+      });
+      assert.equal(started.turn?.status, "running", JSON.stringify(started));
+      await w.mock.held("lc");
+      const ref = { threadId: run.threadId, clientMessageId: started.receipt!.clientMessageId };
+      const followingNow = Promise.withResolvers<void>();
+      const following = callTool(relay.client, "codex_wait_reply", {
+        ...ref,
+        timeoutSeconds: 30,
+      }, { timeout: 60_000, onprogress: () => followingNow.resolve() });
+      await followingNow.promise;
+      // The connection lost, not the daemon: the relay's proxy is killed (by pid), the
+      // compaction runs on in the daemon, its model request still held.
+      const proxies = (await processesTagged(w.home.root))
+        .filter((p) => / app-server proxy/.test(p.cmdline));
+      assert.ok(proxies.length > 0, "the relay's proxy");
+      for (const p of proxies) Deno.kill(p.pid, "SIGKILL");
+      const lost = (await following).structuredContent;
+      assert.equal(lost.reason, "connection_lost", JSON.stringify(lost));
+      const listed = await call(relay, "codex_list_threads", {});
+      const compaction = listed.runs?.find((r) => r.clientMessageId === ref.clientMessageId);
+      assert.equal(compaction?.state, "lost", JSON.stringify(listed.runs));
+      // The next wait redials, attaches to the compaction's turn and follows it to its end; the
+      // model request is released once the run is listed running again (attached: the only sign).
+      const waiting = callTool(relay.client, "codex_wait_reply", { ...ref, timeoutSeconds: 50 }, {
+        timeout: 90_000,
+      });
+      const stateNow = async () =>
+        (await call(relay, "codex_list_threads", {})).runs
+          ?.find((r) => r.clientMessageId === ref.clientMessageId)?.state;
+      await within(
+        (async () => {
+          while (await stateNow() !== "running");
+        })(),
+        "the wait attaching to the compaction's turn",
+        30_000,
+      );
+      w.mock.release("lc");
+      const waited = (await waiting).structuredContent;
+      assert.equal(waited.status, "observed", JSON.stringify(waited));
+      assert.deepEqual(waited.turn, { id: started.turn!.id, status: "completed" });
+      const u = waited.usage;
+      assert.deepEqual([u?.inputTokens, u?.outputTokens, u?.totalTokens], [10, 5, 15]);
+      const read = await call(relay, "codex_read_reply", ref);
+      assert.equal(read.status, "observed", JSON.stringify(read));
+      assert.deepEqual(read.turn, { id: started.turn!.id, status: "completed" });
     }),
 });

@@ -10,8 +10,11 @@ import assert from "assert";
 import { type FixtureHome, thread, withFixture } from "../../testing/fixture_home.ts";
 import { startRelay } from "../../testing/relay.ts";
 import { within } from "../../testing/deadline.ts";
-import type { Scenario } from "../../fixtures/scenario.ts";
+import type { FixtureThread, Scenario } from "../../fixtures/scenario.ts";
 import { callTool } from "../../testing/call_tool.ts";
+import capture171 from "../../fixtures/captures/46-compact-usage-review-0.171.0.json" with {
+  type: "json",
+};
 
 import { FRESH_MS } from "../../src/connect/daemon/liveness.ts";
 
@@ -174,5 +177,131 @@ Deno.test("daemon stopped while codex_wait_reply {messages} follows a run: the m
     } finally {
       await relay.close();
     }
+  });
+});
+
+/**
+ * A compaction followed until the daemon connection is lost (its run listed `lost`), then the
+ * daemon back. `loaded`: the daemon still has the thread loaded and the turn ended meanwhile
+ * (stored `completed`, as Codex running it on would); otherwise the daemon restarted and the thread
+ * is `notLoaded`, its turn abandoned (read as `interrupted` with no end). The compaction's
+ * `thread/tokenUsage/updated` (captures 46) come before the loss.
+ */
+async function lostCompaction(
+  loaded: boolean,
+  back: (relay: Relay, f: FixtureHome, t: FixtureThread, out: CompactOut) => Promise<void>,
+): Promise<void> {
+  const t = thread({
+    name: "alpha",
+    ...(loaded ? { loadedWith: { sandbox: "workspace-write", approvalPolicy: "on-request" } } : {}),
+  });
+  const usage = capture171.compaction.compactionUsage.map((p) => ({
+    notify: {
+      method: "thread/tokenUsage/updated",
+      params: { ...p, threadId: "$threadId", turnId: "$turnId" },
+    },
+  }));
+  const s: Scenario = {
+    threads: [t],
+    tokenUsage: false,
+    compactSteps: [...usage, { barrier: "compacting" }],
+  };
+  await withFixture(s, async (f) => {
+    const relay = await startRelay({
+      fixture: f,
+      flags: ["--app-server", "daemon", "--allow-turn-start", "--allow-reply-read"],
+      protocol: "2026-07-28",
+    });
+    try {
+      const gate = await f.barrier("compacting");
+      const out =
+        (await callTool(relay.client, "codex_compact", { threadId: t.id, waitSeconds: 1 }))
+          .structuredContent;
+      await gate.reached();
+      assert.equal(out.turn?.status, "running", JSON.stringify(out));
+      const turnId = out.turn?.id;
+      assert.ok(turnId, "its turn started before the loss");
+      const clientMessageId = out.receipt!.clientMessageId;
+      // Followed while it runs, a wait that times out says so by its turn (no message to find).
+      const running = (await callTool(relay.client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId,
+        timeoutSeconds: 1,
+      })).structuredContent;
+      assert.equal(running.status, "observed", JSON.stringify(running));
+      assert.deepEqual([running.turn, running.timedOut], [{ id: turnId, status: "running" }, true]);
+      const followingNow = Promise.withResolvers<void>();
+      const following = callTool(relay.client, "codex_wait_reply", {
+        threadId: t.id,
+        clientMessageId,
+        timeoutSeconds: 30,
+      }, { timeout: 60_000, onprogress: () => followingNow.resolve() });
+      await within(followingNow.promise, "codex_wait_reply following the compaction");
+      await stopDaemon(f, s);
+      const lost = (await following).structuredContent;
+      assert.equal(lost.reason, "connection_lost", JSON.stringify(lost));
+      assert.equal(lost.usage?.totalTokens, 15, "its request counted before the loss");
+      const runs = (await callTool(relay.client, "codex_list_threads", {})).structuredContent.runs;
+      assert.deepEqual(runs?.map((r) => [r.clientMessageId, r.state]), [[clientMessageId, "lost"]]);
+      if (loaded) {
+        // The daemon ran the compaction on to its end while the relay could not see it (the
+        // fixture's next app-server stands for it: the killed one's hold ends with it).
+        for (const pid of await f.spawned()) await f.release(t.id, pid);
+        await f.updateTurn(t.id, { id: turnId, status: "completed", completedAt: 1796006990 });
+      }
+      await f.write(s); // The daemon is back.
+      await back(relay, f, t, out);
+    } finally {
+      const { code } = await relay.close();
+      assert.equal(code, 0);
+    }
+  });
+}
+
+type Relay = Awaited<ReturnType<typeof startRelay>>;
+type CompactOut = Awaited<ReturnType<typeof callTool<"codex_compact">>>["structuredContent"];
+
+Deno.test("a lost compaction, the daemon back with its thread loaded: codex_read_reply and codex_wait_reply of its id answer its turn completed (the wait with its usage), never not_found", async () => {
+  await lostCompaction(true, async (relay, f, t, out) => {
+    const ref = { threadId: t.id, clientMessageId: out.receipt!.clientMessageId };
+    const read = (await callTool(relay.client, "codex_read_reply", ref)).structuredContent;
+    assert.equal(read.status, "observed", JSON.stringify(read));
+    assert.deepEqual(read.turn, { id: out.turn!.id, status: "completed" });
+    const waited = (await callTool(relay.client, "codex_wait_reply", {
+      ...ref,
+      timeoutSeconds: 10,
+    })).structuredContent;
+    assert.equal(waited.status, "observed", JSON.stringify(waited));
+    assert.deepEqual(waited.turn, { id: out.turn!.id, status: "completed" });
+    assert.equal(waited.timedOut, false);
+    assert.deepEqual(
+      [waited.usage?.inputTokens, waited.usage?.outputTokens, waited.usage?.totalTokens],
+      [10, 5, 15],
+      "the compaction's one request, as counted before the loss",
+    );
+    const again = (await callTool(relay.client, "codex_read_reply", ref)).structuredContent;
+    assert.deepEqual([again.status, again.turn], ["observed", waited.turn], "read after its end");
+    // Attached to the turn on the loaded thread: no longer listed lost.
+    assert.ok((await f.requests()).some((r) => r.method === "thread/resume"));
+    const runs = (await callTool(relay.client, "codex_list_threads", {})).structuredContent.runs;
+    assert.deepEqual(runs?.map((r) => r.state), ["completed"]);
+  });
+});
+
+Deno.test("a lost compaction, the daemon restarted (its thread notLoaded): the wait and the read of its id say its turn is unverified, never not_found, and nothing loads the thread", async () => {
+  await lostCompaction(false, async (relay, f, t, out) => {
+    const ref = { threadId: t.id, clientMessageId: out.receipt!.clientMessageId };
+    const resumes = (await f.requests()).filter((r) => r.method === "thread/resume").length;
+    const read = (await callTool(relay.client, "codex_read_reply", ref)).structuredContent;
+    assert.equal(read.status, "observed", JSON.stringify(read));
+    assert.deepEqual(read.turn, { id: out.turn!.id, status: "unverified" });
+    const waited = (await callTool(relay.client, "codex_wait_reply", {
+      ...ref,
+      timeoutSeconds: 1,
+    })).structuredContent;
+    assert.equal(waited.status, "observed", JSON.stringify(waited));
+    assert.deepEqual(waited.turn, { id: out.turn!.id, status: "unverified" });
+    const after = (await f.requests()).filter((r) => r.method === "thread/resume").length;
+    assert.equal(after, resumes, "no thread/resume after the daemon came back");
   });
 });

@@ -35,3 +35,38 @@ Deno.test("TurnEvents: a message run never takes a turn by its start alone", () 
   events.notification("turn/started", started("t1", "someone"));
   assert.equal(events.turnId, null);
 });
+
+Deno.test("TurnEvents attached again to a lost compaction's turn: the usage that run counted is counted on from, once; none carried, none told", () => {
+  const zero = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 };
+  const tell = (events: TurnEvents, total: number) =>
+    events.notification("thread/tokenUsage/updated", {
+      threadId: "t1",
+      turnId: "cmp",
+      tokenUsage: {
+        total: { ...zero, totalTokens: total },
+        last: { ...zero, inputTokens: 10, totalTokens: 10 },
+        modelContextWindow: null,
+      },
+    });
+  const compact = { threadId: "t1", clientMessageId: "c", job: { kind: "compact" } } as const;
+  const lost = new TurnEvents(compact, "cmp");
+  tell(lost, 20); // Codex's repeat of the previous request: nothing.
+  tell(lost, 30);
+  const counted = lost.usage!;
+  assert.equal(counted.totalTokens, 10);
+  const again = new TurnEvents(compact, "cmp");
+  again.carryUsage(counted);
+  again.carryUsage(undefined);
+  assert.equal(again.usage, counted, "kept, and not replaced by nothing");
+  tell(again, 30); // The same total again is no new request.
+  assert.equal(again.usage?.totalTokens, 10);
+  tell(again, 40);
+  assert.deepEqual([again.usage?.totalTokens, again.usage?.inputTokens], [20, 20]);
+  const told = new TurnEvents(compact, "cmp");
+  tell(told, 20);
+  told.carryUsage(counted);
+  assert.notEqual(told.usage, counted, "what this runtime was told stays");
+  const none = new TurnEvents(compact, "cmp");
+  none.carryUsage(undefined);
+  assert.equal(none.view(undefined).usage, undefined);
+});

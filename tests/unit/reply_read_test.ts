@@ -2,7 +2,7 @@ import assert from "assert";
 import { scriptedSession } from "../../testing/scripted_session.ts";
 import { RelayError } from "../../src/core/errors.ts";
 import { decodeCursor, encodeCursor } from "../../src/reply/mod.ts";
-import { MAX_TURN_PAGES, readReply } from "../../src/ops/read_reply.ts";
+import { MAX_TURN_PAGES, readReply, readTurn } from "../../src/ops/read_reply.ts";
 
 const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const TURN = "01a22a5c-66dd-7f43-a294-c1ac8dd820ae";
@@ -194,4 +194,34 @@ Deno.test("readReply() a reply cursor still continues when its message is the on
   const out = await readReply(session, { ...SCOPE, cursor });
   assert.equal(out.status, "observed");
   assert.deepEqual(out.replies.map((r) => "text" in r ? r.text : undefined), ["first"]);
+});
+
+Deno.test("readTurn() answers a turn with no message of its own (a compaction's) by its stored status, no replies; a turn another process ran or abandoned is unverified", async () => {
+  const answers = [
+    [{ id: TURN, status: "completed", completedAt: 1 }, "completed"],
+    [{ id: TURN, status: "inProgress", completedAt: null }, "running"],
+    [{ id: TURN, status: "interrupted", completedAt: null }, "unverified"],
+    [{ id: "another", status: "completed", completedAt: 1 }, "unverified"],
+  ] as const;
+  for (const [turn, status] of answers) {
+    const { session, calls } = scriptedSession({
+      "thread/turns/list": () => ({ data: [turn], nextCursor: null }),
+    });
+    const out = await readTurn(session, SCOPE, TURN);
+    assert.deepEqual(out, {
+      status: "observed",
+      ...SCOPE,
+      association: "same_turn_not_exclusive",
+      turn: { id: TURN, status },
+      replies: [],
+      nextCursor: null,
+      searchCursor: null,
+    });
+    assert.deepEqual(calls, [["thread/turns/list", {
+      threadId: THREAD,
+      limit: 50,
+      sortDirection: "desc",
+      itemsView: "notLoaded",
+    }]]);
+  }
 });

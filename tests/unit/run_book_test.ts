@@ -242,6 +242,25 @@ Deno.test("a lost run is listed lost with since when by every look, until the sa
   assert.deepEqual(b.look().map((r) => r.state), ["running"]);
 });
 
+Deno.test("a run that attached again to a lost run's turn and is forgotten (its attach failed) leaves that run lost, found by its message within the TTL", () => {
+  const { book: b, clock } = book();
+  const a = b.begin("thread-a", "msg-a", undefined, { kind: "compact" })!;
+  a.move({ kind: "turnStarted" });
+  a.move({ kind: "lost", at: T0 + 7_000 });
+  assert.equal(b.lostRun("thread-a", "msg-a"), a);
+  assert.equal(b.lostRun("thread-a", "msg-b"), undefined);
+  assert.equal(b.lostRun("thread-b", "msg-a"), undefined, "the same id on another thread");
+  const again = b.begin("thread-a", "msg-a", { kind: "running" }, a.job)!;
+  assert.equal(b.lostRun("thread-a", "msg-a"), undefined, "superseded");
+  b.forget(again);
+  assert.equal(b.lostRun("thread-a", "msg-a"), a);
+  assert.deepEqual(b.look().map((r) => [r.clientMessageId, r.state]), [["msg-a", "lost"]]);
+  clock.advance(FINISHED_TTL_MS);
+  assert.equal(b.lostRun("thread-a", "msg-a"), a, "within the TTL");
+  clock.advance(1);
+  assert.equal(b.lostRun("thread-a", "msg-a"), undefined, "past it");
+});
+
 Deno.test(`at most ${UNSEEN_MAX} ended runs wait for a look: at the bound all are listed, past it the oldest is dropped`, () => {
   const { book: b } = book();
   const end = (i: number) =>

@@ -43,6 +43,22 @@ const turn = (id: string, status: string, completedAt: number | null, error: unk
   durationMs: null,
 });
 
+/** A lost run of the registry: its job, and what its runtime saw (its turn, its usage). */
+interface Lost {
+  threadId: string;
+  clientMessageId: string;
+  job: { kind: string };
+  handle?: { snapshot: () => { turnId: string | null; usage?: { totalTokens: number } } };
+}
+const lostRun = (kind: string, turnId: string | null, totalTokens?: number): Lost => ({
+  threadId: THREAD,
+  clientMessageId: "m",
+  job: { kind },
+  handle: {
+    snapshot: () => ({ turnId, ...(totalTokens === undefined ? {} : { usage: { totalTokens } }) }),
+  },
+});
+
 /** What the registry hands out for a run: its runtime, which names the run it follows. */
 interface Handle {
   run: { threadId: string; clientMessageId: string };
@@ -62,9 +78,14 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
   let finished: { threadId: string; clientMessageId: string } | undefined;
   const operations: unknown[] = [];
   let run: { threadId: string; clientMessageId: string } | undefined;
+  let lost: Lost | undefined;
+  /** The job of each run an attach began. */
+  const begun: string[] = [];
   const runtime = {
     observed: (status: string, error: unknown) =>
       events.push(`observed ${status} ${JSON.stringify(error)}`),
+    carryUsage: (usage?: { totalTokens: number }) =>
+      usage && events.push(`carry ${usage.totalTokens}`),
     detach: () => {
       events.push("detach");
       return Promise.resolve();
@@ -117,8 +138,16 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
       finished?.threadId === threadId && finished.clientMessageId === clientMessageId
         ? finished
         : undefined,
-    begin: (threadId: string, clientMessageId: string, state: { kind: string }) => {
+    lostRun: (threadId: string, clientMessageId: string) =>
+      lost?.threadId === threadId && lost.clientMessageId === clientMessageId ? lost : undefined,
+    begin: (
+      threadId: string,
+      clientMessageId: string,
+      state: { kind: string },
+      job?: { kind: string },
+    ) => {
       assert.equal(state.kind, "running", "an attached run begins running");
+      begun.push(job?.kind ?? "message");
       if (threadId === THREAD && active) return undefined;
       run = { threadId, clientMessageId };
       return run;
@@ -145,6 +174,8 @@ function world(answer: Answer, options: { attaches?: boolean; closing?: boolean 
     byId,
     operations,
     setFinished: (f: typeof finished) => (finished = f),
+    setLost: (l: typeof lost) => (lost = l),
+    begun,
     failHold: (e: RelayError) => (holdFails = e),
     deps: () => ({ connection, registry, clock: new ManualClock(), log: silentLogger }),
     attach: (clientMessageId = "m") =>
@@ -355,4 +386,35 @@ Deno.test("locateMessage(): when the read before an attach fails, the message is
     operation: () => Promise.reject(busy),
   } as typeof deps.connection;
   assert.deepEqual(await locateMessage(ref, { ...deps, connection }, true, [], w.signal), { ref });
+});
+
+Deno.test("locateMessage(): a lost compaction (no message of its own) attaches by the turn its run followed, with its job and the usage it counted; before its turn was seen, or where the thread is not loaded, it is read", async () => {
+  const ref = { threadId: THREAD, clientMessageId: "m" };
+  const w = world(loaded("idle", [turn("t9", "completed", 2)]));
+  w.setLost(lostRun("compact", "t9", 15));
+  assert.deepEqual(await locateMessage(ref, w.deps(), true, [], w.signal), {
+    ref,
+    run: w.runtime,
+  });
+  assert.deepEqual(w.begun, ["compact"]);
+  assert.deepEqual(w.events.slice(0, 2), [`adopt ${THREAD} m t9`, "carry 15"]);
+  assert.ok(w.events.includes("observed completed null"), w.events.join(" | "));
+  assert.ok(!w.methods().includes("thread/items/list"), "no message is looked for");
+  const unseen = world(loaded("idle"));
+  unseen.setLost(lostRun("compact", null));
+  assert.deepEqual(await locateMessage(ref, unseen.deps(), true, [], unseen.signal), { ref });
+  assert.deepEqual(unseen.calls, [], "its turn is not guessed");
+  const noRuntime = world(loaded("idle"));
+  noRuntime.setLost({ ...lostRun("compact", "t9"), handle: undefined });
+  assert.deepEqual(await locateMessage(ref, noRuntime.deps(), true, [], noRuntime.signal), { ref });
+  assert.deepEqual(noRuntime.calls, [], "nothing seen, nothing guessed");
+  const notLoaded = world(loaded("notLoaded"));
+  notLoaded.setLost(lostRun("compact", "t9"));
+  assert.deepEqual(await locateMessage(ref, notLoaded.deps(), true, [], notLoaded.signal), { ref });
+  assert.deepEqual(notLoaded.methods(), ["thread/list"], "never resumed");
+  // A lost message's run is found by its message, as any message is.
+  const message = world(withMessage("inProgress"));
+  message.setLost(lostRun("message", "t1"));
+  await locateMessage(ref, message.deps(), true, [], message.signal);
+  assert.ok(message.methods().includes("thread/items/list"), message.methods().join(" "));
 });

@@ -5,7 +5,6 @@
  */
 
 import { z } from "zod";
-import { readReply } from "../../ops/read_reply.ts";
 import { unavailableRead } from "../../reply/read_result.ts";
 import { type ReadReplyResult, readReplySchema } from "../../reply/schemas.ts";
 import { clientMessageId, cursorInput, threadRef } from "../../reply/inputs.ts";
@@ -38,10 +37,7 @@ export const readReplyTool: Tool<typeof input, typeof readReplySchema> = {
       return await ctx.connection.operation(async (s) => {
         const threadId = await resolveThread(s, args.threadId);
         if (threadId instanceof RelayError) return unavailableRead(args, threadId.reason);
-        const read = await readReply(s, { ...args, threadId });
-        if (read.status !== "not_found" && read.status !== "no_match") return read;
-        // A review's or a compaction's id is the relay's: Codex's items never name it.
-        return await ctx.turns.readOwn(s, threadId, args.clientMessageId) ?? read;
+        return await ctx.turns.readMessage(s, { ...args, threadId });
       }, { signal: ctx.signal, label: "read" });
     } catch (error) {
       const { reason } = asRelayError(error);
