@@ -14,7 +14,8 @@
 
 import { openRaw } from "../raw_client.ts";
 import { callTool, startRelay } from "./_relay.ts";
-import { figures, median, pairFigure, singleFigure } from "./_stats.ts";
+import { figures, median, pairFigure, round, singleFigure } from "./_stats.ts";
+import { bareSdkArgs, SDK_GOALS } from "./start.ts";
 import { PATH, type Target } from "./targets.ts";
 
 /** Goals: a warm spawn-mode call's median, in ms. */
@@ -73,17 +74,24 @@ export async function benchSpawnCalls(t: Target, samples: number): Promise<void>
   );
   const relay = await startRelay({ ...t.env, PATH: `${t.binDir}:${PATH}` }, []);
   const raw = await openRaw(t.command, t.env);
+  const sdk = await startRelay({}, [], bareSdkArgs());
   try {
     const timed = async (fn: () => Promise<unknown>) => {
       const t0 = performance.now();
       await fn();
       return performance.now() - t0;
     };
+    const echo: number[] = [];
     const pair = await interleaveSelf(
       samples,
       () => timed(() => callTool(relay.client, "codex_list_threads", { limit: 20 })),
-      () => timed(() => raw.call(LIST.method, LIST.params)),
+      async () => {
+        const codex = await timed(() => raw.call(LIST.method, LIST.params));
+        echo.push(await timed(() => callTool(sdk.client, "echo", { text: "warm" })));
+        return codex;
+      },
     );
+    sdkShareFigure(t.name, pair, echo.slice(-samples));
     const share = median(pair.a) - median(pair.b);
     pairFigure(
       "spawn_warm_call",
@@ -104,7 +112,37 @@ export async function benchSpawnCalls(t: Target, samples: number): Promise<void>
     const warm = figures.at(-1)!;
     warm.note = `relay's share ${share.toFixed(2)} ms over the raw client on an open connection`;
   } finally {
+    await sdk.close();
     await raw.close();
     await relay.close();
   }
+}
+
+/**
+ * The relay's share of a warm call beyond what a bare MCP SDK v2 server's call costs: (relay's
+ * `codex_list_threads` − the raw client's `thread/list`, both medians) against the bare server's
+ * `echo` call (started as the relay is, `scripts/bench/bare_sdk_server.ts`); goal
+ * {@linkcode SDK_GOALS}`.warmShareMs`.
+ */
+function sdkShareFigure(target: string, pair: { a: number[]; b: number[] }, echo: number[]) {
+  const relayShare = median(pair.a) - median(pair.b);
+  const extra = relayShare - median(echo);
+  figures.push({
+    id: "warm_share_vs_sdk",
+    target,
+    what:
+      `warm call: the relay's share (tools/call − raw thread/list) vs a bare MCP SDK v2 server's call (+${
+        extra.toFixed(2)
+      } ms)`,
+    a: {
+      label: "relay's share",
+      unit: "ms",
+      samples: round(pair.a.map((x, i) => x - pair.b[i])),
+      median: relayShare,
+    },
+    b: { label: "bare SDK server call", unit: "ms", samples: round(echo), median: median(echo) },
+    ratio: relayShare / median(echo),
+    goal: `≤ +${SDK_GOALS.warmShareMs} ms`,
+    met: extra <= SDK_GOALS.warmShareMs,
+  });
 }

@@ -182,7 +182,7 @@ async function checkAppServer(
     log: silentLogger,
     command,
   };
-  const connection = openConnection(mode, options);
+  const connection = await openConnection(mode, options);
   const home = io.env("CODEX_HOME") ??
     (io.env("HOME") ?? io.env("USERPROFILE") ?? "~") +
       (io.os === "windows" ? "\\.codex" : "/.codex");

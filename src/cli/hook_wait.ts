@@ -175,7 +175,7 @@ export async function hookWait(
   const plan = hookPlan(parseJson(await readBounded(stdin, HOOK_INPUT_MAX)));
   if (plan.kind === "skip") return { code: 0 };
   const log = stderrLogger(flags.logLevel);
-  const connection = openConnection(flags.appServer, {
+  const connection = await openConnection(flags.appServer, {
     allowlist: allowedMethods({ replyRead: true, turnStart: false }),
     version: VERSION,
     log,

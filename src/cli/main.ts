@@ -6,11 +6,6 @@
 import { serveWith } from "../host/serve.ts";
 import type { ServeFlags } from "../host/serve_flags.ts";
 import { type Command, parseCommand } from "./flags.ts";
-import { HOOK_WAIT_USAGE, hookWait } from "./hook_wait.ts";
-import { doctorHelp, HELP_TOPICS, helpText, serveHelp, servingNotice, USAGE_HINT } from "./help.ts";
-import { commandLine } from "../install/launch.ts";
-import { runningCli } from "../install/running.ts";
-import { usageOf } from "../install/args.ts";
 import { EXIT, UsageError } from "../core/usage_error.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -25,13 +20,21 @@ function print(stream: { writeSync(p: Uint8Array): number }, text: string): void
 }
 
 /** The command line that runs this relay's CLI (a checkout has no `codex-relay` command). */
-function relayCommand(): string {
+async function relayCommand(): Promise<string> {
+  const [{ commandLine }, { runningCli }] = await Promise.all([
+    import("../install/launch.ts"),
+    import("../install/running.ts"),
+  ]);
   return commandLine(runningCli());
 }
 
-/** The help text of `topic` (none: the general one). */
-function helpFor(topic: string | undefined): string {
-  const relay = relayCommand();
+/**
+ * The help text of `topic` (none: the general one). Help, install and hook-wait are loaded
+ * only when asked for: `serve` never pays for them (docs/reliability.md, "Start").
+ */
+async function helpFor(topic: string | undefined): Promise<string> {
+  const { doctorHelp, HELP_TOPICS, helpText, serveHelp } = await import("./help.ts");
+  const relay = await relayCommand();
   switch (topic) {
     case undefined:
       return helpText(VERSION, relay);
@@ -41,9 +44,9 @@ function helpFor(topic: string | undefined): string {
       return doctorHelp(VERSION, relay);
     case "install":
     case "uninstall":
-      return usageOf(topic, relay);
+      return (await import("../install/args.ts")).usageOf(topic, relay);
     case "hook-wait":
-      return HOOK_WAIT_USAGE;
+      return (await import("./hook_wait.ts")).HOOK_WAIT_USAGE;
   }
   throw new UsageError(`No help for '${topic}': give one of ${HELP_TOPICS.join(", ")}`);
 }
@@ -63,14 +66,17 @@ export async function main(args: readonly string[]): Promise<number> {
     const command = parseCommand(args);
     switch (command.kind) {
       case "help":
-        print(Deno.stdout, helpFor(command.topic));
+        print(Deno.stdout, await helpFor(command.topic));
         return EXIT.ok;
       case "version":
         print(Deno.stdout, `codex-relay ${VERSION}\n`);
         return EXIT.ok;
       case "serve":
         // In a terminal nothing else would show: say once what it is doing.
-        if (Deno.stderr.isTerminal()) print(Deno.stderr, servingNotice(VERSION, relayCommand()));
+        if (Deno.stderr.isTerminal()) {
+          const { servingNotice } = await import("./help.ts");
+          print(Deno.stderr, servingNotice(VERSION, await relayCommand()));
+        }
         return await serveProcess(command.flags);
       case "doctor":
         return await doctorProcess(command);
@@ -78,6 +84,7 @@ export async function main(args: readonly string[]): Promise<number> {
         // Loaded when asked for, as doctor is: serve never pays for them (docs/reliability.md).
         return await (await import("./install.ts")).printInstall(command.args);
       case "hook-wait": {
+        const { HOOK_WAIT_USAGE, hookWait } = await import("./hook_wait.ts");
         if (command.args.includes("--help")) {
           print(Deno.stdout, HOOK_WAIT_USAGE);
           return EXIT.ok;
@@ -90,7 +97,9 @@ export async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       print(Deno.stderr, `codex-relay: ${error.message}\n`);
-      if (error.code === EXIT.usage) print(Deno.stderr, `${USAGE_HINT}\n`);
+      if (error.code === EXIT.usage) {
+        print(Deno.stderr, `${(await import("./help.ts")).USAGE_HINT}\n`);
+      }
       return error.code;
     }
     const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -10,7 +10,6 @@ import type { Logger } from "../core/log.ts";
 import type { AppServerMode } from "./app_server_mode.ts";
 import type { Method } from "../codex/methods.ts";
 import type { Connection, ConnectionLimits } from "./connection.ts";
-import { DaemonConnection } from "./daemon/daemon_connection.ts";
 import { startAdvice } from "./daemon/proxy_dial.ts";
 import { SpawnConnection } from "./spawn/spawn_connection.ts";
 
@@ -32,12 +31,16 @@ export interface OpenOptions {
 
 /**
  * The connection `target` names. Side-effect free: nothing is spawned or
- * dialled before the first RPC.
+ * dialled before the first RPC. The daemon's backend is loaded only when it
+ * is named (a spawn-mode relay never loads it).
  */
-export function openConnection(target: AppServerMode, options: OpenOptions): Connection {
-  return target.kind === "spawn"
-    ? new SpawnConnection(options)
-    : new DaemonConnection({ ...options, target });
+export async function openConnection(
+  target: AppServerMode,
+  options: OpenOptions,
+): Promise<Connection> {
+  if (target.kind === "spawn") return new SpawnConnection(options);
+  const { DaemonConnection } = await import("./daemon/daemon_connection.ts");
+  return new DaemonConnection({ ...options, target });
 }
 
 /** How a report names the app-server `target` reaches: "codex app-server" or "the app-server daemon". */

@@ -70,6 +70,9 @@ export class RunPush {
     this.#deps = deps;
   }
 
+  /** The server options that declare the channel ({@linkcode CHANNEL_OPTIONS}). */
+  readonly serverOptions = CHANNEL_OPTIONS;
+
   /** How many runs are watched now. */
   get watching(): number {
     return this.#watched.size;

@@ -9,9 +9,7 @@
  * @module
  */
 
-import { gitRunner } from "../connect/process/git_runner.ts";
 import type { WorktreeDeps } from "../ops/worktree.ts";
-import { worktreesRoot } from "../ops/worktree_record.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Logger, stderrLogger } from "../core/log.ts";
 import { openConnection } from "../connect/open.ts";
@@ -21,15 +19,17 @@ import { allowedMethods } from "../codex/methods.ts";
 import { instructionsFor } from "./instructions.ts";
 import { surfaceOf } from "./surface.ts";
 import { buildServer } from "./server.ts";
-import { toolsAt } from "./tools/all_tools.ts";
 import { createRequestStateCodec } from "@modelcontextprotocol/server";
 import type { RoundState } from "./input_rounds.ts";
-import { systemClock } from "../core/clock.ts";
-import { turnMachinery } from "../turn/turn_machinery.ts";
+import type { TurnMachinery } from "../turn/turn_machinery.ts";
+import type { Tool } from "./tool.ts";
+import type { z } from "zod";
+import { type Clock, systemClock } from "../core/clock.ts";
+import { QueuedHere } from "../ops/queued_here.ts";
+import { isDefaultLevel, servedTools } from "./tools/served_tools.ts";
 import { type ServeFlags, serveFlags, type ServeOptions } from "./serve_flags.ts";
 import { VERSION } from "../core/version.ts";
 import { LineStdioTransport } from "./stdio_transport.ts";
-import { runPushOn } from "./channels.ts";
 
 /**
  * Serves MCP on `options.readable` / `options.writable` until the readable
@@ -78,38 +78,40 @@ export async function serveWith(
   // Side-effect free: the daemon connection opens on the first RPC.
   const mode = flags.appServer;
   const open = { allowlist: allowedMethods(caps), version, log, command: flags.codex };
-  const connection = openConnection(mode, open);
+  const connection = await openConnection(mode, open);
   const clock = systemClock;
   const codec = roundCodec();
-  const { router, turns, starts } = turnMachinery({
+  const queuedHere = new QueuedHere();
+  const shutdown = new AbortController();
+  const { tools, worktrees, machinery } = await levelParts(flags, {
     connection,
     clock,
     log,
-    readsReplies: caps.replyRead,
-    autoApproveMcpTools: flags.autoApproveMcpTools,
-    disabledMcpServers: flags.disableCodexMcpServers,
+    queuedHere,
+    shutdown: shutdown.signal,
   });
-  const shutdown = new AbortController();
 
   // Our own stdio transport: one bad or oversized message is refused alone, never the connection.
   const wire = new LineStdioTransport({ log, input: io.readable, output: io.writable });
-  const push = flags.channels ? runPushOn(turns, (message) => wire.send(message), log) : undefined;
+  // --channels needs --allow-turn-start: the machinery is loaded whenever it is given.
+  const push = flags.channels && machinery
+    ? (await import("./channels.ts")).runPushOn(machinery.turns, (m) => wire.send(m), log)
+    : undefined;
   const handle = serveStdio(
     () =>
       buildServer({
         info: { name: "codex-relay", version },
         caps,
         connection,
-        tools: toolsAt(caps),
+        tools,
         shutdown: shutdown.signal,
         log,
         instructions: instructionsFor(surfaceOf(caps, connection), flags.channels === true),
         clock,
-        turns,
-        starts,
-        router,
+        queuedHere,
+        machinery,
         mintRound: (state) => codec.mint(state),
-        worktrees: worktreeDeps(flags, shutdown.signal),
+        worktrees,
         push,
         serverOptions: { requestState: { verify: codec.verify }, inputRequired: { maxRounds: 10 } },
       }),
@@ -134,7 +136,7 @@ export async function serveWith(
     wire,
     cancel: () => shutdown.abort(),
     cleanup: async () => {
-      await turns.shutdown();
+      await machinery?.turns.shutdown();
       await connection.shutdown();
     },
     connection,
@@ -248,6 +250,44 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
+/**
+ * What the flags ask for beyond the default surface, loaded at the start, not with the relay:
+ * the tools served, git and the worktrees' folder, and the turn machinery (above the default
+ * level only: its two tools never use it).
+ */
+async function levelParts(
+  flags: ServeFlags,
+  deps: {
+    connection: Connection;
+    clock: Clock;
+    log: Logger;
+    queuedHere: QueuedHere;
+    shutdown: AbortSignal;
+  },
+): Promise<{
+  tools: readonly Tool<z.ZodType, z.ZodType>[];
+  worktrees: WorktreeDeps | undefined;
+  machinery: TurnMachinery | undefined;
+}> {
+  const caps = capabilitiesOf(flags);
+  const machinery = async () =>
+    (await import("../turn/turn_machinery.ts")).turnMachinery({
+      connection: deps.connection,
+      clock: deps.clock,
+      log: deps.log,
+      readsReplies: caps.replyRead,
+      autoApproveMcpTools: flags.autoApproveMcpTools,
+      disabledMcpServers: flags.disableCodexMcpServers,
+      queuedHere: deps.queuedHere,
+    });
+  const [tools, worktrees, turns] = await Promise.all([
+    servedTools(caps),
+    worktreeDeps(flags, deps.shutdown),
+    isDefaultLevel(caps) ? undefined : machinery(),
+  ]);
+  return { tools, worktrees, machinery: turns };
+}
+
 /** Seals the input rounds' state (a key of this process, 10 minutes). */
 function roundCodec() {
   return createRequestStateCodec<RoundState>({
@@ -260,8 +300,15 @@ function roundCodec() {
  * Git and the worktrees' folder, with `--allow-worktrees` (side-effect free:
  * nothing runs yet); git still running at the shutdown is killed.
  */
-function worktreeDeps(flags: ServeFlags, shutdown: AbortSignal): WorktreeDeps | undefined {
+async function worktreeDeps(
+  flags: ServeFlags,
+  shutdown: AbortSignal,
+): Promise<WorktreeDeps | undefined> {
   if (!flags.worktrees) return undefined;
+  const [{ gitRunner }, { worktreesRoot }] = await Promise.all([
+    import("../connect/process/git_runner.ts"),
+    import("../ops/worktree_record.ts"),
+  ]);
   const env = (name: string) => Deno.env.get(name);
   const root = worktreesRoot({ CODEX_HOME: env("CODEX_HOME"), HOME: env("HOME") });
   return root === undefined

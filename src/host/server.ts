@@ -14,10 +14,9 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { ClientModes, RoundState } from "./input_rounds.ts";
-import type { ElicitationRouter } from "../elicit/router.ts";
 import type { Clock } from "../core/clock.ts";
-import type { TurnRegistry } from "../turn/turn_registry.ts";
-import type { TurnStarts } from "../turn/turn_start.ts";
+import type { TurnMachinery } from "../turn/turn_machinery.ts";
+import type { QueuedHere } from "../ops/queued_here.ts";
 import { z } from "zod";
 import type { Logger } from "../core/log.ts";
 import type { Connection } from "../connect/connection.ts";
@@ -27,7 +26,7 @@ import { advertised, advertisedAnnotations, fixedSchema } from "./tool_schema.ts
 import { surfaceOf } from "./surface.ts";
 import { PROMPTS } from "./prompts.ts";
 import { textOf, withNext } from "./next_steps.ts";
-import { CHANNEL_OPTIONS, type RunPush } from "./channels.ts";
+import type { RunPush } from "./channels.ts";
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -49,12 +48,13 @@ export interface ServerDeps {
   instructions: string;
   /** The time source of waits. */
   clock: Clock;
-  /** Turn runtimes (empty below the turn-start level). */
-  turns: TurnRegistry;
-  /** Starts turns (turn-start level). */
-  starts: TurnStarts;
-  /** Elicitation router (idle below the turn-start level). */
-  router: ElicitationRouter;
+  /** The messages this relay queued. */
+  queuedHere: QueuedHere;
+  /**
+   * The turn runtimes, starts and elicitation router: loaded above the default level only
+   * (undefined at the default level, whose two tools never use them).
+   */
+  machinery: TurnMachinery | undefined;
   /** Seals input-round state. */
   mintRound(state: RoundState): Promise<string>;
   /** Git and the worktrees' folder (`--allow-worktrees` only). */
@@ -68,7 +68,7 @@ export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer(deps.info, {
     ...deps.serverOptions,
     // `--channels`: the experimental capability Claude Code reads.
-    ...(deps.push ? CHANNEL_OPTIONS : {}),
+    ...deps.push?.serverOptions,
     instructions: deps.instructions,
   });
   const surface = surfaceOf(deps.caps, deps.connection);
@@ -135,9 +135,16 @@ async function call(
     log: deps.log,
     mcp,
     clock: deps.clock,
-    turns: deps.turns,
-    starts: deps.starts,
-    router: deps.router,
+    queuedHere: deps.queuedHere,
+    get turns() {
+      return machineryOf(deps, tool).turns;
+    },
+    get starts() {
+      return machineryOf(deps, tool).starts;
+    },
+    get router() {
+      return machineryOf(deps, tool).router;
+    },
     mintRound: deps.mintRound,
     worktrees: deps.worktrees,
     clientModes: () => clientModes(server, mcp),
@@ -198,4 +205,10 @@ function isInputRequired(out: unknown): out is { inputRequired: unknown } {
 
 function errorResult(text: string): { content: { type: "text"; text: string }[]; isError: true } {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/** The turn machinery a call reads; a default-level relay has none (its tools never read it). */
+function machineryOf(deps: ServerDeps, tool: { name: string }): TurnMachinery {
+  if (deps.machinery) return deps.machinery;
+  throw new Error(`${tool.name} needs the turn machinery, which the default level does not load`);
 }

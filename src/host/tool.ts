@@ -15,6 +15,7 @@ import type { Clock } from "../core/clock.ts";
 import type { TurnRegistry } from "../turn/turn_registry.ts";
 import type { TurnStarts } from "../turn/turn_start.ts";
 import type { Surface } from "./surface.ts";
+import type { QueuedHere } from "../ops/queued_here.ts";
 import { type Explained, textOf } from "./next_steps.ts";
 
 /** MCP tool annotations. */
@@ -41,7 +42,12 @@ export interface CallContext {
   mcp: ServerContext;
   /** The time source of waits. */
   clock: Clock;
-  /** The turn runtimes (empty below the turn-start level). */
+  /** The messages this relay queued (every level). */
+  queuedHere: QueuedHere;
+  /**
+   * The turn runtimes; like {@linkcode starts} and {@linkcode router}, loaded only above the
+   * default level (a default-level call that reads them throws).
+   */
   turns: TurnRegistry;
   /** Starts turns (used at the turn-start level only). */
   starts: TurnStarts;

@@ -12,8 +12,7 @@ import type { Session } from "../connect/connection.ts";
 import { readReply } from "../ops/read_reply.ts";
 import { readReview, unreadReview } from "../ops/read_review.ts";
 import type { ObservedTurnStatus, ReadReplyResult } from "../reply/schemas.ts";
-import { structuredAnswer } from "../reply/structured.ts";
-import { schemaProblem } from "./start_checks.ts";
+import { schemaProblem, structuredChecker } from "./start_checks.ts";
 
 /** The job of a run. */
 export type RunJob =
@@ -68,7 +67,7 @@ export interface JobKind<J extends RunJob = RunJob> {
   /** Why `codex_steer` cannot steer its turn, when it cannot. */
   readonly notSteerable?: string;
   /** Why the job cannot be sent as given (checked before anything runs). */
-  problem(job: J): string | undefined;
+  problem(job: J): Promise<string | undefined> | undefined;
   /** What a finished run's result carries (reply-read level). */
   read(session: Session, job: J, snapshot: SettledSnapshot): Promise<ReadReplyResult>;
   /** What it carries when that could not be read (its connection ended with it); none by default. */
@@ -222,6 +221,6 @@ async function readStructured(
   }
   const structured = last.truncated
     ? { valid: false as const, error: "the final answer is longer than the 16 KiB page bound" }
-    : structuredAnswer(job.schema, last.text);
+    : (await structuredChecker()).structuredAnswer(job.schema, last.text);
   return { ...read, structured };
 }

@@ -10,7 +10,6 @@ import { asRelayError, type ReasonCode, RelayError } from "../core/errors.ts";
 import type { Session } from "../connect/connection.ts";
 import { type AccountAnswer, LOGIN_FIX, loginState } from "../codex/account.ts";
 import { type ModelInfo, unknownModel } from "../codex/models.ts";
-import { checkOutputSchema } from "../reply/structured.ts";
 import type { Logger } from "../core/log.ts";
 import { serversToStart, type StartingServer } from "./mcp_startup.ts";
 import { readConfig, recursionOverrides } from "./recursion_guard.ts";
@@ -70,9 +69,17 @@ export async function missingDirectory(session: Session, cwd: string): Promise<s
   }
 }
 
+/**
+ * The answer checker (`reply/structured.ts`), loaded by the first structured run: it
+ * brings Ajv's meta-schema, which no other call needs (a third of the relay's start).
+ */
+export function structuredChecker(): Promise<typeof import("../reply/structured.ts")> {
+  return import("../reply/structured.ts");
+}
+
 /** Why `schema` cannot be a structured run's `outputSchema` (strict mode), or undefined. */
-export function schemaProblem(schema: Record<string, unknown>): string | undefined {
-  const problem = checkOutputSchema(schema);
+export async function schemaProblem(schema: Record<string, unknown>): Promise<string | undefined> {
+  const problem = (await structuredChecker()).checkOutputSchema(schema);
   if (!problem) return undefined;
   return `outputSchema ${problem.path || "(root)"}: ${problem.message} (rule ${problem.rule})`;
 }

@@ -12,6 +12,7 @@ import { ElicitationRouter } from "../elicit/router.ts";
 import { TurnRegistry } from "./turn_registry.ts";
 import { DEFAULT_TURN_LIMITS, type TurnLimits } from "./turn_watchdog.ts";
 import { TurnStarts } from "./turn_start.ts";
+import type { QueuedHere } from "../ops/queued_here.ts";
 
 /** What the machinery is built from. */
 export interface MachineryOptions {
@@ -24,6 +25,8 @@ export interface MachineryOptions {
   autoApproveMcpTools?: boolean;
   /** MCP server names to disable in relay-run turns (`--disable-codex-mcp-server`). */
   disabledMcpServers?: readonly string[];
+  /** The messages this relay queued (shared with `codex_queue_message`). */
+  queuedHere?: QueuedHere;
   /** Watchdog bounds (default {@linkcode DEFAULT_TURN_LIMITS}). */
   limits?: TurnLimits;
 }
@@ -57,6 +60,7 @@ export function turnMachinery(options: MachineryOptions): TurnMachinery {
     clock,
     log,
     disabledMcpServers: options.disabledMcpServers ?? [],
+    queuedHere: options.queuedHere,
   });
   return { router, turns, starts };
 }

@@ -215,7 +215,7 @@ export class TurnStarts {
       reason,
       message,
     });
-    const badSchema = jobKind(job).problem(job);
+    const badSchema = await jobKind(job).problem(job);
     if (badSchema) return notSent("invalid_schema", badSchema, ref ?? "");
     if (this.#deps.registry.closing) return notSent("cancelled", "codex-relay is shutting down");
     const call: StartCall = { job, text, signal, options, clientMessageId, notSent };

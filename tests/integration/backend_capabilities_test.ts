@@ -10,7 +10,7 @@ import assert from "assert";
 import { allowedMethods } from "../../src/codex/methods.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { BackendCapabilities, Connection } from "../../src/connect/connection.ts";
-import { openConnection } from "../../src/connect/open.ts";
+import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { turnMachinery } from "../../src/turn/turn_machinery.ts";
 import { attachTurn } from "../../src/turn/turn_attach.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
@@ -18,7 +18,7 @@ import { type FixtureHome, thread, withFixture } from "../../testing/fixture_hom
 
 /** A backend that is neither `spawn` nor `daemon`: the fixture's helpers, with `capabilities`. */
 function thirdBackend(f: FixtureHome, capabilities: BackendCapabilities): Connection {
-  const inner = openConnection({ kind: "spawn" }, {
+  const inner = new SpawnConnection({
     allowlist: allowedMethods({ replyRead: false, turnStart: true }),
     version: "0.0.0-test",
     env: f.env,

@@ -50,6 +50,7 @@ Deno.test("compat: codex-reply follows a turn past its first 55 s wait to the an
     clock,
     turns: rig.turns,
     starts: rig.starts,
+    queuedHere: rig.starts.queuedHere,
     router: rig.router,
     clientModes: () => ({ form: false, url: false }),
     mintRound: () => Promise.resolve("state"),

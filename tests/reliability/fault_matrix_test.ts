@@ -424,11 +424,13 @@ Deno.test("fault matrix: a helper that never answers times every tool out (in pr
         reap: { eofGraceMs: 300, termGraceMs: 300 },
       });
       // What the read and queue levels use of a call's context (the turn machinery stays idle).
+      const machinery = turnMachinery({ connection, clock, log: silentLogger, readsReplies: true });
       const ctx = {
         connection,
         caps,
         clock,
-        ...turnMachinery({ connection, clock, log: silentLogger, readsReplies: true }),
+        ...machinery,
+        queuedHere: machinery.starts.queuedHere,
         signal: new AbortController().signal,
         progress: () => Promise.resolve(),
         log: silentLogger,
@@ -842,6 +844,7 @@ Deno.test("fault matrix (turn start): a helper that never answers, at each step 
       turns,
       starts,
       router,
+      queuedHere: starts.queuedHere,
       signal: new AbortController().signal,
       progress: () => Promise.resolve(),
       log: silentLogger,

@@ -2,6 +2,7 @@ import assert from "assert";
 import { type Capabilities, capabilitiesOf, capabilityArgs } from "../../src/core/capabilities.ts";
 import { allowedMethods, type Method } from "../../src/codex/methods.ts";
 import { toolNames } from "../../src/host/tools/all_tools.ts";
+import { servedTools } from "../../src/host/tools/served_tools.ts";
 import { SpawnConnection } from "../../src/connect/spawn/spawn_connection.ts";
 import { RelayError } from "../../src/core/errors.ts";
 
@@ -101,9 +102,12 @@ const LEVELS: { name: string; caps: Capabilities; methods: string[]; tools: stri
 ];
 
 for (const level of LEVELS) {
-  Deno.test(`capabilities at ${level.name}: exactly the design's methods and tools`, () => {
+  Deno.test(`capabilities at ${level.name}: exactly the design's methods and tools`, async () => {
     assert.deepEqual([...allowedMethods(level.caps)].sort(), [...level.methods].sort());
     assert.deepEqual(toolNames(level.caps), level.tools);
+    // What a relay serves (the default level's two tools come without the others' modules).
+    const served = (await servedTools(level.caps)).filter((t) => t.enabled(level.caps));
+    assert.deepEqual(served.map((t) => t.name), level.tools);
   });
 }
 

@@ -153,11 +153,11 @@ Deno.test("docs/design.md: the tools table lists every tool at the level that re
   assert.deepEqual(documented.sort(), code.sort());
 });
 
-Deno.test("docs/design.md: what each backend can do is what the backends declare", () => {
+Deno.test("docs/design.md: what each backend can do is what the backends declare", async () => {
   const rows = tableUnder(DESIGN, "What a backend can do");
   const options = { allowlist: new Set<Method>(), version: "0.0.0-test", env: {} };
-  const spawn = openConnection({ kind: "spawn" }, options);
-  const daemon = openConnection({ kind: "daemon" }, options);
+  const spawn = await openConnection({ kind: "spawn" }, options);
+  const daemon = await openConnection({ kind: "daemon" }, options);
   const yes = (cell: string) => ({ yes: true, no: false })[cell];
   const documented = (column: number) =>
     Object.fromEntries(rows.map((r) => [codeSpans(r[0])[0], yes(r[column])]));

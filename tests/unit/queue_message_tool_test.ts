@@ -20,8 +20,8 @@ const THREAD = "01a22a5c-6698-7df3-813e-7166a248c477";
 const receiptText = (r: Receipt, surface?: Surface) => textOf(queueMessageTool.explain(r, surface));
 
 /** The surface of a relay at `caps` on the daemon, as `serve --app-server daemon` builds it. */
-const daemonSurface = (caps: Capabilities) =>
-  surfaceOf(caps, openConnection({ kind: "daemon" }, { allowlist: new Set(), version: "0.0.0" }));
+const daemon = await openConnection({ kind: "daemon" }, { allowlist: new Set(), version: "0.0.0" });
+const daemonSurface = (caps: Capabilities) => surfaceOf(caps, daemon);
 const CID = "cid-1";
 
 const ack = (clientUserMessageId: string | null, id = "sub-1") => ({
@@ -406,7 +406,7 @@ Deno.test("codex_queue_message runs one connection operation labelled queue, wit
   const queuedHere = new QueuedHere();
   const ctx = {
     signal,
-    starts: { queuedHere },
+    queuedHere,
     connection: {
       operation: (
         fn: (s: Session) => Promise<unknown>,

@@ -7,8 +7,7 @@
 import type { z } from "zod";
 import type { Capabilities } from "../../core/capabilities.ts";
 import type { Tool } from "../tool.ts";
-import { listThreadsTool } from "./list_threads_tool.ts";
-import { queueMessageTool } from "./queue_message_tool.ts";
+import { DEFAULT_TOOLS } from "./served_tools.ts";
 import { withdrawMessageTool } from "./withdraw_message_tool.ts";
 import { readReplyTool } from "./read_reply_tool.ts";
 import { waitReplyTool } from "./wait_reply_tool.ts";
@@ -24,8 +23,7 @@ import { codexReplyTool, codexTool } from "./compat_tools.ts";
 
 /** Every tool. */
 export const TOOLS = [
-  listThreadsTool,
-  queueMessageTool,
+  ...DEFAULT_TOOLS,
   readReplyTool,
   waitReplyTool,
   runTool,

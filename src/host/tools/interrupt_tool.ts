@@ -51,7 +51,7 @@ export const interruptTool: Tool<typeof input, typeof interruptOutput> = {
       connection: ctx.connection,
       registry: ctx.turns,
       clock: ctx.clock,
-      queuedHere: ctx.starts.queuedHere,
+      queuedHere: ctx.queuedHere,
       readItems: ctx.caps.replyRead,
     };
     try {

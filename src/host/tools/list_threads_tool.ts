@@ -50,8 +50,8 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWorktreeSchema
   annotations: READ_ANNOTATIONS,
   enabled: () => true,
   async run({ limit, cursor, search }, ctx): Promise<ThreadList> {
-    const { caps, turns, connection } = ctx;
-    const running = caps.turnStart ? turns.runningThreads() : undefined;
+    const { caps, connection } = ctx;
+    const running = caps.turnStart ? ctx.turns.runningThreads() : undefined;
     const options = {
       limit,
       cursor,
@@ -60,7 +60,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWorktreeSchema
       running,
       // Where the daemon keeps turns of other relay processes and their turns can be read.
       otherRelays: running && caps.replyRead && connection.capabilities.shared
-        ? { running, queuedHere: (t: string, m: string) => ctx.starts.queuedHere.has(t, m) }
+        ? { running, queuedHere: (t: string, m: string) => ctx.queuedHere.has(t, m) }
         : undefined,
     };
     let out: ThreadList;
@@ -84,7 +84,7 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWorktreeSchema
     if (!caps.turnStart) return out;
     const scanned = out.runs ?? [];
     // A lost run the scan found running again is listed as the scan saw it.
-    const mine = turns.look().filter((r) =>
+    const mine = ctx.turns.look().filter((r) =>
       r.state !== "lost" ||
       !scanned.some((x) => x.threadId === r.threadId && x.clientMessageId === r.clientMessageId)
     );

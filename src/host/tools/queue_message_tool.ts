@@ -43,7 +43,7 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
       label: "queue",
     });
     if (receipt.status !== "not_sent") {
-      ctx.starts.queuedHere.record(receipt.threadId, receipt.clientMessageId);
+      ctx.queuedHere.record(receipt.threadId, receipt.clientMessageId);
     }
     return receipt;
   },

@@ -39,7 +39,7 @@ export const withdrawMessageTool: Tool<typeof input, typeof withdrawSchema> = {
         (s) =>
           withdrawMessage(s, threadId, clientMessageId, {
             readItems: ctx.caps.replyRead,
-            queuedHere: ctx.starts.queuedHere,
+            queuedHere: ctx.queuedHere,
           }),
         { signal: ctx.signal, label: "withdraw" },
       );
