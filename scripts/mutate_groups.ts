@@ -343,4 +343,13 @@ export const GROUPS: Record<string, Group> = {
     contained:
       "its mutants run /bin/kill with mutated group ids: two uncontained runs on 2026-12-01 killed every process on the machine",
   },
+  // #48: the drop-in `codex mcp-server` surface and the images of #50, one group per module.
+  images: {
+    promise:
+      "images: at most 8, 768 KiB of data URLs in all, absolute image paths, no http(s); refused before anything is sent",
+    mutate: [
+      "src/reply/images.ts",
+    ],
+    tests: ["tests/unit/images_test.ts"],
+  },
 };
