@@ -84,8 +84,7 @@ export const imagesInput = z.array(image).max(MAX_IMAGES).superRefine((images, c
         message: `Image ${i + 1}'s ${field} ${problem}; nothing was sent`,
       });
     }
-    // Stryker disable next-line ConditionalExpression: a path's dataUrl is undefined, which TextEncoder encodes as "": 0 bytes
-    if (img.dataUrl !== undefined) bytes += utf8Length(img.dataUrl);
+    bytes += utf8Length(img.dataUrl ?? "");
   }
   if (bytes > MAX_DATA_URL_BYTES) {
     ctx.addIssue({
