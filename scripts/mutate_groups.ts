@@ -344,6 +344,14 @@ export const GROUPS: Record<string, Group> = {
       "its mutants run /bin/kill with mutated group ids: two uncontained runs on 2026-12-01 killed every process on the machine",
   },
   // #48: the drop-in `codex mcp-server` surface and the images of #50, one group per module.
+  "compat-args": {
+    promise:
+      "--compat codex-mcp-server: names and schemas the old server's; each field honoured, mapped or refused as the design says",
+    mutate: [
+      "src/host/compat_args.ts",
+    ],
+    tests: ["tests/unit/compat_args_test.ts", "tests/unit/compat_tools_test.ts"],
+  },
   images: {
     promise:
       "images: at most 8, 768 KiB of data URLs in all, absolute image paths, no http(s); refused before anything is sent",

@@ -125,7 +125,7 @@ const ABSOLUTE = /^(\/|[A-Za-z]:[\\/])/;
 
 /** The compatibility `codex` tool. */
 export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
-  name: "codex",
+  name: CODEX_ENTRY.name,
   title: CODEX_ENTRY.title,
   description: CODEX_ENTRY.description + COMPAT_NOTE,
   inputSchema: codexInput,
@@ -158,7 +158,7 @@ export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
 
 /** The compatibility `codex-reply` tool. */
 export const codexReplyTool: Tool<typeof replyInput, typeof compatOutput> = {
-  name: "codex-reply",
+  name: CODEX_REPLY_ENTRY.name,
   title: CODEX_REPLY_ENTRY.title,
   description: CODEX_REPLY_ENTRY.description +
     " (codex-relay: the threadId codex returned; optional images: [{path} | {dataUrl}].)",
