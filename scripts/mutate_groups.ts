@@ -352,6 +352,14 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: ["tests/unit/compat_args_test.ts", "tests/unit/compat_tools_test.ts"],
   },
+  "compat-tools": {
+    promise:
+      "a compat call is a run followed to its end, its result the old {threadId, content}; a refusal is isError with nothing sent",
+    mutate: [
+      "src/host/tools/compat_tools.ts",
+    ],
+    tests: ["tests/unit/compat_tools_test.ts"],
+  },
   images: {
     promise:
       "images: at most 8, 768 KiB of data URLs in all, absolute image paths, no http(s); refused before anything is sent",

@@ -6,6 +6,7 @@
 import assert from "assert";
 import { codexReplyTool, codexTool, compatResult } from "../../src/host/tools/compat_tools.ts";
 import type { CallContext } from "../../src/host/tool.ts";
+import { explainRun } from "../../src/host/tools/run_tool.ts";
 import type { RunResult } from "../../src/reply/schemas.ts";
 import type { StartResult } from "../../src/turn/turn_start.ts";
 import { silentLogger } from "../../src/core/log.ts";
@@ -69,6 +70,9 @@ Deno.test("compat: the inputs take the old fields only, within their bounds", ()
   assert.ok(!ok(codexTool, { prompt: "go", "approval-policy": "always" }));
   assert.ok(!ok(codexTool, { prompt: "go", approvalPolicy: "never" }), "unknown fields refused");
   assert.ok(!ok(codexReplyTool, { prompt: "go", cwd: "/w" }), "unknown fields refused");
+  for (const ref of [{ threadId: THREAD }, { conversationId: THREAD }]) {
+    assert.ok(ok(codexReplyTool, { prompt: "go", ...ref, images: [{ path: "/a.png" }] }));
+  }
   for (const field of ["base-instructions", "developer-instructions", "compact-prompt"]) {
     assert.ok(ok(codexTool, { prompt: "go", [field]: "x".repeat(64 * 1024) }), field);
     const over = codexTool.inputSchema.safeParse({ prompt: "go", [field]: "x".repeat(65537) });
@@ -198,6 +202,16 @@ Deno.test("compat: codex-reply needs a thread, one thread, and runs the prompt i
   });
   assert.equal(both.isError, true);
   assert.deepEqual([...none.calls, ...two.calls], []);
+  const missing = fakeCtx();
+  const gone = seen(
+    codexReplyTool,
+    await codexReplyTool.run({ prompt: "go", conversationId: "no-such-thread" }, missing.ctx),
+  );
+  assert.deepEqual(gone.structuredContent, {
+    threadId: "no-such-thread",
+    content:
+      "The turn did not start (thread_not_found): No such thread. Nothing was sent to Codex.",
+  });
   for (
     const args of [
       { threadId: THREAD },
@@ -267,8 +281,12 @@ Deno.test("compat: a turn that did not complete is isError with its reason and h
   );
   assert.equal(failed.isError, true);
   assert.equal(failed.notes, undefined, "notes go only with a final answer");
+  const failedRun = run({ turn: { id: "t1", status: "failed" }, error: "The model broke." });
+  assert.equal(
+    failed.content,
+    `${explainRun(failedRun).said} To go on, call codex-reply with threadId ${THREAD}.`,
+  );
   assert.match(failed.content, /The model broke/);
-  assert.doesNotMatch(failed.content, /returned before the turn ended/, "it ended");
   assert.ok(failed.content.endsWith(` To go on, call codex-reply with threadId ${THREAD}.`));
   const broken = compatResult(
     run({ failureClass: "capacity", error: "Limit.", replies: [] }),
