@@ -64,4 +64,8 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/connect/thread_routing.ts": "a thread's notifications reach only its views",
   "src/connect/process/process_group.ts": "a helper's whole process group ends with it",
   "src/connect/process/helper_process.ts": "a helper is reaped within the reap bound",
+  "src/host/compat_args.ts":
+    "the old server's names and schemas; what compat honours, maps, refuses",
+  "src/host/tools/compat_tools.ts": "a compat call runs to its end; refusals send nothing",
+  "src/reply/images.ts": "images within their bounds, refused before anything is sent",
 };

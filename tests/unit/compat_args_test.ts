@@ -90,3 +90,64 @@ Deno.test("--compat codex-mcp-server: needs --allow-turn-start, takes only that 
     !toolNames(capabilitiesOf({ allowReplyRead: false, allowTurnStart: true })).includes("codex"),
   );
 });
+
+Deno.test("compat: a setting given both as a field and in config passes when they agree", () => {
+  assert.deepEqual(
+    compatOptions({ model: "gpt-5.2", sandbox: "read-only", config: { model: "gpt-5.2" } }),
+    { options: { model: "gpt-5.2", sandbox: "read-only" }, notes: [] },
+  );
+  assert.deepEqual(
+    compatOptions({ "compact-prompt": "Short.", config: { compact_prompt: "Short." } }),
+    { options: { compactPrompt: "Short." }, notes: [] },
+  );
+  assert.deepEqual(compatOptions({ "compact-prompt": "Short." }), {
+    options: { compactPrompt: "Short." },
+    notes: [],
+  });
+  assert.deepEqual(compatOptions({}), { options: {}, notes: [] });
+});
+
+Deno.test("compat: empty fields set nothing; the run keeps the user's config", () => {
+  assert.deepEqual(
+    compatOptions({
+      model: "",
+      "base-instructions": "",
+      "developer-instructions": "",
+      "compact-prompt": "",
+      config: { model_reasoning_effort: "" },
+    }),
+    { options: {}, notes: [] },
+  );
+});
+
+Deno.test("compat: a refused config key is named (bounded), with the keys that are honoured", () => {
+  const refusedOf = (config: Record<string, unknown>) => {
+    const out = compatOptions({ config });
+    assert.ok("refused" in out, JSON.stringify(config));
+    return out.refused;
+  };
+  const honoured = "model, model_reasoning_effort, sandbox_mode, approval_policy, compact_prompt";
+  assert.equal(
+    refusedOf({ model: "a", toString: "b" }),
+    `config key 'toString' is refused: codex-relay applies only config keys it can check loosen nothing (${honoured}); set others in config.toml yourself; nothing was sent to Codex`,
+  );
+  assert.match(refusedOf(JSON.parse('{"__proto__": "x"}')), /^config key '__proto__' is refused/);
+  assert.ok(refusedOf({ ["k".repeat(300)]: "x" }).startsWith(`config key '${"k".repeat(100)}' is`));
+  assert.equal(
+    refusedOf({ approval_policy: "always" }),
+    "config key 'approval_policy' takes untrusted, on-request, never, on-failure; nothing was sent to Codex",
+  );
+  for (const policy of ["untrusted", "on-request", "never"]) {
+    const out = compatOptions({ config: { approval_policy: policy } });
+    assert.deepEqual(out, { options: { approvalPolicy: policy }, notes: [] });
+  }
+  assert.equal(
+    refusedOf({ compact_prompt: ["a"] }),
+    "config key 'compact_prompt' takes a string; nothing was sent to Codex",
+  );
+  const both = compatOptions({ sandbox: "read-only", config: { sandbox_mode: "workspace-write" } });
+  assert.equal(
+    "refused" in both && both.refused,
+    "config sets sandbox to 'workspace-write' but the call gives 'read-only'; give one; nothing was sent to Codex",
+  );
+});

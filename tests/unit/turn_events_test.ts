@@ -386,3 +386,81 @@ Deno.test("TurnEvents: before its own turn is known, a file of no turn is not th
   e.changedInGit("/r", [{ path: "shell.txt", kind: "add" }]);
   assert.deepEqual(e.view({ cwd: "/r" }).changedFiles, [{ path: "shell.txt", kind: "add" }]);
 });
+
+Deno.test("TurnEvents: a notification of the own turn over the frame bound is listed and said; others' are not", () => {
+  const { e } = events(REVIEW);
+  const cut = (params: Record<string, unknown>) =>
+    e.notification("codex-relay/notificationCut", {
+      method: "item/completed",
+      bytes: 2_000_000,
+      ...params,
+    });
+  const said = (what: string) => [{
+    kind: "note",
+    text:
+      `Codex sent a ${what} of 2000000 bytes, over the relay's frame bound: the relay skipped it (see cutNotifications)`,
+  }];
+  e.notification("turn/started", { threadId: THREAD, turn: { id: "R" } });
+  assert.deepEqual(cut({ threadId: THREAD }), [], "no own turn yet: the turn running is not it");
+  assert.deepEqual(cut({ threadId: THREAD, turnId: "R" }), [], "nor is a turn of its id");
+  assert.deepEqual(e.cutNotifications, {}, "none: absent from results");
+  assert.equal(e.view(undefined).cutNotifications, undefined);
+  e.claim("R");
+  assert.deepEqual(
+    cut({ threadId: THREAD }),
+    said("item/completed"),
+    "no turn id: the one running",
+  );
+  assert.equal(e.itemsCompleted, 0, "an item of no named turn is not counted");
+  e.notification("turn/started", { threadId: THREAD, turn: { id: "R2", rootTurnId: "R" } });
+  assert.deepEqual(cut({ threadId: "other", turnId: "R" }), [], "another thread's");
+  assert.deepEqual(cut({ threadId: THREAD, turnId: "elsewhere" }), [], "another turn's");
+  assert.deepEqual(
+    cut({ threadId: THREAD, turnId: "R", itemType: "commandExecution", itemId: "c1" }),
+    said("item/completed (commandExecution c1)"),
+  );
+  assert.equal(e.itemsCompleted, 1, "a completed item of the own turn, though cut");
+  assert.deepEqual(
+    cut({ threadId: THREAD, turnId: "R2", itemId: "c2" }),
+    said("item/completed (c2)"),
+  );
+  assert.equal(e.itemsCompleted, 1, "the inner turn's items are not the own turn's");
+  assert.deepEqual(
+    cut({ threadId: THREAD, method: "item/started", turnId: "R", itemType: "agentMessage" }),
+    said("item/started (agentMessage)"),
+  );
+  assert.equal(e.itemsCompleted, 1, "a started item is not a completed one");
+  const listed = [
+    { method: "item/completed", bytes: 2_000_000 },
+    { method: "item/completed", bytes: 2_000_000, itemType: "commandExecution", itemId: "c1" },
+    { method: "item/completed", bytes: 2_000_000, itemId: "c2" },
+    { method: "item/started", bytes: 2_000_000, itemType: "agentMessage" },
+  ];
+  assert.deepEqual(e.cutNotifications, { cutNotifications: listed });
+  const view = e.view(undefined);
+  assert.deepEqual(view.cutNotifications, listed);
+  assert.deepEqual(view.notes, [
+    said("item/completed")[0].text,
+    said("item/completed (commandExecution c1)")[0].text,
+    said("item/completed (c2)")[0].text,
+    said("item/started (agentMessage)")[0].text,
+  ]);
+});
+
+Deno.test("TurnEvents: only the first 20 cut notifications are kept and said", () => {
+  const { e, user } = events();
+  user("t1", "mine");
+  const cut = (i: number) =>
+    e.notification("codex-relay/notificationCut", {
+      method: "item/completed",
+      bytes: 1_100_000 + i,
+      threadId: THREAD,
+      turnId: "t1",
+    });
+  for (let i = 0; i < 20; i++) assert.equal(cut(i).length, 1);
+  assert.deepEqual(cut(20), [], "the 21st is neither kept nor said");
+  const kept = e.cutNotifications.cutNotifications!;
+  assert.equal(kept.length, 20);
+  assert.deepEqual(kept.at(-1), { method: "item/completed", bytes: 1_100_019 });
+  assert.equal(e.itemsCompleted, 20);
+});

@@ -119,13 +119,18 @@ function result(out: CompatOut): Record<string, unknown> {
   };
 }
 
+// Stryker disable next-line ArrowFunction,ObjectLiteral,StringLiteral: a tool with `exact` answers with exact.result (server.ts); its explain is never called
 const explain = (out: CompatOut) => ({ said: out.content, next: "" });
 
 const ABSOLUTE = /^(\/|[A-Za-z]:[\\/])/;
 
+/** Why a `codex` call's cwd (`got`) is refused. */
+const cwdRefusal = (got: string) =>
+  `cwd must be an absolute path (got ${got}): codex-relay does not read its own working directory, so it cannot resolve a relative or missing one; give the project's absolute path. Nothing was sent to Codex.`;
+
 /** The compatibility `codex` tool. */
 export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
-  name: "codex",
+  name: CODEX_ENTRY.name,
   title: CODEX_ENTRY.title,
   description: CODEX_ENTRY.description + COMPAT_NOTE,
   inputSchema: codexInput,
@@ -134,13 +139,9 @@ export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
   enabled: (caps) => caps.turnStart && caps.compat === "codex-mcp-server",
   async run(args, ctx) {
     const cwd = args.cwd;
-    if (cwd === undefined || !ABSOLUTE.test(cwd) || cwd.includes("\0")) {
-      return refused(
-        "",
-        `cwd must be an absolute path (got ${
-          cwd === undefined ? "none" : JSON.stringify(cwd.slice(0, 200))
-        }): codex-relay does not read its own working directory, so it cannot resolve a relative or missing one; give the project's absolute path. Nothing was sent to Codex.`,
-      );
+    if (cwd === undefined) return refused("", cwdRefusal("none"));
+    if (!ABSOLUTE.test(cwd) || cwd.includes("\0")) {
+      return refused("", cwdRefusal(JSON.stringify(cwd.slice(0, 200))));
     }
     const mapped: Mapped = compatOptions(args);
     if ("refused" in mapped) return refused("", mapped.refused);
@@ -158,7 +159,7 @@ export const codexTool: Tool<typeof codexInput, typeof compatOutput> = {
 
 /** The compatibility `codex-reply` tool. */
 export const codexReplyTool: Tool<typeof replyInput, typeof compatOutput> = {
-  name: "codex-reply",
+  name: CODEX_REPLY_ENTRY.name,
   title: CODEX_REPLY_ENTRY.title,
   description: CODEX_REPLY_ENTRY.description +
     " (codex-relay: the threadId codex returned; optional images: [{path} | {dataUrl}].)",
