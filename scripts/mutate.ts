@@ -104,6 +104,7 @@ function configOf(
       ".git",
       ".codex-npm",
       ".codex-npm-0.171",
+      ".claude-npm",
       ".stryker-npm",
       ".stryker-tmp",
       "reports",

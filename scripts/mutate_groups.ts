@@ -316,6 +316,17 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: WORKTREE_TESTS,
   },
+  // #48 (m-mutate-a): the frame bound (#46) and the push (#49).
+  frames: {
+    promise:
+      "a frame over the bound is skipped as it comes, only its ends kept, told apart by its ends; the connection goes on",
+    mutate: [
+      "src/connect/cut_frame.ts",
+      "src/connect/daemon/ws_skip.ts",
+      "src/connect/spawn/line_reader.ts",
+    ],
+    tests: ["tests/unit/cut_frame_test.ts"],
+  },
   reap: {
     promise: "a helper's whole process group ends with it, within the reap bound",
     mutate: [

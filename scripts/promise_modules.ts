@@ -64,4 +64,9 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/connect/thread_routing.ts": "a thread's notifications reach only its views",
   "src/connect/process/process_group.ts": "a helper's whole process group ends with it",
   "src/connect/process/helper_process.ts": "a helper is reaped within the reap bound",
+  // #48 (m-mutate-a): the frame bound (#46) and the push (#49).
+  "src/connect/cut_frame.ts": "a cut frame keeps only its ends, and is told by them",
+  "src/connect/daemon/ws_skip.ts": "an oversized WebSocket message is skipped unbuffered",
+  "src/connect/spawn/line_reader.ts":
+    "an oversized line is skipped unbuffered, the lines after it read",
 };
