@@ -327,6 +327,31 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: ["tests/unit/cut_frame_test.ts"],
   },
+  // The settings edit; runHookStep's flow (ask, backup, write) is on real files in
+  // tests/integration/install_push_test.ts.
+  "push-install": {
+    promise:
+      "the push hook is written once beside the user's settings, every other byte kept, and uninstall takes only it",
+    mutate: [
+      {
+        file: "src/install/push_hooks.ts",
+        functions: [
+          "hookPaths",
+          "hookFiles",
+          "hookCommand",
+          "hookFindings",
+          "hookGroup",
+          "ours",
+          "document",
+          "postToolUse",
+          "withHook",
+          "withoutHook",
+          "format",
+        ],
+      },
+    ],
+    tests: ["tests/unit/push_hooks_test.ts"],
+  },
   reap: {
     promise: "a helper's whole process group ends with it, within the reap bound",
     mutate: [

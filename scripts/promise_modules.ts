@@ -69,4 +69,5 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/connect/daemon/ws_skip.ts": "an oversized WebSocket message is skipped unbuffered",
   "src/connect/spawn/line_reader.ts":
     "an oversized line is skipped unbuffered, the lines after it read",
+  "src/install/push_hooks.ts": "the push hook written beside the user's settings, removed alone",
 };
