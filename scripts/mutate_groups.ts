@@ -327,6 +327,17 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: ["tests/unit/cut_frame_test.ts"],
   },
+  "push-channels": {
+    promise:
+      "a channel message for a run's end: once, only when no call waits on it and no result showed it, 64 runs at most",
+    mutate: [
+      {
+        file: "src/host/channels.ts",
+        functions: ["watching", "callStarted", "resulted", "#ended", "messagesNamed"],
+      },
+    ],
+    tests: ["tests/unit/channels_test.ts"],
+  },
   // The settings edit; runHookStep's flow (ask, backup, write) is on real files in
   // tests/integration/install_push_test.ts.
   "push-install": {

@@ -69,5 +69,6 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/connect/daemon/ws_skip.ts": "an oversized WebSocket message is skipped unbuffered",
   "src/connect/spawn/line_reader.ts":
     "an oversized line is skipped unbuffered, the lines after it read",
+  "src/host/channels.ts": "a channel push once per run, only when unseen",
   "src/install/push_hooks.ts": "the push hook written beside the user's settings, removed alone",
 };
