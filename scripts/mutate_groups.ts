@@ -327,6 +327,24 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: ["tests/unit/cut_frame_test.ts"],
   },
+  "push-hook": {
+    promise:
+      "a run's end wakes the agent once, in a bounded text; never when final, not sent, followed, interrupted or the session gone",
+    mutate: [
+      "src/host/push_text.ts",
+      "src/cli/hook_input.ts",
+      {
+        file: "src/cli/hook_wait.ts",
+        functions: ["followForHook", "cannotFollow", "hookWaitArgs"],
+      },
+    ],
+    tests: [
+      "tests/unit/hook_wait_test.ts",
+      "tests/unit/push_text_test.ts",
+      "tests/unit/hook_input_test.ts",
+      "tests/unit/channels_test.ts",
+    ],
+  },
   "push-channels": {
     promise:
       "a channel message for a run's end: once, only when no call waits on it and no result showed it, 64 runs at most",
