@@ -322,6 +322,71 @@ export const GROUPS: Record<string, Group> = {
     ],
     tests: WORKTREE_TESTS,
   },
+  // #48 (m-mutate-a): the frame bound (#46) and the push (#49).
+  frames: {
+    promise:
+      "a frame over the bound is skipped as it comes, only its ends kept, told apart by its ends; the connection goes on",
+    mutate: [
+      "src/connect/cut_frame.ts",
+      "src/connect/daemon/ws_skip.ts",
+      "src/connect/spawn/line_reader.ts",
+    ],
+    tests: ["tests/unit/cut_frame_test.ts"],
+  },
+  "push-hook": {
+    promise:
+      "a run's end wakes the agent once, in a bounded text; never when final, not sent, followed, interrupted or the session gone",
+    mutate: [
+      "src/host/push_text.ts",
+      "src/cli/hook_input.ts",
+      {
+        file: "src/cli/hook_wait.ts",
+        functions: ["followForHook", "cannotFollow", "hookWaitArgs"],
+      },
+    ],
+    tests: [
+      "tests/unit/hook_wait_test.ts",
+      "tests/unit/push_text_test.ts",
+      "tests/unit/hook_input_test.ts",
+      "tests/unit/channels_test.ts",
+    ],
+  },
+  "push-channels": {
+    promise:
+      "a channel message for a run's end: once, only when no call waits on it and no result showed it, 64 runs at most",
+    mutate: [
+      {
+        file: "src/host/channels.ts",
+        functions: ["watching", "callStarted", "resulted", "#ended", "messagesNamed"],
+      },
+    ],
+    tests: ["tests/unit/channels_test.ts"],
+  },
+  // The settings edit; runHookStep's flow (ask, backup, write) is on real files in
+  // tests/integration/install_push_test.ts.
+  "push-install": {
+    promise:
+      "the push hook is written once beside the user's settings, every other byte kept, and uninstall takes only it",
+    mutate: [
+      {
+        file: "src/install/push_hooks.ts",
+        functions: [
+          "hookPaths",
+          "hookFiles",
+          "hookCommand",
+          "hookFindings",
+          "hookGroup",
+          "ours",
+          "document",
+          "postToolUse",
+          "withHook",
+          "withoutHook",
+          "format",
+        ],
+      },
+    ],
+    tests: ["tests/unit/push_hooks_test.ts"],
+  },
   reap: {
     promise: "a helper's whole process group ends with it, within the reap bound",
     mutate: [

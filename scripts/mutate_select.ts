@@ -87,21 +87,33 @@ export function functionRange(source: string, name: string): [number, number] {
   const start = startOf(lines, name);
   if (start === -1) throw new Error(`No function ${name}`);
   let depth = 0;
+  let parens = 0;
   let opened = false;
   let quote: string | null = null;
+  /** The brace depth of each open `${` of a template literal: its `}` goes back into the literal. */
+  const holes: number[] = [];
   for (let i = start; i < lines.length; i++) {
     const line = lines[i];
     for (let j = 0; j < line.length; j++) {
       const c = line[j];
       if (quote) {
         if (c === "\\") j++;
-        else if (c === quote) quote = null;
+        else if (quote === "`" && c === "$" && line[j + 1] === "{") {
+          [quote, j] = [null, j + 1];
+          holes.push(depth);
+        } else if (c === quote) quote = null;
         continue;
       }
       if (c === "/" && line[j + 1] === "/") break;
       if (c === '"' || c === "'" || c === "`") quote = c;
-      else if (c === "{") [depth, opened] = [depth + 1, true];
-      else if (c === "}") depth--;
+      else if (c === "(") parens++;
+      else if (c === ")") parens--;
+      // A parameter's type (`args: { a: string },`) is not the body.
+      else if (c === "{") [depth, opened] = [depth + 1, opened || parens === 0];
+      else if (c === "}" && holes.at(-1) === depth) {
+        holes.pop();
+        quote = "`";
+      } else if (c === "}") depth--;
     }
     if (quote !== "`") quote = null;
     // At a line's end: a return type's braces (`): { a: string } {`) leave the body open.

@@ -68,4 +68,17 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
     "the old server's names and schemas; what compat honours, maps, refuses",
   "src/host/tools/compat_tools.ts": "a compat call runs to its end; refusals send nothing",
   "src/reply/images.ts": "images within their bounds, refused before anything is sent",
+  // The frame bound (#46) and the push (#49).
+  "src/connect/cut_frame.ts": "a cut frame keeps only its ends, and is told by them",
+  "src/connect/daemon/ws_skip.ts": "an oversized WebSocket message is skipped unbuffered",
+  "src/connect/spawn/line_reader.ts":
+    "an oversized line is skipped unbuffered, the lines after it read",
+  "src/host/push_text.ts":
+    "a pushed text is bounded and never shows commentary or a moderated answer",
+  "src/cli/hook_input.ts":
+    "the hook waits only on a run not yet final, and not one the agent followed",
+  "src/cli/hook_wait.ts":
+    "hook-wait wakes the agent only for an end it has not seen (followForHook)",
+  "src/host/channels.ts": "a channel push once per run, only when unseen",
+  "src/install/push_hooks.ts": "the push hook written beside the user's settings, removed alone",
 };

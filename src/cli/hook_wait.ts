@@ -93,12 +93,8 @@ export async function followForHook(
     }
     if (result.turn.status === "interrupted") return { exit: 0, why: "interrupted" };
     if (await deps.followed(plan)) return { exit: 0, why: "followed" };
-    return { exit: 2, text: pushText({ result, ...worktreeOf(plan) }) };
+    return { exit: 2, text: pushText({ result, worktree: plan.worktree }) };
   }
-}
-
-function worktreeOf(plan: Extract<HookPlan, { kind: "wait" }>): { worktree?: string } {
-  return plan.worktree === undefined ? {} : { worktree: plan.worktree };
 }
 
 function cannotFollow(why: string): HookOutcome {

@@ -57,7 +57,8 @@ export function stillRunningText(
   return `Codex run still running after ${minutes} min (thread ${ref.threadId}, message ${ref.clientMessageId}); nothing more will be pushed for it. Next: codex_wait_reply {"threadId":"${ref.threadId}","clientMessageId":"${ref.clientMessageId}"} when you need its answer.`;
 }
 
-const TERMINAL = new Set(["completed", "failed", "interrupted"]);
+/** The statuses of a turn that ended (any other value: it did not). */
+export const TERMINAL: ReadonlySet<unknown> = new Set(["completed", "failed", "interrupted"]);
 
 /**
  * The messages whose turn's end a relay result shows (a `codex_wait_reply`,
@@ -79,15 +80,27 @@ export function endsShown(result: unknown): string[] {
   return list.flatMap((m) => {
     const id = m?.clientMessageId ?? asObject(m?.receipt)?.clientMessageId;
     const status = asObject(m?.turn)?.status;
-    const ended = m?.timedOut !== true && typeof status === "string" && TERMINAL.has(status);
+    const ended = m?.timedOut !== true && TERMINAL.has(status);
     return ended && typeof id === "string" ? [id] : [];
   });
 }
 
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : undefined;
+/**
+ * `value` when it is a JSON object (a relay result, a hook's input, as
+ * parsed), else undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "assert";
+ * assert.deepEqual(asObject({ a: 1 }), { a: 1 });
+ * assert.equal(asObject("{}"), undefined);
+ * ```
+ */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== "object") return undefined;
+  // Stryker disable next-line ConditionalExpression: a JSON array holds only indexes, never a key read here
+  if (Array.isArray(value)) return undefined;
+  return (value ?? undefined) as Record<string, unknown> | undefined;
 }
 
 function answerLines(r: WaitMessageResult): string[] {

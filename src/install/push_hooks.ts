@@ -81,6 +81,7 @@ export function hookCommand(
   os?: typeof Deno.build.os,
 ): string {
   const at = launcher.args.indexOf("serve");
+  // Stryker disable next-line MethodExpression: the words before serve are Deno's and the module's, never --codex or --app-server
   const serve = launcher.args.slice(at + 1);
   // How the entry reaches Codex: the same for the hook (its Codex, its app-server mode).
   const passOn = ["--codex", "--app-server"].flatMap((flag) => {
@@ -117,9 +118,9 @@ export function hookFindings(
   path: string,
   entryPaths: readonly string[],
 ): { level: "ok" | "info" | "warn"; text: string; fix?: string }[] {
-  let list: unknown[] = [];
+  let list: unknown[];
   try {
-    list = postToolUse(document(text ?? "", path), path) ?? [];
+    list = postToolUse(document(text ?? "", path), path);
   } catch (error) {
     return [{ level: "warn", text: error instanceof Error ? error.message : String(error) }];
   }
@@ -177,13 +178,15 @@ function document(text: string, path: string): Record<string, unknown> {
   return root;
 }
 
-function postToolUse(root: Record<string, unknown>, path: string): unknown[] | undefined {
+/** The `hooks.PostToolUse` list of a settings file, `[]` when it has none. */
+function postToolUse(root: Record<string, unknown>, path: string): unknown[] {
   const hooks = root.hooks as Record<string, unknown> | undefined;
   const list = hooks?.PostToolUse;
   if (list !== undefined && !Array.isArray(list)) {
     throw new InstallError(`"hooks.PostToolUse" in ${path} is not a list; nothing was written`, 65);
   }
-  return list as unknown[] | undefined;
+  // Stryker disable next-line ArrayDeclaration: no list: nothing in it is ours, and jsonc-parser makes the list where there is none
+  return list ?? [];
 }
 
 /**
@@ -201,21 +204,21 @@ function postToolUse(root: Record<string, unknown>, path: string): unknown[] | u
  */
 export function withHook(text: string, group: Record<string, unknown>, path: string): string {
   const root = document(text, path);
-  const list = postToolUse(root, path) ?? [];
+  const list = postToolUse(root, path);
   const at = list.findIndex(ours);
-  if (at >= 0 && deepEqual(list[at], group)) return text;
-  const where = ["hooks", "PostToolUse", at >= 0 ? at : list.length];
-  const options = { formattingOptions: format(text), isArrayInsertion: at < 0 };
-  return applyEdits(text, modify(text, where, group, options));
+  if (deepEqual(list[at], group)) return text;
+  // Ours in place; none (-1): jsonc-parser appends it, making the list where there is none.
+  const where = ["hooks", "PostToolUse", at];
+  return applyEdits(text, modify(text, where, group, { formattingOptions: format(text) }));
 }
 
 /** `text` without the hook group install wrote (and the empty list and object it leaves). */
 export function withoutHook(text: string, path: string): string {
   const root = document(text, path);
-  const list = postToolUse(root, path) ?? [];
-  const at = list.findIndex(ours);
+  const at = postToolUse(root, path).findIndex(ours);
   if (at < 0) return text;
-  const fo = { formattingOptions: format(text) };
+  // Unformatted: a removal formatted would rewrite the user's group after ours.
+  const fo = {};
   let out = applyEdits(text, modify(text, ["hooks", "PostToolUse", at], undefined, fo));
   const after = document(out, path).hooks as Record<string, unknown>;
   if ((after.PostToolUse as unknown[]).length === 0) {
@@ -227,12 +230,12 @@ export function withoutHook(text: string, path: string): string {
   return out;
 }
 
+/** The file's own indentation (its line ends jsonc-parser keeps itself). */
 function format(text: string) {
   const unit = text.match(/^([ \t]+)["/]/m)?.[1] ?? "  ";
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  return unit.startsWith("\t")
-    ? { insertSpaces: false, tabSize: 1, eol }
-    : { insertSpaces: true, tabSize: unit.length, eol };
+  // Stryker disable next-line MethodExpression,ObjectLiteral: an indentation is tabs or spaces, not both; jsonc-parser indents with tabs unless told insertSpaces
+  if (unit.startsWith("\t")) return { insertSpaces: false, tabSize: 1 };
+  return { insertSpaces: true, tabSize: unit.length };
 }
 
 /** What the hook step is given by the install flow. */

@@ -4,7 +4,8 @@
  * interrupted, the session gone, timeout, Codex gone, a thread it cannot read, and the wake.
  */
 import assert from "assert";
-import { followForHook, type HookDeps, hookWait } from "../../src/cli/hook_wait.ts";
+import { followForHook, type HookDeps, hookWait, hookWaitArgs } from "../../src/cli/hook_wait.ts";
+import { UsageError } from "../../src/core/usage_error.ts";
 import { followedInTranscript, hookPlan, type HookRef } from "../../src/cli/hook_input.ts";
 import { PUSH_ANSWER_LINES, PUSH_TEXT_MAX, pushText } from "../../src/host/push_text.ts";
 import type { WaitMessageResult } from "../../src/reply/schemas.ts";
@@ -259,4 +260,100 @@ Deno.test("pushed text: bounded lines and size, moderated answers held back, nev
   assert.match(short, /Worktree: \/w\/tree/);
   assert.match(short, /Changed files \(1\): update a\.ts/);
   assert.doesNotMatch(short, /Final answer/);
+});
+
+Deno.test("hook-wait's command line: a whole number of minutes from 1 to 1440 (30 by default), Codex reached as serve reaches it", () => {
+  const none = hookWaitArgs([]);
+  assert.equal(none.minutes, 30);
+  assert.deepEqual(none.flags.appServer, { kind: "spawn" });
+  assert.equal(none.flags.logLevel, "error", "quiet unless asked: its stderr wakes the agent");
+  assert.equal(none.flags.codex, undefined);
+  assert.equal(hookWaitArgs(["--timeout-minutes", "1"]).minutes, 1);
+  assert.equal(hookWaitArgs(["--timeout-minutes", "1440"]).minutes, 1440);
+  for (const bad of ["0", "1441", "2.5", "x", ""]) {
+    assert.throws(
+      () => hookWaitArgs(["--timeout-minutes", bad]),
+      (e) =>
+        e instanceof UsageError &&
+        e.message === "--timeout-minutes takes a whole number from 1 to 1440",
+      bad,
+    );
+  }
+  assert.throws(
+    () => hookWaitArgs(["now"]),
+    (e) => e instanceof UsageError && e.message === "Unexpected argument 'now'",
+  );
+  const all = hookWaitArgs([
+    "--app-server",
+    "unix:///run/codex.sock",
+    "--codex",
+    "/c/codex",
+    "--log-level",
+    "debug",
+  ]);
+  assert.deepEqual(all.flags.appServer, { kind: "unix", path: "/run/codex.sock" });
+  assert.equal(all.flags.codex, "/c/codex");
+  assert.equal(all.flags.logLevel, "debug");
+  assert.deepEqual(hookWaitArgs(["--app-server", "daemon"]).flags.appServer, { kind: "daemon" });
+});
+
+Deno.test("hook-wait: a wait that fails because the session ended is exit 0; a failure's reason said as it is", async () => {
+  let alive = true;
+  const { d } = deps([new Error("cancelled")], { sessionAlive: () => alive });
+  const wait = d.wait;
+  d.wait = (ref, ms) => {
+    alive = false;
+    return wait(ref, ms);
+  };
+  assert.deepEqual(await followForHook(waitPlan, 60_000, d), { exit: 0, why: "ended" });
+  const thrown = deps([]);
+  thrown.d.wait = () => Promise.reject("a string");
+  assert.deepEqual(await followForHook(waitPlan, 60_000, thrown.d), {
+    exit: 1,
+    text: "codex-relay hook-wait: cannot follow the run: a string",
+  });
+  const bare = deps([{ ...ended("completed"), status: "unavailable", turn: null, replies: [] }]);
+  assert.deepEqual(await followForHook(waitPlan, 60_000, bare.d), {
+    exit: 1,
+    text: "codex-relay hook-wait: cannot follow the run: unavailable",
+  });
+  const noTurn = deps([{ ...ended("completed"), turn: null }]);
+  assert.deepEqual(await followForHook(waitPlan, 60_000, noTurn.d), {
+    exit: 1,
+    text: "codex-relay hook-wait: cannot follow the run: observed",
+  });
+});
+
+Deno.test("hook-wait: the pushed text names the run's worktree; the bound in whole minutes", async () => {
+  const inTree = hookPlan(
+    hook(JSON.stringify({ ...JSON.parse(runResponse("running")), worktree: { path: "/w/t" } })),
+  );
+  const { d } = deps([ended("completed")]);
+  const out = await followForHook(inTree, 60_000, d);
+  assert.match((out as { text: string }).text, /\nWorktree: \/w\/t\n/);
+  const plain = await followForHook(waitPlan, 60_000, deps([ended("completed")]).d);
+  assert.doesNotMatch((plain as { text: string }).text, /Worktree/);
+  const odd = await followForHook(waitPlan, 90_000 + 1, deps([]).d);
+  assert.match((odd as { text: string }).text, /still running after 2 min/);
+  const zero = deps([]);
+  assert.equal((await followForHook(waitPlan, 0, zero.d)).exit, 2);
+  assert.equal(zero.waits.length, 0, "no time left: no wait");
+});
+
+Deno.test("hook-wait: a session gone before the first wait: exit 0, nothing read; a result that is not the turn's observed end is not pushed", async () => {
+  const gone = deps([], { sessionAlive: () => false });
+  assert.deepEqual(await followForHook(waitPlan, 60_000, gone.d), { exit: 0, why: "ended" });
+  assert.equal(gone.waits.length, 0);
+  const queued = deps([{ ...ended("completed"), status: "queued" }]);
+  assert.deepEqual(await followForHook(waitPlan, 60_000, queued.d), {
+    exit: 1,
+    text: "codex-relay hook-wait: cannot follow the run: queued",
+  });
+});
+
+Deno.test("hook-wait's command line: a bad --app-server is a usage error naming the flag", () => {
+  assert.throws(
+    () => hookWaitArgs(["--app-server", "bogus"]),
+    (e) => e instanceof UsageError && /^--app-server /.test(e.message),
+  );
 });

@@ -83,6 +83,22 @@ Deno.test("functionRange: from the declaration to where its body's braces close"
   assert.throws(() => functionRange(SOURCE, "gone"), /No function gone/);
 });
 
+Deno.test("functionRange: a parameter's type is not the body; a template literal's ${…} closes inside it", () => {
+  const source = [
+    "export function files(", // 1
+    "  args: { push?: string },", // 2
+    "): { read: string[] } {", // 3
+    "  return {", // 4
+    '    read: [`${args.push ? `a ${"}"}` : "{"} ${', // 5
+    "      args.push", // 6
+    "    }`],", // 7
+    "  };", // 8
+    "}", // 9
+    "const after = 1;", // 10
+  ].join("\n");
+  assert.deepEqual(functionRange(source, "files"), [1, 9]);
+});
+
 Deno.test("mutateEntries: files as they are, functions as their line ranges", () => {
   const read = (file: string) => {
     assert.equal(file, "src/big.ts");
