@@ -10,7 +10,15 @@
  * @module
  */
 
-import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
+import {
+  applyEdits,
+  findNodeAtLocation,
+  modify,
+  type Node,
+  parse,
+  type ParseError,
+  parseTree,
+} from "jsonc-parser";
 import type { Launcher, Scope } from "./clients.ts";
 import { commandLine } from "./launch.ts";
 import { unifiedDiff } from "./diff.ts";
@@ -191,7 +199,7 @@ function postToolUse(root: Record<string, unknown>, path: string): unknown[] {
 
 /**
  * `text` (a settings file, `""` when absent) with the hook group `group`:
- * added at the end of `hooks.PostToolUse`, or in place of the one install
+ * added first in `hooks.PostToolUse`, or in place of the one install
  * wrote before. The text itself when it holds that group already.
  *
  * @example
@@ -207,7 +215,8 @@ export function withHook(text: string, group: Record<string, unknown>, path: str
   const list = postToolUse(root, path);
   const at = list.findIndex(ours);
   if (deepEqual(list[at], group)) return text;
-  // Ours in place; none (-1): jsonc-parser appends it, making the list where there is none.
+  if (at < 0 && list.length > 0) return withFirst(text, items(text), group);
+  // Ours in place; no list: jsonc-parser makes it.
   const where = ["hooks", "PostToolUse", at];
   return applyEdits(text, modify(text, where, group, { formattingOptions: format(text) }));
 }
@@ -217,7 +226,9 @@ export function withoutHook(text: string, path: string): string {
   const root = document(text, path);
   const at = postToolUse(root, path).findIndex(ours);
   if (at < 0) return text;
-  // Unformatted: a removal formatted would rewrite the user's group after ours.
+  const list = items(text);
+  if (list.length > 1) return withoutItem(text, list, at);
+  // Unformatted: a removal formatted would rewrite the user's text.
   const fo = {};
   let out = applyEdits(text, modify(text, ["hooks", "PostToolUse", at], undefined, fo));
   const after = document(out, path).hooks as Record<string, unknown>;
@@ -228,6 +239,63 @@ export function withoutHook(text: string, path: string): string {
     }
   }
   return out;
+}
+
+/** The groups of `hooks.PostToolUse` (a file `document` read), as jsonc-parser places them. */
+function items(text: string): Node[] {
+  return findNodeAtLocation(parseTree(text, [], PARSE)!, ["hooks", "PostToolUse"])!.children!;
+}
+
+/**
+ * `text` with `group` first in the user's non-empty list. First, not last: the
+ * comments after the user's last group (`}, // mine`, a line before `]`) stay
+ * theirs, and withoutItem takes back exactly what this wrote. (Claude Code runs
+ * every matching group, whatever its place.) On its own lines when the user's
+ * first group is, with the file's indentation and line ends.
+ */
+function withFirst(text: string, list: Node[], group: Record<string, unknown>): string {
+  const at = list[0].offset;
+  const line = text.lastIndexOf("\n", at - 1) + 1;
+  const indent = text.slice(line, at);
+  if (!/^[ \t]*$/.test(indent) || line === 0) {
+    return `${text.slice(0, at)}${JSON.stringify(group)}, ${text.slice(at)}`;
+  }
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const f = format(text);
+  const unit = f.insertSpaces ? " ".repeat(f.tabSize) : "\t";
+  const body = JSON.stringify(group, null, unit).replaceAll("\n", eol + indent);
+  return `${text.slice(0, at)}${body},${eol}${indent}${text.slice(at)}`;
+}
+
+/** Spaces, line ends and comments, then maybe a comma: where it is (-1: none). */
+function commaAt(text: string, from: number): number {
+  const trivia = /(?:\s|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/y;
+  trivia.lastIndex = from;
+  trivia.exec(text);
+  return text[trivia.lastIndex] === "," ? trivia.lastIndex : -1;
+}
+
+/**
+ * `text` without the group `list[at]` (one of two or more), every other byte
+ * kept, comments too (jsonc-parser 3.3.1 breaks the file removing a last item
+ * written `},{...}]`, its issue #108). Before another group: ours, its comma
+ * and the blank after. Last: ours with the blank before, and the comma before
+ * unless ours has one after (the user's trailing comma stays).
+ */
+function withoutItem(text: string, list: Node[], at: number): string {
+  const node = list[at];
+  const end = node.offset + node.length;
+  if (at < list.length - 1) {
+    const after = commaAt(text, end) + 1;
+    return text.slice(0, node.offset) + text.slice(after).replace(/^[ \t]*(\r?\n[ \t]*)?/, "");
+  }
+  const comma = commaAt(text, list[at - 1].offset + list[at - 1].length);
+  let start = node.offset;
+  while (start > comma + 1 && /\s/.test(text[start - 1])) start--;
+  const trailing = commaAt(text, end);
+  if (trailing >= 0) return text.slice(0, start) + text.slice(trailing + 1);
+  const tail = text.slice(0, start) + text.slice(end);
+  return tail.slice(0, comma) + tail.slice(comma + 1);
 }
 
 /** The file's own indentation (its line ends jsonc-parser keeps itself). */

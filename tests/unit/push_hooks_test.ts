@@ -119,18 +119,18 @@ const MINE = `{
 const groups = (text: string) =>
   (parseJsonc(text) as { hooks: { PostToolUse: Record<string, unknown>[] } }).hooks.PostToolUse;
 
-Deno.test("withHook: added after the user's hooks, every other byte kept; the same again changes nothing", () => {
+Deno.test("withHook: added before the user's hooks, every other byte kept; the same again changes nothing", () => {
   const out = withHook(MINE, GROUP, P);
   assert.match(out, /\/\/ my own settings/);
   assert.match(out, /\/\/ mine/);
-  assert.deepEqual(groups(out).map((g) => g.matcher), ["Write", HOOK_MATCHER]);
-  assert.deepEqual(groups(out)[1], GROUP);
+  assert.deepEqual(groups(out).map((g) => g.matcher), [HOOK_MATCHER, "Write"]);
+  assert.deepEqual(groups(out)[0], GROUP);
   assert.equal(withHook(out, hookGroup(COMMAND), P), out, "the same group: the text itself");
   // A new command replaces the earlier one in place.
   const moved = withHook(out, hookGroup(`${COMMAND} --codex /c`), P);
-  assert.deepEqual(groups(moved).map((g) => g.matcher), ["Write", HOOK_MATCHER]);
+  assert.deepEqual(groups(moved).map((g) => g.matcher), [HOOK_MATCHER, "Write"]);
   assert.equal(
-    (groups(moved)[1].hooks as { command: string }[])[0].command,
+    (groups(moved)[0].hooks as { command: string }[])[0].command,
     `${COMMAND} --codex /c`,
   );
   assert.match(moved, /\/\/ mine/);
@@ -287,4 +287,59 @@ Deno.test("hookFindings: every other relay the entry runs is named; odd groups a
   const odd = { hooks: { PostToolUse: [null, { matcher: HOOK_MATCHER, hooks: [null] }, GROUP] } };
   assert.equal(hookFindings(JSON.stringify(odd), P, [])[0].level, "ok");
   assert.equal(groups(withoutHook(JSON.stringify(odd, null, 2), P)).length, 2);
+});
+
+const W = '{ "matcher": "Write", "hooks": [] }';
+const list = (inner: string, eol = "\n") =>
+  `{${eol}  "hooks": {${eol}    "PostToolUse": [${eol}${inner}    ]${eol}  }${eol}}${eol}`;
+
+Deno.test("withHook then withoutHook: the user's file byte for byte, its comments where they were (issue 49)", () => {
+  const shapes = [
+    `{"hooks":{"PostToolUse":[${W}]}}`,
+    `{"hooks":{"PostToolUse":[ ${W} ],},}`,
+    list(`      ${W}, // mine\n`),
+    list(`      ${W} // mine\n`),
+    list(`      ${W},\n      // after mine\n`),
+    list(`      // my hooks\n      ${W},\n      { "matcher": "Edit", "hooks": [] } // and this\n`),
+    list(`      ${W}, // mine\r\n`, "\r\n"),
+    `{\n\t"hooks": {\n\t\t"PostToolUse": [\n\t\t\t${W} /* mine */\n\t\t]\n\t}\n}\n`,
+    `{\n  "hooks": {\n    "PostToolUse": [{\n      "matcher": "Write", "hooks": [] } // mine\n    ]\n  }\n}\n`,
+  ];
+  for (const text of shapes) {
+    const out = withHook(text, GROUP, P);
+    assert.deepEqual(groups(out)[0], GROUP, text);
+    assert.equal(withoutHook(out, P), text, text);
+  }
+  // On its own lines, indented as the file is, with its line ends.
+  assert.equal(
+    withHook(list(`      ${W}, // mine\r\n`, "\r\n"), GROUP, P),
+    list(
+      `      ${
+        JSON.stringify(GROUP, null, 2).replaceAll("\n", "\r\n      ")
+      },\r\n      ${W}, // mine\r\n`,
+      "\r\n",
+    ),
+  );
+  assert.equal(
+    withHook(`{"hooks":{"PostToolUse":[${W}]}}`, GROUP, P),
+    `{"hooks":{"PostToolUse":[${JSON.stringify(GROUP)}, ${W}]}}`,
+  );
+});
+
+Deno.test("withoutHook: ours last, after the user's group, even on one line; every other byte kept (issue 49)", () => {
+  const ours = JSON.stringify(GROUP);
+  const cases: [string, string][] = [
+    [`{"hooks":{"PostToolUse":[${W},${ours}]}}`, `{"hooks":{"PostToolUse":[${W}]}}`],
+    [
+      `{"hooks":{"PostToolUse":[${W}, /* x */ ${ours} , ]}}`,
+      `{"hooks":{"PostToolUse":[${W}, /* x */ ]}}`,
+    ],
+    [list(`      ${W}, // mine\n      ${ours}\n`), list(`      ${W} // mine\n`)],
+    [list(`      ${W},\n      ${ours},\n`), list(`      ${W},\n`)],
+    [list(`      ${W},\r\n      ${ours}\r\n`, "\r\n"), list(`      ${W}\r\n`, "\r\n")],
+  ];
+  for (const [text, want] of cases) assert.equal(withoutHook(text, P), want, text);
+  // Ours first, then a comment of the user's: the comment stays.
+  const first = list(`      ${ours}, // theirs\n      ${W}\n`);
+  assert.equal(withoutHook(first, P), list(`      // theirs\n      ${W}\n`));
 });
