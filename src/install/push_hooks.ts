@@ -215,9 +215,16 @@ export function withHook(text: string, group: Record<string, unknown>, path: str
   const list = postToolUse(root, path);
   const at = list.findIndex(ours);
   if (deepEqual(list[at], group)) return text;
-  if (at < 0 && list.length > 0) return withFirst(text, items(text), group);
-  // Ours in place; no list: jsonc-parser makes it.
-  const where = ["hooks", "PostToolUse", at];
+  if (list.length > 0) {
+    const node = items(text)[Math.max(at, 0)];
+    const { body, gap } = written(text, node.offset, group);
+    // Ours in place, or first (not last: a comment after the user's last group stays theirs,
+    // and withoutItem takes back exactly this; Claude Code runs every matching group).
+    const end = at < 0 ? node.offset : node.offset + node.length;
+    return text.slice(0, node.offset) + body + (at < 0 ? `,${gap}` : "") + text.slice(end);
+  }
+  // No list, or an empty one: jsonc-parser writes it.
+  const where = ["hooks", "PostToolUse", -1];
   return applyEdits(text, modify(text, where, group, { formattingOptions: format(text) }));
 }
 
@@ -247,24 +254,20 @@ function items(text: string): Node[] {
 }
 
 /**
- * `text` with `group` first in the user's non-empty list. First, not last: the
- * comments after the user's last group (`}, // mine`, a line before `]`) stay
- * theirs, and withoutItem takes back exactly what this wrote. (Claude Code runs
- * every matching group, whatever its place.) On its own lines when the user's
- * first group is, with the file's indentation and line ends.
+ * `group` written at `at` in `text`, and the gap before what follows it: on its
+ * own lines, with the file's indentation and line ends, when `at` starts a line.
  */
-function withFirst(text: string, list: Node[], group: Record<string, unknown>): string {
-  const at = list[0].offset;
+function written(text: string, at: number, group: Record<string, unknown>) {
   const line = text.lastIndexOf("\n", at - 1) + 1;
   const indent = text.slice(line, at);
-  if (!/^[ \t]*$/.test(indent) || line === 0) {
-    return `${text.slice(0, at)}${JSON.stringify(group)}, ${text.slice(at)}`;
-  }
+  if (!/^[ \t]*$/.test(indent)) return { body: JSON.stringify(group), gap: " " };
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const f = format(text);
   const unit = f.insertSpaces ? " ".repeat(f.tabSize) : "\t";
-  const body = JSON.stringify(group, null, unit).replaceAll("\n", eol + indent);
-  return `${text.slice(0, at)}${body},${eol}${indent}${text.slice(at)}`;
+  return {
+    body: JSON.stringify(group, null, unit).replaceAll("\n", eol + indent),
+    gap: eol + indent,
+  };
 }
 
 /** Spaces, line ends and comments, then maybe a comma: where it is (-1: none). */

@@ -343,3 +343,18 @@ Deno.test("withoutHook: ours last, after the user's group, even on one line; eve
   const first = list(`      ${ours}, // theirs\n      ${W}\n`);
   assert.equal(withoutHook(first, P), list(`      // theirs\n      ${W}\n`));
 });
+
+Deno.test("withHook: ours replaced in place, the user's groups not reformatted (issue 49)", () => {
+  const again = hookGroup(`${COMMAND} --codex /c`);
+  for (
+    const text of [`{"hooks":{"PostToolUse":[${W}]}}`, list(`      ${W}, // mine\r\n`, "\r\n")]
+  ) {
+    const before = withHook(text, GROUP, P);
+    const old = before.includes("\n") ? JSON.stringify(GROUP, null, 2) : JSON.stringify(GROUP);
+    const now = before.includes("\n") ? JSON.stringify(again, null, 2) : JSON.stringify(again);
+    const eol = (s: string) => s.replaceAll("\n", "\r\n      ");
+    const replaced = withHook(before, again, P);
+    assert.equal(replaced, before.replace(eol(old), eol(now)));
+    assert.equal(withoutHook(replaced, P), text);
+  }
+});
