@@ -223,8 +223,8 @@ export function withHook(text: string, group: Record<string, unknown>, path: str
     const end = at < 0 ? node.offset : node.offset + node.length;
     return text.slice(0, node.offset) + body + (at < 0 ? `,${gap}` : "") + text.slice(end);
   }
-  // No list, or an empty one: jsonc-parser writes it.
-  const where = ["hooks", "PostToolUse", -1];
+  // No list, or an empty one (at: -1): jsonc-parser writes it.
+  const where = ["hooks", "PostToolUse", at];
   return applyEdits(text, modify(text, where, group, { formattingOptions: format(text) }));
 }
 
@@ -235,22 +235,20 @@ export function withoutHook(text: string, path: string): string {
   if (at < 0) return text;
   const list = items(text);
   if (list.length > 1) return withoutItem(text, list, at);
-  // Unformatted: a removal formatted would rewrite the user's text.
+  // Ours alone: the list goes, and the hooks object it leaves empty. Unformatted: a removal
+  // formatted would rewrite the user's text.
   const fo = {};
-  let out = applyEdits(text, modify(text, ["hooks", "PostToolUse", at], undefined, fo));
-  const after = document(out, path).hooks as Record<string, unknown>;
-  if ((after.PostToolUse as unknown[]).length === 0) {
-    out = applyEdits(out, modify(out, ["hooks", "PostToolUse"], undefined, fo));
-    if (Object.keys(document(out, path).hooks as object).length === 0) {
-      out = applyEdits(out, modify(out, ["hooks"], undefined, fo));
-    }
+  let out = applyEdits(text, modify(text, ["hooks", "PostToolUse"], undefined, fo));
+  if (Object.keys(document(out, path).hooks as object).length === 0) {
+    out = applyEdits(out, modify(out, ["hooks"], undefined, fo));
   }
   return out;
 }
 
 /** The groups of `hooks.PostToolUse` (a file `document` read), as jsonc-parser places them. */
 function items(text: string): Node[] {
-  return findNodeAtLocation(parseTree(text, [], PARSE)!, ["hooks", "PostToolUse"])!.children!;
+  return findNodeAtLocation(parseTree(text, undefined, PARSE)!, ["hooks", "PostToolUse"])!
+    .children!;
 }
 
 /**
@@ -258,7 +256,7 @@ function items(text: string): Node[] {
  * own lines, with the file's indentation and line ends, when `at` starts a line.
  */
 function written(text: string, at: number, group: Record<string, unknown>) {
-  const line = text.lastIndexOf("\n", at - 1) + 1;
+  const line = text.lastIndexOf("\n", at) + 1;
   const indent = text.slice(line, at);
   if (!/^[ \t]*$/.test(indent)) return { body: JSON.stringify(group), gap: " " };
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -290,13 +288,14 @@ function withoutItem(text: string, list: Node[], at: number): string {
   const end = node.offset + node.length;
   if (at < list.length - 1) {
     const after = commaAt(text, end) + 1;
-    return text.slice(0, node.offset) + text.slice(after).replace(/^[ \t]*(\r?\n[ \t]*)?/, "");
+    // The blank at its start (the pattern matches there, if only empty).
+    return text.slice(0, node.offset) + text.slice(after).replace(/[ \t]*(\r?\n[ \t]*)?/, "");
   }
   const comma = commaAt(text, list[at - 1].offset + list[at - 1].length);
   let start = node.offset;
-  while (start > comma + 1 && /\s/.test(text[start - 1])) start--;
+  while (/\s/.test(text[start - 1])) start--; // to the comma, or a comment after it
   const trailing = commaAt(text, end);
-  if (trailing >= 0) return text.slice(0, start) + text.slice(trailing + 1);
+  if (trailing !== -1) return text.slice(0, start) + text.slice(trailing + 1);
   const tail = text.slice(0, start) + text.slice(end);
   return tail.slice(0, comma) + tail.slice(comma + 1);
 }

@@ -320,10 +320,24 @@ Deno.test("withHook then withoutHook: the user's file byte for byte, its comment
       "\r\n",
     ),
   );
+  const tabs = `{\n\t"hooks": {\n\t\t"PostToolUse": [\n\t\t\t${W}\n\t\t]\n\t}\n}\n`;
+  const tabbed = JSON.stringify(GROUP, null, "\t").replaceAll("\n", "\n\t\t\t");
+  assert.equal(withHook(tabs, GROUP, P), tabs.replace(W, `${tabbed},\n\t\t\t${W}`));
+  const lf = list(`      ${W}\n`);
+  const spaced = JSON.stringify(GROUP, null, 2).replaceAll("\n", "\n      ");
+  assert.equal(withHook(lf, GROUP, P), lf.replace(W, `${spaced},\n      ${W}`));
+  // On one line where the user's first group starts on the line of "[" (or of something else).
+  const compact = JSON.stringify(GROUP);
   assert.equal(
     withHook(`{"hooks":{"PostToolUse":[${W}]}}`, GROUP, P),
-    `{"hooks":{"PostToolUse":[${JSON.stringify(GROUP)}, ${W}]}}`,
+    `{"hooks":{"PostToolUse":[${compact}, ${W}]}}`,
   );
+  const open =
+    '{\n  "hooks": {\n    "PostToolUse": [{\n      "matcher": "W", "hooks": [] }]\n  }\n}\n';
+  assert.equal(withHook(open, GROUP, P), open.replace("[{", `[${compact}, {`));
+  // Ours as the user (or an older install) spaced it: kept as it is.
+  const kept = `{"hooks":{"PostToolUse":[${JSON.stringify(GROUP, null, 2)}, ${W}]}}`;
+  assert.equal(withHook(kept, GROUP, P), kept);
 });
 
 Deno.test("withoutHook: ours last, after the user's group, even on one line; every other byte kept (issue 49)", () => {
@@ -337,6 +351,10 @@ Deno.test("withoutHook: ours last, after the user's group, even on one line; eve
     [list(`      ${W}, // mine\n      ${ours}\n`), list(`      ${W} // mine\n`)],
     [list(`      ${W},\n      ${ours},\n`), list(`      ${W},\n`)],
     [list(`      ${W},\r\n      ${ours}\r\n`, "\r\n"), list(`      ${W}\r\n`, "\r\n")],
+    [
+      `{"hooks":{"PostToolUse":[${W} /* a, b */ // c, d\n  , ${ours} /* e */ // f\n ]}}`,
+      `{"hooks":{"PostToolUse":[${W} /* a, b */ // c, d\n   /* e */ // f\n ]}}`,
+    ],
   ];
   for (const [text, want] of cases) assert.equal(withoutHook(text, P), want, text);
   // Ours first, then a comment of the user's: the comment stays.
