@@ -14,6 +14,9 @@ import { turnMachinery } from "../src/turn/turn_machinery.ts";
 import type { TurnRegistry } from "../src/turn/turn_registry.ts";
 import type { TurnStarts } from "../src/turn/turn_start.ts";
 import type { FixtureHome } from "./fixture_home.ts";
+import type { Clock } from "../src/core/clock.ts";
+import type { CallContext } from "../src/host/tool.ts";
+import type { ClientModes } from "../src/host/input_rounds.ts";
 
 /** Options of {@linkcode turnRig}. */
 export interface TurnRigOptions {
@@ -53,4 +56,31 @@ export function turnRig(f: FixtureHome, options: TurnRigOptions = {}): TurnRig {
     disabledMcpServers: options.disabledMcpServers,
   });
   return { clock, connection, ...machinery };
+}
+
+/**
+ * A tool call's context on `rig`, as the server builds it at `caps` (no progress, no input
+ * rounds of its own: `mintRound` answers "state"); `clock` replaces the rig's when given.
+ */
+export function rigCallContext(
+  rig: TurnRig,
+  caps: Capabilities,
+  options: { clock?: Clock; clientModes?: ClientModes } = {},
+): CallContext {
+  const signal = new AbortController().signal;
+  return {
+    connection: rig.connection,
+    caps,
+    signal,
+    progress: async () => {},
+    log: silentLogger,
+    mcp: { mcpReq: { requestState: () => undefined, inputResponses: undefined, signal } },
+    clock: options.clock ?? rig.clock,
+    turns: rig.turns,
+    starts: rig.starts,
+    queuedHere: rig.starts.queuedHere,
+    router: rig.router,
+    clientModes: () => options.clientModes ?? { form: false, url: false },
+    mintRound: () => Promise.resolve("state"),
+  } as unknown as CallContext;
 }

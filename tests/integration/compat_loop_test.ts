@@ -4,11 +4,9 @@
  */
 import assert from "assert";
 import { agentItem, FixtureHome, thread } from "../../testing/fixture_home.ts";
-import { turnRig } from "../../testing/turn_rig.ts";
+import { rigCallContext, turnRig } from "../../testing/turn_rig.ts";
 import { ManualClock } from "../../testing/manual_clock.ts";
 import type { Timer } from "../../src/core/clock.ts";
-import { silentLogger } from "../../src/core/log.ts";
-import type { CallContext } from "../../src/host/tool.ts";
 import { codexReplyTool } from "../../src/host/tools/compat_tools.ts";
 import { within } from "../../testing/deadline.ts";
 
@@ -39,22 +37,8 @@ Deno.test("compat: codex-reply follows a turn past its first 55 s wait to the an
   const hold = await f.barrier("hold");
   const rig = turnRig(f, { caps: { replyRead: true, turnStart: true } });
   const clock = new WatchedClock();
-  const signal = new AbortController().signal;
-  const ctx = {
-    connection: rig.connection,
-    caps: { replyRead: true, turnStart: true, compat: "codex-mcp-server" },
-    signal,
-    progress: async () => {},
-    log: silentLogger,
-    mcp: { mcpReq: { requestState: () => undefined, inputResponses: undefined, signal } },
-    clock,
-    turns: rig.turns,
-    starts: rig.starts,
-    queuedHere: rig.starts.queuedHere,
-    router: rig.router,
-    clientModes: () => ({ form: false, url: false }),
-    mintRound: () => Promise.resolve("state"),
-  } as unknown as CallContext;
+  const caps = { replyRead: true, turnStart: true, compat: "codex-mcp-server" } as const;
+  const ctx = rigCallContext(rig, caps, { clock });
   let left: number[] = [];
   try {
     const firstWait = clock.armedAt(55_000);

@@ -13,7 +13,7 @@ import { silentLogger } from "../../src/core/log.ts";
 import { OLD_TOOLS } from "../../testing/compat_old_tools.ts";
 import { agentItem, commandApproval, FixtureHome } from "../../testing/fixture_home.ts";
 import type { TurnStep } from "../../fixtures/scenario.ts";
-import { turnRig } from "../../testing/turn_rig.ts";
+import { rigCallContext, turnRig } from "../../testing/turn_rig.ts";
 
 const THREAD = "01a22a5b-0000-7000-8000-0000000000c1";
 const PNG = "data:image/png;base64,iVBORw0KGgo=";
@@ -338,21 +338,8 @@ async function withFixtureCtx(
     config: { approval_policy: "on-request" },
   });
   const rig = turnRig(f, { caps: { replyRead: true, turnStart: true } });
-  const signal = new AbortController().signal;
-  const ctx = {
-    connection: rig.connection,
-    caps: { replyRead: true, turnStart: true, compat: "codex-mcp-server" },
-    signal,
-    progress: async () => {},
-    log: silentLogger,
-    mcp: { mcpReq: { requestState: () => undefined, inputResponses: undefined, signal } },
-    clock: rig.clock,
-    turns: rig.turns,
-    starts: rig.starts,
-    router: rig.router,
-    clientModes: () => ({ form: true, url: false }),
-    mintRound: () => Promise.resolve("state"),
-  } as unknown as CallContext;
+  const caps = { replyRead: true, turnStart: true, compat: "codex-mcp-server" } as const;
+  const ctx = rigCallContext(rig, caps, { clientModes: { form: true, url: false } });
   let left: number[] = [];
   try {
     await fn(ctx);

@@ -9,6 +9,7 @@ import { UsageError } from "../../src/core/usage_error.ts";
 import { followedInTranscript, hookPlan, type HookRef } from "../../src/cli/hook_input.ts";
 import { PUSH_ANSWER_LINES, PUSH_TEXT_MAX, pushText } from "../../src/host/push_text.ts";
 import type { WaitMessageResult } from "../../src/reply/schemas.ts";
+import { USAGE_10_5 } from "../../testing/run_usage.ts";
 
 const T = "01a22a5c-6698-7df3-813e-7166a248c477";
 const REF: HookRef = { threadId: T, clientMessageId: "m-1" };
@@ -228,22 +229,7 @@ Deno.test("pushed text: bounded lines and size, moderated answers held back, nev
         { itemId: "i1", text: long, truncated: false },
         { itemId: "i2", moderated: true },
       ],
-      usage: {
-        inputTokens: 10,
-        cachedInputTokens: 0,
-        outputTokens: 5,
-        reasoningTokens: 0,
-        totalTokens: 15,
-        contextWindow: null,
-        contextUsed: 15,
-        threadTotal: {
-          inputTokens: 10,
-          cachedInputTokens: 0,
-          outputTokens: 5,
-          reasoningTokens: 0,
-          totalTokens: 15,
-        },
-      },
+      usage: USAGE_10_5,
     }),
     worktree: "/w/tree",
   });

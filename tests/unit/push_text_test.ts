@@ -13,6 +13,7 @@ import {
   stillRunningText,
 } from "../../src/host/push_text.ts";
 import type { WaitMessageResult } from "../../src/reply/schemas.ts";
+import { USAGE_10_5 } from "../../testing/run_usage.ts";
 
 const REF = { threadId: "t1", clientMessageId: "m1" };
 
@@ -94,22 +95,7 @@ Deno.test("pushText: a moderated answer counted, never shown; the error on one l
 });
 
 Deno.test("pushText: usage, the worktree, and the first 10 changed files of their count", () => {
-  const usage = {
-    inputTokens: 10,
-    cachedInputTokens: 0,
-    outputTokens: 5,
-    reasoningTokens: 0,
-    totalTokens: 15,
-    contextWindow: null,
-    contextUsed: 15,
-    threadTotal: {
-      inputTokens: 10,
-      cachedInputTokens: 0,
-      outputTokens: 5,
-      reasoningTokens: 0,
-      totalTokens: 15,
-    },
-  };
+  const usage = USAGE_10_5;
   const files = Array.from({ length: 11 }, (_, i) => ({ path: `f${i}.ts`, kind: "add" as const }));
   const text = pushText({
     result: ended({ replies: [], usage, changedFiles: files, changedFilesCount: 30 }),
