@@ -56,12 +56,13 @@ export const GROUPS: Record<string, Group> = {
       "tests/unit/reply_edges_test.ts",
     ],
   },
-  // The one schemas module, apart: its mutants need only the schema tests (with the
+  // The schemas modules, apart: their mutants need only the schema tests (with the
   // projection's nine test files each mutant took 1.5-3 s).
   schemas: {
     promise: "every tool's result carries what its schema promises, and a schema refuses the rest",
     mutate: [
       "src/reply/schemas.ts",
+      "src/reply/thread_schemas.ts",
     ],
     tests: [
       "tests/unit/result_schemas_test.ts",

@@ -17,6 +17,7 @@ export const PROMISE_MODULES: Readonly<Record<string, string>> = {
   "src/reply/turn_status.ts": "a turn's status as Codex tells it",
   "src/reply/read_result.ts": "a read's result says what it read",
   "src/reply/schemas.ts": "every result carries what its schema promises",
+  "src/reply/thread_schemas.ts": "every result carries what its schema promises",
   "src/reply/schema_match.ts": "answers judged within their bound, never passing a mismatch",
   "src/reply/linear_regexp.ts": "patterns in linear time",
   "src/reply/schema_rules.ts": "a schema is refused unless strict mode takes it",

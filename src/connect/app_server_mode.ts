@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { DaemonTarget } from "./daemon/proxy_dial.ts";
+/** Which daemon: the one of the relay's CODEX_HOME, or a control socket at a path. */
+export type DaemonTarget = { kind: "daemon" } | { kind: "unix"; path: string };
 
 /** The parsed mode. */
 export type AppServerMode = { kind: "spawn" } | DaemonTarget;
@@ -27,6 +28,13 @@ export function appServerFlag(mode: AppServerMode): string {
  */
 export function appServerArgs(mode: AppServerMode): string[] {
   return mode.kind === "spawn" ? [] : ["--app-server", appServerFlag(mode)];
+}
+
+/** How to start the daemon `target` names, for messages (the fix for `daemon_unavailable`). */
+export function startAdvice(target: DaemonTarget): string {
+  return target.kind === "unix"
+    ? `nothing answers at ${target.path}: start the daemon on its machine (codex app-server daemon start) and check the socket forward`
+    : "start it with `codex app-server daemon start` (same CODEX_HOME as the relay)";
 }
 
 /**

@@ -2,16 +2,30 @@
  * The one factory of connections: from the `--app-server` value to a
  * {@linkcode Connection}, and the words that name it to a user. The layers
  * above `src/connect/` reach a backend only through here; none imports a
- * backend's module.
+ * backend's module. A backend's code loads at its first operation or hold: a
+ * relay answers `initialize` and `tools/list` without it (docs/reliability.md,
+ * "Start-up").
  * @module
  */
 
 import type { Logger } from "../core/log.ts";
-import type { AppServerMode } from "./app_server_mode.ts";
+import { type AppServerMode, startAdvice } from "./app_server_mode.ts";
 import type { Method } from "../codex/methods.ts";
-import type { Connection, ConnectionLimits } from "./connection.ts";
-import { startAdvice } from "./daemon/proxy_dial.ts";
-import { SpawnConnection } from "./spawn/spawn_connection.ts";
+import {
+  type BackendCapabilities,
+  type Connection,
+  type ConnectionLimits,
+  type ConnectionStats,
+  type HeldConnection,
+  type HoldOptions,
+  lowerOnly,
+  type OperationOptions,
+  type Session,
+} from "./connection.ts";
+import { type Clock, systemClock } from "../core/clock.ts";
+import { RelayError } from "../core/errors.ts";
+import { DEFAULT_SPAWN_LIMITS, SPAWN_CAPABILITIES } from "./spawn/spawn_limits.ts";
+import { DAEMON_CAPABILITIES, DEFAULT_DAEMON_LIMITS } from "./daemon/daemon_limits.ts";
 
 /** What every backend is opened with. */
 export interface OpenOptions {
@@ -31,16 +45,108 @@ export interface OpenOptions {
 
 /**
  * The connection `target` names. Side-effect free: nothing is spawned or
- * dialled before the first RPC. The daemon's backend is loaded only when it
- * is named (a spawn-mode relay never loads it).
+ * dialled before the first RPC, and the backend's code loads at the first
+ * operation or hold (only the backend named is ever loaded). Its capabilities
+ * and bounds are known before.
+ *
+ * @example A spawn connection, before any call
+ * ```ts
+ * import assert from "assert";
+ * const connection = await openConnection({ kind: "spawn" }, { allowlist: new Set(), version: "0.1.0" });
+ * assert.equal(connection.capabilities.shared, false);
+ * assert.equal(connection.stats.spawned, 0);
+ * await connection.shutdown();
+ * ```
  */
-export async function openConnection(
+export function openConnection(
   target: AppServerMode,
   options: OpenOptions,
 ): Promise<Connection> {
-  if (target.kind === "spawn") return new SpawnConnection(options);
-  const { DaemonConnection } = await import("./daemon/daemon_connection.ts");
-  return new DaemonConnection({ ...options, target });
+  if (target.kind === "spawn") {
+    return Promise.resolve(
+      new LoadedOnUse(
+        SPAWN_CAPABILITIES,
+        lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {}),
+        async () => new (await import("./spawn/spawn_connection.ts")).SpawnConnection(options),
+      ),
+    );
+  }
+  return Promise.resolve(
+    new LoadedOnUse(
+      DAEMON_CAPABILITIES,
+      lowerOnly(DEFAULT_DAEMON_LIMITS, options.limits ?? {}),
+      async () =>
+        new (await import("./daemon/daemon_connection.ts")).DaemonConnection({
+          ...options,
+          target,
+        }),
+    ),
+  );
+}
+
+/**
+ * A backend that loads its code at its first operation or hold. Until then it
+ * has started nothing: its counters are zero, a shutdown has nothing to end,
+ * and after a shutdown it loads nothing more.
+ */
+class LoadedOnUse implements Connection {
+  readonly capabilities: Readonly<BackendCapabilities>;
+  readonly limits: Readonly<ConnectionLimits>;
+  readonly clock: Clock = systemClock;
+  readonly #load: () => Promise<Connection>;
+  #backend: Connection | undefined;
+  #loading: Promise<Connection> | undefined;
+  #closed = false;
+
+  constructor(
+    capabilities: Readonly<BackendCapabilities>,
+    limits: Readonly<ConnectionLimits>,
+    load: () => Promise<Connection>,
+  ) {
+    this.capabilities = capabilities;
+    this.limits = limits;
+    this.#load = load;
+  }
+
+  get initializeResult(): unknown {
+    return this.#backend?.initializeResult;
+  }
+
+  get stats(): ConnectionStats {
+    return this.#backend?.stats ?? { alive: 0, peak: 0, spawned: 0, waiting: 0, held: 0 };
+  }
+
+  operation<T>(fn: (session: Session) => Promise<T>, options?: OperationOptions): Promise<T> {
+    if (this.#backend) return this.#backend.operation(fn, options);
+    return this.#loaded().then((backend) => backend.operation(fn, options));
+  }
+
+  hold(options?: HoldOptions): Promise<HeldConnection> {
+    if (this.#backend) return this.#backend.hold(options);
+    return this.#loaded().then((backend) => backend.hold(options));
+  }
+
+  async shutdown(): Promise<void> {
+    this.#closed = true;
+    await (await this.#settled())?.shutdown();
+  }
+
+  async kill(): Promise<number> {
+    this.#closed = true;
+    return (await (await this.#settled())?.kill()) ?? 0;
+  }
+
+  #loaded(): Promise<Connection> {
+    if (this.#closed) {
+      return Promise.reject(new RelayError("cancelled", "codex-relay is shutting down"));
+    }
+    return this.#loading ??= this.#load().then((backend) => (this.#backend = backend));
+  }
+
+  /** The backend once its loading (if one began) settled; undefined when none was loaded. */
+  async #settled(): Promise<Connection | undefined> {
+    return await this.#loading?.catch(() => undefined);
+  }
 }
 
 /** How a report names the app-server `target` reaches: "codex app-server" or "the app-server daemon". */

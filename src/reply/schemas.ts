@@ -2,7 +2,8 @@
  * Every result a tool returns to the client, as one zod schema each (the
  * tools advertise them as their `outputSchema`), the types derived from them,
  * and the status lists the results use. The one source of every shape (the
- * files fields: `files_schema.ts`): the tools, the docs tables and the tests read them here. A name means one thing
+ * files fields: `files_schema.ts`; the default tools' results, which a start
+ * builds without the rest: `thread_schemas.ts`): the tools, the docs tables and the tests read them here. A name means one thing
  * in every result (docs/design.md, "Results"): a turn's status
  * ({@linkcode RESULT_TURN_STATUSES}), `pendingRequests`, `declinedRequests`,
  * `queuedAhead`, `otherRelay`, `activity`. Fields are explained in comments:
@@ -12,12 +13,13 @@
 
 import { z } from "zod";
 import { reasonSchema } from "../core/errors.ts";
-import { THREAD_STATUSES } from "../codex/types.ts";
 import { WAIT_UNTIL } from "./wait_set.ts";
 import { changedFields } from "./files_schema.ts";
 import { cutFields } from "./cut_schema.ts";
 import { reviewSchema, structuredSchema, usageSchema } from "./job_schemas.ts";
+import { receiptSchema } from "./thread_schemas.ts";
 export * from "./job_schemas.ts";
+export * from "./thread_schemas.ts";
 
 /** One projected final answer whose text may be disclosed. */
 export const textReplySchema = z.strictObject({
@@ -153,20 +155,6 @@ export const mcpServerSchema = z.object({
 
 /** A server whose tools a turn runs without. */
 export type McpServerMissing = z.output<typeof mcpServerSchema>;
-
-/** The `codex_queue_message` receipt (and a `codex_run`'s `receipt`). */
-export const receiptSchema = z.object({
-  status: z.enum(["queued", "not_sent", "unknown"]),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  clientMessageId: z.string().describe("The id to read the reply with (codex_read_reply)"),
-  threadId: z.string(),
-  queuedSubmissionId: z.string().optional(),
-  confirmedBy: z.enum(["acknowledgement", "queue_list"]).optional(),
-});
-
-/** A queue receipt. */
-export type Receipt = z.output<typeof receiptSchema>;
 
 /** The turn of a run this relay follows (null when none started; its id null while queued). */
 const runTurnSchema = z.object({
@@ -339,62 +327,3 @@ export const withdrawSchema = z.object({
 
 /** The `codex_withdraw_message` result. */
 export type WithdrawResult = z.output<typeof withdrawSchema>;
-
-/** The states of a run `codex_list_threads` lists (a run, not a turn: it may not have one yet). */
-export const RUN_STATES = [
-  "queued",
-  "running",
-  "waiting_for_approval",
-  "completed",
-  "failed",
-  "interrupted",
-  "lost",
-] as const;
-
-/** One run as `codex_list_threads` shows it. */
-export const listedRunSchema = z.object({
-  threadId: z.string(),
-  clientMessageId: z.string(),
-  state: z.enum(RUN_STATES),
-  /** How many of Codex's requests wait for the client's answer (this relay's runs). */
-  pendingRequests: z.number().int().min(1).optional(),
-  startedAt: z.string().nullable(),
-  /** A `lost` run: when the connection that carried it was lost (its turn may run on). */
-  lostAt: z.string().optional(),
-  /** Started by another codex-relay process (an earlier one; the daemon still runs it). */
-  otherRelay: z.literal(true).optional(),
-});
-
-/** One listed run. */
-export type ListedRun = z.output<typeof listedRunSchema>;
-
-/** One listed thread. */
-export const listedThreadSchema = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  status: z.enum(THREAD_STATUSES),
-  updatedAt: z.string(),
-  /** The last segment of the thread's working directory (every level): tells projects apart. */
-  folder: z.string().nullable(),
-  /** Turn-start level only (there the client already chooses cwds). */
-  cwd: z.string().nullable().optional(),
-});
-
-/** The `codex_list_threads` result. */
-export const threadListSchema = z.object({
-  status: z.enum(["ok", "unavailable"]),
-  reason: reasonSchema.optional(),
-  message: z.string().optional(),
-  threads: z.array(listedThreadSchema),
-  nextCursor: z.string().nullable(),
-  /** The thread sources listed (Codex's source kinds): interactive and scripted, no sub-agents. */
-  sources: z.array(z.string()),
-});
-
-/** The `codex_list_threads` result at the turn-start level: with this relay's runs. */
-export const threadListWithRunsSchema = threadListSchema.extend({
-  runs: z.array(listedRunSchema).optional(),
-});
-
-/** The `codex_list_threads` result (`runs` at the turn-start level only). */
-export type ThreadList = z.output<typeof threadListWithRunsSchema>;

@@ -26,6 +26,7 @@ import {
   structuredSchema,
   threadListSchema,
   threadListWithRunsSchema,
+  threadListWorktreeSchema,
   waitMessageSchema,
   waitReplySchema,
   withdrawSchema,
@@ -424,6 +425,30 @@ Deno.test("listedRunSchema keeps every run the run book lists: waiting with its 
   assert.equal(runs[2].lostAt, new Date(T0 + 5_000).toISOString());
   for (const run of runs) keeps(listedRunSchema, run, `a listed run ${run.state}`);
   keeps(listedRunSchema, { ...runs[1], pendingRequests: 1 }, "one request waiting");
+});
+
+Deno.test("threadListWorktreeSchema keeps each run's worktree (--allow-worktrees), and refuses a worktree without its branch", () => {
+  const worktree = {
+    name: "fix-1",
+    path: "/home/u/.codex/worktrees/repo/fix-1",
+    branch: "codex/fix-1",
+    base: "0123abc",
+    uncommittedLeftOut: false,
+  };
+  const run = {
+    threadId: "t-1",
+    clientMessageId: "m-1",
+    state: "running",
+    startedAt: new Date(T0).toISOString(),
+    worktree,
+  };
+  const list = { status: "ok", threads: [], nextCursor: null, sources: ["cli"], runs: [run] };
+  keeps(threadListWorktreeSchema, list, "a run in a worktree");
+  refuses(
+    threadListWorktreeSchema,
+    { ...list, runs: [{ ...run, worktree: without(worktree, "branch") }] },
+    "a worktree without its branch",
+  );
 });
 
 Deno.test("listedRunSchema keeps another relay's run marked otherRelay, and refuses a count of 0 or otherRelay false", async () => {

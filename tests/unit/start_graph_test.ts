@@ -52,7 +52,11 @@ const LOADED_WHEN_ASKED = [
   "src/turn/turn_machinery.ts", // runs and replies: the levels above the default
   "src/host/tools/all_tools.ts", // every tool beyond the default two
   "src/reply/structured.ts", // the answer checker (Ajv): the first outputSchema
-  "src/connect/daemon/daemon_connection.ts", // --app-server daemon
+  "src/connect/spawn/spawn_connection.ts", // the first call (the backend's code)
+  "src/connect/daemon/daemon_connection.ts", // --app-server daemon, at its first call
+  "src/ops/queue_message.ts", // the first codex_queue_message
+  "src/ops/list_threads.ts", // the first codex_list_threads
+  "src/reply/schemas.ts", // the results of the tools beyond the default two
   "src/host/channels.ts", // --channels
   "src/connect/process/git_runner.ts", // --allow-worktrees
   "src/cli/install.ts",

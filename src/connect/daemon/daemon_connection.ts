@@ -23,7 +23,7 @@ import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import { curatedEnv } from "../process/curated_env.ts";
 import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
-import { type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
+import { DAEMON_CAPABILITIES, type DaemonLimits, DEFAULT_DAEMON_LIMITS } from "./daemon_limits.ts";
 import { Slots } from "../slots.ts";
 import {
   checkAllowed,
@@ -45,7 +45,8 @@ import {
   type OperationOptions,
   type Session,
 } from "../connection.ts";
-import { type DaemonTarget, type Dialed, dialProxy } from "./proxy_dial.ts";
+import type { DaemonTarget } from "../app_server_mode.ts";
+import { type Dialed, dialProxy } from "./proxy_dial.ts";
 import { ThreadRouting, type View } from "../thread_routing.ts";
 import { heldView } from "../held_view.ts";
 import { TurnSeats } from "../turn_seats.ts";
@@ -87,9 +88,7 @@ interface Live extends OperationLink {
 /** The daemon backend. */
 export class DaemonConnection implements Connection {
   /** The user's shared daemon: every thread's turns, which outlive the relay and can be attached to. */
-  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
-    shared: true,
-  });
+  readonly capabilities: Readonly<BackendCapabilities> = DAEMON_CAPABILITIES;
   readonly #allow: ReadonlySet<Method>;
   readonly #version: string;
   readonly #limits: DaemonLimits;

@@ -1,10 +1,18 @@
 /**
- * The daemon backend's bounds: the ones every backend has, and how many
- * operations share its one connection at once, and how many turns it follows.
+ * What the daemon backend declares without its code: what it can do, and its
+ * bounds (the ones every backend has, how many operations share its one
+ * connection at once, and how many turns it follows). A relay answers these
+ * before its first call loads the backend (`../open.ts`).
  * @module
  */
 
-import { type ConnectionLimits, DEFAULT_LIMITS } from "../connection.ts";
+import { type BackendCapabilities, type ConnectionLimits, DEFAULT_LIMITS } from "../connection.ts";
+
+/**
+ * The user's daemon: shared with Codex's TUI and other relays, it outlives
+ * the relay (what that means: {@linkcode BackendCapabilities.shared}).
+ */
+export const DAEMON_CAPABILITIES: Readonly<BackendCapabilities> = Object.freeze({ shared: true });
 
 /** The daemon backend's bounds: the shared ones, operations and turns at once. */
 export interface DaemonLimits extends ConnectionLimits {

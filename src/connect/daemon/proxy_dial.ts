@@ -9,9 +9,7 @@ import { RelayError } from "../../core/errors.ts";
 import { formatBound } from "../../core/duration.ts";
 import { HelperProcess, type ReapTimings } from "../process/helper_process.ts";
 import type { FrameTransport } from "../frame_transport.ts";
-
-/** Which daemon: the one of the relay's CODEX_HOME, or a control socket at a path. */
-export type DaemonTarget = { kind: "daemon" } | { kind: "unix"; path: string };
+import { type DaemonTarget, startAdvice } from "../app_server_mode.ts";
 
 /** An open channel to the daemon and how to release it. */
 export interface Dialed {
@@ -48,13 +46,6 @@ export function proxyArgs(target: DaemonTarget): string[] {
   return target.kind === "unix"
     ? ["app-server", "proxy", "--sock", target.path]
     : ["app-server", "proxy"];
-}
-
-/** How to start the daemon, for messages. */
-export function startAdvice(target: DaemonTarget): string {
-  return target.kind === "unix"
-    ? `nothing answers at ${target.path}: start the daemon on its machine (codex app-server daemon start) and check the socket forward`
-    : "start it with `codex app-server daemon start` (same CODEX_HOME as the relay)";
 }
 
 /**

@@ -13,7 +13,7 @@ import { formatBound } from "../../core/duration.ts";
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import { DEFAULT_REAP, type ReapTimings } from "../process/helper_process.ts";
-import { DEFAULT_SPAWN_LIMITS, type SpawnLimits } from "./spawn_limits.ts";
+import { DEFAULT_SPAWN_LIMITS, SPAWN_CAPABILITIES, type SpawnLimits } from "./spawn_limits.ts";
 import { Slots } from "../slots.ts";
 import type { Method } from "../../codex/methods.ts";
 import type { HelperRecipe } from "./open_helper.ts";
@@ -62,9 +62,7 @@ export interface SpawnOptions {
 /** The spawn backend: one warm helper for operations, and one turn host for every turn. */
 export class SpawnConnection implements Connection {
   /** Private app-servers: they see only the relay's own turns, which end with the relay. */
-  readonly capabilities: Readonly<BackendCapabilities> = Object.freeze({
-    shared: false,
-  });
+  readonly capabilities: Readonly<BackendCapabilities> = SPAWN_CAPABILITIES;
   readonly #allow: ReadonlySet<Method>;
   readonly #limits: SpawnLimits;
   readonly #clock: Clock;

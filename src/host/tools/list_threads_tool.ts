@@ -7,18 +7,17 @@
 
 import { z } from "zod";
 import { asRelayError } from "../../core/errors.ts";
-import { listThreads } from "../../ops/list_threads.ts";
 import {
   type ListedRun,
   type ThreadList,
   threadListSchema,
   threadListWithRunsSchema,
-} from "../../reply/schemas.ts";
+  threadListWorktreeSchema,
+} from "../../reply/thread_schemas.ts";
 import { LISTED_SOURCE_KINDS } from "../../codex/types.ts";
 import { READ_ANNOTATIONS, type Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { reasonNext } from "../next_steps.ts";
-import { threadListWorktreeSchema } from "./run_worktree.ts";
 
 const input = z.strictObject({
   limit: z.number().int().min(1).max(50).default(20).describe("Page size"),
@@ -65,6 +64,8 @@ export const listThreadsTool: Tool<typeof input, typeof threadListWorktreeSchema
     };
     let out: ThreadList;
     try {
+      // The listing's code loads with the first call (docs/reliability.md, "Start-up").
+      const { listThreads } = await import("../../ops/list_threads.ts");
       out = await connection.operation((s) => listThreads(s, options), {
         signal: ctx.signal,
         label: "list",

@@ -6,8 +6,7 @@
 
 import { z } from "zod";
 import { messageText, threadRef } from "../../reply/inputs.ts";
-import { queueMessage } from "../../ops/queue_message.ts";
-import { type Receipt, receiptSchema } from "../../reply/schemas.ts";
+import { type Receipt, receiptSchema } from "../../reply/thread_schemas.ts";
 import type { Tool } from "../tool.ts";
 import { sentences } from "../text.ts";
 import { spawnSurface, type Surface } from "../surface.ts";
@@ -38,6 +37,8 @@ export const queueMessageTool: Tool<typeof input, typeof receiptSchema> = {
   },
   enabled: () => true,
   async run({ threadId, text }, ctx): Promise<Receipt> {
+    // The queueing's code loads with the first call (docs/reliability.md, "Start-up").
+    const { queueMessage } = await import("../../ops/queue_message.ts");
     const receipt = await ctx.connection.operation((s) => queueMessage(s, threadId, text), {
       signal: ctx.signal,
       label: "queue",

@@ -3,7 +3,8 @@
  * thread works in a git worktree the turn start makes for it (a kind of
  * destination, `turn/run_facts.ts`), and every result of the run names the
  * worktree (`codex_run`, its input rounds, `codex_wait_reply`, the list's
- * `runs`): the result schemas with `worktree` are here. Also the words a
+ * `runs`): the result schemas with `worktree` are here (the list's:
+ * `reply/thread_schemas.ts`). Also the words a
  * run's result says about the files it changed.
  * @module
  */
@@ -12,10 +13,8 @@ import { z } from "zod";
 import { derivedName, WORKTREE_NAME } from "../../ops/worktree_record.ts";
 import { type WorktreeInfo, worktreeSchema } from "../../reply/files_schema.ts";
 import {
-  listedRunSchema,
   runOutput,
   type RunResult,
-  threadListWithRunsSchema,
   waitMessageSchema,
   waitReplySchema,
 } from "../../reply/schemas.ts";
@@ -32,17 +31,13 @@ export const runWorktreeOutput = runOutput.extend({ worktree: worktreeSchema.opt
 /** `codex_run`'s result with a worktree. */
 export type RunWorktreeResult = z.output<typeof runWorktreeOutput>;
 
+/** The field a result with a worktree adds. */
 const withWorktree = { worktree: worktreeSchema.optional() };
 
 /** `codex_wait_reply`'s result with `--allow-worktrees`: a followed run's worktree too. */
 export const waitReplyWorktreeSchema = waitReplySchema.extend({
   ...withWorktree,
   messages: z.array(waitMessageSchema.extend(withWorktree)).optional(),
-});
-
-/** `codex_list_threads`' result with `--allow-worktrees`: each run's worktree too. */
-export const threadListWorktreeSchema = threadListWithRunsSchema.extend({
-  runs: z.array(listedRunSchema.extend(withWorktree)).optional(),
 });
 
 /** The name of a run's new worktree: the one given, or one derived from now. */
