@@ -62,26 +62,23 @@ export function openConnection(
   target: AppServerMode,
   options: OpenOptions,
 ): Promise<Connection> {
-  if (target.kind === "spawn") {
-    return Promise.resolve(
-      new LoadedOnUse(
-        SPAWN_CAPABILITIES,
-        lowerOnly(DEFAULT_SPAWN_LIMITS, options.limits ?? {}),
-        async () => new (await import("./spawn/spawn_connection.ts")).SpawnConnection(options),
-      ),
-    );
-  }
-  return Promise.resolve(
-    new LoadedOnUse(
+  const wanted = options.limits ?? {};
+  const connection = target.kind === "spawn"
+    ? new LoadedOnUse(
+      SPAWN_CAPABILITIES,
+      lowerOnly(DEFAULT_SPAWN_LIMITS, wanted),
+      async () => new (await import("./spawn/spawn_connection.ts")).SpawnConnection(options),
+    )
+    : new LoadedOnUse(
       DAEMON_CAPABILITIES,
-      lowerOnly(DEFAULT_DAEMON_LIMITS, options.limits ?? {}),
+      lowerOnly(DEFAULT_DAEMON_LIMITS, wanted),
       async () =>
         new (await import("./daemon/daemon_connection.ts")).DaemonConnection({
           ...options,
           target,
         }),
-    ),
-  );
+    );
+  return Promise.resolve(connection);
 }
 
 /**

@@ -3,8 +3,8 @@
  * tools advertise them as their `outputSchema`), the types derived from them,
  * and the status lists the results use. The one source of every shape (the
  * files fields: `files_schema.ts`; the default tools' results, which a start
- * builds without the rest: `thread_schemas.ts`): the tools, the docs tables and the tests read them here. A name means one thing
- * in every result (docs/design.md, "Results"): a turn's status
+ * builds without the rest: `thread_schemas.ts`): the tools, the docs tables
+ * and the tests read them here. A name means one thing in every result (docs/design.md, "Results"): a turn's status
  * ({@linkcode RESULT_TURN_STATUSES}), `pendingRequests`, `declinedRequests`,
  * `queuedAhead`, `otherRelay`, `activity`. Fields are explained in comments:
  * output schemas are advertised without descriptions (`src/host/tool_schema.ts`).

@@ -84,7 +84,10 @@ export const threadListWithRunsSchema = threadListSchema.extend({
 /** The `codex_list_threads` result (`runs` at the turn-start level only). */
 export type ThreadList = z.output<typeof threadListWithRunsSchema>;
 
+/** The field a result of a run with `--allow-worktrees` adds: the worktree it works in. */
+export const withWorktree = { worktree: worktreeSchema.optional() };
+
 /** `codex_list_threads`' result with `--allow-worktrees`: each run's worktree too. */
 export const threadListWorktreeSchema = threadListWithRunsSchema.extend({
-  runs: z.array(listedRunSchema.extend({ worktree: worktreeSchema.optional() })).optional(),
+  runs: z.array(listedRunSchema.extend(withWorktree)).optional(),
 });

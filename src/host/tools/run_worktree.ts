@@ -3,20 +3,21 @@
  * thread works in a git worktree the turn start makes for it (a kind of
  * destination, `turn/run_facts.ts`), and every result of the run names the
  * worktree (`codex_run`, its input rounds, `codex_wait_reply`, the list's
- * `runs`): the result schemas with `worktree` are here (the list's:
- * `reply/thread_schemas.ts`). Also the words a
- * run's result says about the files it changed.
+ * `runs`): the result schemas with `worktree` are here (the list's, and the
+ * field itself: `reply/thread_schemas.ts`). Also the words a run's result
+ * says about the files it changed.
  * @module
  */
 
 import { z } from "zod";
 import { derivedName, WORKTREE_NAME } from "../../ops/worktree_record.ts";
-import { type WorktreeInfo, worktreeSchema } from "../../reply/files_schema.ts";
+import type { WorktreeInfo } from "../../reply/files_schema.ts";
 import {
   runOutput,
   type RunResult,
   waitMessageSchema,
   waitReplySchema,
+  withWorktree,
 } from "../../reply/schemas.ts";
 
 /** `codex_run`'s `worktree` field (registered with `--allow-worktrees` only). */
@@ -26,13 +27,10 @@ export const worktreeField = z.union([z.literal(true), z.string().regex(WORKTREE
   );
 
 /** `codex_run`'s result with `--allow-worktrees`: the worktree the run works in. */
-export const runWorktreeOutput = runOutput.extend({ worktree: worktreeSchema.optional() });
+export const runWorktreeOutput = runOutput.extend(withWorktree);
 
 /** `codex_run`'s result with a worktree. */
 export type RunWorktreeResult = z.output<typeof runWorktreeOutput>;
-
-/** The field a result with a worktree adds. */
-const withWorktree = { worktree: worktreeSchema.optional() };
 
 /** `codex_wait_reply`'s result with `--allow-worktrees`: a followed run's worktree too. */
 export const waitReplyWorktreeSchema = waitReplySchema.extend({
